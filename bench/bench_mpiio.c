@@ -1,0 +1,193 @@
+/*
+ * bench_mpiio: cost added by libsiox-mpi + libsiox-posix to MPI-IO writes,
+ * IOR-like: 4 ranks, WRITES independent MPI_File_write_at per rank to one
+ * shared file on tmpfs (each rank cycling over its own 32 MiB segment),
+ * first with 4 KiB then with 64 KiB transfers. The bench runs mpirun on
+ * itself, alternating runs without and with LD_PRELOAD, while a drain
+ * thread plays the daemon (reads the unix socket and discards). Prints
+ * medians over REPS runs of each.
+ *
+ * usage: bench_mpiio LIBSIOX_MPI_SO LIBSIOX_POSIX_SO [WRITES [REPS]]  (100000, 3)
+ *        bench_mpiio --rank FILE BLOCK WRITES      (what mpirun starts)
+ *   SIOX_SOCKET set in the environment: use that (real) daemon instead.
+ */
+#include <dlfcn.h>
+#include <mpi.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define RANKS 4
+#define SEGMENT (32LL << 20)
+#define MAX_REPS 51
+
+/* ---- rank: the measured loop -------------------------------------------- */
+
+/* SIOX records this process lost, or -1 without the preload. */
+static long long dropped(void) {
+  struct stats { uint64_t activities, records, dropped, bytes_sent; int connected; } s;
+  int (*get)(struct stats *);
+  void *p = dlsym(RTLD_DEFAULT, "siox_stats_get");
+  if (!p) return -1;
+  memcpy(&get, &p, sizeof p);
+  return get(&s) == 0 ? (long long)s.dropped : -1;
+}
+
+/* Rank 0 prints "NS_PER_CALL DROPPED": the slowest rank's loop time per
+ * call, and the records SIOX lost in all ranks. */
+static int rank_main(const char *path, long long block, long long writes) {
+  int rank;
+  MPI_File fh;
+  MPI_Init(NULL, NULL);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  char *buf = malloc((size_t)block);
+  memset(buf, 'a' + rank, (size_t)block);
+  if (MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh))
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  long long per_segment = SEGMENT / block;
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  for (long long i = 0; i < writes; i++) {
+    MPI_Offset off = rank * SEGMENT + (i % per_segment) * block;
+    MPI_File_write_at(fh, off, buf, (int)block, MPI_BYTE, MPI_STATUS_IGNORE);
+  }
+  double mine = MPI_Wtime() - t0, slowest = 0;
+  MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_File_close(&fh);
+  long long d = dropped(), all = 0;
+  MPI_Reduce(&d, &all, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (rank == 0) printf("%.3f %lld\n", slowest * 1e9 / (double)writes, d < 0 ? -1 : all);
+  free(buf);
+  MPI_Finalize();
+  return 0;
+}
+
+/* ---- driver: drain, runs, medians --------------------------------------- */
+
+static int listen_fd;
+
+/* The stand-in daemon: accepts every client and throws its bytes away. */
+static void *drain(void *arg) {
+  (void)arg;
+  static char buf[1 << 20];
+  struct pollfd p[64] = {{.fd = listen_fd, .events = POLLIN}};
+  int n = 1;
+  for (;;) {
+    if (poll(p, (nfds_t)n, -1) < 0) continue;
+    if ((p[0].revents & POLLIN) && n < 64) p[n++] = (struct pollfd){.fd = accept(listen_fd, NULL, NULL), .events = POLLIN};
+    for (int i = 1; i < n; i++) {
+      if (!(p[i].revents & (POLLIN | POLLHUP))) continue;
+      if (read(p[i].fd, buf, sizeof buf) <= 0) {
+        close(p[i].fd);
+        p[i--] = p[--n];
+      }
+    }
+  }
+  return NULL;
+}
+
+static int listen_on(const char *path) {
+  struct sockaddr_un sa = {.sun_family = AF_UNIX};
+  snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+  unlink(path);
+  int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, 16) < 0) return -1;
+  return fd;
+}
+
+/* Runs mpirun on this binary; preload may be NULL. Returns ns per call,
+ * or a negative value on failure; *drops gets the lost records. */
+static double run_once(const char *self, const char *preload, const char *sock, const char *file, long long block,
+                       long long writes, long long *drops) {
+  char cmd[4096], out[256] = "";
+  unlink(file);
+  snprintf(cmd, sizeof cmd,
+           "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np %d "
+           "%s%s%s -x SIOX_SOCKET=%s %s --rank %s %lld %lld",
+           RANKS, preload ? "-x LD_PRELOAD=" : "", preload ? preload : "", preload ? " " : "", sock, self, file,
+           block, writes);
+  FILE *p = popen(cmd, "r");
+  if (!p) return -1;
+  if (!fgets(out, sizeof out, p)) out[0] = 0;
+  int st = pclose(p);
+  double ns = -1;
+  if (st != 0 || sscanf(out, "%lf %lld", &ns, drops) != 2) return -1;
+  return ns;
+}
+
+static int cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Alternates plain and instrumented runs; plain and inst get the medians. */
+static int measure(const char *self, const char *preload, const char *sock, const char *file, long long block,
+                   long long writes, int reps, double *plain, double *inst, long long *drops) {
+  double a[MAX_REPS], b[MAX_REPS];
+  long long d;
+  *drops = 0;
+  for (int r = 0; r < reps; r++) {
+    a[r] = run_once(self, NULL, sock, file, block, writes, &d);
+    b[r] = run_once(self, preload, sock, file, block, writes, &d);
+    if (a[r] < 0 || b[r] < 0) return -1;
+    *drops += d;
+  }
+  *plain = median(a, reps);
+  *inst = median(b, reps);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 5 && strcmp(argv[1], "--rank") == 0) return rank_main(argv[2], atoll(argv[3]), atoll(argv[4]));
+  if (argc < 3) {
+    fprintf(stderr, "usage: %s LIBSIOX_MPI_SO LIBSIOX_POSIX_SO [WRITES [REPS]]\n", argv[0]);
+    return 2;
+  }
+  long long writes = argc > 3 ? atoll(argv[3]) : 100000;
+  int reps = argc > 4 ? atoi(argv[4]) : 3;
+  if (reps < 1 || reps > MAX_REPS || writes < 1) return 2;
+  char self[4096], preload[8192], sock[64], file[64];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n < 0) return 1;
+  self[n] = 0;
+  snprintf(preload, sizeof preload, "%s:%s", argv[1], argv[2]);
+  snprintf(file, sizeof file, "/dev/shm/bench_mpiio.%d", (int)getpid());
+  const char *real = getenv("SIOX_SOCKET");
+  pthread_t t;
+  if (real) {
+    snprintf(sock, sizeof sock, "%s", real);
+  } else {
+    snprintf(sock, sizeof sock, "/tmp/bench_mpiio.%d.sock", (int)getpid());
+    if ((listen_fd = listen_on(sock)) < 0 || pthread_create(&t, NULL, drain, NULL) != 0) return 1;
+  }
+  double p4, i4, p64, i64;
+  long long d4, d64;
+  int rc = measure(self, preload, sock, file, 4096, writes, reps, &p4, &i4, &d4) ||
+           measure(self, preload, sock, file, 65536, writes, reps, &p64, &i64, &d64);
+  unlink(file);
+  if (!real) unlink(sock);
+  if (rc) {
+    fprintf(stderr, "bench_mpiio: an mpirun failed\n");
+    return 1;
+  }
+  printf("mpiio_write_4k_plain_ns_per_call %.1f ns\n", p4);
+  printf("mpiio_write_4k_siox_ns_per_call %.1f ns\n", i4);
+  printf("mpiio_overhead_ns_per_call %.1f ns\n", i4 - p4);
+  printf("mpiio_write_64k_plain_ns_per_call %.1f ns\n", p64);
+  printf("mpiio_write_64k_siox_ns_per_call %.1f ns\n", i64);
+  printf("ior_like_slowdown_percent %.2f %%\n", (i64 - p64) / p64 * 100.0);
+  printf("mpiio_dropped_records %lld count\n", d4 + d64);
+  return 0;
+}

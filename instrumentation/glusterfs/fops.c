@@ -1,0 +1,182 @@
+/*
+ * The fop wrappers of debug/siox-client and debug/siox-brick: each fop
+ * starts a detached SIOX activity when it is wound to the child and stops
+ * it when the child unwinds (often on another thread: an epoll or io
+ * thread), then passes everything through unchanged.
+ *
+ * The activity travels in the wind cookie (STACK_WIND_COOKIE), not in
+ * frame->local: GlusterFS mem_put()s frame->local when it destroys a frame,
+ * and our handles do not come from its pools. Data fops (readv, writev,
+ * fsync, stat) pass the siox_detached handle itself; path fops (lookup,
+ * create, open) pass a struct pathcall that also keeps the path, since the
+ * caller's loc is not ours to read after the wind.
+ */
+#include "sx_xlator.h"
+
+#include <stdlib.h>
+
+struct pathcall {
+  siox_detached *act;
+  char path[]; /* loc->path at wind time, "" when it had none */
+};
+
+/* Starts a path fop's activity; the caller frees the result in its
+ * callback (pathcall_stop). NULL when SIOX records nothing. */
+static struct pathcall *pathcall_start(xlator_t *this, enum sx_fop fop, const loc_t *loc, int32_t flags) {
+  const struct sx_priv *p = this->private;
+  size_t n = loc->path ? strlen(loc->path) + 1 : 1;
+  struct pathcall *c = malloc(sizeof *c + n);
+  if (!c) return NULL;
+  c->act = sx_fop_start(&p->node, fop);
+  if (!c->act) {
+    free(c);
+    return NULL;
+  }
+  memcpy(c->path, loc->path ? loc->path : "", n);
+  if (fop != SX_LOOKUP) siox_detached_attr_u64(c->act, SIOX_ATTR_IO_FLAGS, (uint32_t)flags);
+  return c;
+}
+
+/* Reports path -> gfid once per inode and path: the inode remembers the
+ * hash of the path last reported, so repeated lookups cost no record. */
+static void map_once(xlator_t *this, struct pathcall *c, inode_t *inode, const uint8_t *gfid) {
+  const struct sx_priv *p = this->private;
+  uint64_t h = sx_path_hash(c->path), old = 0;
+  if (inode && inode_ctx_get(inode, this, &old) == 0 && old == h) return;
+  if (sx_map_path(&p->node, c->act, c->path, gfid) == 0 && inode) inode_ctx_set(inode, this, &h);
+}
+
+static void pathcall_stop(xlator_t *this, struct pathcall *c, int32_t op_ret, int32_t op_errno, inode_t *inode,
+                          const uint8_t *gfid) {
+  if (!c) return;
+  if (op_ret >= 0 && gfid) map_once(this, c, inode, gfid);
+  sx_fop_stop(c->act, op_ret, op_errno);
+  free(c);
+}
+
+/* ---------------------------------------------------------------- lookup */
+static int32_t sx_lookup_cbk(call_frame_t *frame, void *cookie, xlator_t *this, int32_t op_ret, int32_t op_errno,
+                             inode_t *inode, struct iatt *buf, dict_t *xdata, struct iatt *postparent) {
+  pathcall_stop(this, cookie, op_ret, op_errno, inode, buf ? buf->ia_gfid : NULL);
+  STACK_UNWIND_STRICT(lookup, frame, op_ret, op_errno, inode, buf, xdata, postparent);
+  return 0;
+}
+
+static int32_t sx_lookup(call_frame_t *frame, xlator_t *this, loc_t *loc, dict_t *xdata) {
+  struct pathcall *c = pathcall_start(this, SX_LOOKUP, loc, 0);
+  STACK_WIND_COOKIE(frame, sx_lookup_cbk, c, FIRST_CHILD(this), FIRST_CHILD(this)->fops->lookup, loc, xdata);
+  return 0;
+}
+
+/* ---------------------------------------------------------------- create */
+static int32_t sx_create_cbk(call_frame_t *frame, void *cookie, xlator_t *this, int32_t op_ret, int32_t op_errno,
+                             fd_t *fd, inode_t *inode, struct iatt *buf, struct iatt *preparent,
+                             struct iatt *postparent, dict_t *xdata) {
+  pathcall_stop(this, cookie, op_ret, op_errno, inode, buf ? buf->ia_gfid : NULL);
+  STACK_UNWIND_STRICT(create, frame, op_ret, op_errno, fd, inode, buf, preparent, postparent, xdata);
+  return 0;
+}
+
+static int32_t sx_create(call_frame_t *frame, xlator_t *this, loc_t *loc, int32_t flags, mode_t mode, mode_t umask,
+                         fd_t *fd, dict_t *xdata) {
+  struct pathcall *c = pathcall_start(this, SX_CREATE, loc, flags);
+  STACK_WIND_COOKIE(frame, sx_create_cbk, c, FIRST_CHILD(this), FIRST_CHILD(this)->fops->create, loc, flags, mode,
+                    umask, fd, xdata);
+  return 0;
+}
+
+/* ------------------------------------------------------------------ open */
+static int32_t sx_open_cbk(call_frame_t *frame, void *cookie, xlator_t *this, int32_t op_ret, int32_t op_errno,
+                           fd_t *fd, dict_t *xdata) {
+  inode_t *inode = fd ? fd->inode : NULL;
+  pathcall_stop(this, cookie, op_ret, op_errno, inode, inode ? inode->gfid : NULL);
+  STACK_UNWIND_STRICT(open, frame, op_ret, op_errno, fd, xdata);
+  return 0;
+}
+
+static int32_t sx_open(call_frame_t *frame, xlator_t *this, loc_t *loc, int32_t flags, fd_t *fd, dict_t *xdata) {
+  struct pathcall *c = pathcall_start(this, SX_OPEN, loc, flags);
+  STACK_WIND_COOKIE(frame, sx_open_cbk, c, FIRST_CHILD(this), FIRST_CHILD(this)->fops->open, loc, flags, fd, xdata);
+  return 0;
+}
+
+/* ----------------------------------------------------------------- readv */
+static siox_detached *io_start(xlator_t *this, enum sx_fop fop, const fd_t *fd, uint64_t offset, uint64_t len) {
+  const struct sx_priv *p = this->private;
+  return sx_io_start(&p->node, fop, fd && fd->inode ? fd->inode->gfid : NULL, offset, len);
+}
+
+static int32_t sx_readv_cbk(call_frame_t *frame, void *cookie, xlator_t *this, int32_t op_ret, int32_t op_errno,
+                            struct iovec *vector, int32_t count, struct iatt *stbuf, struct iobref *iobref,
+                            dict_t *xdata) {
+  sx_fop_stop(cookie, op_ret, op_errno);
+  STACK_UNWIND_STRICT(readv, frame, op_ret, op_errno, vector, count, stbuf, iobref, xdata);
+  return 0;
+}
+
+static int32_t sx_readv(call_frame_t *frame, xlator_t *this, fd_t *fd, size_t size, off_t offset, uint32_t flags,
+                        dict_t *xdata) {
+  siox_detached *a = io_start(this, SX_READV, fd, (uint64_t)offset, size);
+  STACK_WIND_COOKIE(frame, sx_readv_cbk, a, FIRST_CHILD(this), FIRST_CHILD(this)->fops->readv, fd, size, offset,
+                    flags, xdata);
+  return 0;
+}
+
+/* ---------------------------------------------------------------- writev */
+static int32_t sx_writev_cbk(call_frame_t *frame, void *cookie, xlator_t *this, int32_t op_ret, int32_t op_errno,
+                             struct iatt *prebuf, struct iatt *postbuf, dict_t *xdata) {
+  sx_fop_stop(cookie, op_ret, op_errno);
+  STACK_UNWIND_STRICT(writev, frame, op_ret, op_errno, prebuf, postbuf, xdata);
+  return 0;
+}
+
+static int32_t sx_writev(call_frame_t *frame, xlator_t *this, fd_t *fd, struct iovec *vector, int32_t count,
+                         off_t offset, uint32_t flags, struct iobref *iobref, dict_t *xdata) {
+  siox_detached *a = io_start(this, SX_WRITEV, fd, (uint64_t)offset, iov_length(vector, count));
+  STACK_WIND_COOKIE(frame, sx_writev_cbk, a, FIRST_CHILD(this), FIRST_CHILD(this)->fops->writev, fd, vector, count,
+                    offset, flags, iobref, xdata);
+  return 0;
+}
+
+/* ----------------------------------------------------------------- fsync */
+static int32_t sx_fsync_cbk(call_frame_t *frame, void *cookie, xlator_t *this, int32_t op_ret, int32_t op_errno,
+                            struct iatt *prebuf, struct iatt *postbuf, dict_t *xdata) {
+  sx_fop_stop(cookie, op_ret, op_errno);
+  STACK_UNWIND_STRICT(fsync, frame, op_ret, op_errno, prebuf, postbuf, xdata);
+  return 0;
+}
+
+static int32_t sx_fsync(call_frame_t *frame, xlator_t *this, fd_t *fd, int32_t datasync, dict_t *xdata) {
+  const struct sx_priv *p = this->private;
+  siox_detached *a = sx_fop_start(&p->node, SX_FSYNC);
+  STACK_WIND_COOKIE(frame, sx_fsync_cbk, a, FIRST_CHILD(this), FIRST_CHILD(this)->fops->fsync, fd, datasync, xdata);
+  return 0;
+}
+
+/* ------------------------------------------------------------------ stat */
+static int32_t sx_stat_cbk(call_frame_t *frame, void *cookie, xlator_t *this, int32_t op_ret, int32_t op_errno,
+                           struct iatt *buf, dict_t *xdata) {
+  sx_fop_stop(cookie, op_ret, op_errno);
+  STACK_UNWIND_STRICT(stat, frame, op_ret, op_errno, buf, xdata);
+  return 0;
+}
+
+static int32_t sx_stat(call_frame_t *frame, xlator_t *this, loc_t *loc, dict_t *xdata) {
+  const struct sx_priv *p = this->private;
+  siox_detached *a = sx_fop_start(&p->node, SX_STAT);
+  STACK_WIND_COOKIE(frame, sx_stat_cbk, a, FIRST_CHILD(this), FIRST_CHILD(this)->fops->stat, loc, xdata);
+  return 0;
+}
+
+/* Every other fop goes through the defaults (pass-through). */
+struct xlator_fops sx_fops = {
+    .lookup = sx_lookup,
+    .create = sx_create,
+    .open = sx_open,
+    .readv = sx_readv,
+    .writev = sx_writev,
+    .fsync = sx_fsync,
+    .stat = sx_stat,
+};
+
+struct xlator_cbks sx_cbks = {0};

@@ -1,0 +1,149 @@
+/*
+ * One MPI-IO data access -> one activity on node (host, MPI-IO): where it
+ * lands in the file (io/offset in bytes after the view), how much it moves
+ * (io/bytes), whether it is collective, and the remote-call send of
+ * (posix/path, range) to POSIX that lets the server link other processes'
+ * POSIX calls (collective buffering aggregators) to this access.
+ */
+#include "mpi_layer.h"
+
+/* The file group as a communicator, for the prefix sum of ordered
+ * accesses. Made at the first ordered call, which is collective over the
+ * same group, so every member creates it at the same point. */
+static MPI_Comm order_comm(struct siox_mpi_file *f) {
+  MPI_Group g;
+  if (f->order_comm != MPI_COMM_NULL) return f->order_comm;
+  if (PMPI_File_get_group(f->fh, &g) != MPI_SUCCESS) return MPI_COMM_NULL;
+  if (PMPI_Comm_create_group(MPI_COMM_WORLD, g, 0x510, &f->order_comm) != MPI_SUCCESS)
+    f->order_comm = MPI_COMM_NULL;
+  PMPI_Group_free(&g);
+  return f->order_comm;
+}
+
+/* The position (in etypes, relative to the view) where the access starts;
+ * returns 0 or -1. Shared-pointer positions are read before the call and
+ * can race with other ranks' noncollective shared accesses (README). */
+static int etype_position(const struct siox_mpi_access *a, struct siox_mpi_file *f, uint64_t bytes,
+                          MPI_Offset *pos) {
+  switch (a->pos) {
+  case POS_EXPLICIT: *pos = a->offset; return 0;
+  case POS_INDIVIDUAL: return PMPI_File_get_position(a->fh, pos) == MPI_SUCCESS ? 0 : -1;
+  case POS_SHARED: return PMPI_File_get_position_shared(a->fh, pos) == MPI_SUCCESS ? 0 : -1;
+  case POS_ORDERED: break;
+  }
+  /* Ordered: rank r starts after the data of ranks 0..r-1. Only rank 0 reads
+   * the shared pointer: ranks above it may already be moving it inside their
+   * own ordered call, but none can pass rank 0 (ROMIO passes a token in rank
+   * order, OMPIO gathers at the root). Rank 0 adds that base to its
+   * contribution, so one exclusive scan yields every rank's start. */
+  MPI_Comm c = f ? order_comm(f) : MPI_COMM_NULL;
+  long long mine = (long long)(bytes / (uint64_t)(f && f->etype_size > 0 ? f->etype_size : 1)), start = 0;
+  MPI_Offset base = 0;
+  int rank = 0;
+  if (c == MPI_COMM_NULL || PMPI_Comm_rank(c, &rank) != MPI_SUCCESS) return -1;
+  int ok = rank != 0 || PMPI_File_get_position_shared(a->fh, &base) == MPI_SUCCESS;
+  long long contrib = rank == 0 ? (long long)base + mine : mine;
+  /* Every rank takes part in the scan even when its own read failed. */
+  if (PMPI_Exscan(&contrib, &start, 1, MPI_LONG_LONG, MPI_SUM, c) != MPI_SUCCESS || !ok) return -1;
+  *pos = rank == 0 ? base : (MPI_Offset)start; /* Exscan leaves rank 0's result undefined */
+  return 0;
+}
+
+void siox__mpi_range(const struct siox_mpi_access *a, struct siox_mpi_file *f, struct siox_mpi_range *r) {
+  MPI_Count tsize = 0;
+  MPI_Offset pos, start, end;
+  PMPI_Type_size_x(a->type, &tsize);
+  r->bytes = a->count > 0 && tsize > 0 ? (uint64_t)a->count * (uint64_t)tsize : 0;
+  r->known = 0;
+  r->offset = r->span = 0;
+  if (etype_position(a, f, r->bytes, &pos) < 0) return;
+  if (f && f->view_contig) {
+    start = f->disp + pos * f->etype_size;
+  } else if (PMPI_File_get_byte_offset(a->fh, pos, &start) != MPI_SUCCESS) {
+    return;
+  }
+  r->offset = (uint64_t)start;
+  r->span = r->bytes;
+  r->known = 1;
+  /* A non-contiguous view spreads the data: the span runs to the byte
+   * offset of the first etype after the data. */
+  if (f && !f->view_contig && f->etype_size > 0 && r->bytes &&
+      PMPI_File_get_byte_offset(a->fh, pos + (MPI_Offset)(r->bytes / (uint64_t)f->etype_size), &end) ==
+          MPI_SUCCESS &&
+      end > start)
+    r->span = (uint64_t)(end - start);
+}
+
+static void send_range(siox_aid aid, const struct siox_mpi_file *f, const struct siox_mpi_range *r) {
+  if (!f || !r->known || r->span == 0) return;
+  siox_desc d = {.type = SIOX_ATTR_POSIX_PATH, .len = f->path_len, .v.ptr = f->path};
+  siox_descriptor_send(aid, siox__mpi.posix, &d, r->offset, r->span);
+}
+
+void siox__mpi_describe(siox_aid aid, const struct siox_mpi_access *a, const struct siox_mpi_file *f,
+                        const struct siox_mpi_range *r) {
+  if (r->known) siox_activity_attr_u64(aid, SIOX_ATTR_IO_OFFSET, r->offset);
+  siox_activity_attr_u64(aid, SIOX_ATTR_IO_BYTES, r->bytes);
+  siox_activity_attr_u64(aid, SIOX_ATTR_MPI_COLLECTIVE, (uint64_t)a->collective);
+  send_range(aid, f, r);
+}
+
+void siox__mpi_describe_detached(siox_detached *d, const struct siox_mpi_access *a,
+                                 const struct siox_mpi_file *f, const struct siox_mpi_range *r) {
+  if (r->known) siox__mpi_det_attr_u64(d, SIOX_ATTR_IO_OFFSET, r->offset);
+  siox__mpi_det_attr_u64(d, SIOX_ATTR_IO_BYTES, r->bytes);
+  siox__mpi_det_attr_u64(d, SIOX_ATTR_MPI_COLLECTIVE, (uint64_t)a->collective);
+  send_range(siox__mpi_det_aid(d), f, r);
+}
+
+/* An ordered access takes part in a collective (the prefix sum) on every
+ * rank whose table knows the file, whether or not this rank records: the
+ * table is filled on every rank (file_ops.c), so no rank can be left
+ * waiting in the scan. */
+static void match_collectives(const struct siox_mpi_access *a) {
+  struct siox_mpi_file *f;
+  struct siox_mpi_range r;
+  if (a->pos == POS_ORDERED && (f = siox__mpi_file_find(a->fh)) != NULL) siox__mpi_range(a, f, &r);
+}
+
+siox_aid siox__mpi_access_start(const struct siox_mpi_access *a) {
+  if (siox__mpi_depth) return 0;
+  siox_aid aid = siox__mpi_layer_ready() ? siox_activity_start(siox__mpi.type[a->call]) : 0;
+  if (aid == 0) {
+    match_collectives(a);
+    return 0;
+  }
+  siox__mpi_io_enter();
+  struct siox_mpi_file *f = siox__mpi_file_find(a->fh);
+  struct siox_mpi_range r;
+  siox__mpi_range(a, f, &r);
+  siox__mpi_describe(aid, a, f, &r);
+  return aid;
+}
+
+void siox__mpi_stop(siox_aid aid, int rc) {
+  siox__mpi_io_leave();
+  if (rc != MPI_SUCCESS) siox_activity_error(aid, rc);
+  siox_activity_stop(aid);
+}
+
+siox_detached *siox__mpi_detached_start(const struct siox_mpi_access *a, siox_aid *post) {
+  *post = 0;
+  if (siox__mpi_depth) return NULL;
+  siox_detached *d = siox__mpi_layer_ready()
+                         ? siox__mpi_det_start(siox__mpi.type[a->call], siox_activity_current())
+                         : NULL;
+  if (d == NULL) {
+    match_collectives(a);
+    return NULL;
+  }
+  siox__mpi_io_enter();
+  /* The time spent inside the call itself is a stacked child of the
+   * operation, so POSIX calls made here become its children. */
+  *post = siox_activity_start_child(siox__mpi.type[CALL_POST], siox__mpi_det_aid(d));
+  struct siox_mpi_file *f = siox__mpi_file_find(a->fh);
+  struct siox_mpi_range r;
+  siox__mpi_range(a, f, &r);
+  siox__mpi_describe_detached(d, a, f, &r);
+  return d;
+}

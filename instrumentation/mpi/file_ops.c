@@ -1,0 +1,112 @@
+/*
+ * File management on node (host, MPI-IO): open, close, set_view, set_info,
+ * sync. Open reports the mapping posix/path -> mpi/file and the hints in
+ * effect (MPI_File_get_info right after open, which echoes the keys given;
+ * whether ROMIO or OMPIO applied them shows in the POSIX layer below).
+ */
+#include "mpi_layer.h"
+
+/* Starts an activity of a file-management call, or returns 0. */
+static siox_aid op_start(enum siox_mpi_call call) {
+  if (siox__mpi_depth || !siox__mpi_layer_ready()) return 0;
+  siox_aid aid = siox_activity_start(siox__mpi.type[call]);
+  if (aid) siox__mpi_depth++;
+  return aid;
+}
+
+static void op_stop(siox_aid aid, int rc) {
+  siox__mpi_depth--;
+  if (rc != MPI_SUCCESS) siox_activity_error(aid, rc);
+  siox_activity_stop(aid);
+}
+
+static void record_hints(siox_aid aid, MPI_File fh) {
+  MPI_Info info = MPI_INFO_NULL;
+  char text[4096];
+  if (PMPI_File_get_info(fh, &info) != MPI_SUCCESS) return;
+  siox__mpi_info_format(info, text, sizeof text);
+  PMPI_Info_free(&info);
+  siox_activity_attr_str(aid, SIOX_ATTR_MPI_HINTS, text);
+}
+
+static void record_open(siox_aid aid, MPI_File fh, const char *path, int amode) {
+  siox_desc p = siox_desc_str(SIOX_ATTR_POSIX_PATH, path);
+  siox_desc m = siox_desc_int(SIOX_ATTR_MPI_FILE, (int64_t)(uintptr_t)fh);
+  siox_activity_attr_u64(aid, SIOX_ATTR_IO_FLAGS, (uint64_t)amode);
+  siox_activity_attr_str(aid, SIOX_ATTR_POSIX_PATH, path);
+  siox_descriptor_map(siox__mpi.node_mpiio, aid, &p, &m);
+  record_hints(aid, fh);
+}
+
+int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh) {
+  char path[4096];
+  int plen = siox__mpi_path_normalise(filename, path, sizeof path);
+  siox_aid aid = op_start(CALL_OPEN);
+  int rc = PMPI_File_open(comm, filename, amode, info, fh);
+  /* Every rank fills its table, recording or not: ordered accesses rely on
+   * it to keep their collectives matched (access.c). */
+  if (rc == MPI_SUCCESS && plen > 0) siox__mpi_file_add(*fh, path);
+  if (!aid) return rc;
+  if (rc == MPI_SUCCESS) record_open(aid, *fh, plen > 0 ? path : filename, amode);
+  op_stop(aid, rc);
+  return rc;
+}
+
+int MPI_File_close(MPI_File *fh) {
+  MPI_File old = *fh;
+  siox_aid aid = op_start(CALL_CLOSE);
+  int rc = PMPI_File_close(fh);
+  if (rc == MPI_SUCCESS) siox__mpi_file_remove(old);
+  if (!aid) return rc;
+  if (rc == MPI_SUCCESS) {
+    siox_desc m = siox_desc_int(SIOX_ATTR_MPI_FILE, (int64_t)(uintptr_t)old);
+    siox_descriptor_release(siox__mpi.node_mpiio, aid, &m);
+  }
+  op_stop(aid, rc);
+  return rc;
+}
+
+/* A view is contiguous when its filetype has no holes: then etype position
+ * p is byte disp + p * etype size, and an access occupies
+ * [offset, offset + bytes) (access.c computes that without a call). */
+static void remember_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype) {
+  struct siox_mpi_file *f = siox__mpi_file_find(fh);
+  MPI_Count esize = 0, fsize = 0, lb = 0, extent = 0;
+  if (!f) return;
+  PMPI_Type_size_x(etype, &esize);
+  PMPI_Type_size_x(filetype, &fsize);
+  PMPI_Type_get_true_extent_x(filetype, &lb, &extent);
+  f->etype_size = esize > 0 ? (int)esize : 1;
+  f->view_contig = fsize == extent && lb == 0;
+  f->disp = disp;
+}
+
+int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                      const char *datarep, MPI_Info info) {
+  siox_aid aid = op_start(CALL_SET_VIEW);
+  int rc = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+  if (rc == MPI_SUCCESS) remember_view(fh, disp, etype, filetype);
+  if (!aid) return rc;
+  siox_activity_attr_u64(aid, SIOX_ATTR_IO_OFFSET, (uint64_t)disp);
+  if (rc == MPI_SUCCESS) record_hints(aid, fh);
+  op_stop(aid, rc);
+  return rc;
+}
+
+int MPI_File_set_info(MPI_File fh, MPI_Info info) {
+  siox_aid aid = op_start(CALL_SET_INFO);
+  int rc = PMPI_File_set_info(fh, info);
+  if (!aid) return rc;
+  if (rc == MPI_SUCCESS) record_hints(aid, fh);
+  op_stop(aid, rc);
+  return rc;
+}
+
+int MPI_File_sync(MPI_File fh) {
+  siox_aid aid = op_start(CALL_SYNC);
+  int rc = PMPI_File_sync(fh);
+  if (!aid) return rc;
+  siox_activity_attr_u64(aid, SIOX_ATTR_MPI_COLLECTIVE, 1);
+  op_stop(aid, rc);
+  return rc;
+}

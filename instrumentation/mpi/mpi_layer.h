@@ -1,0 +1,177 @@
+/*
+ * Internals shared by the files of libsiox-mpi (the PMPI layer): the layer's
+ * registered node and activity types, the open-file table and the helpers
+ * that turn one MPI-IO call into one SIOX activity. Nothing here is public.
+ */
+#ifndef SIOX_MPI_LAYER_H
+#define SIOX_MPI_LAYER_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include <siox/siox.h>
+
+#include "siox_posix_hooks.h"
+
+#define SIOX_MPI_HIDDEN __attribute__((visibility("hidden")))
+#define SIOX_MPI_TLS __thread __attribute__((tls_model("initial-exec")))
+#define SIOX_MPI_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* Detached activities are newer than the rest of the client API: bind
+ * them weakly and use the stand-in of detached_shim.c while the client does
+ * not export them. siox__mpi_det_* are the only callers. */
+#pragma weak siox_activity_start_detached
+#pragma weak siox_detached_aid
+#pragma weak siox_detached_attr_u64
+#pragma weak siox_detached_error
+#pragma weak siox_detached_stop
+SIOX_MPI_HIDDEN siox_detached *siox__mpi_shim_start(siox_type_id type, siox_aid parent);
+SIOX_MPI_HIDDEN siox_aid siox__mpi_shim_aid(const siox_detached *d);
+SIOX_MPI_HIDDEN void siox__mpi_shim_attr_u64(siox_detached *d, uint32_t attr, uint64_t v);
+SIOX_MPI_HIDDEN void siox__mpi_shim_error(siox_detached *d, int32_t err);
+SIOX_MPI_HIDDEN void siox__mpi_shim_stop(siox_detached *d);
+
+static inline siox_detached *siox__mpi_det_start(siox_type_id type, siox_aid parent) {
+  return siox_activity_start_detached ? siox_activity_start_detached(type, parent)
+                                      : siox__mpi_shim_start(type, parent);
+}
+static inline siox_aid siox__mpi_det_aid(const siox_detached *d) {
+  return siox_detached_aid ? siox_detached_aid(d) : siox__mpi_shim_aid(d);
+}
+static inline void siox__mpi_det_attr_u64(siox_detached *d, uint32_t attr, uint64_t v) {
+  if (siox_detached_attr_u64) siox_detached_attr_u64(d, attr, v);
+  else siox__mpi_shim_attr_u64(d, attr, v);
+}
+static inline void siox__mpi_det_error(siox_detached *d, int32_t err) {
+  if (siox_detached_error) siox_detached_error(d, err);
+  else siox__mpi_shim_error(d, err);
+}
+static inline void siox__mpi_det_stop(siox_detached *d) {
+  if (siox_detached_stop) siox_detached_stop(d);
+  else siox__mpi_shim_stop(d);
+}
+
+/* Every call this layer records, in the order of the name table in calls.c. */
+enum siox_mpi_call {
+  /* node MPI */
+  CALL_INIT, CALL_INIT_THREAD, CALL_FINALIZE,
+  /* node MPI-IO: file management */
+  CALL_OPEN, CALL_CLOSE, CALL_SET_VIEW, CALL_SET_INFO, CALL_SYNC,
+  /* blocking data access */
+  CALL_READ, CALL_READ_ALL, CALL_READ_AT, CALL_READ_AT_ALL, CALL_READ_SHARED, CALL_READ_ORDERED,
+  CALL_WRITE, CALL_WRITE_ALL, CALL_WRITE_AT, CALL_WRITE_AT_ALL, CALL_WRITE_SHARED, CALL_WRITE_ORDERED,
+  /* nonblocking data access */
+  CALL_IREAD, CALL_IREAD_ALL, CALL_IREAD_AT, CALL_IREAD_AT_ALL, CALL_IREAD_SHARED,
+  CALL_IWRITE, CALL_IWRITE_ALL, CALL_IWRITE_AT, CALL_IWRITE_AT_ALL, CALL_IWRITE_SHARED,
+  /* split collectives: one activity from _begin to _end */
+  CALL_READ_ALL_SPLIT, CALL_READ_AT_ALL_SPLIT, CALL_READ_ORDERED_SPLIT,
+  CALL_WRITE_ALL_SPLIT, CALL_WRITE_AT_ALL_SPLIT, CALL_WRITE_ORDERED_SPLIT,
+  /* the part of a nonblocking/split operation spent inside a call */
+  CALL_POST, CALL_COMPLETE,
+  CALL_COUNT
+};
+
+/* How a data access finds its file position. */
+enum siox_mpi_pos {
+  POS_INDIVIDUAL, /* individual file pointer */
+  POS_EXPLICIT,   /* _at: offset argument, in etypes after the view */
+  POS_SHARED,     /* shared file pointer, noncollective */
+  POS_ORDERED     /* shared file pointer, collective in rank order */
+};
+
+/* The layer's registrations, made once (siox__mpi_layer_ready). */
+struct siox_mpi_layer {
+  siox_unid node_mpi, node_mpiio;
+  siox_target_id posix;           /* target(*, "POSIX") of the sends */
+  siox_type_id type[CALL_COUNT];
+  int ok;                         /* 1 once everything registered */
+};
+extern struct siox_mpi_layer siox__mpi SIOX_MPI_HIDDEN;
+
+/* Registers nodes and types on first use; returns 1 when recording is on. */
+SIOX_MPI_HIDDEN int siox__mpi_layer_ready(void);
+
+/* Depth of MPI-IO wrappers on this thread: inner MPI-IO calls (an
+ * implementation calling MPI_File_* itself) pass straight through, and the
+ * POSIX layer records receives while it is non-zero. */
+extern SIOX_MPI_TLS int siox__mpi_depth SIOX_MPI_HIDDEN;
+
+/* Enters / leaves a data access: the POSIX layer (when preloaded) records
+ * receives for the reads and writes this thread makes in between
+ * (instrumentation/posix/siox_posix_hooks.h, link 3 of the README). */
+static inline void siox__mpi_io_enter(void) {
+  siox__mpi_depth++;
+  siox_posix_hook_mpiio_enter();
+}
+static inline void siox__mpi_io_leave(void) {
+  siox_posix_hook_mpiio_leave();
+  siox__mpi_depth--;
+}
+
+/* ---- open-file table (file_table.c) ---- */
+struct siox_mpi_file {
+  MPI_File fh;
+  char *path;                /* absolute, normalised; owned by the entry */
+  uint32_t path_len;
+  int view_contig;           /* 1: the view maps data to contiguous bytes */
+  int etype_size;            /* bytes per etype of the current view */
+  MPI_Offset disp;           /* displacement of the current view */
+  MPI_Comm order_comm;       /* the file's group, made at the first ordered call */
+  siox_detached *split;      /* the open split collective, or NULL */
+};
+/* Adds fh with a copy of path; returns the entry or NULL (out of memory or
+ * table full: the file is then simply not linked to POSIX). */
+SIOX_MPI_HIDDEN struct siox_mpi_file *siox__mpi_file_add(MPI_File fh, const char *path);
+/* The entry of fh, or NULL. Lock-free: MPI forbids closing a handle that
+ * another thread is using, so an entry found stays valid for the call. */
+SIOX_MPI_HIDDEN struct siox_mpi_file *siox__mpi_file_find(MPI_File fh);
+/* Removes fh and frees its entry (and its order communicator). */
+SIOX_MPI_HIDDEN void siox__mpi_file_remove(MPI_File fh);
+
+/* ---- data access recording (access.c) ---- */
+struct siox_mpi_access {
+  enum siox_mpi_call call;
+  enum siox_mpi_pos pos;
+  int collective;
+  MPI_File fh;
+  MPI_Offset offset;         /* POS_EXPLICIT only, in etypes */
+  int count;
+  MPI_Datatype type;
+};
+/* Computes where the access lands: io/offset (bytes), io/bytes and the span
+ * it touches in the file. Returns 0, or -1 when the position is unknown. */
+struct siox_mpi_range { uint64_t offset, bytes, span; int known; };
+SIOX_MPI_HIDDEN void siox__mpi_range(const struct siox_mpi_access *a, struct siox_mpi_file *f,
+                                     struct siox_mpi_range *r);
+/* Records attributes and the POSIX send of an access on activity aid. */
+SIOX_MPI_HIDDEN void siox__mpi_describe(siox_aid aid, const struct siox_mpi_access *a,
+                                        const struct siox_mpi_file *f, const struct siox_mpi_range *r);
+/* Same for a detached activity (nonblocking and split collectives). */
+SIOX_MPI_HIDDEN void siox__mpi_describe_detached(siox_detached *d, const struct siox_mpi_access *a,
+                                                 const struct siox_mpi_file *f,
+                                                 const struct siox_mpi_range *r);
+
+/* Starts the activity of a blocking access; returns 0 when not recording
+ * (then the caller just calls PMPI and must not call siox__mpi_stop). */
+SIOX_MPI_HIDDEN siox_aid siox__mpi_access_start(const struct siox_mpi_access *a);
+/* Ends a data-access activity (leaving the access), recording a failing
+ * MPI code; aid may be 0. */
+SIOX_MPI_HIDDEN void siox__mpi_stop(siox_aid aid, int rc);
+
+/* Starts a detached activity for a nonblocking or split access, plus the
+ * stacked CALL_POST activity (its child) for the time spent in the call
+ * itself; *post gets the post aid. Returns NULL when not recording. */
+SIOX_MPI_HIDDEN siox_detached *siox__mpi_detached_start(const struct siox_mpi_access *a, siox_aid *post);
+
+/* ---- nonblocking requests (requests.c) ---- */
+/* Remembers that request r completes detached activity d. */
+SIOX_MPI_HIDDEN void siox__mpi_request_add(MPI_Request r, siox_detached *d);
+
+/* ---- helpers ---- */
+/* Writes the absolute, normalised form of an MPI-IO file name (ROMIO
+ * "ufs:" style prefixes removed) into out; returns its length or -1. */
+SIOX_MPI_HIDDEN int siox__mpi_path_normalise(const char *name, char *out, size_t size);
+/* Formats info as key=value;... into out (always terminated). */
+SIOX_MPI_HIDDEN void siox__mpi_info_format(MPI_Info info, char *out, size_t size);
+
+#endif

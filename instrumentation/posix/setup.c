@@ -1,0 +1,77 @@
+/*
+ * Life cycle of the POSIX layer in a process: resolve libc in the
+ * constructor, register the POSIX and stdio nodes and their activity types
+ * with libsiox-client once (lazily if a wrapped call comes first), and
+ * forget file positions in a fork child. Also the MPI-IO hooks.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "posix.h"
+#include "siox_posix_hooks.h"
+
+SXP_TLS int sxp__guard;
+SXP_TLS int sxp__mpiio_depth;
+struct sxp_reg sxp__reg;
+_Atomic int sxp__state = SXP_STATE_NONE;
+int sxp__pid;
+
+#define SXP_TYPE_NAME(e, name, node) name,
+static const char *const type_names[SXP_T_COUNT] = {SXP_TYPE_LIST(SXP_TYPE_NAME)};
+#define SXP_TYPE_NODE(e, name, node) SXP_NODE_##node,
+static const unsigned char type_nodes[SXP_T_COUNT] = {SXP_TYPE_LIST(SXP_TYPE_NODE)};
+
+/* Parent and child share every open file offset from now on, and either
+ * may move it: both learn each one again (one lseek) on first use. */
+static void fork_parent(void) {
+  sxp_fd_forget_positions();
+}
+
+static void fork_child(void) {
+  sxp__pid = getpid();
+  sxp_fd_forget_positions();
+}
+
+/* Registers everything; returns 0 or a negative errno. */
+static int register_all(void) {
+  char host[256] = "localhost";
+  if (gethostname(host, sizeof host - 1) < 0) strcpy(host, "localhost");
+  int rc = siox_node_register(host, "POSIX", NULL, &sxp__reg.node[SXP_NODE_POSIX]);
+  if (rc == 0) rc = siox_node_register(host, "stdio", NULL, &sxp__reg.node[SXP_NODE_STDIO]);
+  if (rc == 0) rc = siox_edge_register(sxp__reg.node[SXP_NODE_STDIO], sxp__reg.node[SXP_NODE_POSIX]);
+  for (int t = 0; rc == 0 && t < SXP_T_COUNT; t++)
+    rc = siox_activity_type_register(sxp__reg.node[type_nodes[t]], type_names[t], &sxp__reg.type[t]);
+  if (rc == 0) rc = siox_target_register("*", "GlusterFS-client", &sxp__reg.gluster);
+  return rc;
+}
+
+int sxp__setup(void) {
+  int expect = SXP_STATE_NONE;
+  if (!atomic_compare_exchange_strong(&sxp__state, &expect, SXP_STATE_BUSY))
+    return expect == SXP_STATE_ON;
+  sxp__guard++;
+  const char *off = getenv(SIOX_ENV_DISABLE);
+  int on = !(off && strcmp(off, "1") == 0) && register_all() == 0;
+  sxp__pid = getpid();
+  if (on) pthread_atfork(NULL, fork_parent, fork_child);
+  sxp__guard--;
+  atomic_store_explicit(&sxp__state, on ? SXP_STATE_ON : SXP_STATE_OFF, memory_order_release);
+  return on;
+}
+
+/* Resolve and register before main, so that the first I/O call is cheap
+ * and never runs setup inside a signal handler. */
+__attribute__((constructor)) static void at_load(void) {
+  sxp__resolve();
+  sxp__setup();
+}
+
+SXP_EXPORT void siox_posix_mpiio_enter(void) {
+  sxp__mpiio_depth++;
+}
+
+SXP_EXPORT void siox_posix_mpiio_leave(void) {
+  if (sxp__mpiio_depth > 0) sxp__mpiio_depth--;
+}

@@ -1,0 +1,94 @@
+/*
+ * Offsets and links of fd I/O: after the real read/write returns, work out
+ * where it landed from the tracked position (no lseek on the common path),
+ * attach the attributes, and report the cross-layer links of
+ * instrumentation/README.md (GlusterFS send, MPI-IO receive).
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "posix.h"
+
+/* Makes a table entry for an fd this layer did not see open (inherited,
+ * opened inside libc, stdin/out/err). Runs once per such fd. */
+static struct sxp_ofd *adopt(int fd) {
+  char link[64], path[PATH_MAX];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(link, path, sizeof path - 1);
+  path[n > 0 ? n : 0] = '\0';
+  int fl = fcntl(fd, F_GETFL);
+  uint32_t flags = (fl >= 0 && (fl & O_APPEND)) ? SXP_OFD_APPEND : 0;
+  if (SXP_REAL(lseek)(fd, 0, SEEK_CUR) < 0) flags |= SXP_OFD_NOSEEK;
+  struct sxp_ofd *o = sxp_ofd_create(path[0] == '/' ? path : NULL, SXP_POS_UNKNOWN, flags);
+  if (o && sxp_fd_attach(fd, o) < 0) o = NULL;
+  return o;
+}
+
+/* Asks the kernel where fd is now; the next calls run on the tracked copy. */
+static uint64_t learn(int fd, struct sxp_ofd *o) {
+  off_t cur = SXP_REAL(lseek)(fd, 0, SEEK_CUR);
+  if (cur < 0) {
+    atomic_fetch_or(&o->flags, SXP_OFD_NOSEEK);
+    return SXP_POS_UNKNOWN;
+  }
+  sxp_ofd_set(o, (uint64_t)cur);
+  return (uint64_t)cur;
+}
+
+/* The offset where r bytes were just moved on fd, or SXP_POS_UNKNOWN. */
+static uint64_t track(int fd, struct sxp_ofd *o, int64_t r, int is_write) {
+  uint32_t flags = sxp_ofd_flags(o);
+  if (flags & SXP_OFD_NOSEEK) return SXP_POS_UNKNOWN;
+  if (r <= 0) {
+    uint64_t p = sxp_ofd_pos(o);
+    return p != SXP_POS_UNKNOWN ? p : learn(fd, o);
+  }
+  /* An O_APPEND write lands at an end only the kernel knows. */
+  uint64_t p = (is_write && (flags & SXP_OFD_APPEND)) ? SXP_POS_UNKNOWN : sxp_ofd_advance(o, (uint64_t)r);
+  if (p != SXP_POS_UNKNOWN) return p;
+  p = learn(fd, o);
+  return p == SXP_POS_UNKNOWN ? p : p - (uint64_t)r;
+}
+
+/* The links of README.md: the bytes go down to a GlusterFS client when fd
+ * is on a GlusterFS FUSE mount; they came from an MPI-IO call above. */
+static void links(siox_aid aid, const struct sxp_ofd *o, uint32_t flags, uint64_t at, int64_t r) {
+  if (flags & SXP_OFD_GLUSTER) {
+    siox_desc g = siox_desc_bytes(SIOX_ATTR_GLUSTERFS_GFID, o->gfid, sizeof o->gfid);
+    siox_descriptor_send(aid, sxp__reg.gluster, &g, at, (uint64_t)r);
+  }
+  if (sxp__mpiio_depth > 0 && o->pathlen) {
+    siox_desc p = {SIOX_ATTR_POSIX_PATH, o->pathlen, {.ptr = o->path}};
+    siox_descriptor_receive(aid, &p, at, (uint64_t)r);
+  }
+}
+
+void sxp__io_done(siox_aid aid, int fd, uint64_t req, int64_t off, int64_t r, int is_write) {
+  int err = r < 0 ? errno : 0, clobbered = 0;
+  struct sxp_ofd *o = sxp_fd_ofd(fd);
+  if (SXP_UNLIKELY(!o) && r >= 0) {
+    err = errno, clobbered = 1; /* adopt() makes system calls */
+    o = adopt(fd);
+  }
+  uint64_t at = off >= 0 ? (uint64_t)off : SXP_POS_UNKNOWN;
+  if (off == SXP_AT_POS && o) {
+    if (SXP_UNLIKELY(sxp_ofd_pos(o) == SXP_POS_UNKNOWN) && !clobbered) err = errno, clobbered = 1; /* learn() */
+    at = track(fd, o, r, is_write);
+  }
+  siox_activity_attr_i64(aid, SIOX_ATTR_POSIX_FD, fd);
+  siox_activity_attr_u64(aid, SIOX_ATTR_IO_BYTES, req);
+  if (at != SXP_POS_UNKNOWN) siox_activity_attr_u64(aid, SIOX_ATTR_IO_OFFSET, at);
+  if (o && r > 0 && at != SXP_POS_UNKNOWN) {
+    uint32_t flags = sxp_ofd_flags(o);
+    if (SXP_UNLIKELY((flags & SXP_OFD_GLUSTER) || sxp__mpiio_depth > 0)) links(aid, o, flags, at, r);
+  }
+  sxp_end_io(aid, r, clobbered, err);
+}
+
+void sxp__pos_set(int fd, int64_t pos) {
+  struct sxp_ofd *o = sxp_fd_ofd(fd);
+  if (!o) o = adopt(fd);
+  if (o) sxp_ofd_set(o, (uint64_t)pos);
+}

@@ -1,0 +1,168 @@
+/*
+ * The client -> daemon wire: what libsiox-client writes to the node daemon's
+ * unix socket. Both ends run on one host, so integers are in host byte order
+ * and records are the very bytes the hot path wrote into its per-thread
+ * buffer. The daemon trusts none of it: every length is checked against the
+ * frame (see siox-daemon), and identity comes from SO_PEERCRED.
+ *
+ * Stream: frame header, then `length` payload bytes, repeated.
+ */
+#ifndef SIOX_CLIENT_WIRE_H
+#define SIOX_CLIENT_WIRE_H
+
+#include <stdint.h>
+
+#define SIOX_CW_MAGIC 0x31435853u /* "SXC1" little-endian */
+#define SIOX_CW_VERSION 1u
+#define SIOX_CW_MAX_PAYLOAD (16u << 20) /* larger frames are rejected */
+#define SIOX_CW_MAX_STR 255u            /* node names, type names */
+#define SIOX_CW_MAX_VALUE 4096u         /* string attribute values, paths */
+#define SIOX_CW_MAX_DESC_BYTES 64u      /* bytes-typed descriptors (gfid) */
+#define SIOX_CW_MAX_ATTRS 8u            /* numeric attributes per activity */
+
+enum siox_cw_frame_type {
+  SIOX_CW_HELLO = 1, /* first frame of a connection */
+  SIOX_CW_BATCH = 2, /* records of one thread buffer */
+  SIOX_CW_STATS = 3, /* process counters, sent with every flush */
+  /* First frame of a status query (`siox status`), empty payload. The daemon
+   * answers with one frame of this type whose payload is a protobuf-c
+   * siox.StatusReply (protocol/siox.proto), then closes. */
+  SIOX_CW_STATUS = 4,
+};
+
+struct siox_cw_frame_hdr {
+  uint32_t magic;
+  uint16_t version;
+  uint16_t type;   /* enum siox_cw_frame_type */
+  uint32_t length; /* payload bytes after this header */
+  uint32_t reserved;
+};
+
+/* Clock flag: when set, record timestamps are TSC ticks to be converted with
+ * the (tsc, ns) pairs of HELLO and BATCH; when clear they are already ns. */
+#define SIOX_CW_CLOCK_TSC 1u
+
+/* HELLO payload: this struct then exe_len + args_len + job_len bytes (no NULs). */
+struct siox_cw_hello {
+  uint64_t nonce;    /* random per process incarnation (new after fork) */
+  uint64_t tsc0;     /* clock pair taken at initialisation */
+  int64_t ns0;
+  uint32_t clock_flags;
+  uint16_t exe_len;  /* executable path */
+  uint16_t args_len; /* command line, args separated by ' ' (for app identity) */
+  uint16_t job_len;  /* job id, may be 0 */
+  uint16_t pad[3];
+};
+
+/* BATCH payload: this struct then `bytes` bytes of records. The clock pair was
+ * taken after every record in the batch was written, so conversion only ever
+ * interpolates between HELLO's pair and this one. */
+struct siox_cw_batch {
+  uint64_t tsc_ref;
+  int64_t ns_ref;
+  uint32_t thread; /* buffer (thread) index in the process */
+  uint32_t bytes;  /* multiple of 8 */
+};
+
+/* STATS payload. */
+struct siox_cw_stats {
+  uint64_t activities;
+  uint64_t records;
+  uint64_t dropped;
+};
+
+/* ---------------------------------------------------------------------------
+ * Records. Each starts with this header and is `words` * 8 bytes long in all
+ * (header included); strings follow the fixed part unterminated, padded with
+ * zeros to the next 8-byte boundary.
+ * ------------------------------------------------------------------------- */
+enum siox_cw_rec_type {
+  SIOX_REC_NODE = 1,      /* a = unid;      siox_cw_node + hwid, swid, iid */
+  SIOX_REC_EDGE = 2,      /* a = from unid; siox_cw_edge */
+  SIOX_REC_NODE_ATTR = 3, /* a = unid;      siox_cw_attr (+ string) */
+  SIOX_REC_TYPE = 4,      /* a = type id;   siox_cw_type + name */
+  SIOX_REC_TARGET = 5,    /* a = target id; siox_cw_target + hwid, swid */
+  SIOX_REC_ACTIVITY = 6,  /* a = type id;   siox_cw_activity + nattr siox_cw_attr */
+  SIOX_REC_ATTR_STR = 7,  /* a = attr id;   siox_cw_attr_str + value */
+  SIOX_REC_DESC = 8,      /* a = siox_cw_desc_kind; siox_cw_desc + values */
+};
+
+struct siox_cw_rec_hdr {
+  uint16_t type;  /* enum siox_cw_rec_type */
+  uint16_t words; /* total length in 8-byte words, >= 1 */
+  uint32_t a;     /* per-type argument, see above */
+};
+
+struct siox_cw_node {
+  uint16_t hwid_len, swid_len, iid_len, pad;
+};
+
+struct siox_cw_edge {
+  uint32_t to;
+  uint32_t pad;
+};
+
+struct siox_cw_type {
+  uint32_t unid;
+  uint32_t name_len;
+};
+
+struct siox_cw_target {
+  uint16_t hwid_len, swid_len; /* 0: any */
+  uint32_t pad;
+};
+
+/* A numeric attribute value; vtype is enum siox_value_type (U64, I64, F64).
+ * In SIOX_REC_NODE_ATTR with a STR vtype, v is the string length and the
+ * string follows. */
+struct siox_cw_attr {
+  uint32_t attr;
+  uint32_t vtype;
+  union {
+    uint64_t u64;
+    int64_t i64;
+    double f64;
+  } v;
+};
+
+struct siox_cw_activity {
+  uint64_t aid;
+  uint64_t parent; /* 0: a root */
+  uint64_t t_start;
+  uint64_t t_end;
+  int32_t err;
+  uint32_t nattr; /* <= SIOX_CW_MAX_ATTRS */
+  /* struct siox_cw_attr attrs[nattr]; */
+};
+
+struct siox_cw_attr_str {
+  uint64_t aid;
+  uint32_t len;
+  uint32_t pad;
+};
+
+enum siox_cw_desc_kind {
+  SIOX_DESC_CREATE = 1,
+  SIOX_DESC_MAP = 2,
+  SIOX_DESC_RELEASE = 3,
+  SIOX_DESC_SEND = 4,
+  SIOX_DESC_RECEIVE = 5,
+};
+
+/* One descriptor value: integers in `value`, strings/bytes follow (len bytes). */
+struct siox_cw_desc_value {
+  uint32_t type; /* ontology attribute id with a scope */
+  uint32_t len;  /* 0 for integer types */
+  uint64_t value;
+};
+
+struct siox_cw_desc {
+  uint64_t aid;   /* may be 0 for CREATE/MAP/RELEASE */
+  uint32_t node;  /* unid (CREATE/MAP/RELEASE) or target id (SEND), 0 otherwise */
+  uint32_t ndesc; /* 1, or 2 for MAP (from, to) */
+  uint64_t offset;
+  uint64_t length;
+  /* ndesc x (struct siox_cw_desc_value + padded bytes) */
+};
+
+#endif

@@ -1,0 +1,338 @@
+/*
+ * `siox blame AID`: why was this call slow? Loads the call's causal tree,
+ * lets blame.c pick the suspect on the critical path, fetches its peers
+ * from the warehouse (same layer and operation, other nodes, same job and
+ * time window) and says, with the evidence, whether it stands out.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blame.h"
+#include "format.h"
+#include "json_out.h"
+#include "session.h"
+#include "warehouse.h"
+
+#define DEFAULT_MARGIN_S 10
+#define PEER_LIMIT 20000
+
+static const char help[] =
+    "NAME\n"
+    "  siox blame - say which component made one call slow, with the evidence\n"
+    "\n"
+    "SYNOPSIS\n"
+    "  siox blame AID [--json] [--margin S] [--ratio X] [--depth N]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "  Loads the causal tree of activity AID (see `siox graph`) and walks its\n"
+    "  critical path (at each level the child that ended last) down to the deepest\n"
+    "  activity that still holds at least half of the call's time: the suspect.\n"
+    "\n"
+    "  The suspect is then compared with its peers: activities of the same layer\n"
+    "  (SWID) and name on OTHER nodes (other devices' write, other bricks' WRITE),\n"
+    "  of the same job (server-side processes, which carry no job, included),\n"
+    "  starting within the call's interval widened by S seconds. When the suspect\n"
+    "  and its peers report sizes (io/bytes), times are compared per byte.\n"
+    "\n"
+    "  RULE: the suspect is named the culprit when its time (per byte) is at least\n"
+    "  X times the peers' median (default 3) and above the peers' 90th percentile,\n"
+    "  with at least 3 peer samples. Otherwise blame says where the time went and\n"
+    "  that it looks normal, or that there are too few peers to tell.\n"
+    "\n"
+    "  The evidence: the suspect's time and share of the call, the peers' median\n"
+    "  and 90th percentile, the ratio, the number of peer samples and nodes, the\n"
+    "  median per peer node, and the suspect node's own other samples.\n"
+    "\n"
+    "OPTIONS\n"
+    "  AID              global activity id (decimal), e.g. from `siox top --roots`\n"
+    "  --margin S       widen the call's time window by S seconds each side when\n"
+    "                   looking for peers (default 10, 0..86400)\n"
+    "  --ratio X        name a culprit at X times the peers' median (default 3)\n"
+    "  --depth N        follow causal links at most N levels down (default 32)\n"
+    "  --json           machine-readable: verdict, culprit {hwid, swid, name, aid,\n"
+    "                   inclusive_s, exclusive_s, ...} or null, path, peers,\n"
+    "                   evidence, rule, explanation\n"
+    "\n"
+    "EXIT STATUS\n"
+    "  0 answered (whether or not a culprit was named); 1 no such activity or\n"
+    "  warehouse unreachable; 2 bad command line.\n"
+    "\n"
+    "EXAMPLES\n"
+    "  siox blame 4294967299\n"
+    "  siox blame 4294967299 --json | jq -r '.culprit.hwid // .verdict'\n"
+    "  siox top --roots -n 1 --json | jq '.activities[0].aid' | xargs siox blame\n";
+
+struct blame_args {
+  int64_t aid;
+  long margin_s, depth;
+  double ratio;
+};
+
+static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, char **argv, struct blame_args *a) {
+  enum { OPT_MARGIN = 0x200, OPT_RATIO, OPT_DEPTH };
+  static const struct option opts[] = {{"margin", required_argument, NULL, OPT_MARGIN},
+                                       {"ratio", required_argument, NULL, OPT_RATIO},
+                                       {"depth", required_argument, NULL, OPT_DEPTH},
+                                       SIOX_GLOBAL_LONGOPTS,
+                                       {0}};
+  int c, rc;
+  char *end;
+  *a = (struct blame_args){.margin_s = DEFAULT_MARGIN_S, .depth = 32, .ratio = 3.0};
+  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    switch (c) {
+    case OPT_MARGIN:
+      if (siox_cli_parse_long(optarg, 0, 86400, &a->margin_s) != 0)
+        return siox_cli_usage(self, "--margin needs seconds from 0 to 86400, not '%s'", optarg);
+      break;
+    case OPT_RATIO:
+      a->ratio = strtod(optarg, &end);
+      if (*end || end == optarg || !(a->ratio > 1.0 && a->ratio < 1e6))
+        return siox_cli_usage(self, "--ratio needs a number above 1, not '%s'", optarg);
+      break;
+    case OPT_DEPTH:
+      if (siox_cli_parse_long(optarg, 1, 1000, &a->depth) != 0)
+        return siox_cli_usage(self, "--depth needs a number from 1 to 1000, not '%s'", optarg);
+      break;
+    default:
+      if ((rc = siox_cli_common_opt(cli, self, c, argv)) >= 0) return rc;
+    }
+  }
+  if (optind >= argc) return siox_cli_usage(self, "which activity? give its AID");
+  if (optind + 1 < argc) return siox_cli_usage(self, "one AID only, got '%s' too", argv[optind + 1]);
+  if (siox_cli_parse_aid(argv[optind], &a->aid) != 0)
+    return siox_cli_usage(self, "'%s' is not an activity id (a decimal number > 0)", argv[optind]);
+  return -1;
+}
+
+/* ---- the prose -------------------------------------------------------- */
+
+static const char *value_str(const struct siox_blame *b, double v, char *buf, size_t len) {
+  return b->per_byte ? siox_fmt_per_byte(v, buf, len) : siox_fmt_duration((int64_t)(v * 1e9), buf, len);
+}
+
+static double share_of(const struct siox_blame *b, const struct siox_act *a) {
+  int64_t total = b->path[0]->inclusive_ns;
+  return total > 0 ? 100.0 * (double)a->inclusive_ns / (double)total : 100.0;
+}
+
+static void explain_where(FILE *f, const struct siox_blame *b) {
+  const struct siox_act *x = b->suspect, *r = b->path[0];
+  char node[256], who[512], incl[32], excl[32], total[32];
+  /* Just named in the line above: "It" reads better than the name again. */
+  if (b->verdict == SIOX_VERDICT_CULPRIT)
+    snprintf(who, sizeof(who), "It");
+  else
+    snprintf(who, sizeof(who), "%s (%s)", siox_fmt_node(x, node, sizeof(node)), x->name);
+  fprintf(f, "%s held %s of the call's %s (%.0f%%), %s of it in itself (exclusive).\n", who,
+          siox_fmt_duration(x->inclusive_ns, incl, sizeof(incl)), siox_fmt_duration(r->inclusive_ns, total, sizeof(total)),
+          share_of(b, x), siox_fmt_duration(x->exclusive_ns, excl, sizeof(excl)));
+}
+
+static void explain_evidence(FILE *f, const struct siox_blame *b, long margin_s) {
+  const struct siox_act *x = b->suspect;
+  char v[64], med[64], p90[64], own[64];
+  fprintf(f, "%s it took %s; its peers (%s %s on %zu other node%s, %zu sample%s in the job's window +/- %ld s) took "
+             "a median of %s, p%.0f %s: %.1fx the median.\n",
+          b->per_byte ? "Per byte" : "In all", value_str(b, b->value, v, sizeof(v)), x->swid, x->name, b->npeers,
+          b->npeers == 1 ? "" : "s", b->peer_samples, b->peer_samples == 1 ? "" : "s", margin_s,
+          value_str(b, b->peer_median, med, sizeof(med)), b->rule.pct * 100, value_str(b, b->peer_p90, p90, sizeof(p90)),
+          b->ratio);
+  if (b->own_samples)
+    fprintf(f, "Its node's %zu other sample%s in the window: median %s.\n", b->own_samples,
+            b->own_samples == 1 ? "" : "s", value_str(b, b->own_median, own, sizeof(own)));
+  if (b->peer_skipped)
+    fprintf(f, "(%zu peer sample%s without a byte count were left out.)\n", b->peer_skipped,
+            b->peer_skipped == 1 ? "" : "s");
+}
+
+/* The verdict in sentences; the caller frees the string. */
+static char *explain(const struct siox_blame *b, long margin_s) {
+  char *s = NULL, node[512];
+  size_t len = 0;
+  FILE *f = open_memstream(&s, &len);
+  if (!f) return NULL;
+  const struct siox_act *x = b->suspect;
+  if (b->verdict == SIOX_VERDICT_CULPRIT)
+    fprintf(f, "Culprit: %s (%s), activity %" PRId64 ".\n", siox_fmt_node(x, node, sizeof(node)), x->name, x->aid);
+  else if (b->verdict == SIOX_VERDICT_NORMAL)
+    fprintf(f, "Nothing stands out: the time went where it usually goes.\n");
+  else
+    fprintf(f, "No verdict: too few peers to compare with.\n");
+  explain_where(f, b);
+  if (b->verdict != SIOX_VERDICT_NO_PEERS) explain_evidence(f, b, margin_s);
+  if (b->verdict == SIOX_VERDICT_NORMAL)
+    fprintf(f, "That is below the rule's %.1fx (or within the peers' p%.0f), so it looks normal.\n", b->rule.ratio,
+            b->rule.pct * 100);
+  if (b->verdict == SIOX_VERDICT_NO_PEERS)
+    fprintf(f, "Only %zu comparable sample%s of %s %s on other nodes in the window +/- %ld s (need %zu); try a "
+               "larger --margin.\n",
+            b->peer_samples, b->peer_samples == 1 ? "" : "s", x->swid, x->name, margin_s, b->rule.min_peers);
+  fprintf(f, "Rule: named when its time%s is >= %.1fx the peers' median and above their p%.0f, with >= %zu peer "
+             "samples.\n",
+          b->per_byte ? " per byte" : "", b->rule.ratio, b->rule.pct * 100, b->rule.min_peers);
+  fclose(f);
+  return s;
+}
+
+/* ---- output ----------------------------------------------------------- */
+
+static void print_text(const struct siox_blame *b, const char *prose) {
+  char node[512], incl[32], excl[32], med[64];
+  const struct siox_act *r = b->path[0];
+  printf("Activity %" PRId64 " (%s on %s %s%s%s) took %s.\n\nCritical path:\n", r->aid, r->name, r->hwid, r->swid,
+         r->job[0] ? ", job " : "", r->job, siox_fmt_duration(r->inclusive_ns, incl, sizeof(incl)));
+  for (size_t i = 0; i < b->npath; i++) {
+    const struct siox_act *a = b->path[i];
+    snprintf(node, sizeof(node), "%s %s %s", a->hwid, a->swid, a->name);
+    printf("%s %-20" PRId64 " %-40s incl %12s  excl %12s  %5.1f%%\n", i == b->suspect_idx ? ">" : " ", a->aid, node,
+           siox_fmt_duration(a->inclusive_ns, incl, sizeof(incl)), siox_fmt_duration(a->exclusive_ns, excl, sizeof(excl)),
+           share_of(b, a));
+  }
+  printf("\n%s", prose);
+  if (b->npeers) printf("\nPeers (median per node, slowest first):\n");
+  for (size_t i = 0; i < b->npeers; i++)
+    printf("  %-24s %-8s %6zu samples  median %s\n", b->peers[i].hwid, b->peers[i].iid, b->peers[i].n,
+           value_str(b, b->peers[i].median, med, sizeof(med)));
+}
+
+static json_object *culprit_json(const struct siox_blame *b) {
+  const struct siox_act *x = b->suspect;
+  json_object *o = json_object_new_object();
+  siox_json_int(o, "aid", x->aid);
+  siox_json_str(o, "hwid", x->hwid);
+  siox_json_str(o, "swid", x->swid);
+  siox_json_str(o, "iid", x->iid);
+  siox_json_str(o, "name", x->name);
+  siox_json_str(o, "host", x->host);
+  siox_json_dbl(o, "inclusive_s", (double)x->inclusive_ns / 1e9);
+  siox_json_dbl(o, "exclusive_s", (double)x->exclusive_ns / 1e9);
+  siox_json_dbl(o, "share", share_of(b, x) / 100);
+  json_object_object_add(o, "bytes", x->bytes >= 0 ? json_object_new_int64(x->bytes) : NULL);
+  return o;
+}
+
+static json_object *evidence_json(const struct siox_blame *b, const struct siox_peer_query *q, long margin_s) {
+  json_object *o = json_object_new_object();
+  siox_json_str(o, "metric", b->per_byte ? "inclusive seconds per byte" : "inclusive seconds");
+  siox_json_str(o, "unit", b->per_byte ? "s/B" : "s");
+  siox_json_dbl(o, "value", b->value);
+  siox_json_dbl(o, "peer_median", b->peer_median);
+  siox_json_dbl(o, "peer_p90", b->peer_p90);
+  siox_json_dbl(o, "ratio", b->ratio);
+  siox_json_int(o, "peer_samples", (int64_t)b->peer_samples);
+  siox_json_int(o, "peer_nodes", (int64_t)b->npeers);
+  siox_json_int(o, "peer_skipped", (int64_t)b->peer_skipped);
+  siox_json_int(o, "own_samples", (int64_t)b->own_samples);
+  siox_json_dbl(o, "own_median", b->own_median);
+  siox_json_str(o, "job", q->job);
+  siox_json_int(o, "window_from_ns", q->from_ns);
+  siox_json_int(o, "window_to_ns", q->to_ns);
+  siox_json_int(o, "margin_s", margin_s);
+  return o;
+}
+
+static json_object *rule_json(const struct siox_blame *b) {
+  json_object *o = json_object_new_object();
+  siox_json_dbl(o, "ratio", b->rule.ratio);
+  siox_json_dbl(o, "percentile", b->rule.pct);
+  siox_json_int(o, "min_peers", (int64_t)b->rule.min_peers);
+  siox_json_dbl(o, "path_share", b->rule.share);
+  return o;
+}
+
+static json_object *blame_json(const struct siox_blame *b, const struct siox_peer_query *q, long margin_s,
+                               const char *prose) {
+  static const char *const verdicts[] = {"culprit", "normal", "no-peers"};
+  json_object *o = json_object_new_object(), *path = json_object_new_array(), *peers = json_object_new_array();
+  siox_json_int(o, "aid", b->path[0]->aid);
+  siox_json_str(o, "verdict", verdicts[b->verdict]);
+  json_object_object_add(o, "culprit", b->verdict == SIOX_VERDICT_CULPRIT ? culprit_json(b) : NULL);
+  json_object_object_add(o, "suspect", culprit_json(b));
+  for (size_t i = 0; i < b->npath; i++) {
+    json_object *a = siox_json_act(b->path[i], b->path[0], false);
+    siox_json_dbl(a, "share", share_of(b, b->path[i]) / 100);
+    json_object_array_add(path, a);
+  }
+  json_object_object_add(o, "path", path);
+  siox_json_int(o, "suspect_index", (int64_t)b->suspect_idx);
+  for (size_t i = 0; i < b->npeers; i++) {
+    json_object *p = json_object_new_object();
+    siox_json_str(p, "hwid", b->peers[i].hwid);
+    siox_json_str(p, "iid", b->peers[i].iid);
+    siox_json_int(p, "samples", (int64_t)b->peers[i].n);
+    siox_json_dbl(p, "median", b->peers[i].median);
+    json_object_array_add(peers, p);
+  }
+  json_object_object_add(o, "peers", peers);
+  json_object_object_add(o, "evidence", evidence_json(b, q, margin_s));
+  json_object_object_add(o, "rule", rule_json(b));
+  siox_json_str(o, "explanation", prose);
+  return o;
+}
+
+/* ---- run -------------------------------------------------------------- */
+
+static int judge(PGconn *c, const struct blame_args *a, struct siox_blame *b, struct siox_peer_query *q) {
+  const struct siox_act *r = b->path[0], *x = b->suspect;
+  char err[2048] = "out of memory";
+  int64_t margin = (int64_t)a->margin_s * 1000000000;
+  *q = (struct siox_peer_query){.swid = x->swid, .name = x->name, .job = r->job, .from_ns = r->start_ns - margin,
+                                .to_ns = r->end_ns + margin, .limit = PEER_LIMIT, .mid_ns = x->start_ns};
+  struct siox_peer_set peers = {0};
+  if (siox_wh_peers(c, q, &peers, err, sizeof(err)) != 0) {
+    fprintf(stderr, "siox: %s\n", err);
+    return SIOX_EXIT_FAIL;
+  }
+  int rc = siox_blame_judge(b, peers.s, peers.n) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
+  if (rc != SIOX_EXIT_OK) b->npeers = 0;
+  /* Peer names point into the query result, which goes now: copy them. */
+  for (size_t i = 0; i < b->npeers; i++) {
+    b->peers[i].hwid = strdup(b->peers[i].hwid);
+    b->peers[i].iid = strdup(b->peers[i].iid);
+    if (!b->peers[i].hwid || !b->peers[i].iid) rc = SIOX_EXIT_FAIL;
+  }
+  siox_wh_peers_free(&peers);
+  return rc;
+}
+
+static int report(const struct siox_cli *cli, const struct blame_args *a, const struct siox_blame *b,
+                  const struct siox_peer_query *q) {
+  char *prose = explain(b, a->margin_s);
+  if (!prose) return SIOX_EXIT_FAIL;
+  int rc = SIOX_EXIT_OK;
+  if (cli->json)
+    rc = siox_json_print(blame_json(b, q, a->margin_s, prose)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
+  else
+    print_text(b, prose);
+  free(prose);
+  return rc;
+}
+
+static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char **argv) {
+  struct blame_args a;
+  int rc = parse(cli, self, argc, argv, &a);
+  if (rc >= 0) return rc;
+  PGconn *c;
+  struct siox_tree *t = NULL;
+  struct siox_blame b = {0};
+  struct siox_peer_query q;
+  struct siox_blame_rule rule = SIOX_BLAME_RULE_DEFAULT;
+  rule.ratio = a.ratio;
+  if ((rc = siox_cli_open(cli, &c)) != SIOX_EXIT_OK) return rc;
+  rc = siox_cli_load(c, a.aid, (int)a.depth, &t);
+  if (rc == SIOX_EXIT_OK) rc = siox_blame_walk(t, &rule, &b) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
+  if (rc == SIOX_EXIT_OK) rc = judge(c, &a, &b, &q);
+  if (rc == SIOX_EXIT_OK) rc = report(cli, &a, &b, &q);
+  for (size_t i = 0; i < b.npeers; i++) {
+    free((char *)b.peers[i].hwid);
+    free((char *)b.peers[i].iid);
+  }
+  siox_blame_release(&b);
+  siox_tree_destroy(t);
+  PQfinish(c);
+  return rc;
+}
+
+const struct siox_cmd siox_cmd_blame = {"blame", "say which component made one call slow, with evidence", help, run};

@@ -1,0 +1,162 @@
+/*
+ * `siox status`: is SIOX healthy here? Asks the node daemon and the server
+ * for their counters (status_probe.c) and counts the warehouse, including
+ * what clients dropped. Each part is reported on its own; the exit status
+ * says whether all of them answered.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "json_out.h"
+#include "status_probe.h"
+#include "warehouse.h"
+
+static const char help[] =
+    "NAME\n"
+    "  siox status - health of the node daemon, the server and the warehouse\n"
+    "\n"
+    "SYNOPSIS\n"
+    "  siox status [--socket PATH] [--server HOST:PORT] [--json]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "  Asks three parts of SIOX how they are, each on its own:\n"
+    "  daemon     the node's siox-daemon, over its unix socket: uptime and counters\n"
+    "             (clients, batches, spool, ...)\n"
+    "  server     siox-server, over TCP: uptime and counters (ingest, links, ...)\n"
+    "  warehouse  the PostgreSQL warehouse: activities, processes, nodes, daemons,\n"
+    "             implicit links, and activities clients dropped (buffers full,\n"
+    "             no daemon) as they last reported\n"
+    "  A part that does not answer is shown as \"unreachable: <reason>\"; the\n"
+    "  others are still shown.\n"
+    "\n"
+    "OPTIONS\n"
+    "  --socket PATH       the daemon's socket (default $SIOX_SOCKET, else\n"
+    "                      " SIOX_DEFAULT_SOCKET ")\n"
+    "  --server HOST:PORT  the server (default " SIOX_DEFAULT_SERVER ")\n"
+    "\n"
+    "EXIT STATUS\n"
+    "  0 all three parts answered; 1 at least one is unreachable; 2 bad command line.\n"
+    "\n"
+    "EXAMPLES\n"
+    "  siox status\n"
+    "  siox status --socket /tmp/siox.sock --server 10.0.0.5:7410 --data-dir /srv/siox\n"
+    "  siox status --json | jq '.warehouse.dropped'\n";
+
+struct status_args {
+  const char *socket, *server;
+};
+
+static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, char **argv, struct status_args *a) {
+  enum { OPT_SOCKET = 0x200, OPT_SERVER };
+  static const struct option opts[] = {{"socket", required_argument, NULL, OPT_SOCKET},
+                                       {"server", required_argument, NULL, OPT_SERVER},
+                                       SIOX_GLOBAL_LONGOPTS,
+                                       {0}};
+  const char *env = getenv("SIOX_SOCKET");
+  int c, rc;
+  a->socket = env && *env ? env : SIOX_DEFAULT_SOCKET;
+  a->server = SIOX_DEFAULT_SERVER;
+  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    if (c == OPT_SOCKET)
+      a->socket = optarg;
+    else if (c == OPT_SERVER)
+      a->server = optarg;
+    else if ((rc = siox_cli_common_opt(cli, self, c, argv)) >= 0)
+      return rc;
+  }
+  if (optind < argc) return siox_cli_usage(self, "unexpected argument '%s'", argv[optind]);
+  return -1;
+}
+
+/* ---- one part each: prints text, or adds to the JSON object ------------ */
+
+static json_object *reply_json(const Siox__StatusReply *r) {
+  json_object *o = json_object_new_object(), *cs = json_object_new_object();
+  siox_json_str(o, "role", r->role);
+  siox_json_int(o, "uptime_s", (int64_t)r->uptime_s);
+  for (size_t i = 0; i < r->n_counters; i++) siox_json_int(cs, r->counters[i]->name, r->counters[i]->value);
+  json_object_object_add(o, "counters", cs);
+  return o;
+}
+
+static void reply_text(const char *label, const char *addr, const Siox__StatusReply *r) {
+  uint64_t up = r->uptime_s;
+  printf("%-10s %s: ok (%s), up %" PRIu64 "d %02" PRIu64 ":%02" PRIu64 ":%02" PRIu64 "\n", label, addr,
+         r->role && *r->role ? r->role : "?", up / 86400, up / 3600 % 24, up / 60 % 60, up % 60);
+  for (size_t i = 0; i < r->n_counters; i++)
+    printf("%-10s   %-32s %" PRId64 "\n", "", r->counters[i]->name, r->counters[i]->value);
+}
+
+/* Daemon or server. Returns true when it answered. */
+static bool probe_part(const struct siox_cli *cli, json_object *all, const char *label, const char *addr,
+                       Siox__StatusReply *(*probe)(const char *, char *, size_t)) {
+  char err[1024];
+  Siox__StatusReply *r = probe(addr, err, sizeof(err));
+  if (cli->json) {
+    json_object *o = r ? reply_json(r) : json_object_new_object();
+    siox_json_str(o, "address", addr);
+    json_object_object_add(o, "ok", json_object_new_boolean(r != NULL));
+    if (!r) siox_json_str(o, "error", err);
+    json_object_object_add(all, label, o);
+  } else if (r) {
+    reply_text(label, addr, r);
+  } else {
+    printf("%-10s %s: unreachable: %s\n", label, addr, err);
+  }
+  if (r) siox__status_reply__free_unpacked(r, NULL);
+  return r != NULL;
+}
+
+static void counts_out(const struct siox_cli *cli, json_object *o, const struct siox_wh_counts *n) {
+  if (!cli->json) {
+    printf("%-10s ok: %" PRId64 " activities, %" PRId64 " processes, %" PRId64 " nodes, %" PRId64 " daemons, %" PRId64
+           " implicit links; %" PRId64 " activities dropped by clients\n",
+           "warehouse", n->activities, n->processes, n->nodes, n->daemons, n->implicit_links, n->dropped);
+    return;
+  }
+  siox_json_int(o, "activities", n->activities);
+  siox_json_int(o, "processes", n->processes);
+  siox_json_int(o, "nodes", n->nodes);
+  siox_json_int(o, "daemons", n->daemons);
+  siox_json_int(o, "implicit_links", n->implicit_links);
+  siox_json_int(o, "dropped", n->dropped);
+}
+
+static bool warehouse_part(const struct siox_cli *cli, json_object *all) {
+  char err[2048];
+  struct siox_wh_counts n;
+  PGconn *c = siox_wh_connect(cli, err, sizeof(err));
+  bool ok = c && siox_wh_counts(c, &n, err, sizeof(err)) == 0;
+  PQfinish(c);
+  json_object *o = json_object_new_object();
+  json_object_object_add(o, "ok", json_object_new_boolean(ok));
+  if (ok)
+    counts_out(cli, o, &n);
+  else if (cli->json)
+    siox_json_str(o, "error", err);
+  else
+    printf("%-10s unreachable: %s\n", "warehouse", err);
+  if (cli->json)
+    json_object_object_add(all, "warehouse", o);
+  else
+    json_object_put(o);
+  return ok;
+}
+
+static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char **argv) {
+  struct status_args a;
+  int rc = parse(cli, self, argc, argv, &a);
+  if (rc >= 0) return rc;
+  json_object *all = cli->json ? json_object_new_object() : NULL;
+  bool ok = probe_part(cli, all, "daemon", a.socket, siox_probe_daemon);
+  ok &= probe_part(cli, all, "server", a.server, siox_probe_server);
+  ok &= warehouse_part(cli, all);
+  if (all) {
+    json_object_object_add(all, "ok", json_object_new_boolean(ok));
+    siox_json_print(all);
+  }
+  return ok ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
+}
+
+const struct siox_cmd siox_cmd_status = {"status", "health of the node daemon, the server and the warehouse", help, run};

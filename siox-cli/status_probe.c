@@ -1,0 +1,209 @@
+/*
+ * `siox status` probes. Daemon: connect to its unix socket, send one
+ * SIOX_CW_STATUS frame with an empty payload, read one SIOX_CW_STATUS frame
+ * back holding a packed siox.StatusReply. Server: connect over TCP, send a
+ * SIOX_FRAME_STATUS_REQUEST frame, read SIOX_FRAME_STATUS_REPLY. Every read
+ * is bounded by a timeout and every length checked before use.
+ */
+#include "status_probe.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "siox_client_wire.h"
+#include "siox_frame.h"
+
+static void set_timeouts(int fd) {
+  struct timeval tv = {.tv_sec = SIOX_PROBE_TIMEOUT_MS / 1000, .tv_usec = (SIOX_PROBE_TIMEOUT_MS % 1000) * 1000};
+  /* On Linux SO_SNDTIMEO also bounds connect(). */
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+/* 0, or -errno; -ECONNRESET when the peer closed before len bytes came. */
+static int read_full(int fd, void *buf, size_t len) {
+  uint8_t *p = buf;
+  while (len) {
+    ssize_t n = read(fd, p, len);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno == EAGAIN ? -ETIMEDOUT : -errno;
+    if (n == 0) return -ECONNRESET;
+    p += n;
+    len -= (size_t)n;
+  }
+  return 0;
+}
+
+static int write_full(int fd, const void *buf, size_t len) {
+  const uint8_t *p = buf;
+  while (len) {
+    ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno == EAGAIN ? -ETIMEDOUT : -errno;
+    p += n;
+    len -= (size_t)n;
+  }
+  return 0;
+}
+
+static Siox__StatusReply *unpack_reply(int fd, uint32_t len, char *err, size_t errlen) {
+  uint8_t *buf = malloc(len ? len : 1);
+  if (!buf) {
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  int rc = read_full(fd, buf, len);
+  Siox__StatusReply *r = rc ? NULL : siox__status_reply__unpack(NULL, len, buf);
+  free(buf);
+  if (rc)
+    snprintf(err, errlen, "reading the reply: %s", strerror(-rc));
+  else if (!r)
+    snprintf(err, errlen, "bad reply: not a siox.StatusReply");
+  return r;
+}
+
+/* ---- daemon ----------------------------------------------------------- */
+
+static int connect_unix(const char *path, char *err, size_t errlen) {
+  struct sockaddr_un sa = {.sun_family = AF_UNIX};
+  if (strlen(path) >= sizeof(sa.sun_path)) {
+    snprintf(err, errlen, "socket path too long");
+    return -1;
+  }
+  memcpy(sa.sun_path, path, strlen(path) + 1);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    snprintf(err, errlen, "socket: %s", strerror(errno));
+    return -1;
+  }
+  set_timeouts(fd);
+  if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+    snprintf(err, errlen, "%s", strerror(errno));
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+/* The client wire's header is in host byte order (both ends on one host). */
+static int check_cw_hdr(const struct siox_cw_frame_hdr *h, char *err, size_t errlen) {
+  if (h->magic != SIOX_CW_MAGIC || h->version != SIOX_CW_VERSION)
+    snprintf(err, errlen, "bad reply: not a SIOX daemon (magic %#x, version %u)", h->magic, h->version);
+  else if (h->type != SIOX_CW_STATUS)
+    snprintf(err, errlen, "bad reply: frame type %u, expected %u (status)", h->type, SIOX_CW_STATUS);
+  else if (h->length > SIOX_CW_MAX_PAYLOAD)
+    snprintf(err, errlen, "bad reply: %u bytes is too long", h->length);
+  else
+    return 0;
+  return -EPROTO;
+}
+
+Siox__StatusReply *siox_probe_daemon(const char *socket_path, char *err, size_t errlen) {
+  int fd = connect_unix(socket_path, err, errlen);
+  if (fd < 0) return NULL;
+  struct siox_cw_frame_hdr h = {.magic = SIOX_CW_MAGIC, .version = SIOX_CW_VERSION, .type = SIOX_CW_STATUS};
+  Siox__StatusReply *r = NULL;
+  int rc = write_full(fd, &h, sizeof(h));
+  if (rc == 0) rc = read_full(fd, &h, sizeof(h));
+  if (rc)
+    snprintf(err, errlen, "%s", rc == -ECONNRESET ? "the daemon closed the connection without answering" : strerror(-rc));
+  else if (check_cw_hdr(&h, err, errlen) == 0)
+    r = unpack_reply(fd, h.length, err, errlen);
+  close(fd);
+  return r;
+}
+
+/* ---- server ----------------------------------------------------------- */
+
+/* "host:port", "[v6]:port". 0, or -EINVAL with err set. */
+static int split_host_port(const char *s, char *host, size_t hlen, const char **port, char *err, size_t errlen) {
+  const char *colon = strrchr(s, ':');
+  const char *h = s;
+  size_t n = colon ? (size_t)(colon - s) : 0;
+  if (n >= 2 && s[0] == '[' && s[n - 1] == ']') {
+    h = s + 1;
+    n -= 2;
+  }
+  if (!colon || n == 0 || n >= hlen || !colon[1]) {
+    snprintf(err, errlen, "'%s' is not HOST:PORT", s);
+    return -EINVAL;
+  }
+  memcpy(host, h, n);
+  host[n] = '\0';
+  *port = colon + 1;
+  return 0;
+}
+
+static int connect_tcp(const char *host_port, char *err, size_t errlen) {
+  char host[256];
+  const char *port;
+  if (split_host_port(host_port, host, sizeof(host), &port, err, errlen)) return -1;
+  struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res, *ai;
+  int g = getaddrinfo(host, port, &hints, &res);
+  if (g) {
+    snprintf(err, errlen, "cannot resolve %s: %s", host_port, gai_strerror(g));
+    return -1;
+  }
+  int fd = -1;
+  snprintf(err, errlen, "no address");
+  for (ai = res; ai && fd < 0; ai = ai->ai_next) {
+    fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd < 0) continue;
+    set_timeouts(fd);
+    if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+      snprintf(err, errlen, "%s", errno == EINPROGRESS || errno == EAGAIN ? "connect timed out" : strerror(errno));
+      close(fd);
+      fd = -1;
+    }
+  }
+  freeaddrinfo(res);
+  return fd;
+}
+
+/* The server refused: its siox.Error says why. */
+static void read_error_frame(int fd, uint32_t len, char *err, size_t errlen) {
+  uint8_t *buf = malloc(len ? len : 1);
+  Siox__Error *e = buf && read_full(fd, buf, len) == 0 ? siox__error__unpack(NULL, len, buf) : NULL;
+  snprintf(err, errlen, "the server answered with an error: %s", e && e->reason ? e->reason : "(unreadable)");
+  if (e) siox__error__free_unpacked(e, NULL);
+  free(buf);
+}
+
+static Siox__StatusReply *server_exchange(int fd, char *err, size_t errlen) {
+  Siox__StatusRequest req = SIOX__STATUS_REQUEST__INIT;
+  uint8_t out[SIOX_FRAME_HDR_LEN + 16], in[SIOX_FRAME_HDR_LEN];
+  size_t plen = siox__status_request__get_packed_size(&req); /* 0 today; packed anyway */
+  if (plen > sizeof(out) - SIOX_FRAME_HDR_LEN) return snprintf(err, errlen, "request too large"), NULL;
+  siox__status_request__pack(&req, out + SIOX_FRAME_HDR_LEN);
+  siox_frame_hdr_encode(out, SIOX_FRAME_STATUS_REQUEST, (uint32_t)plen);
+  int rc = write_full(fd, out, SIOX_FRAME_HDR_LEN + plen);
+  if (rc == 0) rc = read_full(fd, in, sizeof(in));
+  if (rc) {
+    snprintf(err, errlen, "%s", rc == -ECONNRESET ? "the server closed the connection without answering" : strerror(-rc));
+    return NULL;
+  }
+  struct siox_frame_hdr h;
+  const char *why = "";
+  if (siox_frame_hdr_decode(in, &h, &why) != 0) return snprintf(err, errlen, "bad reply: %s", why), NULL;
+  if (h.type == SIOX_FRAME_ERROR) return read_error_frame(fd, h.length, err, errlen), NULL;
+  if (h.type != SIOX_FRAME_STATUS_REPLY)
+    return snprintf(err, errlen, "bad reply: frame type %u, expected %u", h.type, SIOX_FRAME_STATUS_REPLY), NULL;
+  return unpack_reply(fd, h.length, err, errlen);
+}
+
+Siox__StatusReply *siox_probe_server(const char *host_port, char *err, size_t errlen) {
+  int fd = connect_tcp(host_port, err, errlen);
+  if (fd < 0) return NULL;
+  Siox__StatusReply *r = server_exchange(fd, err, errlen);
+  close(fd);
+  return r;
+}

@@ -1,0 +1,82 @@
+/*
+ * The `siox` command's side of the PostgreSQL warehouse (schema:
+ * siox-server/schema/001_init.sql): finding and connecting to it, and the
+ * parameterised queries the subcommands need. Everything returns negative
+ * errno and a message in err; nothing here prints.
+ */
+#ifndef SIOX_CLI_WAREHOUSE_H
+#define SIOX_CLI_WAREHOUSE_H
+
+#include <libpq-fe.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blame.h"
+#include "cli.h"
+#include "graph.h"
+
+/* Connects to the warehouse named by cli (see README.md "Finding the
+ * warehouse"). Returns the connection (the caller PQfinish-es it), or NULL
+ * with a message in err that names where it looked and how to change it. */
+PGconn *siox_wh_connect(const struct siox_cli *cli, char *err, size_t errlen);
+
+/* Loads aid and everything it caused, following explicit and implicit links
+ * down to `depth` levels, with node, type, process and attributes. *out is a
+ * finished tree the caller destroys. 0, -ENOENT (no such activity), -EIO
+ * (query failed; err says why), -ENOMEM. */
+int siox_wh_load_tree(PGconn *c, int64_t aid, int depth, struct siox_tree **out, char *err, size_t errlen);
+
+/* ---- top -------------------------------------------------------------- */
+struct siox_top_query {
+  long limit;
+  const char *job, *layer, *name; /* NULL: any */
+  int roots_only;                 /* only activities nothing caused */
+};
+struct siox_top_row {
+  int64_t aid, start_ns, duration_ns, bytes; /* bytes -1 when unknown */
+  int32_t err;
+  const char *host, *hwid, *swid, *name, *job; /* borrowed from the result */
+};
+struct siox_top {
+  struct siox_top_row *rows;
+  size_t n;
+  PGresult *res;
+};
+/* Slowest activities first. The caller frees *out with siox_wh_top_free.
+ * 0, -EIO (err says why), -ENOMEM. */
+int siox_wh_top(PGconn *c, const struct siox_top_query *q, struct siox_top *out, char *err, size_t errlen);
+void siox_wh_top_free(struct siox_top *t);
+
+/* ---- blame peers ------------------------------------------------------ */
+struct siox_peer_query {
+  const char *swid, *name; /* the suspect's layer and activity type */
+  const char *job;         /* the call's job; "" matches only job-less processes */
+  int64_t from_ns, to_ns;  /* start times within this window */
+  long limit;              /* the samples nearest to mid_ns are kept */
+  int64_t mid_ns;
+};
+struct siox_peer_set {
+  struct siox_blame_sample *s; /* strings borrowed from res */
+  size_t n;
+  PGresult *res;
+};
+/* Samples of the suspect's kind (all nodes, its own included). The caller
+ * frees *out with siox_wh_peers_free. 0, -EIO, -ENOMEM. */
+int siox_wh_peers(PGconn *c, const struct siox_peer_query *q, struct siox_peer_set *out, char *err, size_t errlen);
+void siox_wh_peers_free(struct siox_peer_set *p);
+
+/* ---- counts ----------------------------------------------------------- */
+struct siox_wh_counts {
+  int64_t activities, processes, nodes, daemons, implicit_links, dropped;
+};
+/* 0 or -EIO. */
+int siox_wh_counts(PGconn *c, struct siox_wh_counts *out, char *err, size_t errlen);
+
+
+
+/* Shared by the warehouse_*.c files: formats "<what>: <server message>" into
+ * err, clears res and returns -EIO. */
+int siox_wh_failed(PGresult *res, PGconn *c, const char *what, char *err, size_t errlen);
+/* Reads column col of row r as an int64 (0 when NULL). */
+int64_t siox_wh_i64(const PGresult *res, int r, int col);
+#endif

@@ -1,0 +1,204 @@
+/*
+ * Internal interface between the files of libsiox-client (libuv's "uv__"
+ * tier: names are siox__*, hidden from the shared object's exports).
+ * Data path: hot path (activity.c) -> per-thread ring (this header) ->
+ * flusher (flusher.c) -> connection send buffer (conn.c) -> daemon socket.
+ */
+#ifndef SIOX_CLIENT_INTERNAL_H
+#define SIOX_CLIENT_INTERNAL_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <siox/siox.h>
+#include <siox/siox_internal.h>
+#include <siox_client_wire.h>
+
+#define SIOX_HIDDEN __attribute__((visibility("hidden")))
+#define SIOX_LIKELY(x) __builtin_expect(!!(x), 1)
+#define SIOX_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* The library is meant for LD_PRELOAD: initial-exec TLS costs one
+ * %fs-relative load, where the dynamic model would call __tls_get_addr. */
+#define SIOX_TLS __thread __attribute__((tls_model("initial-exec")))
+
+#define SIOX_STACK_DEPTH 64
+#define SIOX_AID_BLOCK 4096u
+#define SIOX_RING_MIN (64u << 10)
+#define SIOX_RING_MAX (1u << 30)
+#define SIOX_REC_MAX_BYTES (sizeof(struct siox_cw_rec_hdr) + sizeof(struct siox_cw_desc) + \
+                            2 * (sizeof(struct siox_cw_desc_value) + SIOX_CW_MAX_VALUE))
+
+/* One open activity, already laid out as its ACTIVITY wire record so that
+ * stop is a single copy into the ring. */
+struct siox__open {
+  struct siox_cw_rec_hdr hdr;
+  struct siox_cw_activity act;
+  struct siox_cw_attr attrs[SIOX_CW_MAX_ATTRS];
+};
+
+/* Per-thread state. The owning thread alone writes the fields of the first
+ * block; the flusher reads pub_head (acquire) and the counters (relaxed) and
+ * alone writes tail and the flusher block. Freed by the flusher once the
+ * thread has exited (closed) and the ring is drained. */
+struct siox__thread {
+  uint8_t *buf;         /* ring bytes, size mask + 1 (a power of two) */
+  uint64_t mask;
+  uint64_t head;        /* owner's copy of pub_head */
+  uint64_t tail_cache;  /* owner's last view of tail */
+  uint64_t aid_next, aid_end;
+  uint32_t depth;
+  volatile int busy;    /* set while in the library: a signal handler that
+                           re-enters drops its record instead of corrupting */
+  uint64_t n_activities, n_records, n_dropped; /* relaxed atomic stores */
+  struct siox__open stack[SIOX_STACK_DEPTH];
+
+  _Alignas(64) _Atomic uint64_t pub_head;     /* release by owner */
+  _Alignas(64) _Atomic uint64_t tail;         /* release by flusher */
+  _Atomic int closed;                         /* thread has exited */
+  uint32_t index;                             /* BATCH.thread, >= 1 */
+  uint64_t snap_head;                         /* flusher: head seen this cycle */
+  struct siox__thread *next;                  /* list under siox__threads_lock */
+};
+
+extern SIOX_TLS struct siox__thread *siox__self SIOX_HIDDEN;
+extern SIOX_TLS int siox__in_lib SIOX_HIDDEN;
+
+/* ---- clock.c ---- */
+extern int siox__clock_tsc SIOX_HIDDEN; /* 1: timestamps are TSC ticks */
+SIOX_HIDDEN void siox__clock_init(void);
+SIOX_HIDDEN void siox__clock_pair(uint64_t *tsc, int64_t *ns);
+SIOX_HIDDEN uint64_t siox__clock_slow(void);
+
+static inline uint64_t siox__clock_now(void) {
+#if defined(__x86_64__)
+  if (SIOX_LIKELY(siox__clock_tsc)) {
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+  }
+#endif
+  return siox__clock_slow();
+}
+
+/* ---- lifecycle.c ---- */
+struct siox__config {
+  char socket_path[108];
+  size_t buffer_bytes;
+  unsigned flush_interval_ms;
+  unsigned exit_timeout_ms;
+};
+extern struct siox__config siox__cfg SIOX_HIDDEN;
+/* Initialises from the environment if needed; returns 1 when recording is
+ * enabled, 0 when disabled or finalized. */
+SIOX_HIDDEN int siox__ensure(void);
+
+/* ---- thread.c ---- */
+extern pthread_mutex_t siox__threads_lock SIOX_HIDDEN;
+extern struct siox__thread *siox__threads SIOX_HIDDEN;
+SIOX_HIDDEN struct siox__thread *siox__thread_attach(void);
+SIOX_HIDDEN int siox__aid_refill(struct siox__thread *t);
+SIOX_HIDDEN void siox__thread_retire(struct siox__thread *t);
+SIOX_HIDDEN void siox__threads_after_fork_child(void);
+SIOX_HIDDEN void siox__stats_sum(uint64_t *activities, uint64_t *records, uint64_t *dropped);
+SIOX_HIDDEN void siox__count_drop_global(void);
+
+static inline void siox__bump(uint64_t *c) {
+  __atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
+}
+
+/* Returns the calling thread's state, attaching it on first use; NULL when
+ * recording is off (disabled, finalized, thread exiting, out of memory). */
+static inline struct siox__thread *siox__thread_get(void) {
+  struct siox__thread *t = siox__self;
+  if (SIOX_UNLIKELY(t == NULL)) t = siox__thread_attach();
+  return t;
+}
+
+/* Copies a record of `bytes` (a multiple of 8) with inline moves: a libc
+ * memcpy call for ~80 bytes cost more than the copy itself. */
+static inline void siox__copy_words(uint8_t *dst, const uint8_t *src, uint64_t bytes) {
+  for (; bytes >= 32; bytes -= 32, dst += 32, src += 32) __builtin_memcpy(dst, src, 32);
+  for (; bytes >= 8; bytes -= 8, dst += 8, src += 8) __builtin_memcpy(dst, src, 8);
+}
+
+/* Copies one record into the owner's ring and publishes it. Returns 0, or
+ * -ENOBUFS (counted as dropped) when the ring has no room. */
+static inline int siox__ring_write(struct siox__thread *t, const void *rec, uint32_t bytes) {
+  uint64_t head = t->head, size = t->mask + 1;
+  if (SIOX_UNLIKELY(size - (head - t->tail_cache) < bytes)) {
+    t->tail_cache = atomic_load_explicit(&t->tail, memory_order_acquire);
+    if (size - (head - t->tail_cache) < bytes) {
+      siox__bump(&t->n_dropped);
+      return -ENOBUFS;
+    }
+  }
+  uint64_t off = head & t->mask, first = size - off;
+  if (SIOX_LIKELY(first >= bytes)) {
+    siox__copy_words(t->buf + off, rec, bytes);
+  } else {
+    memcpy(t->buf + off, rec, first);
+    memcpy(t->buf, (const uint8_t *)rec + first, bytes - first);
+  }
+  t->head = head + bytes;
+  atomic_store_explicit(&t->pub_head, head + bytes, memory_order_release);
+  siox__bump(&t->n_records);
+  return 0;
+}
+
+/* Signal-safety guard around every per-thread write. */
+static inline int siox__enter(struct siox__thread *t) {
+  if (SIOX_UNLIKELY(t->busy)) {
+    siox__bump(&t->n_dropped);
+    return 0;
+  }
+  t->busy = 1;
+  atomic_signal_fence(memory_order_seq_cst);
+  return 1;
+}
+static inline void siox__leave(struct siox__thread *t) {
+  atomic_signal_fence(memory_order_seq_cst);
+  t->busy = 0;
+}
+
+/* ---- registry.c ---- */
+extern _Atomic uint32_t siox__ntypes SIOX_HIDDEN;
+SIOX_HIDDEN int siox__node_valid(siox_unid node);
+SIOX_HIDDEN int siox__target_valid(siox_target_id target);
+/* Copies the registration bytes in [from, end) to dst (NULL: only reports
+ * the end). Returns the log's current end. */
+SIOX_HIDDEN uint64_t siox__reglog_read(uint64_t from, uint8_t *dst, uint64_t max);
+SIOX_HIDDEN void siox__registry_after_fork_child(void);
+SIOX_HIDDEN void siox__registry_fork_prepare(void);
+SIOX_HIDDEN void siox__registry_fork_parent(void);
+
+/* ---- identity.c ---- */
+/* Builds the HELLO payload into a malloc'd buffer the caller frees. */
+SIOX_HIDDEN int siox__hello_build(uint8_t **out, uint32_t *len);
+SIOX_HIDDEN void siox__identity_init(void);
+
+/* ---- conn.c ---- */
+SIOX_HIDDEN int siox__conn_connected(void);
+SIOX_HIDDEN int siox__conn_try_connect(int force);
+SIOX_HIDDEN uint8_t *siox__conn_frame(uint16_t type, uint32_t payload);
+SIOX_HIDDEN size_t siox__conn_pending(void);
+SIOX_HIDDEN int siox__conn_write(void);
+SIOX_HIDDEN int siox__conn_fd(void);
+SIOX_HIDDEN void siox__conn_reg_inflight(uint64_t reg_end);
+SIOX_HIDDEN uint64_t siox__conn_reg_shipped(void);
+SIOX_HIDDEN uint64_t siox__conn_bytes_sent(void);
+SIOX_HIDDEN void siox__conn_close(void);
+SIOX_HIDDEN void siox__conn_check_peer(void);
+SIOX_HIDDEN void siox__conn_after_fork_child(void);
+
+/* ---- flusher.c ---- */
+SIOX_HIDDEN int siox__flusher_ensure(void);
+SIOX_HIDDEN int siox__flusher_flush(unsigned timeout_ms);
+SIOX_HIDDEN void siox__flusher_stop(void);
+SIOX_HIDDEN void siox__flusher_fork_prepare(void);
+SIOX_HIDDEN void siox__flusher_fork_parent(void);
+SIOX_HIDDEN void siox__flusher_after_fork_child(void);
+
+#endif

@@ -1,0 +1,270 @@
+/*
+ * The background flusher: the one thread that moves records out of the
+ * per-thread rings (and the registration log) into BATCH frames on the
+ * daemon connection, keeps reconnecting while the daemon is away, frees the
+ * state of exited threads, and answers siox_flush().
+ */
+#include <poll.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client.h"
+
+#define FRAME_MAX (256u << 10)  /* record bytes per BATCH frame */
+#define CYCLE_MAX (1u << 20)    /* record bytes moved per cycle */
+#define BUSY_BYTES (64u << 10)  /* a cycle this full: look again in 1 ms */
+
+static pthread_mutex_t fl_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t fl_cond;
+static pthread_t fl_thread;
+static int running, stopping;
+static int wake_fd = -1;
+static uint64_t flush_req, flush_done; /* under fl_lock */
+static int flush_rc;
+static uint64_t filled_req; /* flusher only: requests covered by a full fill */
+static int backlog;         /* flusher only: the last fill left records behind */
+
+/* ---------------------------------------------------------------------------
+ * Moving records: rings -> send buffer
+ * ------------------------------------------------------------------------- */
+static void ring_copy(const struct siox__thread *t, uint64_t from, uint64_t n, uint8_t *dst) {
+  uint64_t off = from & t->mask, first = t->mask + 1 - off;
+  if (first >= n) {
+    memcpy(dst, t->buf + off, n);
+  } else {
+    memcpy(dst, t->buf + off, first);
+    memcpy(dst + first, t->buf, n - first);
+  }
+}
+
+/* End of the longest run of whole records from `from` within `cap` bytes. */
+static uint64_t ring_cut(const struct siox__thread *t, uint64_t from, uint64_t to, uint64_t cap) {
+  uint64_t end = from;
+  while (end < to) {
+    const struct siox_cw_rec_hdr *h = (const void *)(t->buf + (end & t->mask));
+    uint64_t len = (uint64_t)h->words * 8;
+    if (end - from + len > cap) break;
+    end += len;
+  }
+  return end;
+}
+
+/* One BATCH frame with the given clock pair; returns 0 or -ENOMEM. */
+static int batch_frame(uint32_t thread, uint32_t bytes, uint64_t tsc, int64_t ns, uint8_t **recs) {
+  uint8_t *p = siox__conn_frame(SIOX_CW_BATCH, (uint32_t)sizeof(struct siox_cw_batch) + bytes);
+  if (!p) return -ENOMEM;
+  struct siox_cw_batch b = {tsc, ns, thread, bytes};
+  memcpy(p, &b, sizeof b);
+  *recs = p + sizeof b;
+  return 0;
+}
+
+/* Ships new registration records (BATCH thread 0) ahead of any ring data. */
+static uint64_t fill_registrations(uint64_t tsc, int64_t ns) {
+  uint64_t from = siox__conn_reg_shipped();
+  uint64_t end = siox__reglog_read(from, NULL, 0);
+  uint8_t *recs;
+  if (end <= from || batch_frame(0, (uint32_t)(end - from), tsc, ns, &recs) < 0) return 0;
+  siox__reglog_read(from, recs, end - from);
+  siox__conn_reg_inflight(end);
+  return end - from;
+}
+
+/* Ships up to *budget bytes of t's ring; returns 1 when t has more. */
+static int fill_ring(struct siox__thread *t, uint64_t tsc, int64_t ns, uint64_t *budget) {
+  uint64_t tail = atomic_load_explicit(&t->tail, memory_order_relaxed);
+  while (tail < t->snap_head && *budget > 0) {
+    uint64_t cap = *budget < FRAME_MAX ? *budget : FRAME_MAX;
+    uint64_t end = ring_cut(t, tail, t->snap_head, cap);
+    uint8_t *recs;
+    if (end == tail || batch_frame(t->index, (uint32_t)(end - tail), tsc, ns, &recs) < 0) return 1;
+    ring_copy(t, tail, end - tail, recs);
+    *budget -= end - tail;
+    tail = end;
+    atomic_store_explicit(&t->tail, tail, memory_order_release);
+  }
+  return tail < t->snap_head;
+}
+
+/* Frees exited threads whose rings are empty; threads lock held. */
+static void retire_drained(void) {
+  for (struct siox__thread **pp = &siox__threads; *pp;) {
+    struct siox__thread *t = *pp;
+    if (atomic_load_explicit(&t->closed, memory_order_acquire) &&
+        atomic_load(&t->tail) == atomic_load_explicit(&t->pub_head, memory_order_acquire)) {
+      *pp = t->next;
+      siox__thread_retire(t);
+    } else {
+      pp = &t->next;
+    }
+  }
+}
+
+static void stats_frame(void) {
+  struct siox_cw_stats st;
+  siox__stats_sum(&st.activities, &st.records, &st.dropped);
+  uint8_t *p = siox__conn_frame(SIOX_CW_STATS, sizeof st);
+  if (p) memcpy(p, &st, sizeof st);
+}
+
+/* Fills the send buffer. Write indices are read first and the clock pair
+ * after them, so every shipped record predates the pair; the registration
+ * log is read after the indices, so it holds every node and type those
+ * records name. Returns bytes moved; *more is set when rings hold more. */
+static uint64_t fill(int *more) {
+  uint64_t tsc, budget = CYCLE_MAX, moved;
+  int64_t ns;
+  *more = 0;
+  pthread_mutex_lock(&siox__threads_lock);
+  for (struct siox__thread *t = siox__threads; t; t = t->next)
+    t->snap_head = atomic_load_explicit(&t->pub_head, memory_order_acquire);
+  siox__clock_pair(&tsc, &ns);
+  moved = fill_registrations(tsc, ns);
+  for (struct siox__thread *t = siox__threads; t; t = t->next) *more |= fill_ring(t, tsc, ns, &budget);
+  retire_drained();
+  pthread_mutex_unlock(&siox__threads_lock);
+  moved += CYCLE_MAX - budget;
+  if (moved) stats_frame();
+  return moved;
+}
+
+/* ---------------------------------------------------------------------------
+ * The thread
+ * ------------------------------------------------------------------------- */
+static void report_done(uint64_t req, int rc) {
+  pthread_mutex_lock(&fl_lock);
+  if (req > flush_done) {
+    flush_done = req;
+    flush_rc = rc;
+    pthread_cond_broadcast(&fl_cond);
+  }
+  pthread_mutex_unlock(&fl_lock);
+}
+
+/* One pass; returns the poll timeout to use before the next (0: at once). */
+static int cycle(uint64_t req, uint64_t done) {
+  if (!siox__conn_connected()) siox__conn_try_connect(req > done);
+  if (!siox__conn_connected()) {
+    if (req > done) report_done(req, -ENOTCONN);
+    return (int)siox__cfg.flush_interval_ms;
+  }
+  uint64_t moved = 0;
+  if (siox__conn_pending() == 0) {
+    moved = fill(&backlog);
+    if (!backlog) filled_req = req;
+  }
+  if (siox__conn_write() < 0) return 0; /* lost: reconnect (forced if a flush waits) */
+  if (siox__conn_pending() > 0) return (int)siox__cfg.flush_interval_ms; /* poll waits for POLLOUT */
+  if (filled_req > done) report_done(filled_req, 0);
+  if (backlog) return 0;
+  return moved >= BUSY_BYTES ? 1 : (int)siox__cfg.flush_interval_ms;
+}
+
+static void wait_for_work(int timeout_ms) {
+  int fd = siox__conn_fd();
+  struct pollfd p[2] = {{wake_fd, POLLIN, 0}, {fd, siox__conn_pending() ? POLLOUT : POLLIN, 0}};
+  if (poll(p, fd >= 0 ? 2 : 1, timeout_ms) <= 0) return;
+  uint64_t v;
+  if (p[0].revents & POLLIN && read(wake_fd, &v, sizeof v) < 0) v = 0;
+  if (fd >= 0 && p[1].revents & (POLLIN | POLLHUP | POLLERR)) siox__conn_check_peer();
+}
+
+static void *flusher_main(void *arg) {
+  (void)arg;
+  siox__in_lib = 1; /* everything this thread does is the library's own */
+  for (;;) {
+    pthread_mutex_lock(&fl_lock);
+    int stop = stopping;
+    uint64_t req = flush_req, done = flush_done;
+    pthread_mutex_unlock(&fl_lock);
+    if (stop) break;
+    int timeout = cycle(req, done);
+    if (timeout > 0) wait_for_work(timeout);
+  }
+  return NULL;
+}
+
+static void wake(void) {
+  uint64_t one = 1;
+  if (wake_fd >= 0 && write(wake_fd, &one, sizeof one) < 0) one = 0;
+}
+
+/* Starts the flusher unless it runs; returns 0 or a negative errno. */
+int siox__flusher_ensure(void) {
+  int rc = 0;
+  pthread_mutex_lock(&fl_lock);
+  if (!running) {
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&fl_cond, &ca);
+    pthread_condattr_destroy(&ca);
+    if (wake_fd < 0) wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    /* The flusher blocks every signal: the application's handlers must run
+     * on the application's threads. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    rc = wake_fd < 0 ? -errno : -pthread_create(&fl_thread, NULL, flusher_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    running = rc == 0;
+    stopping = 0;
+  }
+  pthread_mutex_unlock(&fl_lock);
+  return rc;
+}
+
+int siox__flusher_flush(unsigned timeout_ms) {
+  struct timespec dl;
+  clock_gettime(CLOCK_MONOTONIC, &dl);
+  dl.tv_sec += timeout_ms / 1000;
+  dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+  if (dl.tv_nsec >= 1000000000) dl.tv_sec++, dl.tv_nsec -= 1000000000;
+  pthread_mutex_lock(&fl_lock);
+  if (!running) {
+    pthread_mutex_unlock(&fl_lock);
+    return -ENOTCONN;
+  }
+  uint64_t mine = ++flush_req;
+  wake();
+  int rc = 0;
+  while (flush_done < mine && rc == 0) rc = pthread_cond_timedwait(&fl_cond, &fl_lock, &dl);
+  rc = flush_done >= mine ? flush_rc : (siox__conn_connected() ? -ETIMEDOUT : -ENOTCONN);
+  pthread_mutex_unlock(&fl_lock);
+  return rc;
+}
+
+void siox__flusher_stop(void) {
+  pthread_mutex_lock(&fl_lock);
+  int was = running;
+  stopping = 1;
+  wake();
+  pthread_mutex_unlock(&fl_lock);
+  if (was) pthread_join(fl_thread, NULL);
+  pthread_mutex_lock(&fl_lock);
+  running = 0;
+  pthread_mutex_unlock(&fl_lock);
+  siox__conn_close();
+}
+
+void siox__flusher_fork_prepare(void) {
+  pthread_mutex_lock(&fl_lock);
+}
+
+void siox__flusher_fork_parent(void) {
+  pthread_mutex_unlock(&fl_lock);
+}
+
+/* No thread survives fork() but the caller: the child starts its own flusher
+ * on its next SIOX call, with its own wake-up fd. */
+void siox__flusher_after_fork_child(void) {
+  pthread_mutex_init(&fl_lock, NULL);
+  if (wake_fd >= 0) close(wake_fd);
+  wake_fd = -1;
+  running = stopping = 0;
+  flush_req = flush_done = filled_req = 0;
+  backlog = 0;
+  flush_rc = 0;
+}

@@ -1,0 +1,152 @@
+/*
+ * Life cycle of the library in a process: lazy or explicit initialisation
+ * from options and environment, SIOX_DISABLE, fork handlers, the flush at
+ * exit (a destructor), and the process counters.
+ */
+#include <stdlib.h>
+
+#include "client.h"
+
+enum { ST_NONE, ST_ON, ST_OFF }; /* ST_OFF: disabled or finalized */
+
+struct siox__config siox__cfg;
+SIOX_TLS int siox__in_lib;
+static _Atomic int state = ST_NONE;
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static int atfork_done;
+
+int siox_internal_in_library(void) {
+  return siox__in_lib != 0;
+}
+
+static unsigned env_uint(const char *name, unsigned dflt) {
+  const char *v = getenv(name);
+  char *end;
+  unsigned long n = v && *v ? strtoul(v, &end, 10) : 0;
+  return (v && *v && *end == '\0' && n > 0 && n < (1ul << 31)) ? (unsigned)n : dflt;
+}
+
+static size_t pow2_at_least(size_t n) {
+  size_t p = SIOX_RING_MIN;
+  while (p < n) p <<= 1;
+  return p;
+}
+
+/* Fills siox__cfg from options, then environment, then defaults. */
+static int configure(const struct siox_options *o) {
+  const char *path = o && o->socket_path ? o->socket_path : getenv(SIOX_ENV_SOCKET);
+  if (!path || !*path) path = SIOX_DEFAULT_SOCKET;
+  if (strlen(path) >= sizeof siox__cfg.socket_path) return -EINVAL;
+  size_t buf = o && o->buffer_bytes ? o->buffer_bytes : (size_t)env_uint(SIOX_ENV_BUFFER, 1024) << 10;
+  if (buf > SIOX_RING_MAX) return -EINVAL;
+  memset(&siox__cfg, 0, sizeof siox__cfg);
+  strcpy(siox__cfg.socket_path, path);
+  /* A power of two keeps the ring index a mask; never below one max record. */
+  siox__cfg.buffer_bytes = pow2_at_least(buf);
+  siox__cfg.flush_interval_ms = o && o->flush_interval_ms ? o->flush_interval_ms : 20;
+  siox__cfg.exit_timeout_ms =
+      o && o->exit_timeout_ms ? o->exit_timeout_ms : env_uint(SIOX_ENV_EXIT_TIMEOUT, 1000);
+  return 0;
+}
+
+static void fork_prepare(void) {
+  siox__in_lib++;
+  pthread_mutex_lock(&init_lock);
+  siox__flusher_fork_prepare();
+  pthread_mutex_lock(&siox__threads_lock);
+  siox__registry_fork_prepare();
+}
+
+static void fork_parent(void) {
+  siox__registry_fork_parent();
+  pthread_mutex_unlock(&siox__threads_lock);
+  siox__flusher_fork_parent();
+  pthread_mutex_unlock(&init_lock);
+  siox__in_lib--;
+}
+
+static void fork_child(void) {
+  pthread_mutex_init(&init_lock, NULL);
+  siox__registry_after_fork_child();
+  siox__threads_after_fork_child();
+  siox__conn_after_fork_child();
+  siox__flusher_after_fork_child();
+  siox__identity_init(); /* new nonce: the child is a new process */
+  siox__in_lib--;
+}
+
+/* Called with init_lock held. */
+static int init_locked(const struct siox_options *o) {
+  const char *off = getenv(SIOX_ENV_DISABLE);
+  if (off && strcmp(off, "1") == 0) {
+    atomic_store(&state, ST_OFF);
+    return 0;
+  }
+  int rc = configure(o);
+  if (rc < 0) return rc;
+  siox__clock_init();
+  siox__identity_init();
+  if (!atfork_done) atfork_done = pthread_atfork(fork_prepare, fork_parent, fork_child) == 0;
+  rc = siox__flusher_ensure();
+  atomic_store(&state, rc == 0 ? ST_ON : ST_OFF);
+  return rc;
+}
+
+int siox_init(const struct siox_options *opt) {
+  siox__in_lib++;
+  pthread_mutex_lock(&init_lock);
+  int rc = atomic_load(&state) != ST_NONE ? -EALREADY : init_locked(opt);
+  pthread_mutex_unlock(&init_lock);
+  siox__in_lib--;
+  return rc;
+}
+
+int siox__ensure(void) {
+  int s = atomic_load_explicit(&state, memory_order_acquire);
+  if (SIOX_UNLIKELY(s == ST_NONE)) {
+    siox__in_lib++;
+    pthread_mutex_lock(&init_lock);
+    if (atomic_load(&state) == ST_NONE && init_locked(NULL) < 0) atomic_store(&state, ST_OFF);
+    pthread_mutex_unlock(&init_lock);
+    siox__in_lib--;
+    s = atomic_load(&state);
+  }
+  return s == ST_ON;
+}
+
+int siox_flush(unsigned timeout_ms) {
+  if (!siox__ensure()) return 0;
+  siox__in_lib++;
+  int rc = siox__flusher_flush(timeout_ms);
+  siox__in_lib--;
+  return rc;
+}
+
+int siox_finalize(void) {
+  siox__in_lib++;
+  pthread_mutex_lock(&init_lock);
+  int rc = 0;
+  if (atomic_load(&state) == ST_ON) {
+    rc = siox__flusher_flush(siox__cfg.exit_timeout_ms);
+    siox__flusher_stop();
+    atomic_store(&state, ST_OFF);
+  }
+  pthread_mutex_unlock(&init_lock);
+  siox__in_lib--;
+  return rc;
+}
+
+/* Exit flushes what the process recorded, bounded by the exit timeout. */
+__attribute__((destructor)) static void at_unload(void) {
+  siox_finalize();
+}
+
+int siox_stats_get(struct siox_stats *out) {
+  if (!out) return -EINVAL;
+  memset(out, 0, sizeof *out);
+  if (atomic_load(&state) == ST_NONE) return 0;
+  siox__stats_sum(&out->activities, &out->records, &out->dropped);
+  out->bytes_sent = siox__conn_bytes_sent();
+  out->connected = siox__conn_connected();
+  return 0;
+}

@@ -1,0 +1,197 @@
+/*
+ * The daemon: wires listener, sessions, batcher, spool and uplink together
+ * on one libuv loop. It decides when the open batch is sealed (size or age),
+ * applies spool backpressure to client reading, and runs the orderly
+ * shutdown: seal, spool, flush to the server for up to ~2 s, exit.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+#define STOP_FLUSH_MS 2000
+#define STOP_POLL_MS 20
+
+static bool batch_empty(const struct batcher *b) { return b->block.n_processes == 0; }
+
+/* ---------------------------------------------------------------------------
+ * Sealing and backpressure
+ * ------------------------------------------------------------------------- */
+void daemon_backpressure(struct daemon *d) {
+  bool full = spool_full(&d->spool) || d->spool_failed;
+  if (full == d->reading_paused)
+    return;
+  d->reading_paused = full;
+  fprintf(stderr, "siox-daemon: %s reading clients (spool %" PRIu64 " of %" PRIu64 " bytes%s)\n",
+          full ? "pausing" : "resuming", d->spool.bytes, d->spool.max_bytes, d->spool_failed ? ", write failed" : "");
+  sessions_pause(d, full);
+}
+
+static void on_batch_timer(uv_timer_t *t) {
+  struct daemon *d = t->data;
+  daemon_seal(d);
+}
+
+int daemon_seal(struct daemon *d) {
+  struct batcher *bt = &d->batcher;
+  if (batch_empty(bt))
+    return 0;
+  struct spool_batch sb = {.h = {.magic = SPOOL_MAGIC, .version = SPOOL_VERSION, .seq = d->spool.next_seq}};
+  size_t len, raw;
+  int rc = siox_block_encode(&bt->block, &sb.block, &len, &raw);
+  if (rc == 0) {
+    sb.h.activities = (uint32_t)bt->activities;
+    sb.h.raw_bytes = (uint32_t)raw;
+    sb.h.block_len = (uint32_t)len;
+    rc = spool_write(&d->spool, &sb);
+  }
+  if (rc < 0) {
+    /* Keep the records in the open block and stop taking more; retry later.
+     * Dropping them would lose data the clients believe delivered. */
+    fprintf(stderr, "siox-daemon: sealing batch %" PRIu64 ": %s; will retry\n", sb.h.seq, strerror(-rc));
+    spool_batch_free(&sb);
+    d->spool_failed = true;
+    daemon_backpressure(d);
+    uv_timer_start(&d->batch_timer, on_batch_timer, d->cfg.batch_ms, 0);
+    return rc;
+  }
+  d->spool.next_seq++;
+  d->ctr.batches_sealed++;
+  d->spool_failed = false;
+  batcher_reset(bt);
+  uv_timer_stop(&d->batch_timer);
+  if (d->uplink)
+    uplink_offer(d->uplink, &sb);
+  spool_batch_free(&sb);
+  daemon_backpressure(d);
+  return 0;
+}
+
+void daemon_after_add(struct daemon *d) {
+  if (d->batcher.activities >= d->cfg.batch_activities) {
+    daemon_seal(d);
+    return;
+  }
+  /* The timer starts with the batch's first record, so no record waits
+   * longer than --batch-ms to be sealed. */
+  if (!batch_empty(&d->batcher) && !uv_is_active((uv_handle_t *)&d->batch_timer))
+    uv_timer_start(&d->batch_timer, on_batch_timer, d->cfg.batch_ms, 0);
+}
+
+/* ---------------------------------------------------------------------------
+ * Shutdown
+ * ------------------------------------------------------------------------- */
+static void close_all(struct daemon *d) {
+  uv_close((uv_handle_t *)&d->batch_timer, NULL);
+  uv_close((uv_handle_t *)&d->stop_timer, NULL);
+  uv_close((uv_handle_t *)&d->sig_term, NULL);
+  uv_close((uv_handle_t *)&d->sig_int, NULL);
+  if (d->uplink)
+    uplink_stop(d->uplink);
+}
+
+static void on_stop_poll(uv_timer_t *t) {
+  struct daemon *d = t->data;
+  bool timeout = clock_realtime_ns() - d->stop_started_ns >= (int64_t)STOP_FLUSH_MS * 1000000;
+  bool drained = !d->uplink || uplink_drained(d->uplink);
+  if (!drained && !timeout)
+    return;
+  if (!drained)
+    fprintf(stderr, "siox-daemon: exiting with %zu unacknowledged batches spooled\n", d->spool.n);
+  close_all(d);
+}
+
+static void begin_stop(struct daemon *d) {
+  if (d->stopping)
+    return;
+  d->stopping = true;
+  fprintf(stderr, "siox-daemon: stopping\n");
+  listener_stop(d);
+  sessions_close_all(d);
+  daemon_seal(d);
+  d->stop_started_ns = clock_realtime_ns();
+  uv_timer_start(&d->stop_timer, on_stop_poll, 0, STOP_POLL_MS);
+}
+
+static void on_signal(uv_signal_t *s, int signum) {
+  (void)signum;
+  begin_stop(s->data);
+}
+
+/* ---------------------------------------------------------------------------
+ * Start
+ * ------------------------------------------------------------------------- */
+
+/* Reads the shared secret (trailing newline dropped) into d->token. */
+static int read_token(struct daemon *d, const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return -errno;
+  uint8_t buf[4096];
+  size_t n = fread(buf, 1, sizeof buf, f);
+  fclose(f);
+  while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+    n--;
+  if (!(d->token = malloc(n ? n : 1)))
+    return -ENOMEM;
+  memcpy(d->token, buf, n);
+  d->token_len = n;
+  return 0;
+}
+
+static int open_state(struct daemon *d) {
+  const struct daemon_config *c = &d->cfg;
+  int rc = state_mkdirs(c->state_dir, 0700);
+  if (rc == 0)
+    rc = state_daemon_id(c->state_dir, &d->daemon_id);
+  if (rc == 0 && c->token_file)
+    rc = read_token(d, c->token_file);
+  if (rc == 0)
+    rc = spool_open(&d->spool, c->state_dir, c->spool_max_bytes);
+  if (rc < 0)
+    fprintf(stderr, "siox-daemon: state dir %s: %s\n", c->state_dir, strerror(-rc));
+  return rc;
+}
+
+int daemon_start(struct daemon *d, uv_loop_t *loop, const struct daemon_config *cfg) {
+  memset(d, 0, sizeof *d);
+  d->loop = loop;
+  d->cfg = *cfg;
+  d->start_ns = clock_realtime_ns();
+  if (gethostname(d->hostname, sizeof d->hostname - 1) < 0)
+    snprintf(d->hostname, sizeof d->hostname, "unknown");
+  batcher_init(&d->batcher);
+  int rc = open_state(d);
+  if (rc < 0)
+    return rc;
+  fprintf(stderr, "siox-daemon: id %016" PRIx64 ", %zu spooled batches to replay, next seq %" PRIu64 "\n",
+          d->daemon_id, d->spool.n, d->spool.next_seq);
+  uv_timer_init(loop, &d->batch_timer);
+  uv_timer_init(loop, &d->stop_timer);
+  uv_signal_init(loop, &d->sig_term);
+  uv_signal_init(loop, &d->sig_int);
+  d->batch_timer.data = d->stop_timer.data = d->sig_term.data = d->sig_int.data = d;
+  uv_signal_start(&d->sig_term, on_signal, SIGTERM);
+  uv_signal_start(&d->sig_int, on_signal, SIGINT);
+  if ((rc = listener_start(d)) < 0) {
+    fprintf(stderr, "siox-daemon: socket %s: %s\n", cfg->socket_path, uv_strerror(rc));
+    begin_stop(d);
+    return rc;
+  }
+  if ((rc = uplink_start(d)) < 0)
+    begin_stop(d);
+  daemon_backpressure(d);
+  return rc;
+}
+
+/* Frees what the daemon owns; the loop has closed every handle by now. */
+void daemon_close(struct daemon *d) {
+  uplink_free(d->uplink);
+  batcher_destroy(&d->batcher);
+  spool_close(&d->spool);
+  free(d->token);
+}

@@ -1,0 +1,263 @@
+/*
+ * siox-daemon internals: the pieces of the node daemon and how they meet.
+ * Data path: listener -> session (frames) -> walker (records) -> batcher
+ * (struct siox_block) -> spool (disk) -> uplink (TCP to siox-server).
+ * Not a public API: nothing outside siox-daemon/ (and its tests) includes it.
+ */
+#ifndef SIOX_DAEMON_H
+#define SIOX_DAEMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "siox_block.h"
+#include "siox_client_wire.h"
+
+#define SIOX_DAEMON_VERSION 1u
+
+/* ---------------------------------------------------------------------------
+ * Configuration (main.c fills it from the command line)
+ * ------------------------------------------------------------------------- */
+struct daemon_config {
+  const char *socket_path;
+  char server_host[256];
+  int server_port;
+  const char *state_dir;
+  uint64_t spool_max_bytes;
+  uint32_t batch_activities;
+  uint32_t batch_ms;
+  const char *token_file;
+  const char *pid_file;
+};
+
+/* ---------------------------------------------------------------------------
+ * Record walker (walker.c): validates and decodes the records of one BATCH.
+ * ------------------------------------------------------------------------- */
+
+/* One record, decoded in place: pointers into the frame payload. */
+struct cw_rec {
+  uint16_t type; /* enum siox_cw_rec_type */
+  uint32_t a;
+  const void *fixed;   /* the type's fixed struct after the header */
+  const char *str[3];  /* strings in record order (NODE: hwid swid iid ...) */
+  uint32_t len[3];
+  const struct siox_cw_attr *attrs; /* ACTIVITY: nattr entries */
+  uint32_t nattr;
+  const struct siox_cw_desc_value *dv[2]; /* DESC values */
+  const char *dv_bytes[2];
+};
+
+typedef int (*cw_visit_fn)(void *ctx, const struct cw_rec *r);
+
+/* Walks `len` bytes of records at p (8-byte aligned). Every record is checked
+ * against the remaining bytes and the wire bounds before visit (may be NULL:
+ * validate only) sees it. Returns 0, a visitor's negative return, or -EBADMSG
+ * with *why naming the first violation (static string). */
+int cw_walk(const uint8_t *p, size_t len, cw_visit_fn visit, void *ctx, const char **why);
+
+/* Checks a client frame header: magic, version, known type, length bound.
+ * Returns 0 or -EBADMSG with *why. */
+int cw_frame_check(const struct siox_cw_frame_hdr *h, const char **why);
+
+/* ---------------------------------------------------------------------------
+ * Clock conversion (clock_conv.c): client TSC -> ns.
+ * ------------------------------------------------------------------------- */
+struct clock_conv {
+  bool tsc;       /* false: values are ns already */
+  uint64_t tsc0;  /* anchor pair */
+  int64_t ns0;
+  int64_t mult;   /* ns per tick, CLOCK_CONV_SHIFT fraction bits */
+};
+#define CLOCK_CONV_SHIFT 40
+
+/* Prepares conversion between the HELLO pair (tsc0, ns0) and a BATCH pair.
+ * Returns -EINVAL when the pairs give no slope (tsc_ref <= tsc0); the
+ * converter then maps every tick to ns_ref. */
+int clock_conv_init(struct clock_conv *c, uint32_t clock_flags, uint64_t tsc0, int64_t ns0, uint64_t tsc_ref,
+                    int64_t ns_ref);
+
+static inline int64_t clock_conv_ns(const struct clock_conv *c, uint64_t t) {
+  if (!c->tsc)
+    return (int64_t)t;
+  /* Round to nearest: the truncated slope would bias one way. */
+  __int128 d = (__int128)(int64_t)(t - c->tsc0) * c->mult + ((__int128)1 << (CLOCK_CONV_SHIFT - 1));
+  /* Unsigned add: hostile input may wrap, but never invokes UB. */
+  return (int64_t)((uint64_t)c->ns0 + (uint64_t)(int64_t)(d >> CLOCK_CONV_SHIFT));
+}
+
+/* ---------------------------------------------------------------------------
+ * Batcher (batcher.c): records of all clients -> one open struct siox_block.
+ * ------------------------------------------------------------------------- */
+struct client_ident { /* who a session is: kernel's word plus HELLO */
+  uint32_t pid, uid;
+  uint64_t nonce;
+  const char *host, *exe, *args, *job;
+};
+
+struct batcher {
+  struct siox_block block;
+  uint64_t generation; /* bumped on every seal: sessions re-register */
+  uint64_t activities; /* in the open block */
+};
+
+/* What a session keeps so that the batcher can find its process entry. */
+struct batcher_slot {
+  uint64_t generation;
+  uint32_t proc;
+};
+
+void batcher_init(struct batcher *b);
+void batcher_destroy(struct batcher *b);
+/* Adds the records of one validated BATCH payload for client `who`. */
+int batcher_add_records(struct batcher *b, struct batcher_slot *slot, const struct client_ident *who,
+                        const struct clock_conv *cc, const uint8_t *recs, size_t len);
+int batcher_add_stats(struct batcher *b, struct batcher_slot *slot, const struct client_ident *who,
+                      const struct siox_cw_stats *st);
+/* Empties the block for the next batch (after the caller encoded it). */
+void batcher_reset(struct batcher *b);
+
+/* ---------------------------------------------------------------------------
+ * Spool (spool.c): <state-dir>/spool/<seq>.sxb, one file per sealed batch.
+ * ------------------------------------------------------------------------- */
+struct spool_entry {
+  uint64_t seq;
+  uint64_t bytes; /* file size */
+};
+
+struct spool {
+  char *dir;                 /* <state-dir>/spool */
+  char *state_path;          /* <state-dir>/seq: highest acknowledged seq */
+  uint64_t max_bytes;
+  uint64_t bytes;            /* sum over entries */
+  struct spool_entry *ents;  /* ring, ascending seq */
+  size_t head, n, cap;
+  uint64_t next_seq;         /* for the next sealed batch */
+  uint64_t state_seq;        /* persisted floor of next_seq - 1 */
+};
+
+/* Header of a spool file, then block_len bytes of lz4 block. */
+struct spool_hdr {
+  uint32_t magic; /* SPOOL_MAGIC */
+  uint32_t version;
+  uint64_t seq;
+  uint32_t activities;
+  uint32_t raw_bytes;
+  uint32_t block_len;
+  uint32_t pad;
+};
+#define SPOOL_MAGIC 0x31425853u /* "SXB1" */
+#define SPOOL_VERSION 1u
+
+/* A sealed batch in memory (owned by whoever holds it; spool_batch_free). */
+struct spool_batch {
+  struct spool_hdr h;
+  uint8_t *block;
+};
+
+/* Opens (creating) dir, scans existing <seq>.sxb files in order and derives
+ * next_seq from them and the state file. s->dir is owned by the spool. */
+int spool_open(struct spool *s, const char *state_dir, uint64_t max_bytes);
+void spool_close(struct spool *s);
+/* Writes batch (seq already set) durably; returns 0 or -errno. */
+int spool_write(struct spool *s, const struct spool_batch *b);
+/* Reads batch seq into *out (out->block malloc'd, caller frees). */
+int spool_read(const struct spool *s, uint64_t seq, struct spool_batch *out);
+/* Unlinks every batch with seq <= upto (acknowledged). Returns count. */
+int spool_ack(struct spool *s, uint64_t upto);
+bool spool_full(const struct spool *s);
+static inline const struct spool_entry *spool_at(const struct spool *s, size_t i) {
+  return &s->ents[(s->head + i) % s->cap];
+}
+void spool_batch_free(struct spool_batch *b);
+
+/* ---------------------------------------------------------------------------
+ * Clock sync (clock_sync.c): daemon <-> server offset, NTP style.
+ * ------------------------------------------------------------------------- */
+#define CLOCK_SYNC_SAMPLES 8
+struct clock_sync {
+  int64_t offset[CLOCK_SYNC_SAMPLES];
+  uint64_t rtt[CLOCK_SYNC_SAMPLES];
+  unsigned n, next;
+};
+void clock_sync_add(struct clock_sync *c, int64_t t1, int64_t t2, int64_t t3, int64_t t4);
+/* Best estimate: from the smallest-RTT sample. Returns false when none. */
+bool clock_sync_best(const struct clock_sync *c, int64_t *offset, uint64_t *uncertainty);
+int64_t clock_realtime_ns(void);
+
+/* ---------------------------------------------------------------------------
+ * The daemon (daemon.c and friends).
+ * ------------------------------------------------------------------------- */
+struct daemon_counters {
+  uint64_t clients, activities_received, batches_sealed, batches_acked, bad_frames;
+  uint64_t client_dropped_closed; /* dropped counts of sessions already gone */
+};
+
+struct session;
+struct uplink;
+
+struct daemon {
+  uv_loop_t *loop;
+  struct daemon_config cfg;
+  struct daemon_counters ctr;
+  uint64_t daemon_id;
+  char hostname[256];
+  uint8_t *token;
+  size_t token_len;
+  int64_t start_ns;
+
+  uv_pipe_t listener;
+  struct session *sessions; /* intrusive list */
+  bool reading_paused;      /* backpressure from the spool */
+  bool spool_failed;        /* last seal could not be spooled: retrying */
+
+  struct batcher batcher;
+  uv_timer_t batch_timer;
+  struct spool spool;
+  struct uplink *uplink;
+  struct clock_sync clock;
+
+  uv_signal_t sig_term, sig_int;
+  uv_timer_t stop_timer;
+  bool stopping;
+  int64_t stop_started_ns;
+};
+
+/* daemon.c */
+int daemon_start(struct daemon *d, uv_loop_t *loop, const struct daemon_config *cfg);
+void daemon_close(struct daemon *d); /* after the loop has stopped */
+/* Seals the open batch (if any): encode, spool, hand to the uplink. */
+int daemon_seal(struct daemon *d);
+/* Called when records were added: seals when full, arms the timer. */
+void daemon_after_add(struct daemon *d);
+/* Re-evaluates spool backpressure: pauses or resumes client reading. */
+void daemon_backpressure(struct daemon *d);
+uint64_t daemon_client_dropped(const struct daemon *d);
+
+/* state.c: persistent daemon id. */
+int state_daemon_id(const char *state_dir, uint64_t *id);
+int state_mkdirs(const char *path, unsigned mode);
+
+/* listener.c */
+int listener_start(struct daemon *d);
+void listener_stop(struct daemon *d);
+void sessions_pause(struct daemon *d, bool pause);
+
+/* session.c */
+int session_accept(struct daemon *d, uv_stream_t *server);
+void sessions_close_all(struct daemon *d);
+
+/* status.c: StatusReply payload (malloc'd, caller frees). */
+int status_build(struct daemon *d, uint8_t **out, size_t *out_len);
+
+/* uplink.c */
+int uplink_start(struct daemon *d);
+void uplink_kick(struct uplink *u);      /* new spooled batch to send */
+bool uplink_connected(const struct uplink *u);
+bool uplink_drained(const struct uplink *u); /* nothing unacked */
+void uplink_offer(struct uplink *u, const struct spool_batch *b); /* just sealed */
+void uplink_stop(struct uplink *u);  /* closes its handles */
+void uplink_free(struct uplink *u);  /* after the loop ran the closes */
+
+#endif

@@ -1,0 +1,217 @@
+/*
+ * siox-daemon entry point: parses the command line, runs the daemon on the
+ * default libuv loop in the foreground (logs to stderr), and exits 0 after
+ * an orderly SIGTERM/SIGINT shutdown.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+static const char usage[] =
+    "NAME\n"
+    "    siox-daemon - SIOX node daemon: collects local trace records and\n"
+    "    forwards them to siox-server\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    siox-daemon [options]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    One siox-daemon runs per node, in the foreground, logging to stderr.\n"
+    "    Instrumented processes (libsiox-client) connect to its unix socket and\n"
+    "    send their records; the daemon identifies each client by SO_PEERCRED\n"
+    "    (pid, uid) and stamps the host name, converts client TSC timestamps to\n"
+    "    CLOCK_REALTIME nanoseconds, merges all clients into batches, writes\n"
+    "    every sealed batch to a disk spool and sends it to siox-server over\n"
+    "    TCP. A batch leaves the spool only when the server acknowledges it;\n"
+    "    spooled batches are replayed in order after a server outage or a\n"
+    "    daemon restart, so no accepted activity is lost. When the spool is\n"
+    "    full the daemon stops reading its clients (they then drop and count).\n"
+    "\n"
+    "OPTIONS\n"
+    "    --socket PATH\n"
+    "        Unix socket for clients. Default: $SIOX_SOCKET, else\n"
+    "        /run/siox/daemon.sock.\n"
+    "    --server HOST:PORT\n"
+    "        siox-server address. Default: 127.0.0.1:7410. IPv6 as [ADDR]:PORT.\n"
+    "    --state-dir DIR\n"
+    "        Spool (DIR/spool/<seq>.sxb), daemon id (DIR/daemon.id) and the\n"
+    "        highest acknowledged batch (DIR/seq). Default: /var/lib/siox/daemon.\n"
+    "    --spool-max-mb N\n"
+    "        Bound on the spool in MiB. Default: 1024.\n"
+    "    --batch-activities N\n"
+    "        Seal a batch once it holds N activities. Default: 65536.\n"
+    "    --batch-ms N\n"
+    "        ...or N milliseconds after its first record. Default: 200.\n"
+    "    --token-file F\n"
+    "        Shared secret sent to the server in Hello (trailing newline\n"
+    "        dropped). Default: none.\n"
+    "    --pid-file F\n"
+    "        Write the daemon's pid to F (removed on exit).\n"
+    "    --help\n"
+    "        Show this text.\n"
+    "\n"
+    "SIGNALS\n"
+    "    SIGTERM, SIGINT\n"
+    "        Seal the open batch, spool it, try for up to 2 s to deliver every\n"
+    "        spooled batch, then exit 0. What is not delivered stays spooled.\n"
+    "\n"
+    "STATUS\n"
+    "    `siox status --socket PATH` shows clients, activities received,\n"
+    "    batches sealed/acknowledged, spool size, server connection, clock\n"
+    "    offset, rejected frames and client-side drops.\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 after a signal-initiated shutdown; 1 on a start-up error; 2 on a\n"
+    "    usage error.\n";
+
+enum { OPT_SOCKET = 256, OPT_SERVER, OPT_STATE, OPT_SPOOL, OPT_BATCH_ACT, OPT_BATCH_MS, OPT_TOKEN, OPT_PID, OPT_HELP };
+
+static const struct option options[] = {
+    {"socket", required_argument, 0, OPT_SOCKET},
+    {"server", required_argument, 0, OPT_SERVER},
+    {"state-dir", required_argument, 0, OPT_STATE},
+    {"spool-max-mb", required_argument, 0, OPT_SPOOL},
+    {"batch-activities", required_argument, 0, OPT_BATCH_ACT},
+    {"batch-ms", required_argument, 0, OPT_BATCH_MS},
+    {"token-file", required_argument, 0, OPT_TOKEN},
+    {"pid-file", required_argument, 0, OPT_PID},
+    {"help", no_argument, 0, OPT_HELP},
+    {0, 0, 0, 0},
+};
+
+/* Parses a positive integer no larger than max; -EINVAL otherwise. */
+static int parse_u64(const char *s, uint64_t max, uint64_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || end == s || *end || v == 0 || v > max || s[0] == '-')
+    return -EINVAL;
+  *out = v;
+  return 0;
+}
+
+/* HOST:PORT, [V6]:PORT. */
+static int parse_server(const char *s, struct daemon_config *c) {
+  const char *colon = strrchr(s, ':');
+  uint64_t port;
+  if (!colon || parse_u64(colon + 1, 65535, &port) < 0)
+    return -EINVAL;
+  const char *h = s;
+  size_t n = (size_t)(colon - s);
+  if (n >= 2 && h[0] == '[' && h[n - 1] == ']') {
+    h++;
+    n -= 2;
+  }
+  if (n == 0 || n >= sizeof c->server_host)
+    return -EINVAL;
+  memcpy(c->server_host, h, n);
+  c->server_host[n] = '\0';
+  c->server_port = (int)port;
+  return 0;
+}
+
+static void defaults(struct daemon_config *c) {
+  memset(c, 0, sizeof *c);
+  const char *env = getenv("SIOX_SOCKET");
+  c->socket_path = env && *env ? env : "/run/siox/daemon.sock";
+  parse_server("127.0.0.1:7410", c);
+  c->state_dir = "/var/lib/siox/daemon";
+  c->spool_max_bytes = 1024ull << 20;
+  c->batch_activities = 65536;
+  c->batch_ms = 200;
+}
+
+static int bad_usage(const char *what, const char *arg) {
+  fprintf(stderr, "siox-daemon: invalid %s: '%s' (see --help)\n", what, arg);
+  return 2;
+}
+
+/* Returns 0 to run, or an exit status (help: 0 via *done). */
+static int parse_args(int argc, char **argv, struct daemon_config *c, bool *done) {
+  uint64_t v;
+  int opt;
+  while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+    switch (opt) {
+    case OPT_SOCKET:
+      c->socket_path = optarg;
+      break;
+    case OPT_SERVER:
+      if (parse_server(optarg, c) < 0)
+        return bad_usage("--server", optarg);
+      break;
+    case OPT_STATE:
+      c->state_dir = optarg;
+      break;
+    case OPT_SPOOL:
+      if (parse_u64(optarg, UINT64_MAX >> 20, &v) < 0)
+        return bad_usage("--spool-max-mb", optarg);
+      c->spool_max_bytes = v << 20;
+      break;
+    case OPT_BATCH_ACT:
+      if (parse_u64(optarg, 1u << 24, &v) < 0)
+        return bad_usage("--batch-activities", optarg);
+      c->batch_activities = (uint32_t)v;
+      break;
+    case OPT_BATCH_MS:
+      if (parse_u64(optarg, 3600000, &v) < 0)
+        return bad_usage("--batch-ms", optarg);
+      c->batch_ms = (uint32_t)v;
+      break;
+    case OPT_TOKEN:
+      c->token_file = optarg;
+      break;
+    case OPT_PID:
+      c->pid_file = optarg;
+      break;
+    case 'h':
+    case OPT_HELP:
+      fputs(usage, stdout);
+      *done = true;
+      return 0;
+    default:
+      return 2;
+    }
+  }
+  if (optind < argc)
+    return bad_usage("argument", argv[optind]);
+  return 0;
+}
+
+static int write_pid_file(const char *path) {
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return -errno;
+  fprintf(f, "%ld\n", (long)getpid());
+  return fclose(f) == 0 ? 0 : -errno;
+}
+
+int main(int argc, char **argv) {
+  struct daemon_config cfg;
+  bool done = false;
+  defaults(&cfg);
+  int rc = parse_args(argc, argv, &cfg, &done);
+  if (rc || done)
+    return rc;
+  signal(SIGPIPE, SIG_IGN); /* a vanished peer is an error return, not death */
+  if (cfg.pid_file && (rc = write_pid_file(cfg.pid_file)) < 0) {
+    fprintf(stderr, "siox-daemon: pid file %s: %s\n", cfg.pid_file, strerror(-rc));
+    return 1;
+  }
+  static struct daemon d;
+  uv_loop_t *loop = uv_default_loop();
+  rc = daemon_start(&d, loop, &cfg);
+  if (d.loop) /* handles exist: let their close callbacks run */
+    uv_run(loop, UV_RUN_DEFAULT);
+  daemon_close(&d);
+  uv_loop_close(loop);
+  if (cfg.pid_file)
+    unlink(cfg.pid_file);
+  return rc < 0 ? 1 : 0;
+}

@@ -1,0 +1,324 @@
+/*
+ * Session: one client connection on the unix socket. It reassembles frames
+ * from the byte stream, checks each header (magic, version, type, length),
+ * insists on HELLO first, and passes BATCH records through the walker into
+ * the batcher. Any violation is logged and closes this client only. A
+ * connection whose first frame is STATUS gets a StatusReply instead.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "daemon.h"
+
+#define READ_CHUNK (256u << 10)
+#define HDR_LEN sizeof(struct siox_cw_frame_hdr)
+
+struct session {
+  struct session *next, **pprev; /* daemon's intrusive list */
+  struct daemon *d;
+  uv_pipe_t pipe;
+  uint8_t *buf; /* owned: bytes read but not yet consumed */
+  size_t cap, len;
+  bool hello_seen, closing, counted;
+  struct client_ident ident;
+  char *strs; /* owned: exe, args, job NUL-terminated back to back */
+  uint32_t clock_flags;
+  uint64_t tsc0;
+  int64_t ns0;
+  struct batcher_slot slot;
+  uint64_t dropped; /* latest STATS.dropped */
+};
+
+/* ---------------------------------------------------------------------------
+ * Lifetime
+ * ------------------------------------------------------------------------- */
+static void on_closed(uv_handle_t *h) {
+  struct session *s = h->data;
+  free(s->buf);
+  free(s->strs);
+  free(s);
+}
+
+static void session_close(struct session *s) {
+  if (s->closing)
+    return;
+  s->closing = true;
+  if ((*s->pprev = s->next))
+    s->next->pprev = s->pprev;
+  if (s->counted) {
+    s->d->ctr.clients--;
+    s->d->ctr.client_dropped_closed += s->dropped;
+  }
+  uv_close((uv_handle_t *)&s->pipe, on_closed);
+}
+
+/* Logs why the client's bytes were refused and drops the client. */
+static int violation(struct session *s, const char *why) {
+  fprintf(stderr, "siox-daemon: client pid %u uid %u: %s; closing it\n", s->ident.pid, s->ident.uid, why);
+  s->d->ctr.bad_frames++;
+  session_close(s);
+  return -EBADMSG;
+}
+
+void sessions_close_all(struct daemon *d) {
+  while (d->sessions)
+    session_close(d->sessions);
+}
+
+/* ---------------------------------------------------------------------------
+ * Frames
+ * ------------------------------------------------------------------------- */
+static int on_hello(struct session *s, const uint8_t *p, uint32_t len) {
+  struct siox_cw_hello h;
+  if (s->hello_seen)
+    return violation(s, "second HELLO");
+  if (len < sizeof h)
+    return violation(s, "HELLO too short");
+  memcpy(&h, p, sizeof h);
+  if ((size_t)sizeof h + h.exe_len + h.args_len + h.job_len != len)
+    return violation(s, "HELLO string lengths do not match the frame");
+  if (!(s->strs = malloc((size_t)h.exe_len + h.args_len + h.job_len + 3)))
+    return violation(s, "out of memory");
+  const char *src = (const char *)p + sizeof h;
+  char *dst = s->strs;
+  const char **slots[3] = {&s->ident.exe, &s->ident.args, &s->ident.job};
+  uint16_t lens[3] = {h.exe_len, h.args_len, h.job_len};
+  for (int i = 0; i < 3; i++) {
+    memcpy(dst, src, lens[i]);
+    dst[lens[i]] = '\0';
+    *slots[i] = dst;
+    dst += lens[i] + 1;
+    src += lens[i];
+  }
+  s->ident.nonce = h.nonce;
+  s->clock_flags = h.clock_flags;
+  s->tsc0 = h.tsc0;
+  s->ns0 = h.ns0;
+  s->hello_seen = s->counted = true;
+  s->d->ctr.clients++;
+  return 0;
+}
+
+static int on_batch(struct session *s, const uint8_t *p, uint32_t len) {
+  struct siox_cw_batch b;
+  const char *why;
+  if (len < sizeof b)
+    return violation(s, "BATCH too short");
+  memcpy(&b, p, sizeof b);
+  if (b.bytes != len - sizeof b)
+    return violation(s, "BATCH byte count does not match the frame");
+  const uint8_t *recs = p + sizeof b;
+  /* Validate the whole frame first so that a bad record leaves no part of
+   * the frame in the batch. */
+  if (cw_walk(recs, b.bytes, NULL, NULL, &why) < 0)
+    return violation(s, why);
+  struct clock_conv cc;
+  clock_conv_init(&cc, s->clock_flags, s->tsc0, s->ns0, b.tsc_ref, b.ns_ref);
+  struct batcher *bt = &s->d->batcher;
+  uint64_t before = bt->activities;
+  int rc = batcher_add_records(bt, &s->slot, &s->ident, &cc, recs, b.bytes);
+  s->d->ctr.activities_received += bt->activities - before;
+  if (rc < 0)
+    return violation(s, "out of memory adding records");
+  daemon_after_add(s->d);
+  return 0;
+}
+
+static int on_stats(struct session *s, const uint8_t *p, uint32_t len) {
+  struct siox_cw_stats st;
+  if (len != sizeof st)
+    return violation(s, "STATS of wrong size");
+  memcpy(&st, p, sizeof st);
+  s->dropped = st.dropped;
+  if (batcher_add_stats(&s->d->batcher, &s->slot, &s->ident, &st) < 0)
+    return violation(s, "out of memory adding stats");
+  daemon_after_add(s->d);
+  return 0;
+}
+
+struct status_write {
+  uv_write_t w;
+  struct siox_cw_frame_hdr h;
+  uint8_t *payload; /* owned until the write completes */
+};
+
+static void on_status_written(uv_write_t *w, int status) {
+  (void)status;
+  struct status_write *req = (struct status_write *)w;
+  struct session *s = w->data;
+  free(req->payload);
+  free(req);
+  session_close(s);
+}
+
+/* Answers a status query with one frame, then closes the connection. */
+static int on_status(struct session *s) {
+  struct status_write *req = calloc(1, sizeof *req);
+  size_t n;
+  if (!req || status_build(s->d, &req->payload, &n) < 0) {
+    free(req);
+    return violation(s, "cannot build status");
+  }
+  req->h = (struct siox_cw_frame_hdr){SIOX_CW_MAGIC, SIOX_CW_VERSION, SIOX_CW_STATUS, (uint32_t)n, 0};
+  req->w.data = s;
+  uv_buf_t bufs[2] = {uv_buf_init((char *)&req->h, HDR_LEN), uv_buf_init((char *)req->payload, (unsigned)n)};
+  uv_read_stop((uv_stream_t *)&s->pipe);
+  if (uv_write(&req->w, (uv_stream_t *)&s->pipe, bufs, 2, on_status_written) < 0) {
+    free(req->payload);
+    free(req);
+    session_close(s);
+  }
+  return -ECANCELED; /* no further frames from this connection */
+}
+
+static int handle_frame(struct session *s, const struct siox_cw_frame_hdr *h, const uint8_t *p) {
+  if (!s->hello_seen && h->type == SIOX_CW_STATUS)
+    return on_status(s);
+  if (!s->hello_seen && h->type != SIOX_CW_HELLO)
+    return violation(s, "first frame is not HELLO");
+  switch (h->type) {
+  case SIOX_CW_HELLO:
+    return on_hello(s, p, h->length);
+  case SIOX_CW_BATCH:
+    return on_batch(s, p, h->length);
+  case SIOX_CW_STATS:
+    return on_stats(s, p, h->length);
+  default:
+    return violation(s, "STATUS after HELLO");
+  }
+}
+
+/* ---------------------------------------------------------------------------
+ * Reading
+ * ------------------------------------------------------------------------- */
+
+/* Consumes every complete frame in s->buf. Returns < 0 once the session is
+ * closed or must read no more. */
+static int consume(struct session *s) {
+  size_t off = 0;
+  int rc = 0;
+  while (rc == 0 && s->len - off >= HDR_LEN) {
+    if ((uintptr_t)(s->buf + off) % 8 != 0) {
+      /* HELLO strings are unpadded: realign so records can be read in place. */
+      memmove(s->buf, s->buf + off, s->len - off);
+      s->len -= off;
+      off = 0;
+    }
+    struct siox_cw_frame_hdr h;
+    const char *why;
+    memcpy(&h, s->buf + off, HDR_LEN);
+    if (cw_frame_check(&h, &why) < 0)
+      return violation(s, why);
+    if (s->len - off < HDR_LEN + h.length)
+      break;
+    rc = handle_frame(s, &h, s->buf + off + HDR_LEN);
+    off += HDR_LEN + h.length;
+  }
+  if (rc < 0)
+    return rc;
+  memmove(s->buf, s->buf + off, s->len - off);
+  s->len -= off;
+  return 0;
+}
+
+/* Room for the rest of the frame in progress (its header tells how much),
+ * at least READ_CHUNK. Frames are bounded, so is the buffer. */
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *out) {
+  (void)suggested;
+  struct session *s = h->data;
+  size_t want = s->len + READ_CHUNK;
+  if (s->len >= HDR_LEN) {
+    struct siox_cw_frame_hdr fh;
+    memcpy(&fh, s->buf, HDR_LEN);
+    if (fh.length <= SIOX_CW_MAX_PAYLOAD && HDR_LEN + fh.length > s->len)
+      want = HDR_LEN + fh.length > want ? HDR_LEN + fh.length : want;
+  }
+  if (want > s->cap) {
+    uint8_t *nb = realloc(s->buf, want);
+    if (!nb) {
+      *out = uv_buf_init(NULL, 0); /* libuv reports UV_ENOBUFS to on_read */
+      return;
+    }
+    s->buf = nb;
+    s->cap = want;
+  }
+  *out = uv_buf_init((char *)s->buf + s->len, (unsigned)(s->cap - s->len));
+}
+
+static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
+  (void)buf;
+  struct session *s = st->data;
+  if (s->closing)
+    return;
+  if (nread < 0) {
+    if (nread != UV_EOF)
+      fprintf(stderr, "siox-daemon: client pid %u: %s\n", s->ident.pid, uv_strerror((int)nread));
+    session_close(s);
+    return;
+  }
+  s->len += (size_t)nread;
+  /* While the spool is full, a new connection is still read until it has
+   * said who it is, so status queries get answered; clients then wait. */
+  if (consume(s) == 0 && s->d->reading_paused && s->hello_seen)
+    uv_read_stop(st);
+}
+
+void sessions_pause(struct daemon *d, bool pause) {
+  for (struct session *s = d->sessions; s; s = s->next) {
+    if (pause)
+      uv_read_stop((uv_stream_t *)&s->pipe);
+    else
+      uv_read_start((uv_stream_t *)&s->pipe, on_alloc, on_read);
+  }
+}
+
+/* Identity is the kernel's: pid and uid from SO_PEERCRED, host our own. */
+static int peer_identity(struct session *s) {
+  uv_os_fd_t fd;
+  struct ucred cred;
+  socklen_t len = sizeof cred;
+  int rc = uv_fileno((uv_handle_t *)&s->pipe, &fd);
+  if (rc < 0)
+    return rc;
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+    return -errno;
+  s->ident.pid = (uint32_t)cred.pid;
+  s->ident.uid = (uint32_t)cred.uid;
+  s->ident.host = s->d->hostname;
+  return 0;
+}
+
+/* Accepts one client; the session owns itself and is freed when closed. */
+int session_accept(struct daemon *d, uv_stream_t *server) {
+  struct session *s = calloc(1, sizeof *s);
+  if (!s)
+    return -ENOMEM;
+  s->d = d;
+  s->ident.exe = s->ident.args = s->ident.job = "";
+  uv_pipe_init(d->loop, &s->pipe, 0);
+  s->pipe.data = s;
+  if ((s->next = d->sessions))
+    s->next->pprev = &s->next;
+  d->sessions = s;
+  s->pprev = &d->sessions;
+  int rc = uv_accept(server, (uv_stream_t *)&s->pipe);
+  if (rc == 0)
+    rc = peer_identity(s);
+  if (rc == 0)
+    rc = uv_read_start((uv_stream_t *)&s->pipe, on_alloc, on_read);
+  if (rc < 0)
+    session_close(s);
+  return rc;
+}
+
+/* Sum of the clients' own drop counts: gone clients plus the latest STATS of
+ * every live one. */
+uint64_t daemon_client_dropped(const struct daemon *d) {
+  uint64_t sum = d->ctr.client_dropped_closed;
+  for (const struct session *s = d->sessions; s; s = s->next)
+    sum += s->dropped;
+  return sum;
+}

@@ -1,0 +1,411 @@
+/*
+ * Uplink: the daemon's one TCP connection to siox-server. Hello tells the
+ * server who we are; HelloReply says which batch it stored last, so the
+ * spool is trimmed and the rest resent in seq order. A bounded window of
+ * batches is in flight; Acks are cumulative and unlink spool files. On any
+ * error the connection is dropped and retried with backoff (100 ms .. 2 s);
+ * nothing is lost or reordered because the spool is the only send queue.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon.h"
+#include "siox.pb-c.h"
+#include "siox_frame.h"
+
+#define WINDOW 8           /* batches in flight */
+#define BACKOFF_MIN_MS 100
+#define BACKOFF_MAX_MS 2000
+#define PING_MS 2000
+
+enum uplink_state { UP_DOWN, UP_RESOLVING, UP_CONNECTING, UP_HELLO, UP_READY };
+
+struct uplink {
+  struct daemon *d;
+  enum uplink_state state;
+  uv_tcp_t tcp;
+  bool tcp_open;
+  uv_connect_t connect_req;
+  uv_getaddrinfo_t gai_req;
+  uv_timer_t retry, ping;
+  unsigned backoff_ms;
+  uint8_t *rbuf; /* owned: bytes of an incomplete server frame */
+  size_t rlen, rcap;
+  uint64_t sent; /* highest seq written on this connection */
+  unsigned inflight;
+  bool stopping;
+};
+
+struct frame_write {
+  uv_write_t w;
+  uint8_t *buf; /* owned: header + payload */
+};
+
+static void uplink_drop(struct uplink *u, const char *why);
+static void pump(struct uplink *u);
+static void on_ping(uv_timer_t *t);
+
+/* ---------------------------------------------------------------------------
+ * Writing frames
+ * ------------------------------------------------------------------------- */
+static void on_written(uv_write_t *w, int status) {
+  struct frame_write *fw = (struct frame_write *)w;
+  struct uplink *u = w->data;
+  free(fw->buf);
+  free(fw);
+  if (status < 0 && status != UV_ECANCELED)
+    uplink_drop(u, uv_strerror(status));
+}
+
+/* Packs msg into a frame of `type` and queues it; the buffer is freed when
+ * the write completes. */
+static int send_msg(struct uplink *u, uint16_t type, const ProtobufCMessage *msg) {
+  size_t n = protobuf_c_message_get_packed_size(msg);
+  struct frame_write *fw = malloc(sizeof *fw);
+  uint8_t *buf = malloc(SIOX_FRAME_HDR_LEN + n);
+  if (!fw || !buf) {
+    free(fw);
+    free(buf);
+    return -ENOMEM;
+  }
+  siox_frame_hdr_encode(buf, type, (uint32_t)n);
+  protobuf_c_message_pack(msg, buf + SIOX_FRAME_HDR_LEN);
+  fw->buf = buf;
+  fw->w.data = u;
+  uv_buf_t b = uv_buf_init((char *)buf, (unsigned)(SIOX_FRAME_HDR_LEN + n));
+  int rc = uv_write(&fw->w, (uv_stream_t *)&u->tcp, &b, 1, on_written);
+  if (rc < 0) {
+    free(buf);
+    free(fw);
+  }
+  return rc;
+}
+
+static int send_batch(struct uplink *u, const struct spool_batch *b) {
+  Siox__Batch m = SIOX__BATCH__INIT;
+  int64_t off = 0;
+  uint64_t unc = 0;
+  clock_sync_best(&u->d->clock, &off, &unc);
+  m.daemon_id = u->d->daemon_id;
+  m.seq = b->h.seq;
+  m.clock_offset_ns = off;
+  m.clock_uncertainty_ns = unc;
+  m.activities = b->h.activities;
+  m.raw_bytes = b->h.raw_bytes;
+  m.block.data = b->block;
+  m.block.len = b->h.block_len;
+  int rc = send_msg(u, SIOX_FRAME_BATCH, &m.base);
+  if (rc == 0) {
+    u->sent = b->h.seq;
+    u->inflight++;
+  }
+  return rc;
+}
+
+/* Sends spooled batches after u->sent while the window has room. */
+static void pump(struct uplink *u) {
+  struct spool *s = &u->d->spool;
+  if (u->state != UP_READY)
+    return;
+  for (size_t i = 0; i < s->n && u->inflight < WINDOW; i++) {
+    const struct spool_entry *e = spool_at(s, i);
+    if (e->seq <= u->sent)
+      continue;
+    struct spool_batch b;
+    int rc = spool_read(s, e->seq, &b);
+    if (rc == 0) {
+      rc = send_batch(u, &b);
+      spool_batch_free(&b);
+    }
+    if (rc < 0) {
+      fprintf(stderr, "siox-daemon: sending batch %" PRIu64 ": %s\n", e->seq, strerror(-rc));
+      uplink_drop(u, "send failed");
+      return;
+    }
+  }
+}
+
+void uplink_kick(struct uplink *u) { pump(u); }
+
+/* The batch just sealed is in memory: send it without reading it back when
+ * it is next in line. */
+void uplink_offer(struct uplink *u, const struct spool_batch *b) {
+  if (u->state != UP_READY || u->inflight >= WINDOW)
+    return;
+  const struct spool *s = &u->d->spool;
+  bool next = s->n > 0 && spool_at(s, s->n - 1)->seq == b->h.seq && (s->n == 1 || spool_at(s, s->n - 2)->seq <= u->sent);
+  if (!next) {
+    pump(u);
+    return;
+  }
+  if (send_batch(u, b) < 0)
+    uplink_drop(u, "send failed");
+}
+
+/* ---------------------------------------------------------------------------
+ * Reading frames
+ * ------------------------------------------------------------------------- */
+static void on_hello_reply(struct uplink *u, const uint8_t *p, size_t n) {
+  Siox__HelloReply *r = siox__hello_reply__unpack(NULL, n, p);
+  if (!r || u->state != UP_HELLO) {
+    siox__hello_reply__free_unpacked(r, NULL);
+    uplink_drop(u, "unexpected or bad HelloReply");
+    return;
+  }
+  struct spool *s = &u->d->spool;
+  if (r->acked_seq >= s->next_seq) {
+    /* The server has seen seqs we no longer remember (lost state file):
+     * never reuse them, or new batches would be dropped as duplicates. */
+    fprintf(stderr, "siox-daemon: server acked seq %" PRIu64 " beyond ours; skipping ahead\n", r->acked_seq);
+    s->next_seq = r->acked_seq + 1;
+  }
+  u->d->ctr.batches_acked += (uint64_t)spool_ack(s, r->acked_seq);
+  siox__hello_reply__free_unpacked(r, NULL);
+  u->sent = 0;
+  u->inflight = 0;
+  u->state = UP_READY;
+  u->backoff_ms = BACKOFF_MIN_MS;
+  fprintf(stderr, "siox-daemon: connected to %s:%d\n", u->d->cfg.server_host, u->d->cfg.server_port);
+  uv_timer_start(&u->ping, on_ping, 0, PING_MS);
+  daemon_backpressure(u->d);
+  pump(u);
+}
+
+static void on_ack(struct uplink *u, const uint8_t *p, size_t n) {
+  Siox__Ack *a = siox__ack__unpack(NULL, n, p);
+  if (!a) {
+    uplink_drop(u, "bad Ack");
+    return;
+  }
+  int k = spool_ack(&u->d->spool, a->seq);
+  siox__ack__free_unpacked(a, NULL);
+  if (k < 0) {
+    fprintf(stderr, "siox-daemon: recording ack: %s\n", strerror(-k));
+    return; /* the files stay; the next ack retries */
+  }
+  u->d->ctr.batches_acked += (uint64_t)k;
+  u->inflight = (unsigned)k > u->inflight ? 0 : u->inflight - (unsigned)k;
+  daemon_backpressure(u->d);
+  pump(u);
+}
+
+static void on_pong(struct uplink *u, const uint8_t *p, size_t n) {
+  int64_t t4 = clock_realtime_ns();
+  Siox__Pong *m = siox__pong__unpack(NULL, n, p);
+  if (!m) {
+    uplink_drop(u, "bad Pong");
+    return;
+  }
+  clock_sync_add(&u->d->clock, m->t1, m->t2, m->t3, t4);
+  siox__pong__free_unpacked(m, NULL);
+}
+
+static void on_error_msg(struct uplink *u, const uint8_t *p, size_t n) {
+  Siox__Error *m = siox__error__unpack(NULL, n, p);
+  fprintf(stderr, "siox-daemon: server says: %s\n", m && m->reason ? m->reason : "(unreadable error)");
+  siox__error__free_unpacked(m, NULL);
+  uplink_drop(u, "server error");
+}
+
+static void dispatch(struct uplink *u, uint16_t type, const uint8_t *p, size_t n) {
+  switch (type) {
+  case SIOX_FRAME_HELLO_REPLY:
+    on_hello_reply(u, p, n);
+    break;
+  case SIOX_FRAME_ACK:
+    on_ack(u, p, n);
+    break;
+  case SIOX_FRAME_PONG:
+    on_pong(u, p, n);
+    break;
+  case SIOX_FRAME_ERROR:
+    on_error_msg(u, p, n);
+    break;
+  default:
+    uplink_drop(u, "unexpected frame type from server");
+  }
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *out) {
+  struct uplink *u = h->data;
+  if (u->rcap - u->rlen < suggested) {
+    uint8_t *nb = realloc(u->rbuf, u->rlen + suggested);
+    if (!nb) {
+      *out = uv_buf_init(NULL, 0);
+      return;
+    }
+    u->rbuf = nb;
+    u->rcap = u->rlen + suggested;
+  }
+  *out = uv_buf_init((char *)u->rbuf + u->rlen, (unsigned)(u->rcap - u->rlen));
+}
+
+static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
+  (void)buf;
+  struct uplink *u = st->data;
+  if (nread < 0) {
+    uplink_drop(u, nread == UV_EOF ? "server closed the connection" : uv_strerror((int)nread));
+    return;
+  }
+  u->rlen += (size_t)nread;
+  size_t off = 0;
+  while (u->tcp_open && u->rlen - off >= SIOX_FRAME_HDR_LEN) {
+    struct siox_frame_hdr h;
+    const char *why;
+    if (siox_frame_hdr_decode(u->rbuf + off, &h, &why) < 0) {
+      uplink_drop(u, why);
+      return;
+    }
+    if (u->rlen - off < SIOX_FRAME_HDR_LEN + h.length)
+      break;
+    dispatch(u, h.type, u->rbuf + off + SIOX_FRAME_HDR_LEN, h.length);
+    off += SIOX_FRAME_HDR_LEN + h.length;
+  }
+  if (!u->tcp_open)
+    return;
+  memmove(u->rbuf, u->rbuf + off, u->rlen - off);
+  u->rlen -= off;
+}
+
+/* ---------------------------------------------------------------------------
+ * Connection lifecycle
+ * ------------------------------------------------------------------------- */
+static void start_connect(struct uplink *u);
+
+static void on_retry(uv_timer_t *t) { start_connect(t->data); }
+
+static void schedule_retry(struct uplink *u) {
+  u->state = UP_DOWN;
+  if (u->stopping)
+    return;
+  uv_timer_start(&u->retry, on_retry, u->backoff_ms, 0);
+  u->backoff_ms = u->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : u->backoff_ms * 2;
+}
+
+static void on_tcp_closed(uv_handle_t *h) {
+  struct uplink *u = h->data;
+  u->tcp_open = false;
+  schedule_retry(u);
+}
+
+/* Drops the connection (if any); unacked batches stay spooled and are resent
+ * after the next HelloReply. */
+static void uplink_drop(struct uplink *u, const char *why) {
+  uv_timer_stop(&u->ping);
+  u->rlen = 0;
+  u->inflight = 0;
+  if (!u->tcp_open || uv_is_closing((uv_handle_t *)&u->tcp))
+    return;
+  if (u->state == UP_READY || u->state == UP_HELLO)
+    fprintf(stderr, "siox-daemon: server connection lost: %s\n", why);
+  u->state = UP_DOWN;
+  uv_close((uv_handle_t *)&u->tcp, on_tcp_closed);
+}
+
+static int send_hello(struct uplink *u) {
+  Siox__Hello m = SIOX__HELLO__INIT;
+  m.daemon_id = u->d->daemon_id;
+  m.hostname = u->d->hostname;
+  m.version = SIOX_DAEMON_VERSION;
+  m.token.data = u->d->token;
+  m.token.len = u->d->token_len;
+  return send_msg(u, SIOX_FRAME_HELLO, &m.base);
+}
+
+static void on_connected(uv_connect_t *req, int status) {
+  struct uplink *u = req->data;
+  if (status < 0) {
+    uplink_drop(u, uv_strerror(status));
+    return;
+  }
+  int rc = uv_read_start((uv_stream_t *)&u->tcp, on_alloc, on_read);
+  if (rc == 0)
+    rc = send_hello(u);
+  if (rc < 0) {
+    uplink_drop(u, uv_strerror(rc));
+    return;
+  }
+  u->state = UP_HELLO;
+}
+
+static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *ai) {
+  struct uplink *u = req->data;
+  if (status < 0 || u->stopping) {
+    if (status < 0)
+      fprintf(stderr, "siox-daemon: resolving %s: %s\n", u->d->cfg.server_host, uv_strerror(status));
+    uv_freeaddrinfo(ai);
+    schedule_retry(u);
+    return;
+  }
+  uv_tcp_init(u->d->loop, &u->tcp);
+  u->tcp.data = u;
+  u->tcp_open = true;
+  uv_tcp_nodelay(&u->tcp, 1);
+  u->state = UP_CONNECTING;
+  u->connect_req.data = u;
+  int rc = uv_tcp_connect(&u->connect_req, &u->tcp, ai->ai_addr, on_connected);
+  uv_freeaddrinfo(ai);
+  if (rc < 0)
+    uplink_drop(u, uv_strerror(rc));
+}
+
+static void start_connect(struct uplink *u) {
+  char port[16];
+  snprintf(port, sizeof port, "%d", u->d->cfg.server_port);
+  struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+  u->state = UP_RESOLVING;
+  u->gai_req.data = u;
+  int rc = uv_getaddrinfo(u->d->loop, &u->gai_req, on_resolved, u->d->cfg.server_host, port, &hints);
+  if (rc < 0) {
+    fprintf(stderr, "siox-daemon: resolving %s: %s\n", u->d->cfg.server_host, uv_strerror(rc));
+    schedule_retry(u);
+  }
+}
+
+static void on_ping(uv_timer_t *t) {
+  struct uplink *u = t->data;
+  Siox__Ping m = SIOX__PING__INIT;
+  m.t1 = clock_realtime_ns();
+  if (send_msg(u, SIOX_FRAME_PING, &m.base) < 0)
+    uplink_drop(u, "ping failed");
+}
+
+int uplink_start(struct daemon *d) {
+  struct uplink *u = calloc(1, sizeof *u);
+  if (!u)
+    return -ENOMEM;
+  u->d = d;
+  u->backoff_ms = BACKOFF_MIN_MS;
+  uv_timer_init(d->loop, &u->retry);
+  uv_timer_init(d->loop, &u->ping);
+  u->retry.data = u->ping.data = u;
+  d->uplink = u;
+  start_connect(u);
+  return 0;
+}
+
+bool uplink_connected(const struct uplink *u) { return u->state == UP_READY; }
+
+bool uplink_drained(const struct uplink *u) { return u->d->spool.n == 0; }
+
+/* Closes every handle; the struct is freed by uplink_free after the loop
+ * has run their close callbacks. */
+void uplink_stop(struct uplink *u) {
+  u->stopping = true;
+  uv_close((uv_handle_t *)&u->retry, NULL);
+  uv_close((uv_handle_t *)&u->ping, NULL);
+  if (u->tcp_open && !uv_is_closing((uv_handle_t *)&u->tcp))
+    uv_close((uv_handle_t *)&u->tcp, NULL);
+  if (u->state == UP_RESOLVING)
+    uv_cancel((uv_req_t *)&u->gai_req);
+}
+
+void uplink_free(struct uplink *u) {
+  if (!u)
+    return;
+  free(u->rbuf);
+  free(u);
+}

@@ -1,0 +1,47 @@
+/*
+ * Implicit-link confidence (server side of causal matching, after the
+ * candidate search in match.c). One receive at a time: keep the candidates
+ * of the best class, split the confidence by overlapping bytes, and give 1.0
+ * only to a single candidate that covers the whole received range.
+ */
+#include "link.h"
+
+/* The weight of a candidate: its overlapping bytes; 1 for all when R names
+ * no byte range (equal shares); all of R when S names none (see unranged). */
+static double weight(const struct siox_link_cand *c, uint64_t r_len) {
+  if (r_len == 0) return 1.0;
+  return c->overlap ? (double)c->overlap : (double)r_len;
+}
+
+/* A sender without a byte range cannot show that it covers R's bytes. */
+static int unranged(const struct siox_link_cand *c, uint64_t r_len) { return r_len > 0 && c->overlap == 0; }
+
+static int best_class(const struct siox_link_cand *c, size_t n) {
+  int best = SIOX_LINK_BEFORE;
+  for (size_t i = 0; i < n; i++)
+    if (c[i].cls < best) best = c[i].cls;
+  return best;
+}
+
+size_t siox_link_confidence(const struct siox_link_cand *c, size_t n, uint64_t r_len, struct siox_link *out) {
+  if (n == 0) return 0;
+  int cls = best_class(c, n);
+  double total = 0;
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (c[i].cls == cls) total += weight(&c[i], r_len), k++;
+  /* Uncovered bytes of R count against every candidate: a single sender
+   * covering half of R is a 0.5 link, not a certain one. */
+  double denom = (r_len > 0 && (double)r_len > total) ? (double)r_len : total;
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (c[i].cls != cls) continue;
+    double conf = (k == 1 && c[i].contains) ? 1.0 : weight(&c[i], r_len) / denom;
+    if (unranged(&c[i], r_len) && conf > SIOX_LINK_UNRANGED_MAX) conf = SIOX_LINK_UNRANGED_MAX;
+    if (cls == SIOX_LINK_BEFORE) conf *= SIOX_LINK_BEFORE_MAX;
+    if (conf > 1.0) conf = 1.0;
+    if (conf < 1e-6) conf = 1e-6; /* the warehouse demands > 0: tiny, never dropped */
+    out[m++] = (struct siox_link){c[i].parent, conf, c[i].overlap, cls == SIOX_LINK_BEFORE ? "before-parent" : ""};
+  }
+  return m;
+}

@@ -1,0 +1,42 @@
+/*
+ * Confidence of implicit (cross-process) causal links: given every candidate
+ * sender S of one receive R, decide which links to write and how sure each
+ * one is. Pure computation; siox-server/match.c feeds it from SQL. The rules
+ * are documented in siox-server/README.md.
+ */
+#ifndef SIOX_LINK_H
+#define SIOX_LINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum siox_link_class {
+  SIOX_LINK_INSIDE = 0, /* R inside S's widened interval */
+  SIOX_LINK_BEFORE = 1, /* R started before S (read-ahead): low, flagged */
+};
+
+/* The confidence of a link that relies on R starting before S never exceeds this. */
+#define SIOX_LINK_BEFORE_MAX 0.2
+/* ...and that of a sender that names no byte range while R does, this. */
+#define SIOX_LINK_UNRANGED_MAX 0.5
+
+struct siox_link_cand {
+  int64_t parent;      /* S's global aid */
+  int cls;             /* enum siox_link_class */
+  uint64_t overlap;    /* bytes of R's range that S's range covers (0: S has no range) */
+  int contains;        /* S's range contains R's whole range (or R has none) */
+};
+
+struct siox_link {
+  int64_t parent;
+  double confidence; /* in (0, 1] */
+  uint64_t overlap;
+  const char *flags; /* "" or "before-parent" (static) */
+};
+
+/* Computes the links of one receive of r_len bytes (0: no byte range) from
+ * its n candidates into out[] (room for n); returns how many were written.
+ * Only candidates of the best class present are linked. */
+size_t siox_link_confidence(const struct siox_link_cand *c, size_t n, uint64_t r_len, struct siox_link *out);
+
+#endif

@@ -1,0 +1,138 @@
+/*
+ * siox-server entry point: parse options, bring up the warehouse (embedded
+ * PostgreSQL or --db), migrate the schema, then serve daemons on the libuv
+ * loop until SIGINT/SIGTERM, and take everything down in reverse order.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "server.h"
+
+/* Reads the token file; trailing newlines are not part of the secret. */
+static int read_token(struct siox_server *s, const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return siox_log("token file %s: %s", path, strerror(errno)), -errno;
+  char buf[4096];
+  size_t n = fread(buf, 1, sizeof buf, f);
+  fclose(f);
+  while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r')) n--;
+  if (n == 0) return siox_log("token file %s is empty", path), -EINVAL;
+  s->token = malloc(n);
+  if (!s->token) return -ENOMEM;
+  memcpy(s->token, buf, n);
+  s->token_len = n;
+  return 0;
+}
+
+static int write_file(const char *path, const char *text) {
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f) return -errno;
+  fputs(text, f);
+  if (fclose(f) != 0) return -EIO;
+  return rename(tmp, path) == 0 ? 0 : -errno;
+}
+
+/* Writes DIR/conninfo for `siox`; the directory must exist. */
+static int write_conninfo(const char *dir, const char *conninfo) {
+  char path[4200], line[4400];
+  if (mkdir(dir, 0755) != 0 && errno != EEXIST) return -errno;
+  snprintf(path, sizeof path, "%s/conninfo", dir);
+  snprintf(line, sizeof line, "%s\n", conninfo);
+  return write_file(path, line);
+}
+
+static void on_signal(uv_signal_t *h, int signum) {
+  siox_log("signal %d: stopping", signum);
+  uv_stop(h->loop);
+}
+
+static int serve(struct siox_server *s, const char *conninfo) {
+  uv_signal_t sigint, sigterm;
+  int rc = siox_worker_start(&s->worker, s->loop, conninfo);
+  if (rc != 0) return siox_log("cannot connect the database worker"), rc;
+  if ((rc = siox_net_start(s)) != 0) {
+    siox_log("listen %s:%d: %s", s->opt->host, s->opt->port, uv_strerror(rc));
+    siox_worker_stop(&s->worker);
+    return rc;
+  }
+  uv_timer_init(s->loop, &s->match_timer);
+  s->match_timer.data = s;
+  uv_timer_start(&s->match_timer, siox_session_match_tick, (uint64_t)s->opt->match_ms, (uint64_t)s->opt->match_ms);
+  uv_signal_init(s->loop, &sigint);
+  uv_signal_init(s->loop, &sigterm);
+  uv_signal_start(&sigint, on_signal, SIGINT);
+  uv_signal_start(&sigterm, on_signal, SIGTERM);
+  siox_log("listening on %s:%d", s->opt->host, s->opt->port);
+  uv_run(s->loop, UV_RUN_DEFAULT);
+  siox_net_stop(s);
+  uv_close((uv_handle_t *)&s->match_timer, NULL);
+  uv_close((uv_handle_t *)&sigint, NULL);
+  uv_close((uv_handle_t *)&sigterm, NULL);
+  /* Let decodes in the threadpool finish (the async handle must not keep
+   * the loop alive), then drain the database queue: batches stored now lose
+   * their Acks, and the daemon's resend is skipped as a duplicate. */
+  uv_unref((uv_handle_t *)&s->worker.async);
+  uv_run(s->loop, UV_RUN_DEFAULT);
+  siox_worker_stop(&s->worker);
+  uv_run(s->loop, UV_RUN_DEFAULT);
+  return 0;
+}
+
+static int prepare_db(struct siox_server *s, struct siox_pg *pg, const char **conninfo) {
+  int rc;
+  if (s->opt->db) {
+    *conninfo = s->opt->db;
+  } else {
+    if ((rc = siox_pg_start(pg, s->opt->data_dir, s->opt->pg_bindir)) != 0) return rc;
+    *conninfo = pg->conninfo;
+  }
+  PGconn *c = siox_db_connect(*conninfo, 30000);
+  if (!c) return -EIO;
+  rc = siox_migrate(c);
+  PQfinish(c);
+  if (rc == 0 && (rc = write_conninfo(s->opt->data_dir, *conninfo)) != 0)
+    siox_log("cannot write %s/conninfo: %s", s->opt->data_dir, strerror(-rc));
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  struct siox_server_options opt;
+  char err[256];
+  if (siox_server_options_parse(argc, argv, &opt, err, sizeof err) != 0) {
+    fprintf(stderr, "siox-server: %s\nTry 'siox-server --help'.\n", err);
+    return 2;
+  }
+  if (opt.help) return fputs(siox_server_usage, stdout), 0;
+  signal(SIGPIPE, SIG_IGN);
+  struct siox_server s;
+  memset(&s, 0, sizeof s);
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  s.started_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+  s.opt = &opt;
+  s.loop = uv_default_loop();
+  static struct siox_pg pg;
+  const char *conninfo = NULL;
+  char pid[32];
+  snprintf(pid, sizeof pid, "%d\n", (int)getpid());
+  int rc = 0;
+  if (opt.pid_file && (rc = write_file(opt.pid_file, pid)) != 0) siox_log("pid file %s: %s", opt.pid_file, strerror(-rc));
+  if (rc == 0 && opt.token_file) rc = read_token(&s, opt.token_file);
+  if (rc == 0) rc = prepare_db(&s, &pg, &conninfo);
+  if (rc == 0) rc = serve(&s, conninfo);
+  siox_pg_stop(&pg);
+  uv_loop_close(s.loop);
+  free(s.token);
+  if (opt.pid_file) unlink(opt.pid_file);
+  siox_log(rc == 0 ? "stopped" : "startup failed");
+  return rc == 0 ? 0 : 1;
+}

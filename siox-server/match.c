@@ -1,0 +1,199 @@
+/*
+ * Implicit causal links across processes and hosts: the last step of the
+ * server's data path, run on the database thread every --match-ms and soon
+ * after each batch. SQL finds each receive's candidate senders (same object,
+ * overlapping bytes, target names the receiver's node, receive inside the
+ * sender's interval widened by both daemons' clock uncertainty); link.c
+ * decides confidences; the links are upserted. Rules: README.md.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "link.h"
+#include "server.h"
+
+#define SLACK_NS "100000"         /* widening on top of the clock uncertainties */
+#define READAHEAD_NS "1000000000" /* how far before S a read-ahead R may start */
+
+/* Receives to (re)examine: new ones, unmatched recent ones (their sender may
+ * have come late), and those near a new sender on the same object.
+ * $1 watermark, $2 slack, $3 read-ahead window. */
+static const char candidates_sql[] =
+    "WITH tr AS ("
+    "  SELECT aid FROM remote_calls WHERE kind = 'R' AND rc_id > $1"
+    "  UNION SELECT aid FROM remote_calls WHERE kind = 'R' AND NOT matched"
+    "   AND ingested_at > now() - interval '60 seconds'"
+    "  UNION SELECT r.aid FROM remote_calls s JOIN activities sa ON sa.aid = s.aid"
+    "   JOIN remote_calls r ON r.object_id = s.object_id AND r.kind = 'R' JOIN activities ra ON ra.aid = r.aid"
+    "   WHERE s.kind = 'S' AND s.rc_id > $1"
+    "   AND ra.start_ns BETWEEN sa.start_ns - $3 - 1000000000 AND sa.end_ns + 1000000000)"
+    " SELECT r.aid, s.aid,"
+    "  CASE WHEN ra.start_ns >= sa.start_ns - w.w AND ra.end_ns <= sa.end_ns + w.w THEN 0 ELSE 1 END,"
+    "  CASE WHEN s.length_b = 0 OR r.length_b = 0 THEN 0 ELSE GREATEST(0, LEAST(s.offset_b + s.length_b,"
+    "   r.offset_b + r.length_b) - GREATEST(s.offset_b, r.offset_b)) END,"
+    "  r.length_b,"
+    "  (r.length_b = 0 OR (s.length_b > 0 AND s.offset_b <= r.offset_b"
+    "   AND s.offset_b + s.length_b >= r.offset_b + r.length_b))::int"
+    " FROM tr JOIN remote_calls r ON r.aid = tr.aid AND r.kind = 'R'"
+    "  JOIN activities ra ON ra.aid = r.aid JOIN nodes rn ON rn.node_id = ra.node_id"
+    "  JOIN processes rp ON rp.proc_id = ra.proc_id JOIN daemons rd ON rd.daemon_id = rp.daemon_id"
+    "  JOIN remote_calls s ON s.object_id = r.object_id AND s.kind = 'S' AND s.aid <> r.aid"
+    "  JOIN activities sa ON sa.aid = s.aid"
+    "  JOIN processes sp ON sp.proc_id = sa.proc_id JOIN daemons sd ON sd.daemon_id = sp.daemon_id"
+    "  CROSS JOIN LATERAL (SELECT rd.clock_uncertainty_ns + sd.clock_uncertainty_ns + $2::bigint AS w) w"
+    " WHERE (s.target_hwid IN ('', '*') OR s.target_hwid = rn.hwid)"
+    "  AND (s.target_swid IN ('', '*') OR s.target_swid = rn.swid)"
+    "  AND (s.length_b = 0 OR r.length_b = 0 OR (s.offset_b < r.offset_b + r.length_b"
+    "   AND r.offset_b < s.offset_b + s.length_b))"
+    "  AND ((ra.start_ns >= sa.start_ns - w.w AND ra.end_ns <= sa.end_ns + w.w)"
+    "   OR (ra.start_ns < sa.start_ns - w.w AND ra.start_ns >= sa.start_ns - $3::bigint))"
+    " ORDER BY 1, 2";
+
+static const char delete_sql[] =
+    "DELETE FROM causal_links c WHERE c.child_aid = ANY($1::bigint[]) AND NOT EXISTS ("
+    " SELECT 1 FROM unnest($2::bigint[], $1::bigint[]) n(p, ch) WHERE n.p = c.parent_aid AND n.ch = c.child_aid)";
+
+static const char upsert_sql[] =
+    "INSERT INTO causal_links (parent_aid, child_aid, confidence, overlap_bytes, flags)"
+    " SELECT * FROM unnest($2::bigint[], $1::bigint[], $3::real[], $4::bigint[], $5::text[])"
+    " ON CONFLICT (parent_aid, child_aid) DO UPDATE SET confidence = EXCLUDED.confidence,"
+    " overlap_bytes = EXCLUDED.overlap_bytes, flags = EXCLUDED.flags RETURNING (xmax = 0)";
+
+/* Growing text buffer for array literals "{a,b,...}". */
+struct lit {
+  char *s;
+  size_t len, cap;
+  int err;
+};
+
+static void lit_add(struct lit *l, const char *item) {
+  size_t n = strlen(item);
+  if (l->len + n + 3 > l->cap) {
+    size_t ncap = l->cap ? l->cap * 2 : 256;
+    while (ncap < l->len + n + 3) ncap *= 2;
+    char *ns = realloc(l->s, ncap);
+    if (!ns) return (void)(l->err = -ENOMEM);
+    l->s = ns, l->cap = ncap;
+  }
+  l->s[l->len] = l->len == 0 ? '{' : ',';
+  l->len++;
+  memcpy(l->s + l->len, item, n);
+  l->len += n;
+  l->s[l->len] = '}';
+  l->s[l->len + 1] = '\0';
+}
+
+static const char *lit_str(struct lit *l) { return l->len ? l->s : "{}"; }
+
+struct batch {
+  struct lit child, parent, conf, overlap, flags;
+  size_t nlinks;
+};
+
+static void add_links(struct batch *b, int64_t child, const struct siox_link *L, size_t n) {
+  char v[64];
+  for (size_t i = 0; i < n; i++) {
+    snprintf(v, sizeof v, "%lld", (long long)child), lit_add(&b->child, v);
+    snprintf(v, sizeof v, "%lld", (long long)L[i].parent), lit_add(&b->parent, v);
+    snprintf(v, sizeof v, "%.9g", L[i].confidence), lit_add(&b->conf, v);
+    snprintf(v, sizeof v, "%llu", (unsigned long long)L[i].overlap), lit_add(&b->overlap, v);
+    snprintf(v, sizeof v, "\"%s\"", L[i].flags), lit_add(&b->flags, v);
+  }
+  b->nlinks += n;
+}
+
+/* Groups candidate rows (sorted by child, parent) per receive and computes
+ * each receive's links. Owns nothing after return except b's buffers. */
+static int compute(PGresult *r, struct batch *b) {
+  int rows = PQntuples(r);
+  struct siox_link_cand *c = malloc(((size_t)rows + 1) * sizeof *c);
+  struct siox_link *out = malloc(((size_t)rows + 1) * sizeof *out);
+  if (!c || !out) return free(c), free(out), -ENOMEM;
+  for (int i = 0; i < rows;) {
+    int64_t child = strtoll(PQgetvalue(r, i, 0), NULL, 10);
+    uint64_t r_len = strtoull(PQgetvalue(r, i, 4), NULL, 10);
+    size_t n = 0;
+    for (; i < rows && strtoll(PQgetvalue(r, i, 0), NULL, 10) == child; i++) {
+      struct siox_link_cand k = {strtoll(PQgetvalue(r, i, 1), NULL, 10), atoi(PQgetvalue(r, i, 2)),
+                                 strtoull(PQgetvalue(r, i, 3), NULL, 10), atoi(PQgetvalue(r, i, 5))};
+      /* One sender with several records on the object: keep its best row. */
+      if (n && c[n - 1].parent == k.parent) {
+        if (k.cls < c[n - 1].cls || (k.cls == c[n - 1].cls && k.overlap > c[n - 1].overlap)) c[n - 1] = k;
+        continue;
+      }
+      c[n++] = k;
+    }
+    add_links(b, child, out, siox_link_confidence(c, n, r_len, out));
+  }
+  free(c);
+  free(out);
+  return 0;
+}
+
+static int write_links(struct siox_db *db, struct batch *b, struct siox_match_result *res) {
+  const char *p[] = {lit_str(&b->child), lit_str(&b->parent), lit_str(&b->conf), lit_str(&b->overlap), lit_str(&b->flags)};
+  PGresult *r = siox_db_query(db->conn, delete_sql, 2, p);
+  if (!r) return -EIO;
+  PQclear(r);
+  if (!(r = siox_db_query(db->conn, upsert_sql, 5, p))) return -EIO;
+  for (int i = 0; i < PQntuples(r); i++) {
+    if (PQgetvalue(r, i, 0)[0] == 't') res->links_new++;
+    else res->links_updated++;
+  }
+  PQclear(r);
+  r = siox_db_query(db->conn, "UPDATE remote_calls SET matched = true WHERE kind = 'R' AND NOT matched"
+                              " AND aid = ANY($1::bigint[])", 1, p);
+  PQclear(r);
+  return r ? 0 : -EIO;
+}
+
+static int scalar(struct siox_db *db, const char *sql, int n, const char *const *p, int64_t *out) {
+  PGresult *r = siox_db_query(db->conn, sql, n, p);
+  if (!r) return -EIO;
+  *out = PQntuples(r) ? strtoll(PQgetvalue(r, 0, 0), NULL, 10) : 0;
+  PQclear(r);
+  return 0;
+}
+
+static int pass(struct siox_db *db, struct siox_match_result *res, struct batch *b, int64_t *top) {
+  char wm[24];
+  int rc = 0;
+  if (db->match_watermark < 0) rc = scalar(db, "SELECT watermark FROM match_state", 0, NULL, &db->match_watermark);
+  if (rc == 0) rc = scalar(db, "SELECT COALESCE(max(rc_id), 0) FROM remote_calls", 0, NULL, top);
+  if (rc || *top <= db->match_watermark) return rc; /* nothing new since the last pass */
+  snprintf(wm, sizeof wm, "%lld", (long long)db->match_watermark);
+  const char *p[] = {wm, SLACK_NS, READAHEAD_NS};
+  PGresult *r = siox_db_query(db->conn, candidates_sql, 3, p);
+  if (!r) return -EIO;
+  rc = compute(r, b);
+  PQclear(r);
+  if (rc == 0 && b->nlinks) rc = write_links(db, b, res);
+  snprintf(wm, sizeof wm, "%lld", (long long)*top);
+  const char *q[] = {wm};
+  if (rc == 0 && !(r = siox_db_query(db->conn, "UPDATE match_state SET watermark = $1", 1, q))) rc = -EIO;
+  PQclear(r);
+  return rc;
+}
+
+int siox_match_run(struct siox_db *db, struct siox_match_result *res) {
+  struct batch b;
+  int64_t top = 0, unmatched = 0;
+  memset(&b, 0, sizeof b);
+  memset(res, 0, sizeof *res);
+  int rc = siox_db_exec(db->conn, "BEGIN");
+  if (rc == 0) rc = pass(db, res, &b, &top);
+  if (rc == 0)
+    rc = scalar(db, "SELECT count(*) FROM remote_calls WHERE kind = 'R' AND NOT matched", 0, NULL, &unmatched);
+  if (rc == 0) rc = siox_db_exec(db->conn, "COMMIT");
+  if (rc == 0) {
+    if (top > db->match_watermark) db->match_watermark = top;
+    res->receives_unmatched = (uint64_t)unmatched;
+  } else {
+    PQclear(PQexec(db->conn, "ROLLBACK"));
+    db->match_watermark = -1;
+  }
+  free(b.child.s), free(b.parent.s), free(b.conf.s), free(b.overlap.s), free(b.flags.s);
+  return rc;
+}

@@ -1,0 +1,199 @@
+/*
+ * TCP side of siox-server: the listener and each connection's byte stream.
+ * Bytes from daemons (and status queries) are cut into frames here, after
+ * the 12-byte header has been validated (siox_frame_hdr_decode); complete
+ * frames go to session.c. A bad header or a stream that ends mid-frame
+ * closes that connection only.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server.h"
+#include "siox_frame.h"
+
+#define READ_CHUNK (256u << 10)
+
+static void on_closed(uv_handle_t *h) {
+  struct siox_conn *c = h->data;
+  c->tcp.data = NULL; /* handle closed */
+  siox_conn_unref(c);
+}
+
+void siox_conn_unref(struct siox_conn *c) {
+  if (c->pending > 0) c->pending--;
+  if (c->pending > 0 || !c->closing || c->tcp.data) return;
+  free(c->buf);
+  free(c);
+}
+
+void siox_conn_close(struct siox_conn *c) {
+  if (c->closing) return;
+  c->closing = 1;
+  c->srv->n.connections--;
+  if (c->prev) c->prev->next = c->next;
+  else c->srv->conns = c->next;
+  if (c->next) c->next->prev = c->prev;
+  c->pending++; /* held until on_closed */
+  uv_close((uv_handle_t *)&c->tcp, on_closed);
+}
+
+struct write_req {
+  uv_write_t req;
+  struct siox_conn *conn;
+  int close_after;
+  uint8_t data[];
+};
+
+static void on_written(uv_write_t *req, int status) {
+  struct write_req *w = (struct write_req *)req;
+  if ((status < 0 && status != UV_ECANCELED) || w->close_after) siox_conn_close(w->conn);
+  siox_conn_unref(w->conn);
+  free(w);
+}
+
+static void send_frame(struct siox_conn *c, uint16_t type, const ProtobufCMessage *msg, int close_after) {
+  if (c->closing) return;
+  size_t len = msg ? protobuf_c_message_get_packed_size(msg) : 0;
+  struct write_req *w = malloc(sizeof *w + SIOX_FRAME_HDR_LEN + len);
+  if (!w) {
+    siox_log("%s: out of memory for a reply; closing", c->peer);
+    siox_conn_close(c);
+    return;
+  }
+  siox_frame_hdr_encode(w->data, type, (uint32_t)len);
+  if (msg) protobuf_c_message_pack(msg, w->data + SIOX_FRAME_HDR_LEN);
+  w->conn = c;
+  w->close_after = close_after;
+  uv_buf_t b = uv_buf_init((char *)w->data, (unsigned)(SIOX_FRAME_HDR_LEN + len));
+  c->pending++;
+  int rc = uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_written);
+  if (rc < 0) on_written(&w->req, rc);
+}
+
+void siox_conn_send(struct siox_conn *c, uint16_t type, const ProtobufCMessage *msg) { send_frame(c, type, msg, 0); }
+
+void siox_conn_reject(struct siox_conn *c, const char *reason) {
+  if (c->closing) return;
+  siox_log("%s: rejected: %s; closing connection", c->peer, reason);
+  c->srv->n.bad_frames++;
+  siox_conn_read(c, 0);
+  Siox__Error e = SIOX__ERROR__INIT;
+  e.reason = (char *)reason;
+  send_frame(c, SIOX_FRAME_ERROR, &e.base, 1);
+}
+
+static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
+  struct siox_conn *c = h->data;
+  (void)hint;
+  if (c->cap - c->len < READ_CHUNK) {
+    size_t ncap = c->cap ? c->cap : READ_CHUNK * 2;
+    while (ncap - c->len < READ_CHUNK) ncap *= 2;
+    uint8_t *nb = realloc(c->buf, ncap);
+    if (!nb) {
+      *buf = uv_buf_init(NULL, 0); /* libuv reports UV_ENOBUFS */
+      return;
+    }
+    c->buf = nb;
+    c->cap = ncap;
+  }
+  *buf = uv_buf_init((char *)c->buf + c->len, (unsigned)(c->cap - c->len));
+}
+
+/* Cuts complete frames off the front of the buffer. */
+static void drain_frames(struct siox_conn *c) {
+  size_t off = 0;
+  while (!c->closing && c->len - off >= SIOX_FRAME_HDR_LEN) {
+    struct siox_frame_hdr h;
+    const char *why = "bad header";
+    if (siox_frame_hdr_decode(c->buf + off, &h, &why) != 0) {
+      siox_conn_reject(c, why);
+      return;
+    }
+    if (c->len - off < SIOX_FRAME_HDR_LEN + (size_t)h.length) break;
+    if (siox_session_frame(c, h.type, c->buf + off + SIOX_FRAME_HDR_LEN, h.length) != 0) return;
+    off += SIOX_FRAME_HDR_LEN + h.length;
+  }
+  if (off) memmove(c->buf, c->buf + off, c->len - off);
+  c->len -= off;
+}
+
+static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
+  struct siox_conn *c = s->data;
+  (void)buf;
+  if (n > 0) {
+    c->len += (size_t)n;
+    drain_frames(c);
+  } else if (n == UV_EOF) {
+    char why[128];
+    if (c->len == 0) return siox_conn_close(c);
+    snprintf(why, sizeof why, "truncated frame: stream ended after %zu bytes of a frame", c->len);
+    siox_conn_reject(c, why);
+  } else if (n < 0) {
+    siox_log("%s: read: %s; closing", c->peer, uv_strerror((int)n));
+    siox_conn_close(c);
+  }
+}
+
+void siox_conn_read(struct siox_conn *c, int on) {
+  if (c->closing || on == c->reading) return;
+  c->reading = on;
+  if (on) uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+  else uv_read_stop((uv_stream_t *)&c->tcp);
+}
+
+static void peer_name(struct siox_conn *c) {
+  struct sockaddr_storage ss;
+  int len = sizeof ss;
+  char ip[48] = "?";
+  int port = 0;
+  if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0) {
+    if (ss.ss_family == AF_INET6) {
+      uv_ip6_name((struct sockaddr_in6 *)&ss, ip, sizeof ip);
+      port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+    } else {
+      uv_ip4_name((struct sockaddr_in *)&ss, ip, sizeof ip);
+      port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+    }
+  }
+  snprintf(c->peer, sizeof c->peer, "%s:%d", ip, port);
+}
+
+static void on_connection(uv_stream_t *l, int status) {
+  struct siox_server *s = l->data;
+  if (status < 0) return siox_log("accept: %s", uv_strerror(status));
+  struct siox_conn *c = calloc(1, sizeof *c);
+  if (!c) return siox_log("accept: out of memory");
+  c->srv = s;
+  uv_tcp_init(s->loop, &c->tcp);
+  c->tcp.data = c;
+  if (uv_accept(l, (uv_stream_t *)&c->tcp) != 0) {
+    c->closing = 1;
+    c->pending = 1;
+    uv_close((uv_handle_t *)&c->tcp, on_closed);
+    return;
+  }
+  uv_tcp_nodelay(&c->tcp, 1);
+  peer_name(c);
+  c->next = s->conns;
+  if (s->conns) s->conns->prev = c;
+  s->conns = c;
+  s->n.connections++;
+  siox_conn_read(c, 1);
+}
+
+int siox_net_start(struct siox_server *s) {
+  struct sockaddr_storage addr;
+  int rc = uv_ip4_addr(s->opt->host, s->opt->port, (struct sockaddr_in *)&addr);
+  if (rc != 0) rc = uv_ip6_addr(s->opt->host, s->opt->port, (struct sockaddr_in6 *)&addr);
+  if (rc != 0) return rc;
+  uv_tcp_init(s->loop, &s->listener);
+  s->listener.data = s;
+  if ((rc = uv_tcp_bind(&s->listener, (struct sockaddr *)&addr, 0)) != 0) return rc;
+  return uv_listen((uv_stream_t *)&s->listener, 128, on_connection);
+}
+
+void siox_net_stop(struct siox_server *s) {
+  if (!uv_is_closing((uv_handle_t *)&s->listener)) uv_close((uv_handle_t *)&s->listener, NULL);
+  while (s->conns) siox_conn_close(s->conns);
+}

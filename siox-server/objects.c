@@ -1,0 +1,223 @@
+/*
+ * Descriptors -> canonical objects, inside a batch's transaction (called by
+ * ingest.c). A descriptor is keyed by (scope, type, value): global-scope ones
+ * by value alone, host-scope ones per host, process-scope ones per proc_id.
+ * MAP records join two objects (union-find in uf.c, mirrored flattened into
+ * objects/descriptors/remote_calls); SEND and RECEIVE records become
+ * remote_calls rows for match.c. RELEASE retires a process- or host-scope
+ * descriptor, so that a reused fd number starts a new object.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ingest.h"
+#include "siox/siox_ontology.h"
+#include "siox_client_wire.h"
+
+struct desc {
+  int64_t desc_id, object_id; /* object_id: the root */
+};
+
+/* The warehouse key of a descriptor value: scope key and value as text. */
+static int desc_key(const struct siox_block *b, int64_t proc_id, uint32_t proc, const struct siox_value *v,
+                    char *scope, size_t scap, char **value) {
+  const struct siox_attr_info *a = siox_attr_lookup(v->attr);
+  if (a->scope == SIOX_SCOPE_GLOBAL) snprintf(scope, scap, "%s", "");
+  else if (a->scope == SIOX_SCOPE_HOST) snprintf(scope, scap, "%s", b->processes[proc].host ? b->processes[proc].host : "");
+  else snprintf(scope, scap, "%lld", (long long)proc_id);
+  size_t n = (v->vtype == SIOX_VT_STR || v->vtype == SIOX_VT_BYTES) ? 2 * (size_t)v->len + 1 : 32;
+  char *s = malloc(n);
+  if (!s) return -ENOMEM;
+  if (v->vtype == SIOX_VT_STR) memcpy(s, v->bytes ? v->bytes : "", v->len), s[v->len] = '\0';
+  else if (v->vtype == SIOX_VT_BYTES)
+    for (uint32_t i = 0; i < v->len; i++) snprintf(s + 2 * i, 3, "%02x", (unsigned char)v->bytes[i]);
+  else if (v->vtype == SIOX_VT_I64) snprintf(s, n, "%lld", (long long)v->v.i64);
+  else snprintf(s, n, "%llu", (unsigned long long)v->v.u64);
+  if (v->vtype == SIOX_VT_BYTES && v->len == 0) s[0] = '\0';
+  *value = s;
+  return 0;
+}
+
+/* Cache key: scope \x1f type \x1f value. Caller frees. */
+static char *cache_key(const char *scope, uint32_t type, const char *value, size_t *len) {
+  size_t n = strlen(scope) + strlen(value) + 16;
+  char *k = malloc(n);
+  if (k) *len = (size_t)snprintf(k, n, "%s\x1f%u\x1f%s", scope, type, value);
+  return k;
+}
+
+static int fetch_or_create(struct siox_db *db, const char *scope, const char *type, const char *value, struct desc *d) {
+  const char *v[] = {scope, type, value};
+  PGresult *r = siox_db_query(db->conn,
+                              "SELECT desc_id, object_id FROM descriptors"
+                              " WHERE scope_key = $1 AND type = $2 AND value = $3 AND NOT released",
+                              3, v);
+  if (r && PQntuples(r) == 0) {
+    PQclear(r);
+    r = siox_db_query(db->conn,
+                      "WITH o AS (INSERT INTO objects DEFAULT VALUES RETURNING object_id)"
+                      " INSERT INTO descriptors (scope_key, type, value, object_id)"
+                      " SELECT $1, $2, $3, object_id FROM o RETURNING desc_id, object_id",
+                      3, v);
+  }
+  if (!r) return -EIO;
+  d->desc_id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+  d->object_id = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
+  PQclear(r);
+  return 0;
+}
+
+/* Resolves one descriptor value (creating it if new); with release set,
+ * retires it instead when it is not of global scope. */
+static int resolve(struct siox_db *db, const struct siox_block *b, int64_t proc_id, uint32_t proc,
+                   const struct siox_value *v, struct desc *d, int release) {
+  char scope[300], type[16], *value = NULL, *key;
+  size_t klen;
+  int rc = desc_key(b, proc_id, proc, v, scope, sizeof scope, &value);
+  if (rc) return rc;
+  snprintf(type, sizeof type, "%u", v->attr);
+  if (!(key = cache_key(scope, v->attr, value, &klen))) return free(value), -ENOMEM;
+  uint64_t *hit = siox_hmap_get(&db->descs, key, klen);
+  if (hit) d->desc_id = (int64_t)hit[0], d->object_id = (int64_t)hit[1];
+  else if ((rc = fetch_or_create(db, scope, type, value, d)) == 0)
+    rc = siox_hmap_put(&db->descs, key, klen, (uint64_t)d->desc_id, (uint64_t)d->object_id);
+  if (rc == 0) d->object_id = siox_uf_find(&db->objects, d->object_id);
+  if (rc == 0 && release && siox_attr_lookup(v->attr)->scope != SIOX_SCOPE_GLOBAL) {
+    char id[24];
+    const char *p[] = {siox_i64s(id, d->desc_id)};
+    PGresult *r = siox_db_query(db->conn, "UPDATE descriptors SET released = true WHERE desc_id = $1", 1, p);
+    rc = r ? 0 : -EIO;
+    PQclear(r);
+    siox_hmap_del(&db->descs, key, klen);
+  }
+  free(key);
+  free(value);
+  return rc;
+}
+
+/* Joins the objects of a MAP's two descriptors, in memory and in the
+ * warehouse (flattened: every row moves to the surviving root, and moved
+ * remote calls get a fresh rc_id so that the matcher looks at them again). */
+static int join(struct siox_db *db, int64_t a, int64_t b) {
+  int64_t loser, win = siox_uf_union(&db->objects, a, b, &loser);
+  if (win < 0) return (int)win;
+  if (!loser) return 0;
+  char w[24], l[24];
+  const char *p[] = {siox_i64s(w, win), siox_i64s(l, loser)};
+  static const char *const sql[] = {
+      "UPDATE objects SET merged_into = $1 WHERE object_id = $2 OR merged_into = $2",
+      "UPDATE descriptors SET object_id = $1 WHERE object_id = $2",
+      "UPDATE remote_calls SET object_id = $1, rc_id = nextval('remote_calls_rc_id_seq') WHERE object_id = $2"};
+  for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
+    PGresult *r = siox_db_query(db->conn, sql[i], 2, p);
+    if (!r) return -EIO;
+    PQclear(r);
+  }
+  return 0;
+}
+
+static int add_mapping(struct siox_db *db, int64_t proc_id, const struct siox_block_descriptor *r, int64_t from,
+                       int64_t to) {
+  char p[24], n[24], a[24], f[24], t[24];
+  int64_t node_id;
+  int have_node = r->node && siox_node_of(db, proc_id, r->node, &node_id) == 0;
+  const char *v[] = {siox_i64s(p, proc_id), have_node ? siox_i64s(n, node_id) : NULL,
+                     r->aid ? siox_i64s(a, siox_global_aid(proc_id, r->aid)) : NULL, siox_i64s(f, from), siox_i64s(t, to)};
+  PGresult *res = siox_db_query(db->conn, "INSERT INTO descriptor_mappings VALUES ($1, $2, $3, $4, $5)", 5, v);
+  PQclear(res);
+  return res ? 0 : -EIO;
+}
+
+/* Target (hwid, swid) of a SEND: cache, then process_targets (ingest.c
+ * fills it from the batch's target records). */
+static int target_of(struct siox_db *db, int64_t proc_id, uint32_t target, const char **hw, const char **sw) {
+  *hw = *sw = "";
+  if (target == 0) return 0; /* no target named: any receiver */
+  struct siox_key2 k = {(uint64_t)proc_id, target};
+  uint64_t *hit = siox_hmap_get(&db->targets, &k, sizeof k);
+  if (hit) return *hw = db->target_names[2 * hit[0]], *sw = db->target_names[2 * hit[0] + 1], 0;
+  char p[24], t[24];
+  const char *v[] = {siox_i64s(p, proc_id), siox_i64s(t, target)};
+  PGresult *r = siox_db_query(db->conn, "SELECT hwid, swid FROM process_targets WHERE proc_id = $1 AND target_id = $2", 2, v);
+  if (!r) return -EIO;
+  int rc = PQntuples(r) == 1 ? 0 : -ENOENT;
+  if (rc == 0 && db->n_targets == db->cap_targets) {
+    size_t ncap = db->cap_targets ? 2 * db->cap_targets : 64;
+    char **nn = realloc(db->target_names, 2 * ncap * sizeof *nn);
+    if (nn) db->target_names = nn, db->cap_targets = ncap;
+    else rc = -ENOMEM;
+  }
+  if (rc == 0) {
+    size_t i = db->n_targets++;
+    db->target_names[2 * i] = strdup(PQgetvalue(r, 0, 0));
+    db->target_names[2 * i + 1] = strdup(PQgetvalue(r, 0, 1));
+    if (!db->target_names[2 * i] || !db->target_names[2 * i + 1]) rc = -ENOMEM;
+    else rc = siox_hmap_put(&db->targets, &k, sizeof k, i, 0);
+    if (rc == 0) *hw = db->target_names[2 * i], *sw = db->target_names[2 * i + 1];
+  }
+  PQclear(r);
+  return rc;
+}
+
+static int remote_call(struct siox_db *db, int64_t proc_id, const struct siox_block_descriptor *r, const struct desc *d) {
+  const char *hw = "", *sw = "";
+  if (r->kind == SIOX_DESC_SEND) {
+    int rc = target_of(db, proc_id, r->node, &hw, &sw);
+    if (rc) return rc;
+  }
+  struct siox_copybuf *c = &db->copy2;
+  char kind = r->kind == SIOX_DESC_SEND ? 'S' : 'R';
+  siox_copybuf_row(c, 8);
+  siox_copybuf_i64(c, siox_global_aid(proc_id, r->aid));
+  siox_copybuf_text(c, &kind, 1);
+  siox_copybuf_i64(c, d->object_id);
+  siox_copybuf_i64(c, d->desc_id);
+  siox_copybuf_i64(c, (int64_t)r->offset);
+  siox_copybuf_i64(c, (int64_t)r->length);
+  siox_copybuf_text(c, hw, strlen(hw));
+  siox_copybuf_text(c, sw, strlen(sw));
+  return 0;
+}
+
+static int one_record(struct siox_db *db, const struct siox_block *b, int64_t proc_id,
+                      const struct siox_block_descriptor *r, char *reason, size_t rlen, size_t *nrc) {
+  struct desc d, to;
+  if (r->nvalues < 1 || (r->kind == SIOX_DESC_MAP && r->nvalues < 2))
+    return snprintf(reason, rlen, "descriptor record of kind %u without its values", r->kind), -EBADMSG;
+  int rc = resolve(db, b, proc_id, r->proc, &r->values[0], &d, r->kind == SIOX_DESC_RELEASE);
+  if (rc) return rc;
+  switch (r->kind) {
+  case SIOX_DESC_CREATE:
+  case SIOX_DESC_RELEASE: return 0;
+  case SIOX_DESC_MAP:
+    if ((rc = resolve(db, b, proc_id, r->proc, &r->values[1], &to, 0)) == 0 && (rc = join(db, d.object_id, to.object_id)) == 0)
+      rc = add_mapping(db, proc_id, r, d.desc_id, to.desc_id);
+    return rc;
+  case SIOX_DESC_SEND:
+  case SIOX_DESC_RECEIVE:
+    if (!r->aid) return snprintf(reason, rlen, "send/receive record without an activity"), -EBADMSG;
+    rc = remote_call(db, proc_id, r, &d);
+    if (rc == -ENOENT) return snprintf(reason, rlen, "send to unknown target %u", r->node), -EBADMSG;
+    *nrc += rc == 0;
+    return rc;
+  default: return snprintf(reason, rlen, "unknown descriptor record kind %u", r->kind), -EBADMSG;
+  }
+}
+
+int siox_objects_ingest(struct siox_db *db, const struct siox_block *b, const int64_t *proc_ids, char *reason,
+                        size_t reason_len) {
+  size_t nrc = 0;
+  int rc = 0;
+  siox_copybuf_start(&db->copy2);
+  for (size_t i = 0; rc == 0 && i < b->n_descriptors; i++)
+    rc = one_record(db, b, proc_ids[b->descriptors[i].proc], &b->descriptors[i], reason, reason_len, &nrc);
+  if (rc == 0) rc = siox_copybuf_finish(&db->copy2);
+  if (rc == 0 && nrc)
+    rc = siox_db_copy(db->conn,
+                      "COPY remote_calls (aid, kind, object_id, desc_id, offset_b, length_b, target_hwid, target_swid)"
+                      " FROM STDIN (FORMAT binary)",
+                      db->copy2.p, db->copy2.len);
+  return rc == -EEXIST ? -EIO : rc;
+}

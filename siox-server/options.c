@@ -1,0 +1,135 @@
+/*
+ * Command-line parsing for siox-server (see options.h); main.c acts on the
+ * result. Also holds the --help text, written as a short man page.
+ */
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char siox_server_usage[] =
+    "NAME\n"
+    "    siox-server - SIOX ingest and causal-matching server\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    siox-server [--listen HOST:PORT] [--data-dir DIR | --db CONNINFO]\n"
+    "                [--token-file FILE] [--pid-file FILE] [--pg-bindir DIR]\n"
+    "                [--match-ms N]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    Accepts batches of activities from siox-daemon over TCP, stores them\n"
+    "    idempotently in a PostgreSQL warehouse (one transaction and one Ack per\n"
+    "    batch), resolves descriptors to objects and links sends to receives\n"
+    "    across processes and hosts (table causal_links). Runs in the\n"
+    "    foreground and logs to stderr. SIGINT or SIGTERM stop it cleanly.\n"
+    "\n"
+    "    Without --db it runs a private PostgreSQL cluster in DIR/pg (initdb on\n"
+    "    first start, unix socket DIR/pg/run only, no TCP), reuses a postmaster\n"
+    "    left running by a killed server, and stops it on exit. When run as\n"
+    "    root, PostgreSQL runs as the 'postgres' user. Either way the libpq\n"
+    "    conninfo of the warehouse is written to DIR/conninfo for `siox`.\n"
+    "\n"
+    "OPTIONS\n"
+    "    --listen HOST:PORT   address for daemons and status queries\n"
+    "                         (default " SIOX_SERVER_DEFAULT_LISTEN ")\n"
+    "    --data-dir DIR       state directory (default " SIOX_SERVER_DEFAULT_DATA_DIR ")\n"
+    "    --db CONNINFO        use this PostgreSQL database instead of the\n"
+    "                         embedded one (libpq conninfo or URI); the schema\n"
+    "                         is created or upgraded on start\n"
+    "    --token-file FILE    require the secret in FILE (trailing newline\n"
+    "                         ignored) in every daemon's Hello\n"
+    "    --pid-file FILE      write the server's pid to FILE\n"
+    "    --pg-bindir DIR      where initdb, pg_ctl and postgres live (default:\n"
+    "                         `pg_config --bindir`, else /usr/lib/postgresql/15/bin)\n"
+    "    --match-ms N         run the implicit-link matcher every N ms (default 500)\n"
+    "    -h, --help           show this text\n"
+    "\n"
+    "PROTOCOL\n"
+    "    Frames of protocol/siox_frame.h carrying protobuf messages of\n"
+    "    protocol/siox.proto. A daemon sends Hello first and gets HelloReply\n"
+    "    {acked_seq}; each Batch is answered with Ack{seq} once committed; a\n"
+    "    batch with seq <= acked_seq is acknowledged again and not stored twice.\n"
+    "    Ping gets Pong (CLOCK_REALTIME), StatusRequest gets StatusReply. Any\n"
+    "    malformed frame gets an Error{reason} and that connection is closed.\n"
+    "\n"
+    "FILES\n"
+    "    DIR/conninfo         libpq conninfo of the warehouse\n"
+    "    DIR/pg               embedded cluster (DIR/pg/log: its log)\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 after a clean stop, 1 on a startup failure, 2 on a usage error.\n";
+
+int siox_parse_hostport(const char *s, char *host, unsigned hostcap, int *port) {
+  const char *colon = strrchr(s, ':');
+  if (!colon || colon == s) return -EINVAL;
+  const char *h = s, *he = colon;
+  if (*h == '[') {
+    if (he[-1] != ']') return -EINVAL;
+    h++, he--;
+  }
+  size_t hl = (size_t)(he - h);
+  if (hl == 0 || hl >= hostcap) return -EINVAL;
+  char *end;
+  errno = 0;
+  long p = strtol(colon + 1, &end, 10);
+  if (errno || *end || end == colon + 1 || p < 0 || p > 65535) return -EINVAL;
+  memcpy(host, h, hl);
+  host[hl] = '\0';
+  *port = (int)p;
+  return 0;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (errno || *end || end == s || v < lo || v > hi) return -EINVAL;
+  *out = (int)v;
+  return 0;
+}
+
+static void defaults(struct siox_server_options *o) {
+  memset(o, 0, sizeof *o);
+  siox_parse_hostport(SIOX_SERVER_DEFAULT_LISTEN, o->host, sizeof o->host, &o->port);
+  o->data_dir = SIOX_SERVER_DEFAULT_DATA_DIR;
+  o->match_ms = 500;
+}
+
+int siox_server_options_parse(int argc, char **argv, struct siox_server_options *o, char *err, unsigned errcap) {
+  static const struct option longopts[] = {
+      {"listen", required_argument, 0, 'l'},   {"data-dir", required_argument, 0, 'd'},
+      {"db", required_argument, 0, 'D'},       {"token-file", required_argument, 0, 't'},
+      {"pid-file", required_argument, 0, 'p'}, {"pg-bindir", required_argument, 0, 'B'},
+      {"match-ms", required_argument, 0, 'm'}, {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
+  defaults(o);
+  optind = 0; /* glibc: full re-initialisation, so parsing can run twice */
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'l':
+      if (siox_parse_hostport(optarg, o->host, sizeof o->host, &o->port) != 0)
+        return snprintf(err, errcap, "--listen: expected HOST:PORT, got '%s'", optarg), -EINVAL;
+      break;
+    case 'd': o->data_dir = optarg; break;
+    case 'D': o->db = optarg; break;
+    case 't': o->token_file = optarg; break;
+    case 'p': o->pid_file = optarg; break;
+    case 'B': o->pg_bindir = optarg; break;
+    case 'm':
+      if (parse_int(optarg, 10, 3600000, &o->match_ms) != 0)
+        return snprintf(err, errcap, "--match-ms: expected 10..3600000, got '%s'", optarg), -EINVAL;
+      break;
+    case 'h': o->help = 1; break;
+    default:
+      return snprintf(err, errcap, "unknown or incomplete option '%s'", argv[optind - 1]), -EINVAL;
+    }
+  }
+  if (optind < argc) return snprintf(err, errcap, "unexpected argument '%s'", argv[optind]), -EINVAL;
+  if (!o->data_dir[0]) return snprintf(err, errcap, "--data-dir must not be empty"), -EINVAL;
+  return 0;
+}

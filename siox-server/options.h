@@ -1,0 +1,33 @@
+/*
+ * siox-server's command line: the options agreed in the team brief plus a
+ * few tuning knobs. Parsing is pure (no I/O) so that it can be unit tested.
+ */
+#ifndef SIOX_SERVER_OPTIONS_H
+#define SIOX_SERVER_OPTIONS_H
+
+#define SIOX_SERVER_DEFAULT_LISTEN "127.0.0.1:7410"
+#define SIOX_SERVER_DEFAULT_DATA_DIR "/var/lib/siox/server"
+
+struct siox_server_options {
+  char host[256];
+  int port;
+  const char *data_dir;   /* points into argv or a default */
+  const char *db;         /* NULL: embedded PostgreSQL */
+  const char *token_file; /* NULL: no token required */
+  const char *pid_file;
+  const char *pg_bindir;  /* NULL: pg_config --bindir, then the Debian path */
+  int match_ms;           /* implicit-link matcher period */
+  int help;
+};
+
+/* Splits "HOST:PORT" ("[v6]:PORT" too) into host and port.
+ * Returns 0 or -EINVAL. */
+int siox_parse_hostport(const char *s, char *host, unsigned hostcap, int *port);
+
+/* Fills o from argv. Returns 0, or -EINVAL with a message in err. */
+int siox_server_options_parse(int argc, char **argv, struct siox_server_options *o, char *err, unsigned errcap);
+
+/* The --help text. */
+extern const char siox_server_usage[];
+
+#endif

@@ -1,0 +1,207 @@
+/*
+ * Internal interfaces of siox-server, one section per source file. The data
+ * path: net.c reads frames -> session.c dispatches messages -> worker.c runs
+ * database jobs on one thread -> ingest.c (+ objects.c) stores a batch in one
+ * transaction -> match.c links sends to receives. main.c wires it together;
+ * pg_embedded.c and migrate.c prepare the warehouse before any of it runs.
+ */
+#ifndef SIOX_SERVER_H
+#define SIOX_SERVER_H
+
+#include <libpq-fe.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "copybuf.h"
+#include "hmap.h"
+#include "options.h"
+#include "siox.pb-c.h"
+#include "uf.h"
+
+/* ---- db.c: libpq helpers ------------------------------------------------ */
+
+/* Runs sql (no parameters); returns 0, or -EIO after logging the error. */
+int siox_db_exec(PGconn *c, const char *sql);
+/* Runs sql with text parameters. Returns the result (caller PQclear()s) when
+ * its status is COMMAND_OK or TUPLES_OK, else logs, clears and returns NULL. */
+PGresult *siox_db_query(PGconn *c, const char *sql, int n, const char *const *params);
+/* Sends one COPY ... FROM STDIN statement and len bytes of data. Returns 0,
+ * -EEXIST on a unique violation (not logged), or -EIO. */
+int siox_db_copy(PGconn *c, const char *sql, const uint8_t *data, size_t len);
+/* Connects, waiting up to wait_ms for a starting server. NULL on failure. */
+PGconn *siox_db_connect(const char *conninfo, int wait_ms);
+
+/* ---- pg_embedded.c: private PostgreSQL under DIR/pg ---------------------- */
+
+struct siox_pg {
+  char dir[4096];     /* DIR/pg, absolute */
+  char bindir[1024];
+  char conninfo[4200];
+  int started;        /* we own it: stop it on exit */
+};
+
+/* Initialises (first time) and starts the cluster, or adopts a running one.
+ * Writes the conninfo into pg->conninfo. Returns 0 or a negative errno. */
+int siox_pg_start(struct siox_pg *pg, const char *data_dir, const char *bindir);
+/* Stops the cluster if siox_pg_start started or adopted it. */
+void siox_pg_stop(struct siox_pg *pg);
+
+/* ---- migrate.c: schema versions and the ontology ------------------------- */
+
+/* Applies every schema file newer than schema_version, each in its own
+ * transaction, then (re)loads the ontology. Returns 0 or -EIO. */
+int siox_migrate(PGconn *c);
+
+/* ---- worker.c: the database thread ----------------------------------------- */
+
+/* Everything the database thread owns: the connection and the caches that
+ * mirror warehouse ids (all cleared on any rollback, since a rolled-back
+ * transaction may have put ids in them that never committed). */
+struct siox_db {
+  PGconn *conn;
+  char *conninfo;
+  struct siox_hmap procs;   /* (daemon, pid, nonce) -> proc_id */
+  struct siox_hmap nodes;   /* (proc_id, unid) -> node_id */
+  struct siox_hmap types;   /* (proc_id, local type) -> (type_id, node_id) */
+  struct siox_hmap targets; /* (proc_id, target id) -> index in target_names */
+  struct siox_hmap edges;   /* (from node, to node) -> seen */
+  struct siox_hmap descs;   /* scope|type|value -> (desc_id, object_id) */
+  struct siox_uf objects;
+  char **target_names;      /* pairs hwid, swid */
+  size_t n_targets, cap_targets;
+  struct siox_copybuf copy, copy2;
+  int64_t match_watermark;  /* remote_calls.rc_id already seen by match.c */
+};
+
+struct siox_job;
+typedef void (*siox_job_fn)(struct siox_job *j, struct siox_db *db);
+struct siox_job {
+  struct siox_job *next;
+  siox_job_fn run;  /* on the database thread */
+  siox_job_fn done; /* back on the loop thread (db is NULL there) */
+};
+
+struct siox_worker {
+  uv_async_t async;
+  pthread_t thread;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  struct siox_job *in_head, *in_tail, *out_head, *out_tail;
+  int stop;
+  int db_ok; /* written by the worker, read by status (int: atomic enough) */
+  struct siox_db db;
+};
+
+/* Connects to conninfo and starts the thread. Returns 0 or a negative errno. */
+int siox_worker_start(struct siox_worker *w, uv_loop_t *loop, const char *conninfo);
+/* Queues j; jobs run one at a time, in submission order. */
+void siox_worker_submit(struct siox_worker *w, struct siox_job *j);
+/* Finishes queued jobs, joins the thread and closes the connection. */
+void siox_worker_stop(struct siox_worker *w);
+/* Drops every cache (after a rollback). */
+void siox_db_caches_clear(struct siox_db *db);
+
+/* ---- ingest.c: one batch, one transaction ------------------------------- */
+
+struct siox_ingest_result {
+  int duplicate;        /* seq <= acked_seq: acked again, nothing stored */
+  uint64_t activities;  /* stored */
+  char reason[256];     /* why, when the batch was rejected */
+};
+
+/* Stores batch b of a daemon (hostname from its Hello), whose block was
+ * decoded into blk beforehand (decode_rc/why: siox_block_decode's result;
+ * done off the database thread so that it overlaps the previous COPY).
+ * Returns 0, -EBADMSG for a batch that can never be stored (reason set), or
+ * -EIO for a database failure (the daemon should retry later). */
+struct siox_block;
+int siox_ingest_batch(struct siox_db *db, const Siox__Batch *b, const char *hostname, struct siox_block *blk,
+                      int decode_rc, const char *why, struct siox_ingest_result *r);
+/* Records the daemon and returns its acked_seq in *acked. 0 or -EIO. */
+int siox_ingest_hello(struct siox_db *db, uint64_t daemon_id, const char *hostname, uint64_t *acked);
+
+/* ---- objects.c: descriptors -> canonical objects ------------------------- */
+
+struct siox_block;
+struct siox_block_descriptor;
+
+/* Resolves every descriptor record of block blk (proc_ids: warehouse proc id
+ * per block process) and COPYs its send/receive records into remote_calls.
+ * Must run inside the batch's transaction. 0, -EBADMSG (reason) or -EIO. */
+int siox_objects_ingest(struct siox_db *db, const struct siox_block *blk, const int64_t *proc_ids, char *reason,
+                        size_t reason_len);
+
+/* ---- match.c: implicit links ---------------------------------------------- */
+
+struct siox_match_result {
+  uint64_t links_new, links_updated, receives_unmatched;
+};
+
+/* One matcher pass over receives that are new or may have new candidates.
+ * Idempotent; its own transaction. Returns 0 or -EIO. */
+int siox_match_run(struct siox_db *db, struct siox_match_result *r);
+
+/* ---- net.c + session.c: connections ---------------------------------------- */
+
+struct siox_counters {
+  int64_t connections, batches_ingested, batches_duplicate, activities_ingested, bad_frames, links_implicit,
+      receives_unmatched, db_errors;
+};
+
+struct siox_conn;
+
+struct siox_server {
+  uv_loop_t *loop;
+  uv_tcp_t listener;
+  uv_timer_t match_timer;
+  const struct siox_server_options *opt;
+  char *token; /* NULL: none required */
+  size_t token_len;
+  struct siox_worker worker;
+  struct siox_counters n;
+  uint64_t started_ns;
+  int match_pending;
+  struct siox_conn *conns; /* intrusive list, for shutdown */
+};
+
+/* Binds and listens on opt->host:opt->port. Returns 0 or a libuv error. */
+int siox_net_start(struct siox_server *s);
+/* Closes the listener and every connection. */
+void siox_net_stop(struct siox_server *s);
+
+/* Per-connection state shared by net.c (bytes) and session.c (messages). */
+struct siox_conn {
+  uv_tcp_t tcp;
+  struct siox_server *srv;
+  struct siox_conn *next, *prev;
+  uint8_t *buf;
+  size_t len, cap;
+  int hello_done, closing, reading;
+  int pending; /* jobs in flight that point at this connection */
+  struct batch_job *decoding, *decoding_tail; /* batches being decoded, in arrival order */
+  uint64_t daemon_id;
+  char hostname[256];
+  char peer[64];
+};
+
+/* Queues a frame of type with the packed message (NULL: empty payload). */
+void siox_conn_send(struct siox_conn *c, uint16_t type, const ProtobufCMessage *msg);
+/* Logs reason, sends Error{reason}, closes the connection. */
+void siox_conn_reject(struct siox_conn *c, const char *reason);
+/* Closes without a message. Safe to call twice. */
+void siox_conn_close(struct siox_conn *c);
+/* Drops one job reference; frees a closed connection when none remain. */
+void siox_conn_unref(struct siox_conn *c);
+/* Starts or stops reading (backpressure while batches wait for the db). */
+void siox_conn_read(struct siox_conn *c, int on);
+
+/* Handles one complete frame. Returns 0, or <0 after rejecting. */
+int siox_session_frame(struct siox_conn *c, uint16_t type, const uint8_t *payload, size_t len);
+/* Timer: queue a matcher pass unless one is pending. */
+void siox_session_match_tick(uv_timer_t *t);
+
+/* ---- log ------------------------------------------------------------------- */
+void siox_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,290 @@
+/*
+ * The daemon <-> server conversation, one complete frame at a time (net.c
+ * cuts them): Hello with its token first, then Batch, Ping, StatusRequest.
+ * Hello and Batch become jobs for the database thread (worker.c); their
+ * replies (HelloReply, Ack, Error) are sent when the job comes back.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "server.h"
+#include "siox_block.h"
+#include "siox_frame.h"
+
+/* Batches of one connection waiting for the database before we stop
+ * reading from it: bounds memory, and TCP pushes back on the daemon. */
+#define MAX_PENDING_BATCHES 4
+
+static int64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- Hello ---------------------------------------------------------------- */
+
+struct hello_job {
+  struct siox_job base;
+  struct siox_conn *conn;
+  uint64_t daemon_id, acked;
+  int rc;
+  char hostname[256];
+};
+
+static void hello_run(struct siox_job *j, struct siox_db *db) {
+  struct hello_job *h = (struct hello_job *)j;
+  h->rc = siox_ingest_hello(db, h->daemon_id, h->hostname, &h->acked);
+}
+
+static void hello_done(struct siox_job *j, struct siox_db *db) {
+  struct hello_job *h = (struct hello_job *)j;
+  struct siox_conn *c = h->conn;
+  (void)db;
+  if (h->rc != 0) {
+    c->srv->n.db_errors++;
+    siox_conn_reject(c, "database unavailable; retry later");
+    c->srv->n.bad_frames--; /* not the daemon's fault */
+  } else {
+    Siox__HelloReply r = SIOX__HELLO_REPLY__INIT;
+    r.acked_seq = h->acked;
+    r.server_version = "siox-server 0.1";
+    siox_conn_send(c, SIOX_FRAME_HELLO_REPLY, &r.base);
+    siox_log("%s: daemon %llu (%s) connected, acked_seq %llu", c->peer, (unsigned long long)h->daemon_id,
+             h->hostname, (unsigned long long)h->acked);
+  }
+  siox_conn_unref(c);
+  free(h);
+}
+
+static int token_ok(const struct siox_server *s, const ProtobufCBinaryData *t) {
+  if (!s->token) return 1;
+  if (t->len != s->token_len) return 0;
+  unsigned char diff = 0; /* constant time: no early exit on the first mismatch */
+  for (size_t i = 0; i < t->len; i++) diff |= t->data[i] ^ (unsigned char)s->token[i];
+  return diff == 0;
+}
+
+static int on_hello(struct siox_conn *c, const uint8_t *p, size_t len) {
+  if (c->hello_done) return siox_conn_reject(c, "second Hello on one connection"), -EPROTO;
+  Siox__Hello *m = siox__hello__unpack(NULL, len, p);
+  if (!m) return siox_conn_reject(c, "undecodable Hello"), -EBADMSG;
+  int ok = token_ok(c->srv, &m->token);
+  struct hello_job *h = ok ? calloc(1, sizeof *h) : NULL;
+  if (h) {
+    c->hello_done = 1;
+    c->daemon_id = h->daemon_id = m->daemon_id;
+    snprintf(h->hostname, sizeof h->hostname, "%s", m->hostname ? m->hostname : "");
+    snprintf(c->hostname, sizeof c->hostname, "%s", h->hostname);
+  }
+  siox__hello__free_unpacked(m, NULL);
+  if (!ok) return siox_conn_reject(c, "bad token"), -EACCES;
+  if (!h) return siox_conn_reject(c, "out of memory"), -ENOMEM;
+  h->base.run = hello_run;
+  h->base.done = hello_done;
+  h->conn = c;
+  c->pending++;
+  siox_worker_submit(&c->srv->worker, &h->base);
+  return 0;
+}
+
+/* ---- Batch ------------------------------------------------------------------ */
+
+/* A batch travels: loop (envelope unpacked) -> libuv threadpool (block
+ * decoded, overlapping the database thread's work on earlier batches) ->
+ * loop (released to the database thread in arrival order) -> db thread. */
+struct batch_job {
+  struct siox_job base;
+  uv_work_t decode;
+  struct batch_job *next_decoding;
+  int decoded;
+  struct siox_conn *conn;
+  Siox__Batch *msg;
+  struct siox_block blk;
+  int decode_rc;
+  const char *why;
+  int rc;
+  struct siox_ingest_result res;
+};
+
+static void batch_run(struct siox_job *j, struct siox_db *db) {
+  struct batch_job *b = (struct batch_job *)j;
+  b->rc = siox_ingest_batch(db, b->msg, b->conn->hostname, &b->blk, b->decode_rc, b->why, &b->res);
+}
+
+static void decode_work(uv_work_t *w) {
+  struct batch_job *b = w->data;
+  b->decode_rc = siox_block_decode(b->msg->block.data, b->msg->block.len, b->msg->raw_bytes, &b->blk, &b->why);
+}
+
+/* Hands decoded batches to the database thread, never overtaking an
+ * earlier batch of the same connection that is still being decoded. */
+static void decode_done(uv_work_t *w, int status) {
+  struct batch_job *b = w->data;
+  struct siox_conn *c = b->conn;
+  (void)status;
+  b->decoded = 1;
+  while (c->decoding && c->decoding->decoded) {
+    struct batch_job *head = c->decoding;
+    if (!(c->decoding = head->next_decoding)) c->decoding_tail = NULL;
+    siox_worker_submit(&c->srv->worker, &head->base);
+  }
+}
+
+static void batch_done(struct siox_job *j, struct siox_db *db) {
+  struct batch_job *b = (struct batch_job *)j;
+  struct siox_conn *c = b->conn;
+  struct siox_server *s = c->srv;
+  int rc = b->rc;
+  (void)db;
+  if (rc == 0) {
+    if (b->res.duplicate) s->n.batches_duplicate++;
+    else s->n.batches_ingested++;
+    s->n.activities_ingested += (int64_t)b->res.activities;
+    Siox__Ack a = SIOX__ACK__INIT;
+    a.seq = b->msg->seq;
+    siox_conn_send(c, SIOX_FRAME_ACK, &a.base);
+  } else if (rc == -EBADMSG) {
+    char why[320];
+    snprintf(why, sizeof why, "batch %llu: %s", (unsigned long long)b->msg->seq, b->res.reason);
+    siox_conn_reject(c, why);
+  } else {
+    s->n.db_errors++;
+    siox_conn_reject(c, "database error; batch not stored, retry later");
+    s->n.bad_frames--;
+  }
+  siox_conn_read(c, 1);
+  siox__batch__free_unpacked(b->msg, NULL);
+  siox_block_free(&b->blk);
+  siox_conn_unref(c);
+  free(b);
+  /* New remote calls may have arrived: match soon rather than at the next tick. */
+  if (rc == 0 && !s->match_pending) uv_timer_start(&s->match_timer, siox_session_match_tick, 20, s->opt->match_ms);
+}
+
+static int on_batch(struct siox_conn *c, const uint8_t *p, size_t len) {
+  if (!c->hello_done) return siox_conn_reject(c, "Batch before Hello"), -EPROTO;
+  Siox__Batch *m = siox__batch__unpack(NULL, len, p);
+  if (!m) return siox_conn_reject(c, "undecodable Batch"), -EBADMSG;
+  if (m->daemon_id != c->daemon_id) {
+    siox__batch__free_unpacked(m, NULL);
+    return siox_conn_reject(c, "Batch daemon_id differs from Hello"), -EPROTO;
+  }
+  struct batch_job *b = calloc(1, sizeof *b);
+  if (!b) return siox__batch__free_unpacked(m, NULL), siox_conn_reject(c, "out of memory"), -ENOMEM;
+  b->base.run = batch_run;
+  b->base.done = batch_done;
+  b->conn = c;
+  b->msg = m;
+  siox_block_init(&b->blk);
+  b->decode.data = b;
+  if (++c->pending >= MAX_PENDING_BATCHES) siox_conn_read(c, 0);
+  if (c->decoding_tail) c->decoding_tail->next_decoding = b;
+  else c->decoding = b;
+  c->decoding_tail = b;
+  int rc = uv_queue_work(c->srv->loop, &b->decode, decode_work, decode_done);
+  if (rc != 0) { /* cannot happen with a valid loop; decode inline rather than lose order */
+    decode_work(&b->decode);
+    decode_done(&b->decode, rc);
+  }
+  return 0;
+}
+
+/* ---- Ping, StatusRequest -------------------------------------------------- */
+
+static int on_ping(struct siox_conn *c, const uint8_t *p, size_t len) {
+  int64_t t2 = now_ns();
+  Siox__Ping *m = siox__ping__unpack(NULL, len, p);
+  if (!m) return siox_conn_reject(c, "undecodable Ping"), -EBADMSG;
+  Siox__Pong r = SIOX__PONG__INIT;
+  r.t1 = m->t1;
+  r.t2 = t2;
+  siox__ping__free_unpacked(m, NULL);
+  r.t3 = now_ns();
+  siox_conn_send(c, SIOX_FRAME_PONG, &r.base);
+  return 0;
+}
+
+static int on_status(struct siox_conn *c) {
+  struct siox_server *s = c->srv;
+  struct {
+    const char *name;
+    int64_t v;
+  } v[] = {{"connections", s->n.connections},
+           {"batches_ingested", s->n.batches_ingested},
+           {"batches_duplicate", s->n.batches_duplicate},
+           {"activities_ingested", s->n.activities_ingested},
+           {"bad_frames", s->n.bad_frames},
+           {"links_implicit", s->n.links_implicit},
+           {"receives_unmatched", s->n.receives_unmatched},
+           {"db_errors", s->n.db_errors},
+           {"db_ok", s->worker.db_ok}};
+  enum { N = sizeof v / sizeof v[0] };
+  Siox__Counter cs[N], *cp[N];
+  for (int i = 0; i < N; i++) {
+    siox__counter__init(&cs[i]);
+    cs[i].name = (char *)v[i].name;
+    cs[i].value = v[i].v;
+    cp[i] = &cs[i];
+  }
+  Siox__StatusReply r = SIOX__STATUS_REPLY__INIT;
+  r.role = "server";
+  r.uptime_s = (uint64_t)(now_ns() - (int64_t)s->started_ns) / 1000000000u;
+  r.n_counters = N;
+  r.counters = cp;
+  siox_conn_send(c, SIOX_FRAME_STATUS_REPLY, &r.base);
+  return 0;
+}
+
+int siox_session_frame(struct siox_conn *c, uint16_t type, const uint8_t *payload, size_t len) {
+  char why[64];
+  switch (type) {
+  case SIOX_FRAME_HELLO: return on_hello(c, payload, len);
+  case SIOX_FRAME_BATCH: return on_batch(c, payload, len);
+  case SIOX_FRAME_PING: return on_ping(c, payload, len);
+  case SIOX_FRAME_STATUS_REQUEST: return on_status(c);
+  default:
+    snprintf(why, sizeof why, "unexpected frame type %u from a daemon", type);
+    siox_conn_reject(c, why);
+    return -EPROTO;
+  }
+}
+
+/* ---- Matcher timer ----------------------------------------------------------- */
+
+struct match_job {
+  struct siox_job base;
+  struct siox_server *srv;
+  int rc;
+  struct siox_match_result res;
+};
+
+static void match_run(struct siox_job *j, struct siox_db *db) {
+  struct match_job *m = (struct match_job *)j;
+  m->rc = siox_match_run(db, &m->res);
+}
+
+static void match_done(struct siox_job *j, struct siox_db *db) {
+  struct match_job *m = (struct match_job *)j;
+  (void)db;
+  m->srv->match_pending = 0;
+  if (m->rc == 0) {
+    m->srv->n.links_implicit += (int64_t)m->res.links_new;
+    m->srv->n.receives_unmatched = (int64_t)m->res.receives_unmatched;
+  }
+  free(m);
+}
+
+void siox_session_match_tick(uv_timer_t *t) {
+  struct siox_server *s = t->data;
+  if (s->match_pending) return;
+  struct match_job *m = calloc(1, sizeof *m);
+  if (!m) return;
+  m->base.run = match_run;
+  m->base.done = match_done;
+  m->srv = s;
+  s->match_pending = 1;
+  siox_worker_submit(&s->worker, &m->base);
+}

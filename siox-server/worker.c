@@ -1,0 +1,121 @@
+/*
+ * The database thread. libpq calls block, so every warehouse job (Hello
+ * lookups, batch ingest, matcher passes) runs here, one at a time and in
+ * submission order, which keeps each daemon's batches in sequence. Results
+ * come back to the libuv loop through a uv_async_t.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server.h"
+
+void siox_db_caches_clear(struct siox_db *db) {
+  siox_hmap_clear(&db->procs);
+  siox_hmap_clear(&db->nodes);
+  siox_hmap_clear(&db->types);
+  siox_hmap_clear(&db->targets);
+  siox_hmap_clear(&db->edges);
+  siox_hmap_clear(&db->descs);
+  siox_uf_clear(&db->objects);
+  for (size_t i = 0; i < db->n_targets * 2; i++) free(db->target_names[i]);
+  db->n_targets = 0;
+}
+
+/* Reconnects when the server went away; jobs then fail with -EIO until it is back. */
+static void ensure_connected(struct siox_worker *w) {
+  struct siox_db *db = &w->db;
+  if (db->conn && PQstatus(db->conn) == CONNECTION_OK) return;
+  siox_log("database connection lost; reconnecting");
+  if (db->conn) PQfinish(db->conn);
+  db->conn = siox_db_connect(db->conninfo, 0);
+  siox_db_caches_clear(db);
+  db->match_watermark = -1; /* reload from match_state */
+  if (!db->conn) db->conn = PQconnectdb(db->conninfo); /* keep a handle; status BAD */
+}
+
+static struct siox_job *pop(struct siox_job **head, struct siox_job **tail) {
+  struct siox_job *j = *head;
+  if (j && !(*head = j->next)) *tail = NULL;
+  return j;
+}
+
+static void push(struct siox_job **head, struct siox_job **tail, struct siox_job *j) {
+  j->next = NULL;
+  if (*tail) (*tail)->next = j;
+  else *head = j;
+  *tail = j;
+}
+
+static void *thread_main(void *arg) {
+  struct siox_worker *w = arg;
+  pthread_mutex_lock(&w->mu);
+  for (;;) {
+    struct siox_job *j = pop(&w->in_head, &w->in_tail);
+    if (!j) {
+      if (w->stop) break;
+      pthread_cond_wait(&w->cv, &w->mu);
+      continue;
+    }
+    pthread_mutex_unlock(&w->mu);
+    ensure_connected(w);
+    j->run(j, &w->db);
+    w->db_ok = PQstatus(w->db.conn) == CONNECTION_OK;
+    pthread_mutex_lock(&w->mu);
+    push(&w->out_head, &w->out_tail, j);
+    uv_async_send(&w->async);
+  }
+  pthread_mutex_unlock(&w->mu);
+  return NULL;
+}
+
+static void on_async(uv_async_t *a) {
+  struct siox_worker *w = a->data;
+  pthread_mutex_lock(&w->mu);
+  struct siox_job *list = w->out_head;
+  w->out_head = w->out_tail = NULL;
+  pthread_mutex_unlock(&w->mu);
+  while (list) {
+    struct siox_job *next = list->next;
+    list->done(list, NULL);
+    list = next;
+  }
+}
+
+int siox_worker_start(struct siox_worker *w, uv_loop_t *loop, const char *conninfo) {
+  memset(w, 0, sizeof *w);
+  w->db.conninfo = strdup(conninfo);
+  w->db.conn = siox_db_connect(conninfo, 0);
+  if (!w->db.conninfo || !w->db.conn) return free(w->db.conninfo), -EIO;
+  w->db.match_watermark = -1;
+  w->db_ok = 1;
+  pthread_mutex_init(&w->mu, NULL);
+  pthread_cond_init(&w->cv, NULL);
+  uv_async_init(loop, &w->async, on_async);
+  w->async.data = w;
+  int rc = pthread_create(&w->thread, NULL, thread_main, w);
+  return rc ? -rc : 0;
+}
+
+void siox_worker_submit(struct siox_worker *w, struct siox_job *j) {
+  pthread_mutex_lock(&w->mu);
+  push(&w->in_head, &w->in_tail, j);
+  pthread_cond_signal(&w->cv);
+  pthread_mutex_unlock(&w->mu);
+}
+
+void siox_worker_stop(struct siox_worker *w) {
+  pthread_mutex_lock(&w->mu);
+  w->stop = 1;
+  pthread_cond_signal(&w->cv);
+  pthread_mutex_unlock(&w->mu);
+  pthread_join(w->thread, NULL);
+  on_async(&w->async); /* deliver what finished after the loop stopped */
+  uv_close((uv_handle_t *)&w->async, NULL);
+  siox_db_caches_clear(&w->db);
+  free(w->db.target_names);
+  siox_copybuf_free(&w->db.copy);
+  siox_copybuf_free(&w->db.copy2);
+  PQfinish(w->db.conn);
+  free(w->db.conninfo);
+}

@@ -1,0 +1,6 @@
+# siox-daemon integration: the real binary against a fake server (withheld
+# acks, dropped connection, kill -9 and restart; exactly-once, in order).
+add_executable(test_daemon_replay ${CMAKE_CURRENT_LIST_DIR}/test_daemon_replay.c)
+target_link_libraries(test_daemon_replay PRIVATE siox-daemon-testkit)
+add_test(NAME test_daemon_replay COMMAND test_daemon_replay $<TARGET_FILE:siox-daemon>)
+set_tests_properties(test_daemon_replay PROPERTIES LABELS integration TIMEOUT 120)

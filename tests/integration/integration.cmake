@@ -1,0 +1,13 @@
+# End-to-end tests of the whole pipeline (label integration): client API ->
+# siox-daemon -> siox-server -> private PostgreSQL -> siox CLI.
+set(SIOX_IT_ENV
+  SIOX_SERVER=$<TARGET_FILE:siox-server>
+  SIOX_DAEMON=$<TARGET_FILE:siox-daemon>
+  SIOX_CLI=$<TARGET_FILE:siox>
+  SIOX_CHAIN=$<TARGET_FILE:siox-example-chain>)
+foreach(t pipeline_chain pipeline_restart)
+  add_test(NAME integration_${t}
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_${t}.sh)
+  set_tests_properties(integration_${t} PROPERTIES
+    LABELS integration TIMEOUT 300 ENVIRONMENT "${SIOX_IT_ENV}")
+endforeach()

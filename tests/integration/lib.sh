@@ -1,0 +1,105 @@
+# Shared helpers for SIOX integration tests (sourced by bash scripts).
+# Each test gets its own temp dir, its own server port and daemon socket; all
+# processes it starts are recorded by pid and stopped by pid at exit.
+# Binaries come from the environment set by ctest: SIOX_SERVER, SIOX_DAEMON,
+# SIOX_CLI, SIOX_CHAIN.
+set -euo pipefail
+
+T=$(mktemp -d /tmp/siox-it.XXXXXX)
+chmod 755 "$T"   # the private PostgreSQL runs as user postgres and must reach it
+PIDS=()
+
+log() { echo "[$(date +%H:%M:%S)] $*"; }
+fail() {
+  echo "FAIL: $*" >&2
+  for f in "$T"/*.log; do [ -f "$f" ] && { echo "--- $f (tail)"; tail -n 40 "$f"; }; done >&2
+  exit 1
+}
+
+# Stops a process by pid: TERM, then KILL after 10 s.
+stop_pid() {
+  local pid=$1
+  kill -0 "$pid" 2>/dev/null || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null || true
+}
+
+# Stops an orphaned private postmaster (left by a kill -9 of the server).
+stop_postmaster() {
+  local pidfile="$1/pg/postmaster.pid"
+  [ -f "$pidfile" ] || return 0
+  local pid
+  pid=$(head -n 1 "$pidfile")
+  [ -n "$pid" ] && stop_pid "$pid"
+}
+
+cleanup() {
+  local i
+  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[$i]}"; done
+  stop_postmaster "$T/server"
+  if [ "${SIOX_KEEP_TMP:-0}" = 1 ]; then echo "kept $T"; else rm -rf "$T"; fi
+}
+trap cleanup EXIT
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# Waits until a TCP port on loopback accepts connections.
+wait_port() {
+  local port=$1 what=$2
+  for _ in $(seq 300); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  fail "$what did not listen on port $port"
+}
+
+SERVER_PORT=${SERVER_PORT:-$(free_port)}
+SERVER_DIR="$T/server"
+SERVER_PID=""
+
+start_server() {
+  mkdir -p "$SERVER_DIR"
+  "$SIOX_SERVER" --listen "127.0.0.1:$SERVER_PORT" --data-dir "$SERVER_DIR" "$@" \
+    >>"$T/server.log" 2>&1 &
+  SERVER_PID=$!
+  PIDS+=("$SERVER_PID")
+  wait_port "$SERVER_PORT" siox-server
+  [ -s "$SERVER_DIR/conninfo" ] || fail "siox-server wrote no conninfo"
+}
+
+DAEMON_SOCK="$T/daemon.sock"
+DAEMON_PID=""
+start_daemon() {
+  local server=${1:-127.0.0.1:$SERVER_PORT}
+  shift || true
+  "$SIOX_DAEMON" --socket "$DAEMON_SOCK" --server "$server" --state-dir "$T/daemon" "$@" \
+    >>"$T/daemon.log" 2>&1 &
+  DAEMON_PID=$!
+  PIDS+=("$DAEMON_PID")
+  for _ in $(seq 100); do [ -S "$DAEMON_SOCK" ] && break; sleep 0.1; done
+  [ -S "$DAEMON_SOCK" ] || fail "siox-daemon did not create $DAEMON_SOCK"
+  export SIOX_SOCKET="$DAEMON_SOCK"
+}
+
+sql() { psql "$(cat "$SERVER_DIR/conninfo")" -v ON_ERROR_STOP=1 -Atqc "$1"; }
+
+siox_cli() { "$SIOX_CLI" --data-dir "$SERVER_DIR" "$@"; }
+
+# Waits until the warehouse holds exactly $1 activities (fails on more, or on
+# fewer after the timeout in seconds, $2, default 60).
+wait_activities() {
+  local want=$1 timeout=${2:-60} n=0
+  for _ in $(seq $((timeout * 5))); do
+    n=$(sql "SELECT count(*) FROM activities" 2>/dev/null || echo 0)
+    [ "$n" -gt "$want" ] && fail "warehouse holds $n activities, more than the $want made"
+    [ "$n" -eq "$want" ] && return 0
+    sleep 0.2
+  done
+  fail "warehouse holds $n activities after ${timeout}s, want $want"
+}
+
+# json_get FILE EXPR: evaluates a Python expression over the parsed JSON `j`.
+json_get() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"; }

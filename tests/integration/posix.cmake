@@ -1,0 +1,21 @@
+# POSIX layer end to end (label integration): a workload under
+# LD_PRELOAD=libsiox-posix.so -> real siox-daemon -> siox-server -> warehouse.
+# The workload is built without builtins so that gcc keeps each stdio call
+# as written (it would turn some fprintf/fputs into fwrite).
+add_executable(test_posix_workload ${CMAKE_CURRENT_LIST_DIR}/test_posix_workload.c)
+target_compile_options(test_posix_workload PRIVATE -fno-builtin)
+target_link_libraries(test_posix_workload PRIVATE Threads::Threads)
+target_include_directories(test_posix_workload PRIVATE ${CMAKE_SOURCE_DIR}/instrumentation/posix)
+add_test(NAME integration_posix_trace
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_posix_trace.sh)
+set(SIOX_POSIX_IT_ENV
+  SIOX_SERVER=$<TARGET_FILE:siox-server>
+  SIOX_DAEMON=$<TARGET_FILE:siox-daemon>
+  SIOX_CLI=$<TARGET_FILE:siox>
+  SIOX_POSIX_LIB=$<TARGET_FILE:siox-posix>
+  SIOX_POSIX_WORKLOAD=$<TARGET_FILE:test_posix_workload>
+  SIOX_SANITIZE=$<IF:$<BOOL:${SIOX_SANITIZE}>,1,0>
+  CC=${CMAKE_C_COMPILER})
+# Exit code 77: skipped (see the script: the ASan build).
+set_tests_properties(integration_posix_trace PROPERTIES
+  LABELS integration TIMEOUT 300 SKIP_RETURN_CODE 77 ENVIRONMENT "${SIOX_POSIX_IT_ENV}")

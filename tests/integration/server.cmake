@@ -1,0 +1,13 @@
+# siox-server integration tests: each starts its own server (embedded
+# PostgreSQL in a temp dir, free loopback port) and stops it by pid.
+add_library(siox-server-harness STATIC ${CMAKE_CURRENT_LIST_DIR}/server_harness.c)
+target_include_directories(siox-server-harness PUBLIC ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(siox-server-harness PUBLIC siox-protocol siox-ontology PkgConfig::LIBPQ)
+
+foreach(t ingest badinput restart link)
+  add_executable(server_test_${t} ${CMAKE_CURRENT_LIST_DIR}/server_test_${t}.c)
+  target_link_libraries(server_test_${t} PRIVATE siox-server-harness)
+  add_dependencies(server_test_${t} siox-server)
+  add_test(NAME server_${t} COMMAND server_test_${t} $<TARGET_FILE:siox-server>)
+  set_tests_properties(server_${t} PROPERTIES LABELS integration TIMEOUT 300)
+endforeach()

@@ -1,0 +1,65 @@
+/*
+ * Test and benchmark harness for siox-server: start a real server on a free
+ * loopback port with a temporary data dir (embedded PostgreSQL), talk to it
+ * as a daemon would (frames, Hello, Batch, Ack), and tear everything down by
+ * recorded pids. Used by tests/integration/server_*.c and bench/bench_server.c.
+ */
+#ifndef SIOX_SERVER_HARNESS_H
+#define SIOX_SERVER_HARNESS_H
+
+#include <libpq-fe.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "siox.pb-c.h"
+#include "siox_block.h"
+
+struct harness {
+  char dir[256];      /* temp dir: data/, server.log */
+  char data_dir[300];
+  char log[300];
+  const char *bin;
+  int port;
+  pid_t pid;          /* 0: not running */
+};
+
+/* Creates the temp dir and picks a free port. Returns 0 or -errno. */
+int harness_init(struct harness *h, const char *server_bin);
+/* Starts siox-server (extra_args: NULL-terminated, may be NULL) and waits
+ * until it accepts connections. Returns 0, or -1 if it died or timed out. */
+int harness_start(struct harness *h, const char *const *extra_args);
+/* SIGTERM and wait. Returns the exit status, -1 on timeout (then SIGKILL). */
+int harness_stop(struct harness *h);
+/* SIGKILL and reap: the embedded postmaster keeps running. */
+void harness_kill9(struct harness *h);
+/* Stops a leftover postmaster (by DIR/pg/postmaster.pid) and removes the dir. */
+void harness_cleanup(struct harness *h);
+/* libpq connection to the warehouse, by DIR/conninfo. NULL on failure. */
+PGconn *harness_db(const struct harness *h);
+/* 1 when the server log contains s. */
+int harness_log_has(const struct harness *h, const char *s);
+/* Runs a one-value query and returns it as an integer (-1 on error). */
+long long harness_scalar(PGconn *c, const char *sql);
+
+/* ---- daemon side of the wire ---- */
+int cli_connect(int port);
+int cli_send_raw(int fd, const void *p, size_t n);
+int cli_send(int fd, uint16_t type, const ProtobufCMessage *m);
+/* Receives one frame (payload malloc'd, caller frees). Returns 0, -1 on EOF
+ * or error, -2 on timeout. */
+int cli_recv(int fd, uint16_t *type, uint8_t **payload, uint32_t *len, int timeout_ms);
+/* Hello; returns acked_seq (>= 0) or -1. */
+long long cli_hello(int fd, uint64_t daemon_id, const char *host, const char *token);
+/* Encodes blk and sends it as Batch seq. 0 or -1. */
+int cli_batch(int fd, uint64_t daemon_id, uint64_t seq, int64_t offset_ns, uint64_t unc_ns, const struct siox_block *blk);
+/* Waits for Ack >= seq. Returns the acked seq, -1 on EOF/Error, -2 on timeout. */
+long long cli_wait_ack(int fd, uint64_t seq, int timeout_ms);
+
+/* ---- blocks ---- */
+/* One process (pid, nonce, host) with node unid 1 (host/"POSIX") and type 1
+ * ("write"), then n activities with aids first..first+n-1 starting at t0,
+ * 1 us apart, each with io/offset and io/bytes; every 10th has parent aid-1. */
+void block_spmd(struct siox_block *b, uint32_t pid, uint64_t nonce, const char *host, uint64_t first, uint32_t n,
+                int64_t t0);
+
+#endif

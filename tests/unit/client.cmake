@@ -1,0 +1,11 @@
+# libsiox-client unit tests: each scenario is its own process, because the
+# library's state is per process. client_fake_daemon.c decodes what is sent.
+foreach(t api nodaemon threads fork disable exit)
+  if(NOT EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_client_${t}.c)
+    continue()
+  endif()
+  siox_unit_test(test_client_${t}
+    SOURCES unit/test_client_${t}.c unit/client_fake_daemon.c
+    LIBS siox-client)
+  target_include_directories(test_client_${t} PRIVATE ${CMAKE_SOURCE_DIR}/protocol ${CMAKE_CURRENT_SOURCE_DIR}/unit)
+endforeach()

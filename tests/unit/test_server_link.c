@@ -1,0 +1,102 @@
+/* Unit test: implicit-link confidence (siox-server/link.c): 1.0 only for a
+ * single covering sender, byte-proportional splits, low and flagged links
+ * for receives that start before their sender, never zero, never dropped. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "link.h"
+
+static void test_single_covering_sender_is_certain(void **state) {
+  (void)state;
+  struct siox_link_cand c[] = {{11, SIOX_LINK_INSIDE, 4096, 1}};
+  struct siox_link out[1];
+  assert_int_equal(siox_link_confidence(c, 1, 4096, out), 1);
+  assert_int_equal(out[0].parent, 11);
+  assert_true(out[0].confidence == 1.0);
+  assert_string_equal(out[0].flags, "");
+}
+
+static void test_partial_single_sender_is_not_certain(void **state) {
+  (void)state;
+  struct siox_link_cand c[] = {{11, SIOX_LINK_INSIDE, 1024, 0}};
+  struct siox_link out[1];
+  assert_int_equal(siox_link_confidence(c, 1, 4096, out), 1);
+  assert_float_equal(out[0].confidence, 0.25, 1e-9);
+}
+
+static void test_split_by_overlapping_bytes(void **state) {
+  (void)state;
+  /* An aggregator write of 4 KiB covering three ranks' ranges. */
+  struct siox_link_cand c[] = {{1, SIOX_LINK_INSIDE, 1024, 0}, {2, SIOX_LINK_INSIDE, 1024, 0}, {3, SIOX_LINK_INSIDE, 2048, 0}};
+  struct siox_link out[3];
+  assert_int_equal(siox_link_confidence(c, 3, 4096, out), 3);
+  assert_float_equal(out[0].confidence, 0.25, 1e-9);
+  assert_float_equal(out[1].confidence, 0.25, 1e-9);
+  assert_float_equal(out[2].confidence, 0.5, 1e-9);
+}
+
+static void test_two_covering_senders_share(void **state) {
+  (void)state;
+  struct siox_link_cand c[] = {{1, SIOX_LINK_INSIDE, 4096, 1}, {2, SIOX_LINK_INSIDE, 4096, 1}};
+  struct siox_link out[2];
+  assert_int_equal(siox_link_confidence(c, 2, 4096, out), 2);
+  assert_float_equal(out[0].confidence, 0.5, 1e-9);
+  assert_float_equal(out[1].confidence, 0.5, 1e-9);
+}
+
+static void test_before_parent_is_low_and_flagged(void **state) {
+  (void)state;
+  struct siox_link_cand c[] = {{5, SIOX_LINK_BEFORE, 4096, 1}};
+  struct siox_link out[1];
+  assert_int_equal(siox_link_confidence(c, 1, 4096, out), 1);
+  assert_true(out[0].confidence <= SIOX_LINK_BEFORE_MAX);
+  assert_true(out[0].confidence > 0);
+  assert_string_equal(out[0].flags, "before-parent");
+}
+
+static void test_inside_beats_before(void **state) {
+  (void)state;
+  struct siox_link_cand c[] = {{5, SIOX_LINK_BEFORE, 4096, 1}, {6, SIOX_LINK_INSIDE, 4096, 1}};
+  struct siox_link out[2];
+  assert_int_equal(siox_link_confidence(c, 2, 4096, out), 1);
+  assert_int_equal(out[0].parent, 6);
+  assert_true(out[0].confidence == 1.0);
+}
+
+static void test_ranges_unknown(void **state) {
+  (void)state;
+  struct siox_link_cand none[] = {{1, SIOX_LINK_INSIDE, 0, 1}, {2, SIOX_LINK_INSIDE, 0, 1}};
+  struct siox_link out[2];
+  assert_int_equal(siox_link_confidence(none, 2, 0, out), 2); /* R names no range: equal shares */
+  assert_float_equal(out[0].confidence, 0.5, 1e-9);
+  struct siox_link_cand unranged[] = {{1, SIOX_LINK_INSIDE, 0, 0}};
+  assert_int_equal(siox_link_confidence(unranged, 1, 4096, out), 1); /* S names none */
+  assert_true(out[0].confidence <= SIOX_LINK_UNRANGED_MAX);
+  assert_int_equal(siox_link_confidence(unranged, 0, 4096, out), 0);
+}
+
+static void test_never_zero(void **state) {
+  (void)state;
+  struct siox_link_cand c[] = {{1, SIOX_LINK_BEFORE, 1, 0}, {2, SIOX_LINK_BEFORE, 1u << 30, 1}};
+  struct siox_link out[2];
+  assert_int_equal(siox_link_confidence(c, 2, 1u << 30, out), 2);
+  assert_true(out[0].confidence > 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_single_covering_sender_is_certain),
+      cmocka_unit_test(test_partial_single_sender_is_not_certain),
+      cmocka_unit_test(test_split_by_overlapping_bytes),
+      cmocka_unit_test(test_two_covering_senders_share),
+      cmocka_unit_test(test_before_parent_is_low_and_flagged),
+      cmocka_unit_test(test_inside_beats_before),
+      cmocka_unit_test(test_ranges_unknown),
+      cmocka_unit_test(test_never_zero),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,85 @@
+/* Unit test: siox-server command line (siox-server/options.c): defaults,
+ * every agreed option, HOST:PORT forms, and rejection of bad input. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "options.h"
+
+static int parse(struct siox_server_options *o, int argc, const char **argv) {
+  char err[256];
+  return siox_server_options_parse(argc, (char **)argv, o, err, sizeof err);
+}
+
+static void test_defaults(void **state) {
+  (void)state;
+  struct siox_server_options o;
+  const char *argv[] = {"siox-server", NULL};
+  assert_int_equal(parse(&o, 1, argv), 0);
+  assert_string_equal(o.host, "127.0.0.1");
+  assert_int_equal(o.port, 7410);
+  assert_string_equal(o.data_dir, "/var/lib/siox/server");
+  assert_null(o.db);
+  assert_null(o.token_file);
+  assert_int_equal(o.match_ms, 500);
+}
+
+static void test_all_options(void **state) {
+  (void)state;
+  struct siox_server_options o;
+  const char *argv[] = {"siox-server", "--listen", "0.0.0.0:9000", "--data-dir", "/d", "--db", "dbname=x",
+                        "--token-file", "/t", "--pid-file", "/p", "--match-ms", "50", "--pg-bindir", "/b", NULL};
+  assert_int_equal(parse(&o, 15, argv), 0);
+  assert_string_equal(o.host, "0.0.0.0");
+  assert_int_equal(o.port, 9000);
+  assert_string_equal(o.data_dir, "/d");
+  assert_string_equal(o.db, "dbname=x");
+  assert_string_equal(o.token_file, "/t");
+  assert_string_equal(o.pid_file, "/p");
+  assert_string_equal(o.pg_bindir, "/b");
+  assert_int_equal(o.match_ms, 50);
+  const char *help[] = {"siox-server", "--help", NULL};
+  assert_int_equal(parse(&o, 2, help), 0);
+  assert_true(o.help);
+}
+
+static void test_hostport(void **state) {
+  (void)state;
+  char host[64];
+  int port;
+  assert_int_equal(siox_parse_hostport("[::1]:7410", host, sizeof host, &port), 0);
+  assert_string_equal(host, "::1");
+  assert_int_equal(port, 7410);
+  assert_int_not_equal(siox_parse_hostport("host", host, sizeof host, &port), 0);
+  assert_int_not_equal(siox_parse_hostport(":80", host, sizeof host, &port), 0);
+  assert_int_not_equal(siox_parse_hostport("h:99999", host, sizeof host, &port), 0);
+  assert_int_not_equal(siox_parse_hostport("h:12x", host, sizeof host, &port), 0);
+}
+
+static void test_rejects(void **state) {
+  (void)state;
+  struct siox_server_options o;
+  const char *a[] = {"siox-server", "--listen", "nope", NULL};
+  assert_int_not_equal(parse(&o, 3, a), 0);
+  const char *b[] = {"siox-server", "--bogus", NULL};
+  assert_int_not_equal(parse(&o, 2, b), 0);
+  const char *c[] = {"siox-server", "extra", NULL};
+  assert_int_not_equal(parse(&o, 2, c), 0);
+  const char *d[] = {"siox-server", "--match-ms", "0", NULL};
+  assert_int_not_equal(parse(&o, 3, d), 0);
+  const char *e[] = {"siox-server", "--data-dir", NULL};
+  assert_int_not_equal(parse(&o, 2, e), 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_defaults),
+      cmocka_unit_test(test_all_options),
+      cmocka_unit_test(test_hostport),
+      cmocka_unit_test(test_rejects),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
