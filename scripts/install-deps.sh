@@ -9,6 +9,8 @@ PACKAGES=(
   libpq-dev postgresql postgresql-client
   liblz4-dev libcmocka-dev libjson-c-dev
   graphviz
+  glusterfs-server glusterfs-client libglusterfs-dev liburcu-dev uuid-dev fuse3
+  openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
 )
 
 missing=()

@@ -6,10 +6,11 @@
  *
  * The activity travels in the wind cookie (STACK_WIND_COOKIE), not in
  * frame->local: GlusterFS mem_put()s frame->local when it destroys a frame,
- * and our handles do not come from its pools. Data fops (readv, writev,
- * fsync, stat) pass the siox_detached handle itself; path fops (lookup,
- * create, open) pass a struct pathcall that also keeps the path, since the
- * caller's loc is not ours to read after the wind.
+ * and our handles do not come from its pools. fsync and stat pass the
+ * siox_detached handle itself; lookup, create and open a struct pathcall
+ * that also keeps the path (the caller's loc is not ours to read after the
+ * wind); readv and writev a struct iocall with the file and range, whose
+ * link records are written at unwind.
  */
 #include "sx_xlator.h"
 
@@ -100,40 +101,68 @@ static int32_t sx_open(call_frame_t *frame, xlator_t *this, loc_t *loc, int32_t 
   return 0;
 }
 
-/* ----------------------------------------------------------------- readv */
-static siox_detached *io_start(xlator_t *this, enum sx_fop fop, const fd_t *fd, uint64_t offset, uint64_t len) {
+/* ------------------------------------------------------- readv, writev */
+/* What a data fop's callback needs to record its links: the file and range
+ * as wound (the callbacks get neither the fd nor the range). */
+struct iocall {
+  siox_detached *act;
+  uint64_t offset, len;
+  uint8_t gfid[SX_GFID_BYTES];
+};
+
+/* Starts a readv/writev activity; the callback frees the result (io_stop).
+ * NULL when SIOX records nothing. */
+static struct iocall *io_start(xlator_t *this, enum sx_fop fop, const fd_t *fd, uint64_t offset, uint64_t len) {
   const struct sx_priv *p = this->private;
-  return sx_io_start(&p->node, fop, fd && fd->inode ? fd->inode->gfid : NULL, offset, len);
+  struct iocall *c = malloc(sizeof *c);
+  if (!c) return NULL;
+  c->act = sx_io_start(&p->node, fop, offset, len);
+  if (!c->act) {
+    free(c);
+    return NULL;
+  }
+  c->offset = offset;
+  c->len = len;
+  if (fd && fd->inode) memcpy(c->gfid, fd->inode->gfid, SX_GFID_BYTES);
+  else memset(c->gfid, 0, SX_GFID_BYTES);
+  return c;
+}
+
+static void io_stop(xlator_t *this, struct iocall *c, int32_t op_ret, int32_t op_errno) {
+  if (!c) return;
+  const struct sx_priv *p = this->private;
+  sx_io_link(&p->node, c->act, c->gfid, c->offset, c->len);
+  sx_fop_stop(c->act, op_ret, op_errno);
+  free(c);
 }
 
 static int32_t sx_readv_cbk(call_frame_t *frame, void *cookie, xlator_t *this, int32_t op_ret, int32_t op_errno,
                             struct iovec *vector, int32_t count, struct iatt *stbuf, struct iobref *iobref,
                             dict_t *xdata) {
-  sx_fop_stop(cookie, op_ret, op_errno);
+  io_stop(this, cookie, op_ret, op_errno);
   STACK_UNWIND_STRICT(readv, frame, op_ret, op_errno, vector, count, stbuf, iobref, xdata);
   return 0;
 }
 
 static int32_t sx_readv(call_frame_t *frame, xlator_t *this, fd_t *fd, size_t size, off_t offset, uint32_t flags,
                         dict_t *xdata) {
-  siox_detached *a = io_start(this, SX_READV, fd, (uint64_t)offset, size);
-  STACK_WIND_COOKIE(frame, sx_readv_cbk, a, FIRST_CHILD(this), FIRST_CHILD(this)->fops->readv, fd, size, offset,
+  struct iocall *c = io_start(this, SX_READV, fd, (uint64_t)offset, size);
+  STACK_WIND_COOKIE(frame, sx_readv_cbk, c, FIRST_CHILD(this), FIRST_CHILD(this)->fops->readv, fd, size, offset,
                     flags, xdata);
   return 0;
 }
 
-/* ---------------------------------------------------------------- writev */
 static int32_t sx_writev_cbk(call_frame_t *frame, void *cookie, xlator_t *this, int32_t op_ret, int32_t op_errno,
                              struct iatt *prebuf, struct iatt *postbuf, dict_t *xdata) {
-  sx_fop_stop(cookie, op_ret, op_errno);
+  io_stop(this, cookie, op_ret, op_errno);
   STACK_UNWIND_STRICT(writev, frame, op_ret, op_errno, prebuf, postbuf, xdata);
   return 0;
 }
 
 static int32_t sx_writev(call_frame_t *frame, xlator_t *this, fd_t *fd, struct iovec *vector, int32_t count,
                          off_t offset, uint32_t flags, struct iobref *iobref, dict_t *xdata) {
-  siox_detached *a = io_start(this, SX_WRITEV, fd, (uint64_t)offset, iov_length(vector, count));
-  STACK_WIND_COOKIE(frame, sx_writev_cbk, a, FIRST_CHILD(this), FIRST_CHILD(this)->fops->writev, fd, vector, count,
+  struct iocall *c = io_start(this, SX_WRITEV, fd, (uint64_t)offset, iov_length(vector, count));
+  STACK_WIND_COOKIE(frame, sx_writev_cbk, c, FIRST_CHILD(this), FIRST_CHILD(this)->fops->writev, fd, vector, count,
                     offset, flags, iobref, xdata);
   return 0;
 }

@@ -29,6 +29,12 @@ static char *brick_name(xlator_t *this, enum sx_role role) {
 }
 
 int32_t sx_init(xlator_t *this, enum sx_role role) {
+  /* Built against headers whose layout differs from the library's, every
+   * field past xlator_t.stats is misread: refuse before writing private. */
+  if (this->ctx != global_ctx) {
+    gf_log(this->name, GF_LOG_ERROR, "xlator_t layout mismatch with libglusterfs: rebuild with its defines");
+    return -1;
+  }
   if (!this->children || this->children->next) {
     gf_log(this->name, GF_LOG_ERROR, "siox translator needs exactly one subvolume");
     return -1;
@@ -65,4 +71,9 @@ void sx_fini(xlator_t *this) {
   (void)siox_flush(500);
   free(p->brick_name);
   free(p);
+}
+
+int32_t sx_reconfigure(xlator_t *this, dict_t *options) {
+  (void)this, (void)options;
+  return 0;
 }

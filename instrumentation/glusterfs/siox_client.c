@@ -13,6 +13,8 @@ static int32_t client_init(xlator_t *this) {
 SIOX_XLATOR_EXPORT xlator_api_t xlator_api = {
     .init = client_init,
     .fini = sx_fini,
+    .reconfigure = sx_reconfigure,
+    .notify = default_notify, /* the 10.x loader fills in no default: NULL crashes */
     .op_version = {1},
     .fops = &sx_fops,
     .cbks = &sx_cbks,

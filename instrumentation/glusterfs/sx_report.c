@@ -55,19 +55,22 @@ siox_detached *sx_fop_start(const struct sx_node *n, enum sx_fop fop) {
   return siox_activity_start_detached(n->type[fop], 0);
 }
 
-siox_detached *sx_io_start(const struct sx_node *n, enum sx_fop fop, const uint8_t gfid[SX_GFID_BYTES],
-                           uint64_t offset, uint64_t len) {
+siox_detached *sx_io_start(const struct sx_node *n, enum sx_fop fop, uint64_t offset, uint64_t len) {
   siox_detached *a = sx_fop_start(n, fop);
   if (!a) return NULL;
   siox_detached_attr_u64(a, SIOX_ATTR_IO_OFFSET, offset);
   siox_detached_attr_u64(a, SIOX_ATTR_IO_BYTES, len);
-  if (!gfid || gfid_is_null(gfid)) return a; /* names no file: nothing to link */
+  return a;
+}
+
+void sx_io_link(const struct sx_node *n, siox_detached *a, const uint8_t gfid[SX_GFID_BYTES], uint64_t offset,
+                uint64_t len) {
+  if (!a || !gfid || gfid_is_null(gfid)) return; /* names no file: nothing to link */
   siox_desc d = siox_desc_bytes(SIOX_ATTR_GLUSTERFS_GFID, gfid, SX_GFID_BYTES);
   siox_aid aid = siox_detached_aid(a);
   /* Errors here are counted by the library; the fop must go on regardless. */
   (void)siox_descriptor_receive(aid, &d, offset, len);
   if (n->role == SX_CLIENT) (void)siox_descriptor_send(aid, n->brick, &d, offset, len);
-  return a;
 }
 
 void sx_fop_stop(siox_detached *a, int32_t op_ret, int32_t op_errno) {

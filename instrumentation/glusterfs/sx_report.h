@@ -42,13 +42,18 @@ const char *sx_fop_name(enum sx_fop fop);
  * nothing (disabled, or no slot free: counted as a drop by the library). */
 siox_detached *sx_fop_start(const struct sx_node *n, enum sx_fop fop);
 
-/* Starts a readv/writev activity for bytes [offset, offset+len) of file
- * gfid: attributes io/offset and io/bytes, the receiving side of the link
- * from the layer above and, on the client, the sending side of the link to
- * the brick. A NULL or null gfid gives the activity without the link
- * records. */
-siox_detached *sx_io_start(const struct sx_node *n, enum sx_fop fop, const uint8_t gfid[SX_GFID_BYTES],
-                           uint64_t offset, uint64_t len);
+/* Starts a readv/writev activity for bytes [offset, offset+len) with the
+ * attributes io/offset and io/bytes. NULL as sx_fop_start. */
+siox_detached *sx_io_start(const struct sx_node *n, enum sx_fop fop, uint64_t offset, uint64_t len);
+
+/* Records the links of a readv/writev on file gfid: the receiving side of
+ * the link from the layer above and, on the client, the sending side of the
+ * link to the brick. Called at unwind, right before sx_fop_stop, so that
+ * these records and the activity leave in the same batch: the server links
+ * a remote call only once its activity is there. A NULL or null gfid, or a
+ * NULL a, records nothing. */
+void sx_io_link(const struct sx_node *n, siox_detached *a, const uint8_t gfid[SX_GFID_BYTES], uint64_t offset,
+                uint64_t len);
 
 /* Ends the activity at unwind time with io/result = op_ret and, when the
  * fop failed, op_errno as its error. Frees the handle; a is NULL-safe. */

@@ -30,5 +30,7 @@ extern struct volume_options sx_options[];
  * GlusterFS convention: the graph refuses to start, the log says why). */
 int32_t sx_init(xlator_t *this, enum sx_role role);
 void sx_fini(xlator_t *this);
+/* Accepts new options without effect: brick-name names a node for life. */
+int32_t sx_reconfigure(xlator_t *this, dict_t *options);
 
 #endif

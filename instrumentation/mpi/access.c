@@ -50,9 +50,10 @@ static int etype_position(const struct siox_mpi_access *a, struct siox_mpi_file 
 }
 
 void siox__mpi_range(const struct siox_mpi_access *a, struct siox_mpi_file *f, struct siox_mpi_range *r) {
-  MPI_Count tsize = 0;
+  /* MPI_BYTE, the usual type of bulk I/O, needs no call into the library. */
+  MPI_Count tsize = a->type == MPI_BYTE ? 1 : 0;
   MPI_Offset pos, start, end;
-  PMPI_Type_size_x(a->type, &tsize);
+  if (tsize == 0) PMPI_Type_size_x(a->type, &tsize);
   r->bytes = a->count > 0 && tsize > 0 ? (uint64_t)a->count * (uint64_t)tsize : 0;
   r->known = 0;
   r->offset = r->span = 0;
@@ -90,10 +91,10 @@ void siox__mpi_describe(siox_aid aid, const struct siox_mpi_access *a, const str
 
 void siox__mpi_describe_detached(siox_detached *d, const struct siox_mpi_access *a,
                                  const struct siox_mpi_file *f, const struct siox_mpi_range *r) {
-  if (r->known) siox__mpi_det_attr_u64(d, SIOX_ATTR_IO_OFFSET, r->offset);
-  siox__mpi_det_attr_u64(d, SIOX_ATTR_IO_BYTES, r->bytes);
-  siox__mpi_det_attr_u64(d, SIOX_ATTR_MPI_COLLECTIVE, (uint64_t)a->collective);
-  send_range(siox__mpi_det_aid(d), f, r);
+  if (r->known) siox_detached_attr_u64(d, SIOX_ATTR_IO_OFFSET, r->offset);
+  siox_detached_attr_u64(d, SIOX_ATTR_IO_BYTES, r->bytes);
+  siox_detached_attr_u64(d, SIOX_ATTR_MPI_COLLECTIVE, (uint64_t)a->collective);
+  send_range(siox_detached_aid(d), f, r);
 }
 
 /* An ordered access takes part in a collective (the prefix sum) on every
@@ -131,7 +132,7 @@ siox_detached *siox__mpi_detached_start(const struct siox_mpi_access *a, siox_ai
   *post = 0;
   if (siox__mpi_depth) return NULL;
   siox_detached *d = siox__mpi_layer_ready()
-                         ? siox__mpi_det_start(siox__mpi.type[a->call], siox_activity_current())
+                         ? siox_activity_start_detached(siox__mpi.type[a->call], siox_activity_current())
                          : NULL;
   if (d == NULL) {
     match_collectives(a);
@@ -140,7 +141,7 @@ siox_detached *siox__mpi_detached_start(const struct siox_mpi_access *a, siox_ai
   siox__mpi_io_enter();
   /* The time spent inside the call itself is a stacked child of the
    * operation, so POSIX calls made here become its children. */
-  *post = siox_activity_start_child(siox__mpi.type[CALL_POST], siox__mpi_det_aid(d));
+  *post = siox_activity_start_child(siox__mpi.type[CALL_POST], siox_detached_aid(d));
   struct siox_mpi_file *f = siox__mpi_file_find(a->fh);
   struct siox_mpi_range r;
   siox__mpi_range(a, f, &r);

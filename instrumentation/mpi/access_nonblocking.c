@@ -12,8 +12,8 @@ static void posted(siox_detached *d, siox_aid post, int rc, MPI_Request *req) {
   if (rc == MPI_SUCCESS) {
     siox__mpi_request_add(*req, d);
   } else {
-    siox__mpi_det_error(d, rc);
-    siox__mpi_det_stop(d);
+    siox_detached_error(d, rc);
+    siox_detached_stop(d);
   }
   siox__mpi_stop(post, rc);
 }

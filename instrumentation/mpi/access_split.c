@@ -12,8 +12,8 @@ static void begun(MPI_File fh, siox_detached *d, siox_aid post, int rc) {
   if (rc == MPI_SUCCESS && f && !f->split) {
     f->split = d;
   } else {
-    if (rc != MPI_SUCCESS) siox__mpi_det_error(d, rc);
-    siox__mpi_det_stop(d);
+    if (rc != MPI_SUCCESS) siox_detached_error(d, rc);
+    siox_detached_stop(d);
   }
   siox__mpi_stop(post, rc);
 }
@@ -26,14 +26,14 @@ static siox_aid ending(MPI_File fh, siox_detached **d) {
   if (!*d) return 0;
   f->split = NULL;
   siox__mpi_io_enter();
-  return siox_activity_start_child(siox__mpi.type[CALL_COMPLETE], siox__mpi_det_aid(*d));
+  return siox_activity_start_child(siox__mpi.type[CALL_COMPLETE], siox_detached_aid(*d));
 }
 
 static void ended(siox_detached *d, siox_aid complete, int rc) {
   if (!d) return;
   siox__mpi_stop(complete, rc);
-  if (rc != MPI_SUCCESS) siox__mpi_det_error(d, rc);
-  siox__mpi_det_stop(d);
+  if (rc != MPI_SUCCESS) siox_detached_error(d, rc);
+  siox_detached_stop(d);
 }
 
 int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype type) {

@@ -82,7 +82,7 @@ void siox__mpi_file_remove(MPI_File fh) {
   pthread_mutex_unlock(&lock);
   if (!e) return;
   if (e->order_comm != MPI_COMM_NULL) PMPI_Comm_free(&e->order_comm);
-  if (e->split) siox__mpi_det_stop(e->split); /* never left dangling */
+  if (e->split) siox_detached_stop(e->split); /* never left dangling */
   free(e->path);
   free(e);
 }

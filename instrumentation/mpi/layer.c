@@ -5,6 +5,7 @@
  * the first wrapped call, so that loading the library costs nothing.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 #include "mpi_layer.h"
@@ -30,6 +31,7 @@ static const char *const call_names[CALL_COUNT] = {
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+static atomic_int ready;
 
 static int register_all(void) {
   char host[256] = "localhost";
@@ -55,6 +57,10 @@ static void layer_init(void) {
 }
 
 int siox__mpi_layer_ready(void) {
-  pthread_once(&once, layer_init);
+  /* After the first call this is one acquire load, not a libc call. */
+  if (SIOX_MPI_UNLIKELY(!atomic_load_explicit(&ready, memory_order_acquire))) {
+    pthread_once(&once, layer_init);
+    atomic_store_explicit(&ready, 1, memory_order_release);
+  }
   return siox__mpi.ok;
 }

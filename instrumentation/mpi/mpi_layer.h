@@ -17,41 +17,7 @@
 #define SIOX_MPI_TLS __thread __attribute__((tls_model("initial-exec")))
 #define SIOX_MPI_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-/* Detached activities are newer than the rest of the client API: bind
- * them weakly and use the stand-in of detached_shim.c while the client does
- * not export them. siox__mpi_det_* are the only callers. */
-#pragma weak siox_activity_start_detached
-#pragma weak siox_detached_aid
-#pragma weak siox_detached_attr_u64
-#pragma weak siox_detached_error
-#pragma weak siox_detached_stop
-SIOX_MPI_HIDDEN siox_detached *siox__mpi_shim_start(siox_type_id type, siox_aid parent);
-SIOX_MPI_HIDDEN siox_aid siox__mpi_shim_aid(const siox_detached *d);
-SIOX_MPI_HIDDEN void siox__mpi_shim_attr_u64(siox_detached *d, uint32_t attr, uint64_t v);
-SIOX_MPI_HIDDEN void siox__mpi_shim_error(siox_detached *d, int32_t err);
-SIOX_MPI_HIDDEN void siox__mpi_shim_stop(siox_detached *d);
-
-static inline siox_detached *siox__mpi_det_start(siox_type_id type, siox_aid parent) {
-  return siox_activity_start_detached ? siox_activity_start_detached(type, parent)
-                                      : siox__mpi_shim_start(type, parent);
-}
-static inline siox_aid siox__mpi_det_aid(const siox_detached *d) {
-  return siox_detached_aid ? siox_detached_aid(d) : siox__mpi_shim_aid(d);
-}
-static inline void siox__mpi_det_attr_u64(siox_detached *d, uint32_t attr, uint64_t v) {
-  if (siox_detached_attr_u64) siox_detached_attr_u64(d, attr, v);
-  else siox__mpi_shim_attr_u64(d, attr, v);
-}
-static inline void siox__mpi_det_error(siox_detached *d, int32_t err) {
-  if (siox_detached_error) siox_detached_error(d, err);
-  else siox__mpi_shim_error(d, err);
-}
-static inline void siox__mpi_det_stop(siox_detached *d) {
-  if (siox_detached_stop) siox_detached_stop(d);
-  else siox__mpi_shim_stop(d);
-}
-
-/* Every call this layer records, in the order of the name table in calls.c. */
+/* Every call this layer records, in the order of the name table in layer.c. */
 enum siox_mpi_call {
   /* node MPI */
   CALL_INIT, CALL_INIT_THREAD, CALL_FINALIZE,
@@ -138,9 +104,10 @@ struct siox_mpi_access {
   int count;
   MPI_Datatype type;
 };
-/* Computes where the access lands: io/offset (bytes), io/bytes and the span
- * it touches in the file. Returns 0, or -1 when the position is unknown. */
-struct siox_mpi_range { uint64_t offset, bytes, span; int known; };
+/* Where an access lands: first byte after the view, data bytes, and the
+ * bytes of file it spans (more than bytes through a view with holes). */
+struct siox_mpi_range { uint64_t offset, bytes, span; int known; /* 0: offset unknown */ };
+/* Fills r for access a (f may be NULL: offset then from MPI calls only). */
 SIOX_MPI_HIDDEN void siox__mpi_range(const struct siox_mpi_access *a, struct siox_mpi_file *f,
                                      struct siox_mpi_range *r);
 /* Records attributes and the POSIX send of an access on activity aid. */

@@ -44,7 +44,7 @@ void siox__mpi_request_add(MPI_Request r, siox_detached *d) {
     added = 1;
   }
   pthread_mutex_unlock(&lock);
-  if (!added) siox__mpi_det_stop(d);
+  if (!added) siox_detached_stop(d);
 }
 
 /* The activity of request r, removed from the table when take is set. */
@@ -74,8 +74,8 @@ static inline int none_pending(void) {
 static void finish(MPI_Request r, int rc) {
   siox_detached *d = lookup(r, 1);
   if (!d) return;
-  if (rc != MPI_SUCCESS) siox__mpi_det_error(d, rc);
-  siox__mpi_det_stop(d);
+  if (rc != MPI_SUCCESS) siox_detached_error(d, rc);
+  siox_detached_stop(d);
 }
 
 /* Starts the stacked "complete" activity (time spent completing a file
@@ -83,7 +83,7 @@ static void finish(MPI_Request r, int rc) {
 static siox_aid complete_start(siox_detached *parent) {
   if (!parent) return 0;
   siox__mpi_io_enter();
-  return siox_activity_start_child(siox__mpi.type[CALL_COMPLETE], siox__mpi_det_aid(parent));
+  return siox_activity_start_child(siox__mpi.type[CALL_COMPLETE], siox_detached_aid(parent));
 }
 
 static void complete_stop(siox_detached *parent, siox_aid aid, int rc) {

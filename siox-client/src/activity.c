@@ -22,11 +22,10 @@ static inline siox_aid start(siox_type_id type, siox_aid parent, int explicit_pa
   siox_aid aid = 0;
   uint32_t ntypes = atomic_load_explicit(&siox__ntypes, memory_order_relaxed);
   if (SIOX_UNLIKELY(type - 1u >= ntypes || t->depth == SIOX_STACK_DEPTH ||
-                    (t->aid_next == t->aid_end && siox__aid_refill(t) < 0))) {
+                    (aid = siox__aid_take(t)) == 0)) {
     siox__bump(&t->n_dropped);
     goto out;
   }
-  aid = t->aid_next++;
   struct siox__open *o = &t->stack[t->depth];
   o->hdr.type = SIOX_REC_ACTIVITY;
   o->hdr.a = type;

@@ -28,6 +28,11 @@
 #define SIOX_AID_BLOCK 4096u
 #define SIOX_RING_MIN (64u << 10)
 #define SIOX_RING_MAX (1u << 30)
+#define SIOX_RING_DEFAULT_KB 4096u /* see README, "Buffers and their lifetimes" */
+/* Detached activities: a process-wide pool of this many slots (README). */
+#define SIOX_ENV_DETACHED "SIOX_DETACHED_SLOTS"
+#define SIOX_DETACHED_DEFAULT 4096u
+#define SIOX_DETACHED_MAX (1u << 20)
 #define SIOX_REC_MAX_BYTES (sizeof(struct siox_cw_rec_hdr) + sizeof(struct siox_cw_desc) + \
                             2 * (sizeof(struct siox_cw_desc_value) + SIOX_CW_MAX_VALUE))
 
@@ -39,29 +44,46 @@ struct siox__open {
   struct siox_cw_attr attrs[SIOX_CW_MAX_ATTRS];
 };
 
-/* Per-thread state. The owning thread alone writes the fields of the first
- * block; the flusher reads pub_head (acquire) and the counters (relaxed) and
- * alone writes tail and the flusher block. Freed by the flusher once the
- * thread has exited (closed) and the ring is drained. */
+/* Per-thread state, allocated page-aligned. Layout is for the hot path:
+ * every field start/stop touches (head, pub_head, the counters, the first
+ * ~20 stack entries) lies in the first 4 KiB page, so a call after a system
+ * call (TLB flushed under PTI) costs one TLB miss for this state, not two or
+ * three. The owning thread alone writes the owner lines; the flusher reads
+ * pub_head (acquire) and the counters (relaxed), and alone writes the
+ * flusher line, which has its own cache line so that neither side's writes
+ * invalidate the other's hot line. Freed by the flusher once the thread has
+ * exited (closed) and the ring is drained. */
 struct siox__thread {
-  uint8_t *buf;         /* ring bytes, size mask + 1 (a power of two) */
+  /* owner, hot: one cache line */
+  _Alignas(64) uint8_t *buf; /* ring bytes, size mask + 1 (a power of two) */
   uint64_t mask;
-  uint64_t head;        /* owner's copy of pub_head */
-  uint64_t tail_cache;  /* owner's last view of tail */
+  uint64_t head;             /* owner's copy of pub_head */
+  _Atomic uint64_t pub_head; /* release by owner; the flusher's only read
+                                of this line, at most once per cycle */
+  uint64_t tail_cache;       /* owner's last view of tail */
   uint64_t aid_next, aid_end;
   uint32_t depth;
-  volatile int busy;    /* set while in the library: a signal handler that
-                           re-enters drops its record instead of corrupting */
-  uint64_t n_activities, n_records, n_dropped; /* relaxed atomic stores */
-  struct siox__open stack[SIOX_STACK_DEPTH];
+  volatile int busy;         /* set while in the library: a signal handler that
+                                re-enters drops its record instead of corrupting */
+  /* owner, written per activity; the flusher reads them for STATS */
+  _Alignas(64) uint64_t n_activities; /* relaxed atomic stores, as the two below */
+  uint64_t n_records, n_dropped;
 
-  _Alignas(64) _Atomic uint64_t pub_head;     /* release by owner */
-  _Alignas(64) _Atomic uint64_t tail;         /* release by flusher */
-  _Atomic int closed;                         /* thread has exited */
-  uint32_t index;                             /* BATCH.thread, >= 1 */
-  uint64_t snap_head;                         /* flusher: head seen this cycle */
-  struct siox__thread *next;                  /* list under siox__threads_lock */
+  /* flusher: its own line (the owner reads tail only when the ring looks full) */
+  _Alignas(64) _Atomic uint64_t tail;  /* release by flusher */
+  uint64_t snap_head;                  /* flusher: head seen this cycle */
+  struct siox__thread *next;           /* list under siox__threads_lock */
+  _Atomic int closed;                  /* thread has exited (owner, once) */
+  uint32_t index;                      /* BATCH.thread, >= 1 */
+
+  /* owner: open activities, bottom first (the top is what start/stop touch) */
+  _Alignas(64) struct siox__open stack[SIOX_STACK_DEPTH];
 };
+#define SIOX_THREAD_ALIGN 4096u
+/* A field added to the hot line must not push pub_head or the stack off the
+ * first page (see above). */
+_Static_assert(offsetof(struct siox__thread, n_activities) == 64, "owner hot fields: one cache line");
+_Static_assert(offsetof(struct siox__thread, stack) <= 256, "stack bottom in the first page");
 
 extern SIOX_TLS struct siox__thread *siox__self SIOX_HIDDEN;
 extern SIOX_TLS int siox__in_lib SIOX_HIDDEN;
@@ -89,6 +111,7 @@ struct siox__config {
   size_t buffer_bytes;
   unsigned flush_interval_ms;
   unsigned exit_timeout_ms;
+  unsigned detached_slots; /* size of the detached-activity pool */
 };
 extern struct siox__config siox__cfg SIOX_HIDDEN;
 /* Initialises from the environment if needed; returns 1 when recording is
@@ -107,6 +130,13 @@ SIOX_HIDDEN void siox__count_drop_global(void);
 
 static inline void siox__bump(uint64_t *c) {
   __atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
+}
+
+/* Takes the next activity id of t's block (refilling the block when used
+ * up); returns 0 when the process has used up the 2^32 ids. */
+static inline siox_aid siox__aid_take(struct siox__thread *t) {
+  if (SIOX_UNLIKELY(t->aid_next == t->aid_end && siox__aid_refill(t) < 0)) return 0;
+  return t->aid_next++;
 }
 
 /* Returns the calling thread's state, attaching it on first use; NULL when
@@ -162,6 +192,11 @@ static inline void siox__leave(struct siox__thread *t) {
   atomic_signal_fence(memory_order_seq_cst);
   t->busy = 0;
 }
+
+/* ---- detached.c ---- */
+SIOX_HIDDEN void siox__detached_fork_prepare(void);
+SIOX_HIDDEN void siox__detached_fork_parent(void);
+SIOX_HIDDEN void siox__detached_after_fork_child(void);
 
 /* ---- registry.c ---- */
 extern _Atomic uint32_t siox__ntypes SIOX_HIDDEN;

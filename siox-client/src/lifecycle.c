@@ -37,7 +37,7 @@ static int configure(const struct siox_options *o) {
   const char *path = o && o->socket_path ? o->socket_path : getenv(SIOX_ENV_SOCKET);
   if (!path || !*path) path = SIOX_DEFAULT_SOCKET;
   if (strlen(path) >= sizeof siox__cfg.socket_path) return -EINVAL;
-  size_t buf = o && o->buffer_bytes ? o->buffer_bytes : (size_t)env_uint(SIOX_ENV_BUFFER, 1024) << 10;
+  size_t buf = o && o->buffer_bytes ? o->buffer_bytes : (size_t)env_uint(SIOX_ENV_BUFFER, SIOX_RING_DEFAULT_KB) << 10;
   if (buf > SIOX_RING_MAX) return -EINVAL;
   memset(&siox__cfg, 0, sizeof siox__cfg);
   strcpy(siox__cfg.socket_path, path);
@@ -46,6 +46,8 @@ static int configure(const struct siox_options *o) {
   siox__cfg.flush_interval_ms = o && o->flush_interval_ms ? o->flush_interval_ms : 20;
   siox__cfg.exit_timeout_ms =
       o && o->exit_timeout_ms ? o->exit_timeout_ms : env_uint(SIOX_ENV_EXIT_TIMEOUT, 1000);
+  unsigned slots = env_uint(SIOX_ENV_DETACHED, SIOX_DETACHED_DEFAULT);
+  siox__cfg.detached_slots = slots < SIOX_DETACHED_MAX ? slots : SIOX_DETACHED_MAX;
   return 0;
 }
 
@@ -55,9 +57,11 @@ static void fork_prepare(void) {
   siox__flusher_fork_prepare();
   pthread_mutex_lock(&siox__threads_lock);
   siox__registry_fork_prepare();
+  siox__detached_fork_prepare();
 }
 
 static void fork_parent(void) {
+  siox__detached_fork_parent();
   siox__registry_fork_parent();
   pthread_mutex_unlock(&siox__threads_lock);
   siox__flusher_fork_parent();
@@ -69,6 +73,7 @@ static void fork_child(void) {
   pthread_mutex_init(&init_lock, NULL);
   siox__registry_after_fork_child();
   siox__threads_after_fork_child();
+  siox__detached_after_fork_child();
   siox__conn_after_fork_child();
   siox__flusher_after_fork_child();
   siox__identity_init(); /* new nonce: the child is a new process */

@@ -36,7 +36,8 @@ static void key_create(void) {
 /* Allocates the calling thread's state and ring; the flusher frees both
  * (siox__thread_retire) after the thread has exited. */
 static struct siox__thread *thread_create(void) {
-  struct siox__thread *t = aligned_alloc(64, (sizeof *t + 63) & ~(size_t)63);
+  size_t align = SIOX_THREAD_ALIGN;
+  struct siox__thread *t = aligned_alloc(align, (sizeof *t + align - 1) & ~(align - 1));
   if (!t) return NULL;
   memset(t, 0, sizeof *t);
   t->buf = malloc(siox__cfg.buffer_bytes);

@@ -28,4 +28,8 @@ if(TARGET siox-mpi)
     set_tests_properties(integration_${t} PROPERTIES
       LABELS integration TIMEOUT 300 ENVIRONMENT "${SIOX_MPI_IT_ENV}")
   endforeach()
+  # The same MPI-IO checks under OpenMPI's default component.
+  add_test(NAME integration_mpi_io_ompio COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_mpi_io.sh)
+  set_tests_properties(integration_mpi_io_ompio PROPERTIES
+    LABELS integration TIMEOUT 300 ENVIRONMENT "${SIOX_MPI_IT_ENV};SIOX_MPI_IO_COMPONENT=ompio")
 endif()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# MPI-IO layer end to end: 4 ranks of mpi_io_workload under mpirun (ROMIO,
-# one collective-buffering aggregator) with libsiox-mpi + libsiox-posix
+# MPI-IO layer end to end: 4 ranks of mpi_io_workload under mpirun (ROMIO
+# with one collective-buffering aggregator by default; OMPIO when
+# SIOX_MPI_IO_COMPONENT=ompio) with libsiox-mpi + libsiox-posix
 # preloaded, through a real siox-daemon and siox-server. Asserts in the
 # warehouse: per rank, the MPI-IO activities are exactly the calls made
 # (type, io/offset, io/bytes, mpi/collective), hints are recorded, POSIX
@@ -16,7 +17,8 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 # ...and the ASan runtime must come first in LD_PRELOAD when the layers
 # carry it (processes the ranks start are not built with it).
 ASAN_RT=$(ldd "$SIOX_MPI_LIB" | awk '/libasan/ {print $3 ":"}')
-export OMPI_MCA_io=romio321          # predictable aggregation (DESIGN, hint facts)
+COMPONENT=${SIOX_MPI_IO_COMPONENT:-romio321}
+export OMPI_MCA_io=$COMPONENT # romio321: predictable aggregation (DESIGN, hint facts)
 export SIOX_TEST_HINTS="romio_cb_write=enable;romio_cb_read=enable;cb_nodes=1"
 [ -n "${SIOX_POSIX_LIB:-}" ] || fail "libsiox-posix is not built (SIOX_POSIX_LIB unset)"
 RANKS=4
@@ -50,13 +52,17 @@ for _ in $(seq 300); do
   sleep 0.2
 done
 [ "$n" -eq "$want" ] || fail "warehouse holds $n MPI activities, want $want"
-# Link 3: every non-aggregator write_at_all must be linked implicitly to the
-# aggregator's POSIX writes; the server matches after ingest, so poll.
-n_coll=$(grep -c MPI_File_write_at_all "$T"/manifest.* | awk -F: '{s += $2} END {print s}')
+# Link 3: non-aggregator write_at_all calls are linked implicitly to the
+# aggregator's POSIX writes; the server matches after ingest, so wait until
+# the number of linked calls has settled (2 s unchanged, 30 s at most).
 q_links="SELECT count(DISTINCT l.parent_aid) FROM causal_links l JOIN activities a ON a.aid = l.parent_aid
          JOIN activity_types t USING (type_id) WHERE t.name = 'MPI_File_write_at_all'"
+prev=-1 still=0
 for _ in $(seq 150); do
-  [ "$(sql "$q_links")" -ge $((n_coll - n_coll / RANKS)) ] && break
+  cur=$(sql "$q_links")
+  if [ "$cur" = "$prev" ]; then still=$((still + 1)); else still=0; fi
+  [ "$cur" -gt 0 ] && [ $still -ge 10 ] && break
+  prev=$cur
   sleep 0.2
 done
 
@@ -69,9 +75,9 @@ sql "SELECT coalesce(json_agg(r), '[]') FROM (
 sql "SELECT coalesce(json_agg(r), '[]') FROM (SELECT parent_aid, child_aid, confidence FROM causal_links) r" \
   >"$T/links.json"
 
-python3 - "$T" $RANKS <<'PY' || fail "warehouse does not match the calls made"
+python3 - "$T" $RANKS "$COMPONENT" <<'PY' || fail "warehouse does not match the calls made"
 import collections, glob, json, sys
-T, ranks = sys.argv[1], int(sys.argv[2])
+T, ranks, component = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 acts = {a["aid"]: a for a in json.load(open(f"{T}/acts.json"))}
 attrs = collections.defaultdict(dict)
 for r in json.load(open(f"{T}/attrs.json")):
@@ -117,20 +123,34 @@ def posix_below(aid):  # POSIX activities in the subtree (through post/complete)
     return out
 def is_write(c): return c["name"] in ("write", "pwrite", "pwrite64", "writev")
 def is_read(c): return c["name"] in ("read", "pread", "pread64", "readv")
+# OMPIO runs nonblocking I/O through POSIX AIO (glibc's own threads call
+# pwrite inside libc, out of any wrapper's reach): explicit children exist
+# for the nonblocking calls under ROMIO only, which does the I/O in the call.
+blocking_only = component != "romio321"
 for a in acts.values():
     if a["name"] in ("MPI_File_write_at", "MPI_File_iwrite_at"):
+        if blocking_only and a["name"] == "MPI_File_iwrite_at": continue
         assert any(is_write(c) for c in posix_below(a["aid"])), f"{a['name']} {a['aid']} has no POSIX write child"
     if a["name"] in ("MPI_File_read_at", "MPI_File_iread_at"):
+        if blocking_only and a["name"] == "MPI_File_iread_at": continue
         assert any(is_read(c) for c in posix_below(a["aid"])), f"{a['name']} {a['aid']} has no POSIX read child"
-# cb_nodes=1: one aggregator process writes for all ranks under write_at_all.
+# ROMIO with cb_nodes=1: one aggregator process writes for all ranks under
+# write_at_all (OMPIO picks its own aggregators and ignores ROMIO's keys).
 writers = {a["proc_id"] for a in acts.values() if a["name"] == "MPI_File_write_at_all"
            and any(is_write(c) for c in posix_below(a["aid"]))}
-assert len(writers) == 1, f"processes writing under MPI_File_write_at_all: {writers}"
+assert len(writers) == 1 or (component != "romio321" and 1 <= len(writers) < ranks), \
+    f"processes writing under MPI_File_write_at_all: {writers}"
 links = json.load(open(f"{T}/links.json"))
 linked = {l["parent_aid"] for l in links}
 others = [a for a in acts.values() if a["name"] == "MPI_File_write_at_all" and a["proc_id"] not in writers]
 implicit = sum(a["aid"] in linked for a in others)
-assert others and implicit == len(others), f"{implicit}/{len(others)} non-aggregator write_at_all linked to POSIX"
+# ROMIO ends a collective write with an error-code exchange, so every
+# rank's call spans the aggregator's pwrite and all must be linked. OMPIO
+# lets a rank return once its data reached the aggregator, before the
+# pwrite: the server's rule (receiver inside the sender's interval) then
+# rightly finds no certain parent, so only the count is reported.
+if component == "romio321":
+    assert others and implicit == len(others), f"{implicit}/{len(others)} non-aggregator write_at_all linked to POSIX"
 print(f"ok: {sum(map(data, acts.values()))} MPI-IO data accesses match; aggregator proc {writers}; "
       f"{implicit}/{len(others)} non-aggregator write_at_all implicitly linked to POSIX")
 PY

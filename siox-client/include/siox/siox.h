@@ -61,7 +61,7 @@ typedef uint32_t siox_target_id; /* a remote node named by HWID/SWID, 0 = any */
  * ------------------------------------------------------------------------ */
 struct siox_options {
   const char *socket_path;   /* NULL: $SIOX_SOCKET or SIOX_DEFAULT_SOCKET */
-  size_t buffer_bytes;       /* per-thread buffer; 0: $SIOX_BUFFER_KB or 1 MiB */
+  size_t buffer_bytes;       /* per-thread buffer; 0: $SIOX_BUFFER_KB or 4 MiB */
   unsigned flush_interval_ms;/* background flush period; 0: 20 ms */
   unsigned exit_timeout_ms;  /* how long exit may wait for the daemon; 0: 1000 */
 };
