@@ -9,7 +9,7 @@ PACKAGES=(
   libpq-dev postgresql postgresql-client
   liblz4-dev libcmocka-dev libjson-c-dev
   graphviz
-  glusterfs-server glusterfs-client libglusterfs-dev liburcu-dev uuid-dev fuse3
+  glusterfs-server glusterfs-client libglusterfs-dev liburcu-dev uuid-dev
   openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
 )
 
