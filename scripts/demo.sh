@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
 # The main job: builds SIOX, starts the whole stack (siox-server with its
-# private PostgreSQL, siox-daemon), runs an instrumented two-process I/O chain
-# with one slowed storage device, then shows what SIOX found:
-#   siox top, the causal tree of the slowest write, siox blame, an SVG graph.
+# private PostgreSQL, siox-daemon), and shows what SIOX finds in two runs:
+#  1. an instrumented two-process I/O chain with one slowed storage device
+#     (quick, needs nothing else);
+#  2. the real stack: a GlusterFS testbed (4 bricks, brick 3 slowed by
+#     debug/delay-gen, SIOX translators on client and bricks) and a 4-rank
+#     MPI program (parallel HDF5 collective writes, independent MPI-IO writes,
+#     POSIX writes, read back) under `siox run --layers posix,mpi,hdf5 --
+#     mpirun ...` (needs root and /dev/fuse; skipped otherwise).
+# For each: siox top, the causal tree of the slowest write through every
+# layer, siox blame naming the slow component, an SVG graph.
 # Everything runs on loopback and under DEMO_DIR (default ./.siox-demo); all
-# processes are stopped by pid at the end. Set SIOX_DEMO_KEEP=1 to keep the
-# stack running after the demo (the script prints how to stop it).
+# processes are stopped by pid (the testbed by its pid files) and the volume
+# unmounted at the end. Set SIOX_DEMO_KEEP=1 to keep the stack running after
+# the demo (the script prints how to stop it). SIOX_BUILD_DIR picks the build
+# tree (default ./build).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 DEMO_DIR=${DEMO_DIR:-$top/.siox-demo}
@@ -13,15 +22,22 @@ PORT=${SIOX_DEMO_PORT:-7410}
 
 "$top/scripts/install-deps.sh"
 echo "== building"
-"$top/scripts/build.sh" "$top/build"
-B=$top/build
+B=${SIOX_BUILD_DIR:-$top/build}
+"$top/scripts/build.sh" "$B"
 
 rm -rf "$DEMO_DIR"
 mkdir -p "$DEMO_DIR"
 chmod 755 "$DEMO_DIR"
 PIDS=()
+TB=""
 stop_all() {
-  [ "${SIOX_DEMO_KEEP:-0}" = 1 ] && { echo "stack kept running: kill ${PIDS[*]}"; return; }
+  if [ "${SIOX_DEMO_KEEP:-0}" = 1 ]; then
+    [ -n "$TB" ] && echo "testbed kept running: $top/testbed/siox-testbed stop --dir $TB"
+    echo "stack kept running: kill ${PIDS[*]}"
+    return
+  fi
+  # The testbed first: its processes report to the daemon.
+  [ -n "$TB" ] && { "$top/testbed/siox-testbed" stop --dir "$TB" >/dev/null 2>&1 || true; echo "== testbed stopped, volume unmounted"; }
   local i
   for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do
     kill -TERM "${PIDS[$i]}" 2>/dev/null || true
@@ -66,5 +82,92 @@ siox blame "$aid"
 siox graph "$aid" --format dot >"$DEMO_DIR/graph.dot"
 dot -Tsvg "$DEMO_DIR/graph.dot" -o "$DEMO_DIR/graph.svg"
 echo; echo "== SVG of the graph: $DEMO_DIR/graph.svg"
+# ---------------------------------------------------------------------------
+# 2. The real stack: GlusterFS testbed + 4-rank MPI/HDF5 workload.
+sql() { psql "$(cat "$DEMO_DIR/server/conninfo")" -Atqc "$1"; }
+wait_for() { # SQL WANT: until the count SQL returns reaches WANT (60 s)
+  for _ in $(seq 300); do [ "$(sql "$1" 2>/dev/null || echo 0)" -ge "$2" ] && return 0; sleep 0.2; done
+  return 1
+}
+why=""
+[ "$(id -u)" -eq 0 ] || why="needs root (FUSE mount)"
+[ -c /dev/fuse ] || why="/dev/fuse is missing"
+command -v glusterfsd >/dev/null || why="glusterfsd is not installed"
+[ -x "$B/examples/siox-io-workload" ] || why="siox-io-workload was not built (MPI / parallel HDF5 missing)"
+[ -d "$B/instrumentation/glusterfs/xlator" ] || why="the GlusterFS translators were not built"
+if [ -n "$why" ]; then
+  echo; echo "== skipping the GlusterFS + MPI part: $why"
+else
+  SLOW=3 DELAY_US=${SIOX_DEMO_DELAY_US:-80000} JOB=demo-mpi
+  TB=$DEMO_DIR/tb
+  BASE=$(python3 -c '
+import socket, random
+for _ in range(200):
+    b = random.randint(20000, 50000); ok = True
+    for p in range(b + 1, b + 5):
+        s = socket.socket()
+        try: s.bind(("127.0.0.1", p))
+        except OSError: ok = False
+        finally: s.close()
+    if ok: print(b); break')
+  echo; echo "== starting the GlusterFS testbed: 4 bricks, brick $SLOW slowed by $((DELAY_US / 1000)) ms per WRITE/READ, SIOX translators"
+  # No job for the file system: server-side processes serve every job, and
+  # blame takes its peers from the job plus such job-less processes.
+  "$top/testbed/siox-testbed" start --dir "$TB" --bricks 4 --slow $SLOW --delay-us "$DELAY_US" \
+    --base-port "$BASE" --client-xlator debug/siox-client --brick-xlator debug/siox-brick \
+    --xlator-dir "$B/instrumentation/glusterfs/xlator" >"$DEMO_DIR/testbed.out" 2>&1 ||
+    { cat "$DEMO_DIR/testbed.out"; exit 1; }
+  MNT=$TB/mnt
+  # distribute places a file by the hash of its name: take one HDF5 file and
+  # one POSIX file per brick, so that every brick gets writes.
+  brick_of() { local n; for n in 1 2 3 4; do [ -e "$TB/brick$n/$1" ] && { echo "$n"; return; }; done; echo 0; }
+  ARGS=()
+  for kind in h5 posix; do
+    declare -A on=()
+    for i in $(seq 80); do
+      f="out-$i.$kind"
+      : >"$MNT/$f"
+      b=$(brick_of "$f")
+      if [ "$b" != 0 ] && [ -z "${on[$b]:-}" ]; then on[$b]=$f; ARGS+=("--$kind" "$MNT/$f"); else rm -f "$MNT/$f"; fi
+      [ ${#on[@]} -eq 4 ] && break
+    done
+    unset on
+  done
+  ARGS+=(--mpiio "$MNT/out.mpiio")
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_io=romio321
+  cmd=(siox run --layers posix,mpi,hdf5 -- mpirun --oversubscribe -np 4 "$B/examples/siox-io-workload"
+       --rows 32 --cols 512 --steps 2 --block 65536 "${ARGS[@]}")
+  echo; echo "== SIOX_JOB_ID=$JOB ${cmd[*]}"
+  SIOX_JOB_ID=$JOB "$B/siox-cli/siox" "${cmd[@]:1}"
+  q="SELECT count(*) FROM activities a JOIN activity_types t USING (type_id) JOIN processes p USING (proc_id)
+     WHERE t.name = 'MPI_Finalize' AND p.job = '$JOB'"
+  wait_for "$q" 4 || echo "(not all ranks' records arrived within 60 s)"
+  n=-1
+  for _ in $(seq 30); do m=$(sql "SELECT count(*) FROM causal_links"); [ "$m" = "$n" ] && break; n=$m; sleep 1; done
+
+  echo; echo "== siox top --job $JOB"
+  siox top --job $JOB -n 8
+  aid=$(siox top --job $JOB --layer HDF5 --name H5Dwrite -n 1 --json |
+    python3 -c 'import json,sys; j=json.load(sys.stdin); j=j.get("activities", j) if isinstance(j, dict) else j; print(j[0]["aid"])')
+  echo; echo "== siox graph $aid   (the slowest H5Dwrite: HDF5 -> MPI-IO -> POSIX -> GlusterFS client -> brick)"
+  siox graph "$aid"
+  siox graph "$aid" --format dot >"$DEMO_DIR/h5dwrite.dot"
+  dot -Tsvg "$DEMO_DIR/h5dwrite.dot" -o "$DEMO_DIR/h5dwrite.svg"
+  # A collective H5Dwrite ends in a collective MPI_File_set_view that waits
+  # for the other ranks, and the ranks' writes to one FUSE file queue on the
+  # kernel's inode lock, which no layer records: blame cannot see past either.
+  # A write the program made itself, alone on its file, shows the brick.
+  pw=$(sql "SELECT a.aid FROM activities a JOIN nodes n USING (node_id) JOIN activity_types t USING (type_id)
+            JOIN processes p USING (proc_id)
+            WHERE p.job = '$JOB' AND n.swid = 'POSIX' AND t.name IN ('write', 'pwrite', 'pwrite64', 'writev')
+              AND a.parent_aid IS NULL AND EXISTS (SELECT 1 FROM remote_calls r WHERE r.aid = a.aid AND r.kind = 'S')
+            ORDER BY a.end_ns - a.start_ns DESC, a.aid LIMIT 1")
+  echo; echo "== siox graph $pw   (the slowest POSIX write the program made itself)"
+  siox graph "$pw"
+  echo; echo "== siox blame $pw"
+  siox blame "$pw"
+  echo; echo "== SVG of the H5Dwrite's graph: $DEMO_DIR/h5dwrite.svg"
+fi
+
 echo; echo "== siox status"
 siox status --socket "$SIOX_SOCKET" --server "127.0.0.1:$PORT" || true

@@ -35,7 +35,7 @@ struct siox_cmd {
   int (*run)(struct siox_cli *cli, const struct siox_cmd *self, int argc, char **argv);
 };
 
-extern const struct siox_cmd siox_cmd_graph, siox_cmd_top, siox_cmd_blame, siox_cmd_status;
+extern const struct siox_cmd siox_cmd_graph, siox_cmd_top, siox_cmd_blame, siox_cmd_status, siox_cmd_run;
 
 enum { SIOX_OPT_DATA_DIR = 0x100, SIOX_OPT_DB, SIOX_OPT_JSON };
 #define SIOX_GLOBAL_LONGOPTS                                                                                  \

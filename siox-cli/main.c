@@ -12,7 +12,7 @@
 #include "cli.h"
 
 static const struct siox_cmd *const commands[] = {&siox_cmd_graph, &siox_cmd_top, &siox_cmd_blame,
-                                                  &siox_cmd_status};
+                                                  &siox_cmd_status, &siox_cmd_run};
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static const char main_help[] =
@@ -46,7 +46,7 @@ static const char main_help[] =
     "\n"
     "ENVIRONMENT\n"
     "  SIOX_DB       libpq conninfo of the warehouse (when no option names one)\n"
-    "  SIOX_SOCKET   the node daemon's socket, for `siox status`\n"
+    "  SIOX_SOCKET   the node daemon's socket, for `siox status` and `siox run`\n"
     "\n"
     "EXIT STATUS\n"
     "  0 success; 1 failure (activity not found, warehouse or daemon unreachable,\n"
@@ -56,6 +56,7 @@ static const char main_help[] =
     "  siox top -n 5 --job 4711 --layer MPI-IO   the five slowest MPI-IO calls of a job\n"
     "  siox blame 4294967299                     why was this call slow?\n"
     "  siox graph 4294967299 --format dot | dot -Tsvg > call.svg\n"
+    "  siox run -- mpirun -np 4 ./app out.h5      trace an MPI job through every layer\n"
     "  siox --db 'host=/run/pg dbname=siox' status --json\n"
     "\n"
     "  Run `siox help COMMAND` for a command's manual page.\n";

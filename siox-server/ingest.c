@@ -386,8 +386,10 @@ static int transaction(struct siox_batch_ctx *x, struct siox_ingest_result *res,
   if (rc == 0) rc = upsert_stats(x);
   if (rc == 0) rc = set_acked(x);
   if (rc == 0) rc = siox_db_exec(x->db->conn, "COMMIT");
-  if (rc == 0) res->activities = x->blk.n_activities;
-  else {
+  if (rc == 0) {
+    res->activities = x->blk.n_activities;
+    x->db->activities_arrived = 1; /* the matcher may wake parked remote calls */
+  } else {
     PQclear(PQexec(x->db->conn, "ROLLBACK"));
     siox_db_caches_clear(x->db); /* they may hold ids that were never committed */
   }

@@ -1,8 +1,9 @@
 /*
  * Implicit-link confidence (server side of causal matching, after the
  * candidate search in match.c). One receive at a time: keep the candidates
- * of the best class, split the confidence by overlapping bytes, and give 1.0
- * only to a single candidate that covers the whole received range.
+ * of the best class (inside, else before-parent, else after-parent), split
+ * the confidence by overlapping bytes, and give 1.0 only to a single inside
+ * candidate that covers the whole received range.
  */
 #include "link.h"
 
@@ -17,11 +18,14 @@ static double weight(const struct siox_link_cand *c, uint64_t r_len) {
 static int unranged(const struct siox_link_cand *c, uint64_t r_len) { return r_len > 0 && c->overlap == 0; }
 
 static int best_class(const struct siox_link_cand *c, size_t n) {
-  int best = SIOX_LINK_BEFORE;
+  int best = SIOX_LINK_AFTER;
   for (size_t i = 0; i < n; i++)
     if (c[i].cls < best) best = c[i].cls;
   return best;
 }
+
+static const char *const flags[] = {[SIOX_LINK_INSIDE] = "", [SIOX_LINK_BEFORE] = "before-parent",
+                                    [SIOX_LINK_AFTER] = "after-parent"};
 
 size_t siox_link_confidence(const struct siox_link_cand *c, size_t n, uint64_t r_len, struct siox_link *out) {
   if (n == 0) return 0;
@@ -39,9 +43,10 @@ size_t siox_link_confidence(const struct siox_link_cand *c, size_t n, uint64_t r
     double conf = (k == 1 && c[i].contains) ? 1.0 : weight(&c[i], r_len) / denom;
     if (unranged(&c[i], r_len) && conf > SIOX_LINK_UNRANGED_MAX) conf = SIOX_LINK_UNRANGED_MAX;
     if (cls == SIOX_LINK_BEFORE) conf *= SIOX_LINK_BEFORE_MAX;
+    if (cls == SIOX_LINK_AFTER) conf *= SIOX_LINK_AFTER_MAX;
     if (conf > 1.0) conf = 1.0;
     if (conf < 1e-6) conf = 1e-6; /* the warehouse demands > 0: tiny, never dropped */
-    out[m++] = (struct siox_link){c[i].parent, conf, c[i].overlap, cls == SIOX_LINK_BEFORE ? "before-parent" : ""};
+    out[m++] = (struct siox_link){c[i].parent, conf, c[i].overlap, flags[cls]};
   }
   return m;
 }

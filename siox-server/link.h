@@ -13,10 +13,13 @@
 enum siox_link_class {
   SIOX_LINK_INSIDE = 0, /* R inside S's widened interval */
   SIOX_LINK_BEFORE = 1, /* R started before S (read-ahead): low, flagged */
+  SIOX_LINK_AFTER = 2,  /* R outlived S, within the lateness window (write-behind): low, flagged */
 };
 
 /* The confidence of a link that relies on R starting before S never exceeds this. */
 #define SIOX_LINK_BEFORE_MAX 0.2
+/* ...nor does that of a link that relies on R outliving S. */
+#define SIOX_LINK_AFTER_MAX 0.2
 /* ...and that of a sender that names no byte range while R does, this. */
 #define SIOX_LINK_UNRANGED_MAX 0.5
 
@@ -31,12 +34,13 @@ struct siox_link {
   int64_t parent;
   double confidence; /* in (0, 1] */
   uint64_t overlap;
-  const char *flags; /* "" or "before-parent" (static) */
+  const char *flags; /* "", "before-parent" or "after-parent" (static) */
 };
 
 /* Computes the links of one receive of r_len bytes (0: no byte range) from
  * its n candidates into out[] (room for n); returns how many were written.
- * Only candidates of the best class present are linked. */
+ * Only candidates of the best class present are linked: inside, else
+ * before, else after. */
 size_t siox_link_confidence(const struct siox_link_cand *c, size_t n, uint64_t r_len, struct siox_link *out);
 
 #endif

@@ -15,6 +15,8 @@
 
 #include "server.h"
 
+#define CONNECT_WAIT_MS 30000 /* a starting (embedded or site) PostgreSQL gets this long */
+
 /* Reads the token file; trailing newlines are not part of the secret. */
 static int read_token(struct siox_server *s, const char *path) {
   FILE *f = fopen(path, "r");
@@ -87,15 +89,31 @@ static int serve(struct siox_server *s, const char *conninfo) {
   return 0;
 }
 
+/* A malformed --db fails at once; an unreachable one after the connect wait.
+ * The conninfo itself is never logged: it may hold a password. */
+static int check_site_db(const char *conninfo) {
+  char *err = NULL;
+  PQconninfoOption *o = PQconninfoParse(conninfo, &err);
+  if (o) return PQconninfoFree(o), 0;
+  size_t n = err ? strlen(err) : 0;
+  while (n && err[n - 1] == '\n') n--;
+  siox_log("--db: not a valid libpq conninfo: %.*s", (int)n, err ? err : "out of memory");
+  PQfreemem(err);
+  return -EINVAL;
+}
+
 static int prepare_db(struct siox_server *s, struct siox_pg *pg, const char **conninfo) {
   int rc;
   if (s->opt->db) {
+    if ((rc = check_site_db(s->opt->db)) != 0) return rc;
     *conninfo = s->opt->db;
   } else {
     if ((rc = siox_pg_start(pg, s->opt->data_dir, s->opt->pg_bindir)) != 0) return rc;
     *conninfo = pg->conninfo;
   }
-  PGconn *c = siox_db_connect(*conninfo, 30000);
+  PGconn *c = siox_db_connect(*conninfo, CONNECT_WAIT_MS);
+  if (!c && s->opt->db)
+    siox_log("--db: cannot connect to the database (gave up after %d s; reason above)", CONNECT_WAIT_MS / 1000);
   if (!c) return -EIO;
   rc = siox_migrate(c);
   PQfinish(c);

@@ -2,9 +2,10 @@
  * Implicit causal links across processes and hosts: the last step of the
  * server's data path, run on the database thread every --match-ms and soon
  * after each batch. SQL finds each receive's candidate senders (same object,
- * overlapping bytes, target names the receiver's node, receive inside the
- * sender's interval widened by both daemons' clock uncertainty); link.c
- * decides confidences; the links are upserted. Rules: README.md.
+ * overlapping bytes, target names the receiver's node, and a timing class:
+ * inside S's interval widened by both daemons' clock uncertainty, before S
+ * (read-ahead), or after S within --late-ms); link.c decides confidences;
+ * the links are upserted. Rules: README.md.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,7 +20,9 @@
 
 /* Receives to (re)examine: new ones, unmatched recent ones (their sender may
  * have come late), and those near a new sender on the same object.
- * $1 watermark, $2 slack, $3 read-ahead window. */
+ * $1 watermark, $2 slack, $3 read-ahead window, $4 lateness window (0: off).
+ * Class 0 inside, 1 before-parent, 2 after-parent (R ends after S, and
+ * starts at most $4 after S's widened end). */
 static const char candidates_sql[] =
     "WITH tr AS ("
     "  SELECT aid FROM remote_calls WHERE kind = 'R' AND rc_id > $1"
@@ -28,9 +31,10 @@ static const char candidates_sql[] =
     "  UNION SELECT r.aid FROM remote_calls s JOIN activities sa ON sa.aid = s.aid"
     "   JOIN remote_calls r ON r.object_id = s.object_id AND r.kind = 'R' JOIN activities ra ON ra.aid = r.aid"
     "   WHERE s.kind = 'S' AND s.rc_id > $1"
-    "   AND ra.start_ns BETWEEN sa.start_ns - $3 - 1000000000 AND sa.end_ns + 1000000000)"
+    "   AND ra.start_ns BETWEEN sa.start_ns - $3 - 1000000000 AND sa.end_ns + $4 + 1000000000)"
     " SELECT r.aid, s.aid,"
-    "  CASE WHEN ra.start_ns >= sa.start_ns - w.w AND ra.end_ns <= sa.end_ns + w.w THEN 0 ELSE 1 END,"
+    "  CASE WHEN ra.start_ns >= sa.start_ns - w.w AND ra.end_ns <= sa.end_ns + w.w THEN 0"
+    "   WHEN ra.start_ns < sa.start_ns - w.w THEN 1 ELSE 2 END,"
     "  CASE WHEN s.length_b = 0 OR r.length_b = 0 THEN 0 ELSE GREATEST(0, LEAST(s.offset_b + s.length_b,"
     "   r.offset_b + r.length_b) - GREATEST(s.offset_b, r.offset_b)) END,"
     "  r.length_b,"
@@ -48,8 +52,21 @@ static const char candidates_sql[] =
     "  AND (s.length_b = 0 OR r.length_b = 0 OR (s.offset_b < r.offset_b + r.length_b"
     "   AND r.offset_b < s.offset_b + s.length_b))"
     "  AND ((ra.start_ns >= sa.start_ns - w.w AND ra.end_ns <= sa.end_ns + w.w)"
-    "   OR (ra.start_ns < sa.start_ns - w.w AND ra.start_ns >= sa.start_ns - $3::bigint))"
+    "   OR (ra.start_ns < sa.start_ns - w.w AND ra.start_ns >= sa.start_ns - $3::bigint)"
+    "   OR ($4::bigint > 0 AND ra.start_ns >= sa.start_ns - w.w AND ra.end_ns > sa.end_ns + w.w"
+    "    AND ra.start_ns <= sa.end_ns + w.w + $4::bigint))"
     " ORDER BY 1, 2";
+
+/* Remote calls whose activity row has arrived since they were parked: a
+ * fresh rc_id makes them new to this pass (and to a restarted server). */
+static const char wake_sql[] =
+    "UPDATE remote_calls r SET waiting = false, rc_id = nextval('remote_calls_rc_id_seq')"
+    " WHERE waiting AND EXISTS (SELECT 1 FROM activities a WHERE a.aid = r.aid)";
+
+/* Remote calls of this pass ($1, $2] that still lack their activity row. */
+static const char park_sql[] =
+    "UPDATE remote_calls r SET waiting = true WHERE rc_id > $1 AND rc_id <= $2"
+    " AND NOT EXISTS (SELECT 1 FROM activities a WHERE a.aid = r.aid)";
 
 static const char delete_sql[] =
     "DELETE FROM causal_links c WHERE c.child_aid = ANY($1::bigint[]) AND NOT EXISTS ("
@@ -157,38 +174,52 @@ static int scalar(struct siox_db *db, const char *sql, int n, const char *const 
   return 0;
 }
 
-static int pass(struct siox_db *db, struct siox_match_result *res, struct batch *b, int64_t *top) {
-  char wm[24];
-  int rc = 0;
-  if (db->match_watermark < 0) rc = scalar(db, "SELECT watermark FROM match_state", 0, NULL, &db->match_watermark);
-  if (rc == 0) rc = scalar(db, "SELECT COALESCE(max(rc_id), 0) FROM remote_calls", 0, NULL, top);
-  if (rc || *top <= db->match_watermark) return rc; /* nothing new since the last pass */
+static int exec_params(struct siox_db *db, const char *sql, int n, const char *const *p) {
+  PGresult *r = siox_db_query(db->conn, sql, n, p);
+  PQclear(r);
+  return r ? 0 : -EIO;
+}
+
+/* Finds and writes the links of the receives in (watermark, top]. */
+static int link_new(struct siox_db *db, struct siox_match_result *res, struct batch *b, int64_t late_ns, int64_t top) {
+  char wm[24], tp[24], late[24];
   snprintf(wm, sizeof wm, "%lld", (long long)db->match_watermark);
-  const char *p[] = {wm, SLACK_NS, READAHEAD_NS};
-  PGresult *r = siox_db_query(db->conn, candidates_sql, 3, p);
+  snprintf(tp, sizeof tp, "%lld", (long long)top);
+  snprintf(late, sizeof late, "%lld", (long long)late_ns);
+  const char *p[] = {wm, SLACK_NS, READAHEAD_NS, late}, *range[] = {wm, tp};
+  int rc = exec_params(db, park_sql, 2, range);
+  PGresult *r = rc ? NULL : siox_db_query(db->conn, candidates_sql, 4, p);
   if (!r) return -EIO;
   rc = compute(r, b);
   PQclear(r);
   if (rc == 0 && b->nlinks) rc = write_links(db, b, res);
-  snprintf(wm, sizeof wm, "%lld", (long long)*top);
-  const char *q[] = {wm};
-  if (rc == 0 && !(r = siox_db_query(db->conn, "UPDATE match_state SET watermark = $1", 1, q))) rc = -EIO;
-  PQclear(r);
-  return rc;
+  const char *q[] = {tp};
+  return rc ? rc : exec_params(db, "UPDATE match_state SET watermark = $1", 1, q);
 }
 
-int siox_match_run(struct siox_db *db, struct siox_match_result *res) {
+static int pass(struct siox_db *db, struct siox_match_result *res, struct batch *b, int64_t late_ns, int64_t *top) {
+  int rc = 0;
+  if (db->match_watermark < 0) rc = scalar(db, "SELECT watermark FROM match_state", 0, NULL, &db->match_watermark);
+  /* Only a batch brings activity rows: skip the wake-up scan when idle. */
+  if (rc == 0 && db->activities_arrived) rc = siox_db_exec(db->conn, wake_sql);
+  if (rc == 0) rc = scalar(db, "SELECT COALESCE(max(rc_id), 0) FROM remote_calls", 0, NULL, top);
+  if (rc || *top <= db->match_watermark) return rc; /* nothing new since the last pass */
+  return link_new(db, res, b, late_ns, *top);
+}
+
+int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result *res) {
   struct batch b;
   int64_t top = 0, unmatched = 0;
   memset(&b, 0, sizeof b);
   memset(res, 0, sizeof *res);
   int rc = siox_db_exec(db->conn, "BEGIN");
-  if (rc == 0) rc = pass(db, res, &b, &top);
+  if (rc == 0) rc = pass(db, res, &b, late_ns, &top);
   if (rc == 0)
     rc = scalar(db, "SELECT count(*) FROM remote_calls WHERE kind = 'R' AND NOT matched", 0, NULL, &unmatched);
   if (rc == 0) rc = siox_db_exec(db->conn, "COMMIT");
   if (rc == 0) {
     if (top > db->match_watermark) db->match_watermark = top;
+    db->activities_arrived = 0;
     res->receives_unmatched = (uint64_t)unmatched;
   } else {
     PQclear(PQexec(db->conn, "ROLLBACK"));

@@ -17,7 +17,7 @@ const char siox_server_usage[] =
     "SYNOPSIS\n"
     "    siox-server [--listen HOST:PORT] [--data-dir DIR | --db CONNINFO]\n"
     "                [--token-file FILE] [--pid-file FILE] [--pg-bindir DIR]\n"
-    "                [--match-ms N]\n"
+    "                [--match-ms N] [--late-ms N]\n"
     "\n"
     "DESCRIPTION\n"
     "    Accepts batches of activities from siox-daemon over TCP, stores them\n"
@@ -45,6 +45,9 @@ const char siox_server_usage[] =
     "    --pg-bindir DIR      where initdb, pg_ctl and postgres live (default:\n"
     "                         `pg_config --bindir`, else /usr/lib/postgresql/15/bin)\n"
     "    --match-ms N         run the implicit-link matcher every N ms (default 500)\n"
+    "    --late-ms N          link a receive that starts up to N ms after its\n"
+    "                         sender ended (write-behind), with confidence <= 0.2\n"
+    "                         and flag 'after-parent' (default 2000; 0: never)\n"
     "    -h, --help           show this text\n"
     "\n"
     "PROTOCOL\n"
@@ -96,6 +99,7 @@ static void defaults(struct siox_server_options *o) {
   siox_parse_hostport(SIOX_SERVER_DEFAULT_LISTEN, o->host, sizeof o->host, &o->port);
   o->data_dir = SIOX_SERVER_DEFAULT_DATA_DIR;
   o->match_ms = 500;
+  o->late_ms = 2000;
 }
 
 int siox_server_options_parse(int argc, char **argv, struct siox_server_options *o, char *err, unsigned errcap) {
@@ -103,7 +107,8 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
       {"listen", required_argument, 0, 'l'},   {"data-dir", required_argument, 0, 'd'},
       {"db", required_argument, 0, 'D'},       {"token-file", required_argument, 0, 't'},
       {"pid-file", required_argument, 0, 'p'}, {"pg-bindir", required_argument, 0, 'B'},
-      {"match-ms", required_argument, 0, 'm'}, {"help", no_argument, 0, 'h'},
+      {"match-ms", required_argument, 0, 'm'}, {"late-ms", required_argument, 0, 'L'},
+      {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   defaults(o);
   optind = 0; /* glibc: full re-initialisation, so parsing can run twice */
@@ -123,6 +128,10 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
     case 'm':
       if (parse_int(optarg, 10, 3600000, &o->match_ms) != 0)
         return snprintf(err, errcap, "--match-ms: expected 10..3600000, got '%s'", optarg), -EINVAL;
+      break;
+    case 'L':
+      if (parse_int(optarg, 0, 60000, &o->late_ms) != 0)
+        return snprintf(err, errcap, "--late-ms: expected 0..60000, got '%s'", optarg), -EINVAL;
       break;
     case 'h': o->help = 1; break;
     default:

@@ -17,6 +17,7 @@ struct siox_server_options {
   const char *pid_file;
   const char *pg_bindir;  /* NULL: pg_config --bindir, then the Debian path */
   int match_ms;           /* implicit-link matcher period */
+  int late_ms;            /* after-parent window: how late a receive may start (0: off) */
   int help;
 };
 

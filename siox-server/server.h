@@ -72,6 +72,7 @@ struct siox_db {
   size_t n_targets, cap_targets;
   struct siox_copybuf copy, copy2;
   int64_t match_watermark;  /* remote_calls.rc_id already seen by match.c */
+  int activities_arrived;   /* a batch committed since the last matcher pass (1 at start) */
 };
 
 struct siox_job;
@@ -138,9 +139,10 @@ struct siox_match_result {
   uint64_t links_new, links_updated, receives_unmatched;
 };
 
-/* One matcher pass over receives that are new or may have new candidates.
+/* One matcher pass over receives that are new or may have new candidates
+ * (late_ns: the after-parent window, 0 turns that class off).
  * Idempotent; its own transaction. Returns 0 or -EIO. */
-int siox_match_run(struct siox_db *db, struct siox_match_result *r);
+int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result *r);
 
 /* ---- net.c + session.c: connections ---------------------------------------- */
 

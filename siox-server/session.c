@@ -263,7 +263,7 @@ struct match_job {
 
 static void match_run(struct siox_job *j, struct siox_db *db) {
   struct match_job *m = (struct match_job *)j;
-  m->rc = siox_match_run(db, &m->res);
+  m->rc = siox_match_run(db, (int64_t)m->srv->opt->late_ms * 1000000, &m->res);
 }
 
 static void match_done(struct siox_job *j, struct siox_db *db) {

@@ -31,6 +31,7 @@ static void ensure_connected(struct siox_worker *w) {
   db->conn = siox_db_connect(db->conninfo, 0);
   siox_db_caches_clear(db);
   db->match_watermark = -1; /* reload from match_state */
+  db->activities_arrived = 1;
   if (!db->conn) db->conn = PQconnectdb(db->conninfo); /* keep a handle; status BAD */
 }
 
@@ -88,6 +89,7 @@ int siox_worker_start(struct siox_worker *w, uv_loop_t *loop, const char *connin
   w->db.conn = siox_db_connect(conninfo, 0);
   if (!w->db.conninfo || !w->db.conn) return free(w->db.conninfo), -EIO;
   w->db.match_watermark = -1;
+  w->db.activities_arrived = 1; /* remote calls parked by an earlier run may be complete now */
   w->db_ok = 1;
   pthread_mutex_init(&w->mu, NULL);
   pthread_cond_init(&w->cv, NULL);

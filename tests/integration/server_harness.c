@@ -115,6 +115,39 @@ void harness_cleanup(struct harness *h) {
   if (!getenv("SIOX_KEEP_TEST_DIR")) nftw(h->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+int harness_failures;
+
+int harness_setup(struct harness *h, int argc, char **argv, const char *token, const char *const *extra) {
+  const char *args[32];
+  char token_path[300];
+  int n = 0;
+  if (argc < 2) return fprintf(stderr, "usage: %s SIOX_SERVER_BINARY\n", argv[0]), -1;
+  if (harness_init(h, argv[1]) != 0) return fprintf(stderr, "cannot create a test dir\n"), -1;
+  if (token) {
+    snprintf(token_path, sizeof token_path, "%s/token", h->dir);
+    FILE *f = fopen(token_path, "w");
+    if (f) fprintf(f, "%s\n", token), fclose(f);
+    args[n++] = "--token-file", args[n++] = token_path;
+  }
+  for (; extra && *extra && n < 31; extra++) args[n++] = *extra;
+  args[n] = NULL;
+  if (harness_start(h, args) == 0) return 0;
+  fprintf(stderr, "cannot start siox-server; its log:\n");
+  FILE *log = fopen(h->log, "r");
+  for (int ch; log && (ch = fgetc(log)) != EOF;) fputc(ch, stderr);
+  if (log) fclose(log);
+  harness_cleanup(h);
+  return -1;
+}
+
+int harness_finish(struct harness *h, const char *name) {
+  CHECK(harness_stop(h) == 0, "clean exit");
+  harness_cleanup(h);
+  if (harness_failures) fprintf(stderr, "%s: %d failure(s)\n", name, harness_failures);
+  else printf("%s: ok\n", name);
+  return harness_failures ? 1 : 0;
+}
+
 PGconn *harness_db(const struct harness *h) {
   char path[400], ci[4096] = "";
   snprintf(path, sizeof path, "%s/conninfo", h->data_dir);
@@ -269,6 +302,16 @@ long long cli_wait_ack(int fd, uint64_t seq, int timeout_ms) {
   }
 }
 
+int cli_send_block(int port, uint64_t daemon_id, const char *host, const char *token, uint64_t seq,
+                   const struct siox_block *blk) {
+  int fd = cli_connect(port);
+  if (fd < 0) return -1;
+  int ok = cli_hello(fd, daemon_id, host, token) >= 0 && cli_batch(fd, daemon_id, seq, 0, 20000, blk) == 0 &&
+           cli_wait_ack(fd, seq, 60000) == (long long)seq;
+  close(fd);
+  return ok ? 0 : -1;
+}
+
 /* ---- blocks ------------------------------------------------------------------ */
 
 void block_spmd(struct siox_block *b, uint32_t pid, uint64_t nonce, const char *host, uint64_t first, uint32_t n,
@@ -299,4 +342,36 @@ void block_spmd(struct siox_block *b, uint32_t pid, uint64_t nonce, const char *
     v[0].attr = SIOX_ATTR_IO_OFFSET, v[0].vtype = SIOX_VT_U64, v[0].v.u64 = (first + i) * 4096;
     v[1].attr = SIOX_ATTR_IO_BYTES, v[1].vtype = SIOX_VT_U64, v[1].v.u64 = 4096;
   }
+}
+
+uint32_t block_proc(struct siox_block *b, uint32_t pid, const char *host, const char *swid) {
+  struct siox_block_process *p = siox_block_add_process(b);
+  p->pid = pid, p->nonce = pid;
+  p->host = siox_block_strdup(b, host, strlen(host));
+  uint32_t proc = (uint32_t)(b->n_processes - 1);
+  struct siox_block_node *n = siox_block_add_node(b);
+  n->proc = proc, n->unid = 1;
+  n->hwid = siox_block_strdup(b, host, strlen(host));
+  n->swid = siox_block_strdup(b, swid, strlen(swid));
+  n->iid = siox_block_strdup(b, "", 0);
+  struct siox_block_type *t = siox_block_add_type(b);
+  t->proc = proc, t->type_id = 1, t->unid = 1;
+  t->name = siox_block_strdup(b, "WRITE", 5);
+  return proc;
+}
+
+void block_act(struct siox_block *b, uint32_t proc, uint64_t aid, int64_t start, int64_t end) {
+  struct siox_block_activity *a = siox_block_add_activity(b);
+  a->proc = proc, a->type_id = 1, a->aid = aid, a->start_ns = start, a->end_ns = end;
+  siox_block_add_attrs(b, a, 0);
+}
+
+struct siox_block_descriptor *block_desc(struct siox_block *b, uint32_t proc, uint32_t kind, uint64_t aid,
+                                         uint32_t node, uint32_t attr, const void *val, size_t len) {
+  struct siox_block_descriptor *d = siox_block_add_descriptor(b);
+  d->proc = proc, d->kind = kind, d->aid = aid, d->node = node, d->nvalues = 1;
+  d->values[0].attr = attr;
+  d->values[0].vtype = siox_attr_lookup(attr)->type;
+  siox_block_set_bytes(b, &d->values[0], val, len);
+  return d;
 }

@@ -9,6 +9,7 @@
 
 #include <libpq-fe.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "siox.pb-c.h"
@@ -22,6 +23,28 @@ struct harness {
   int port;
   pid_t pid;          /* 0: not running */
 };
+
+/* ---- test verdicts (shared by tests/integration/server_test_*.c) ---- */
+extern int harness_failures;
+/* Records a failure with the condition and a printf-style reason; goes on. */
+#define CHECK(cond, ...)                                              \
+  do {                                                                \
+    if (!(cond)) {                                                    \
+      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__);                                   \
+      fputc('\n', stderr);                                            \
+      harness_failures++;                                             \
+    }                                                                 \
+  } while (0)
+
+/* A test's start: argv[1] is the siox-server binary. Creates the temp dir,
+ * writes token (when not NULL) to DIR/token and passes --token-file, adds
+ * extra (NULL-terminated, may be NULL) and starts the server. Returns 0, or
+ * -1 after saying why and cleaning up. */
+int harness_setup(struct harness *h, int argc, char **argv, const char *token, const char *const *extra);
+/* A test's end: stops the server (a clean exit is checked), removes the temp
+ * dir and prints the verdict. Returns main's exit status. */
+int harness_finish(struct harness *h, const char *name);
 
 /* Creates the temp dir and picks a free port. Returns 0 or -errno. */
 int harness_init(struct harness *h, const char *server_bin);
@@ -54,6 +77,10 @@ long long cli_hello(int fd, uint64_t daemon_id, const char *host, const char *to
 int cli_batch(int fd, uint64_t daemon_id, uint64_t seq, int64_t offset_ns, uint64_t unc_ns, const struct siox_block *blk);
 /* Waits for Ack >= seq. Returns the acked seq, -1 on EOF/Error, -2 on timeout. */
 long long cli_wait_ack(int fd, uint64_t seq, int timeout_ms);
+/* Connects, says Hello, sends blk as Batch seq (clock offset 0, uncertainty
+ * 20 us) and waits for its Ack. 0 or -1. */
+int cli_send_block(int port, uint64_t daemon_id, const char *host, const char *token, uint64_t seq,
+                   const struct siox_block *blk);
 
 /* ---- blocks ---- */
 /* One process (pid, nonce, host) with node unid 1 (host/"POSIX") and type 1
@@ -61,5 +88,14 @@ long long cli_wait_ack(int fd, uint64_t seq, int timeout_ms);
  * 1 us apart, each with io/offset and io/bytes; every 10th has parent aid-1. */
 void block_spmd(struct siox_block *b, uint32_t pid, uint64_t nonce, const char *host, uint64_t first, uint32_t n,
                 int64_t t0);
+/* One process (pid = nonce = pid) on host with node unid 1 (host, swid) and
+ * type 1 ("WRITE"); returns its index in b. */
+uint32_t block_proc(struct siox_block *b, uint32_t pid, const char *host, const char *swid);
+/* An activity of type 1 without attributes. */
+void block_act(struct siox_block *b, uint32_t proc, uint64_t aid, int64_t start, int64_t end);
+/* A descriptor record (kind SIOX_DESC_*) with one value of attr; the caller
+ * sets offset/length or more values on the returned record. */
+struct siox_block_descriptor *block_desc(struct siox_block *b, uint32_t proc, uint32_t kind, uint64_t aid,
+                                         uint32_t node, uint32_t attr, const void *val, size_t len);
 
 #endif

@@ -20,17 +20,6 @@
 #define T0 1700000000000000000LL
 #define PER 500
 
-static int failures;
-#define CHECK(cond, ...)                                              \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                   \
-      fputc('\n', stderr);                                            \
-      failures++;                                                     \
-    }                                                                 \
-  } while (0)
-
 /* Reads until the server closes; returns 1 if an Error frame came first. */
 static int rejected(int fd) {
   uint16_t type = 0;
@@ -88,11 +77,7 @@ static void unknown_attr(int port) {
 
 int main(int argc, char **argv) {
   struct harness h;
-  if (argc < 2 || harness_init(&h, argv[1]) != 0 || harness_start(&h, NULL) != 0) {
-    fprintf(stderr, "cannot start siox-server\n");
-    if (argc >= 2) harness_cleanup(&h);
-    return 1;
-  }
+  if (harness_setup(&h, argc, argv, NULL, NULL) != 0) return 1;
   int good = cli_connect(h.port);
   CHECK(cli_hello(good, 7, "good", NULL) == 0, "good hello");
   good_batch(good);
@@ -148,9 +133,5 @@ int main(int argc, char **argv) {
   CHECK(c && harness_scalar(c, "SELECT count(*) FROM daemons WHERE daemon_id = 9 AND acked_seq > 0") == 0, "bad not acked");
   PQfinish(c);
   close(good);
-  CHECK(harness_stop(&h) == 0, "clean exit");
-  harness_cleanup(&h);
-  if (failures) fprintf(stderr, "%d failure(s)\n", failures);
-  else printf("server_badinput: ok\n");
-  return failures ? 1 : 0;
+  return harness_finish(&h, "server_badinput");
 }

@@ -20,17 +20,6 @@
 #define OFFSET_NS 5000
 #define T0 1700000000000000000LL
 
-static int failures;
-#define CHECK(cond, ...)                                              \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                   \
-      fputc('\n', stderr);                                            \
-      failures++;                                                     \
-    }                                                                 \
-  } while (0)
-
 static void make_batch(struct siox_block *b, int k) {
   siox_block_init(b);
   block_spmd(b, 4242, 99, "node1", 1 + (uint64_t)k * PER, PER, T0 + (int64_t)k * PER * 1000);
@@ -137,11 +126,7 @@ static void check_status_and_ping(int port) {
 
 int main(int argc, char **argv) {
   struct harness h;
-  if (argc < 2 || harness_init(&h, argv[1]) != 0 || harness_start(&h, NULL) != 0) {
-    fprintf(stderr, "cannot start siox-server\n");
-    if (argc >= 2) harness_cleanup(&h);
-    return 1;
-  }
+  if (harness_setup(&h, argc, argv, NULL, NULL) != 0) return 1;
   send_all(h.port, 0);
   PGconn *c = harness_db(&h);
   CHECK(c != NULL, "db");
@@ -151,9 +136,5 @@ int main(int argc, char **argv) {
   CHECK(harness_log_has(&h, "daemon 42 (node1) connected, acked_seq 3"), "second hello logged");
   check_status_and_ping(h.port);
   PQfinish(c);
-  CHECK(harness_stop(&h) == 0, "clean exit");
-  harness_cleanup(&h);
-  if (failures) fprintf(stderr, "%d failure(s)\n", failures);
-  else printf("server_ingest: ok\n");
-  return failures ? 1 : 0;
+  return harness_finish(&h, "server_ingest");
 }

@@ -19,75 +19,32 @@
 #define T0 1700000000000000000LL
 #define SEC 1000000000LL
 
-static int failures;
-#define CHECK(cond, ...)                                              \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                   \
-      fputc('\n', stderr);                                            \
-      failures++;                                                     \
-    }                                                                 \
-  } while (0)
-
-static uint32_t add_proc(struct siox_block *b, uint32_t pid, const char *host, const char *swid) {
-  struct siox_block_process *p = siox_block_add_process(b);
-  p->pid = pid, p->nonce = pid;
-  p->host = siox_block_strdup(b, host, strlen(host));
-  uint32_t proc = (uint32_t)(b->n_processes - 1);
-  struct siox_block_node *n = siox_block_add_node(b);
-  n->proc = proc, n->unid = 1;
-  n->hwid = siox_block_strdup(b, host, strlen(host));
-  n->swid = siox_block_strdup(b, swid, strlen(swid));
-  n->iid = siox_block_strdup(b, "", 0);
-  struct siox_block_type *t = siox_block_add_type(b);
-  t->proc = proc, t->type_id = 1, t->unid = 1;
-  t->name = siox_block_strdup(b, "WRITE", 5);
-  return proc;
-}
-
-static void add_act(struct siox_block *b, uint32_t proc, uint64_t aid, int64_t start, int64_t end) {
-  struct siox_block_activity *a = siox_block_add_activity(b);
-  a->proc = proc, a->type_id = 1, a->aid = aid, a->start_ns = start, a->end_ns = end;
-  siox_block_add_attrs(b, a, 0);
-}
-
-static struct siox_block_descriptor *add_desc(struct siox_block *b, uint32_t proc, uint32_t kind, uint64_t aid,
-                                              uint32_t node, uint32_t attr, const void *val, size_t len) {
-  struct siox_block_descriptor *d = siox_block_add_descriptor(b);
-  d->proc = proc, d->kind = kind, d->aid = aid, d->node = node, d->nvalues = 1;
-  d->values[0].attr = attr;
-  d->values[0].vtype = siox_attr_lookup(attr)->type;
-  siox_block_set_bytes(b, &d->values[0], val, len);
-  return d;
-}
-
 static void sender_batch(struct siox_block *b) {
-  uint32_t p = add_proc(b, 100, "client1", "GlusterFS-client");
+  uint32_t p = block_proc(b, 100, "client1", "GlusterFS-client");
   struct siox_block_target *t = siox_block_add_target(b);
   t->proc = p, t->target_id = 1;
   t->hwid = siox_block_strdup(b, "brick1", 6);
   t->swid = siox_block_strdup(b, "GlusterFS-brick", 15);
-  add_act(b, p, 1, T0, T0 + 10 * 1000000);                /* S: 10 ms */
-  add_act(b, p, 2, T0 + 10 * SEC, T0 + 10 * SEC + 1000000); /* decoy S, 10 s later */
-  struct siox_block_descriptor *d = add_desc(b, p, SIOX_DESC_SEND, 1, 1, SIOX_ATTR_TEST_HANDLE, "obj1", 4);
+  block_act(b, p, 1, T0, T0 + 10 * 1000000);                /* S: 10 ms */
+  block_act(b, p, 2, T0 + 10 * SEC, T0 + 10 * SEC + 1000000); /* decoy S, 10 s later */
+  struct siox_block_descriptor *d = block_desc(b, p, SIOX_DESC_SEND, 1, 1, SIOX_ATTR_TEST_HANDLE, "obj1", 4);
   d->offset = 0, d->length = 65536;
-  d = add_desc(b, p, SIOX_DESC_SEND, 2, 1, SIOX_ATTR_TEST_HANDLE, "obj1", 4);
+  d = block_desc(b, p, SIOX_DESC_SEND, 2, 1, SIOX_ATTR_TEST_HANDLE, "obj1", 4);
   d->offset = 0, d->length = 65536;
 }
 
 static void receiver_batch(struct siox_block *b) {
   static const uint8_t gfid[16] = {0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
-  uint32_t p = add_proc(b, 200, "brick1", "GlusterFS-brick");
-  struct siox_block_descriptor *m = add_desc(b, p, SIOX_DESC_MAP, 0, 1, SIOX_ATTR_TEST_HANDLE, "obj1", 4);
+  uint32_t p = block_proc(b, 200, "brick1", "GlusterFS-brick");
+  struct siox_block_descriptor *m = block_desc(b, p, SIOX_DESC_MAP, 0, 1, SIOX_ATTR_TEST_HANDLE, "obj1", 4);
   m->nvalues = 2;
   m->values[1].attr = SIOX_ATTR_GLUSTERFS_GFID, m->values[1].vtype = SIOX_VT_BYTES;
   siox_block_set_bytes(b, &m->values[1], gfid, sizeof gfid);
-  add_act(b, p, 1, T0 + 2000000, T0 + 8000000);   /* R inside S */
-  add_act(b, p, 2, T0 + 20 * SEC, T0 + 20 * SEC + 1000); /* decoy R: no sender near */
-  struct siox_block_descriptor *d = add_desc(b, p, SIOX_DESC_RECEIVE, 1, 1, SIOX_ATTR_GLUSTERFS_GFID, gfid, 16);
+  block_act(b, p, 1, T0 + 2000000, T0 + 8000000);   /* R inside S */
+  block_act(b, p, 2, T0 + 20 * SEC, T0 + 20 * SEC + 1000); /* decoy R: no sender near */
+  struct siox_block_descriptor *d = block_desc(b, p, SIOX_DESC_RECEIVE, 1, 1, SIOX_ATTR_GLUSTERFS_GFID, gfid, 16);
   d->offset = 4096, d->length = 8192;
-  d = add_desc(b, p, SIOX_DESC_RECEIVE, 2, 1, SIOX_ATTR_GLUSTERFS_GFID, gfid, 16);
+  d = block_desc(b, p, SIOX_DESC_RECEIVE, 2, 1, SIOX_ATTR_GLUSTERFS_GFID, gfid, 16);
   d->offset = 0, d->length = 4096;
 }
 
@@ -105,17 +62,8 @@ static void send_one(int port, uint64_t daemon, const char *host, void (*fill)(s
 
 int main(int argc, char **argv) {
   struct harness h;
-  char token[300];
-  if (argc < 2 || harness_init(&h, argv[1]) != 0) return 1;
-  snprintf(token, sizeof token, "%s/token", h.dir);
-  FILE *tf = fopen(token, "w");
-  if (tf) fputs("s3cret\n", tf), fclose(tf);
-  const char *const args[] = {"--match-ms", "200", "--token-file", token, NULL};
-  if (harness_start(&h, args) != 0) {
-    fprintf(stderr, "cannot start siox-server\n");
-    if (argc >= 2) harness_cleanup(&h);
-    return 1;
-  }
+  const char *const args[] = {"--match-ms", "200", NULL};
+  if (harness_setup(&h, argc, argv, "s3cret", args) != 0) return 1;
   int bad = cli_connect(h.port); /* a daemon with the wrong token is turned away */
   CHECK(cli_hello(bad, 3, "intruder", "guess") < 0, "wrong token rejected");
   close(bad);
@@ -136,9 +84,5 @@ int main(int argc, char **argv) {
   CHECK(harness_scalar(c, "SELECT count(*) FROM remote_calls WHERE kind = 'R' AND NOT matched") == 1, "decoy unmatched");
   CHECK(harness_scalar(c, "SELECT count(DISTINCT object_id) FROM remote_calls") == 1, "one object after the MAP");
   PQfinish(c);
-  CHECK(harness_stop(&h) == 0, "clean exit");
-  harness_cleanup(&h);
-  if (failures) fprintf(stderr, "%d failure(s)\n", failures);
-  else printf("server_link: ok\n");
-  return failures ? 1 : 0;
+  return harness_finish(&h, "server_link");
 }

@@ -20,17 +20,6 @@
 #define WINDOW 4
 #define T0 1700000000000000000LL
 
-static int failures;
-#define CHECK(cond, ...)                                              \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                   \
-      fputc('\n', stderr);                                            \
-      failures++;                                                     \
-    }                                                                 \
-  } while (0)
-
 static int send_seq(int fd, int seq) {
   struct siox_block b;
   siox_block_init(&b);
@@ -54,11 +43,7 @@ static int reconnect(struct harness *h, int *fd) {
 
 int main(int argc, char **argv) {
   struct harness h;
-  if (argc < 2 || harness_init(&h, argv[1]) != 0 || harness_start(&h, NULL) != 0) {
-    fprintf(stderr, "cannot start siox-server\n");
-    if (argc >= 2) harness_cleanup(&h);
-    return 1;
-  }
+  if (harness_setup(&h, argc, argv, NULL, NULL) != 0) return 1;
   int fd = -1, killed = 0, last_ack = reconnect(&h, &fd), next = last_ack + 1, restarts = 0;
   while (last_ack < NBATCH && restarts < 5) {
     int ok = 1;
@@ -92,9 +77,5 @@ int main(int argc, char **argv) {
   CHECK(c && harness_scalar(c, "SELECT acked_seq FROM daemons WHERE daemon_id = 5") == NBATCH, "acked_seq");
   PQfinish(c);
   if (fd >= 0) close(fd);
-  CHECK(harness_stop(&h) == 0, "clean exit");
-  harness_cleanup(&h);
-  if (failures) fprintf(stderr, "%d failure(s)\n", failures);
-  else printf("server_restart: ok\n");
-  return failures ? 1 : 0;
+  return harness_finish(&h, "server_restart");
 }

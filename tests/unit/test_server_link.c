@@ -1,6 +1,7 @@
 /* Unit test: implicit-link confidence (siox-server/link.c): 1.0 only for a
  * single covering sender, byte-proportional splits, low and flagged links
- * for receives that start before their sender, never zero, never dropped. */
+ * for receives that start before their sender or outlive it, never zero,
+ * never dropped. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -67,6 +68,44 @@ static void test_inside_beats_before(void **state) {
   assert_true(out[0].confidence == 1.0);
 }
 
+static void test_after_parent_is_low_and_flagged(void **state) {
+  (void)state;
+  /* Write-behind: the aggregator's write starts after the rank's call ended. */
+  struct siox_link_cand c[] = {{7, SIOX_LINK_AFTER, 4096, 1}};
+  struct siox_link out[1];
+  assert_int_equal(siox_link_confidence(c, 1, 4096, out), 1);
+  assert_int_equal(out[0].parent, 7);
+  assert_true(out[0].confidence <= SIOX_LINK_AFTER_MAX);
+  assert_true(out[0].confidence > 0);
+  assert_string_equal(out[0].flags, "after-parent");
+}
+
+static void test_after_parent_split(void **state) {
+  (void)state;
+  /* Asynchronous aggregation of two ranks' halves: shared, each still low. */
+  struct siox_link_cand c[] = {{1, SIOX_LINK_AFTER, 2048, 0}, {2, SIOX_LINK_AFTER, 2048, 0}};
+  struct siox_link out[2];
+  assert_int_equal(siox_link_confidence(c, 2, 4096, out), 2);
+  assert_float_equal(out[0].confidence, 0.5 * SIOX_LINK_AFTER_MAX, 1e-9);
+  assert_float_equal(out[1].confidence, 0.5 * SIOX_LINK_AFTER_MAX, 1e-9);
+  assert_string_equal(out[1].flags, "after-parent");
+}
+
+static void test_in_window_beats_late(void **state) {
+  (void)state;
+  struct siox_link_cand c[] = {{5, SIOX_LINK_AFTER, 4096, 1}, {6, SIOX_LINK_INSIDE, 4096, 1}, {8, SIOX_LINK_BEFORE, 4096, 1}};
+  struct siox_link out[3];
+  assert_int_equal(siox_link_confidence(c, 3, 4096, out), 1);
+  assert_int_equal(out[0].parent, 6);
+  assert_true(out[0].confidence == 1.0);
+  assert_string_equal(out[0].flags, "");
+  /* Without an inside candidate, read-ahead beats lateness. */
+  struct siox_link_cand guesses[] = {{5, SIOX_LINK_AFTER, 4096, 1}, {8, SIOX_LINK_BEFORE, 4096, 1}};
+  assert_int_equal(siox_link_confidence(guesses, 2, 4096, out), 1);
+  assert_int_equal(out[0].parent, 8);
+  assert_string_equal(out[0].flags, "before-parent");
+}
+
 static void test_ranges_unknown(void **state) {
   (void)state;
   struct siox_link_cand none[] = {{1, SIOX_LINK_INSIDE, 0, 1}, {2, SIOX_LINK_INSIDE, 0, 1}};
@@ -95,6 +134,9 @@ int main(void) {
       cmocka_unit_test(test_two_covering_senders_share),
       cmocka_unit_test(test_before_parent_is_low_and_flagged),
       cmocka_unit_test(test_inside_beats_before),
+      cmocka_unit_test(test_after_parent_is_low_and_flagged),
+      cmocka_unit_test(test_after_parent_split),
+      cmocka_unit_test(test_in_window_beats_late),
       cmocka_unit_test(test_ranges_unknown),
       cmocka_unit_test(test_never_zero),
   };

@@ -25,6 +25,7 @@ static void test_defaults(void **state) {
   assert_null(o.db);
   assert_null(o.token_file);
   assert_int_equal(o.match_ms, 500);
+  assert_int_equal(o.late_ms, 2000);
 }
 
 static void test_all_options(void **state) {
@@ -59,6 +60,21 @@ static void test_hostport(void **state) {
   assert_int_not_equal(siox_parse_hostport("h:12x", host, sizeof host, &port), 0);
 }
 
+static void test_late_ms(void **state) {
+  (void)state;
+  struct siox_server_options o;
+  const char *a[] = {"siox-server", "--late-ms", "500", NULL};
+  assert_int_equal(parse(&o, 3, a), 0);
+  assert_int_equal(o.late_ms, 500);
+  const char *off[] = {"siox-server", "--late-ms", "0", NULL};
+  assert_int_equal(parse(&o, 3, off), 0);
+  assert_int_equal(o.late_ms, 0);
+  const char *neg[] = {"siox-server", "--late-ms", "-1", NULL};
+  assert_int_not_equal(parse(&o, 3, neg), 0);
+  const char *big[] = {"siox-server", "--late-ms", "60001", NULL};
+  assert_int_not_equal(parse(&o, 3, big), 0);
+}
+
 static void test_rejects(void **state) {
   (void)state;
   struct siox_server_options o;
@@ -79,6 +95,7 @@ int main(void) {
       cmocka_unit_test(test_defaults),
       cmocka_unit_test(test_all_options),
       cmocka_unit_test(test_hostport),
+      cmocka_unit_test(test_late_ms),
       cmocka_unit_test(test_rejects),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,24 @@
+# System tests (label integration): the whole stack on a real GlusterFS
+# testbed with the 4-rank HDF5 / MPI-IO / POSIX workload under `siox run`.
+# They mount FUSE: without root or /dev/fuse they exit 77 (skipped).
+
+# `siox run` against a fake daemon and a fake mpirun (no root needed).
+add_test(NAME integration_cli_run COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_cli_run.sh)
+set_tests_properties(integration_cli_run PROPERTIES
+  LABELS integration TIMEOUT 120 ENVIRONMENT "SIOX_CLI=$<TARGET_FILE:siox>")
+
+if(TARGET siox-io-workload AND TARGET siox-xlator-client AND TARGET siox-mpi AND TARGET siox-hdf5
+   AND TARGET siox-posix)
+  set(SIOX_SYS_ENV
+    SIOX_SERVER=$<TARGET_FILE:siox-server>
+    SIOX_DAEMON=$<TARGET_FILE:siox-daemon>
+    SIOX_CLI=$<TARGET_FILE:siox>
+    SIOX_WORKLOAD=$<TARGET_FILE:siox-io-workload>
+    SIOX_TESTBED=${CMAKE_SOURCE_DIR}/testbed/siox-testbed
+    SIOX_XLATOR_DIR=${SIOX_XLATOR_DIR})
+  foreach(t sys_blame sys_tree)
+    add_test(NAME integration_${t} COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_${t}.sh)
+    set_tests_properties(integration_${t} PROPERTIES
+      LABELS integration TIMEOUT 600 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE ENVIRONMENT "${SIOX_SYS_ENV}")
+  endforeach()
+endif()

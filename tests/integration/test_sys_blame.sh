@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# System test (a): the whole stack (siox-server, siox-daemon, a 4-brick
+# GlusterFS testbed with SIOX translators) and the 4-rank HDF5 / MPI-IO /
+# POSIX workload under `siox run --layers posix,mpi,hdf5 -- mpirun ...`.
+# Three runs, each with a randomly chosen brick slowed by debug/delay-gen:
+# `siox blame` of the slowest application-level POSIX write of the run (one
+# the program made itself, not under MPI-IO; the workload writes one such
+# file on every brick) must name exactly that brick every time. Needs root and /dev/fuse (else 77).
+SKIP=77
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root (FUSE mount)"; exit $SKIP; }
+[ -c /dev/fuse ] || { echo "SKIP: /dev/fuse is missing"; exit $SKIP; }
+command -v glusterfsd >/dev/null || { echo "SKIP: glusterfsd not installed"; exit $SKIP; }
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/sys_lib.sh"
+trap 'tb_stop; cleanup' EXIT
+
+start_server
+start_daemon "" --batch-ms 50
+for run in 1 2 3; do
+  slow=$((RANDOM % BRICKS + 1)) job="sys-blame-$$-$run"
+  tb_start "$slow" "$job"
+  pick_files "r$run"
+  log "run $run: brick $slow slowed by $DELAY_US us"
+  run_workload "$job" "$T/workload$run.out" "$SIOX_CLI" run --layers posix,mpi,hdf5 --socket "$SIOX_SOCKET" --
+  wait_finalized "$job" 4
+  wait_links
+  aid=$(slowest_app_write "$job")
+  [ -n "$aid" ] || fail "no application-level POSIX write in run $run"
+  siox_cli blame "$aid" --json >"$T/blame$run.json" || fail "siox blame $aid failed"
+  culprit=$(json_get "$T/blame$run.json" '(j.get("culprit") or {}).get("hwid", "-") + "/" + (j.get("culprit") or {}).get("swid", "-")')
+  [ "$culprit" = "brick$slow:$TB/brick$slow/GlusterFS-brick" ] ||
+    { siox_cli blame "$aid" >&2; fail "run $run: blame of pwrite $aid named '$culprit', brick $slow was slowed"; }
+  log "run $run: blame of the slowest pwrite ($aid) names brick $slow"
+done
+log "sys blame test passed"
