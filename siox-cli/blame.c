@@ -1,9 +1,11 @@
 /*
  * Blame for one call, in memory (blame.h). The rules live here and in
- * README.md "Blame": follow the critical path while the child still holds
- * most of the root's time; the last such activity is the suspect; it is the
- * culprit when its time (per byte where sizes are known) is several times its
- * peers' median and beyond their high percentile.
+ * README.md "Blame": walk down the heaviest group of same-kind children;
+ * the deepest level still holding most of the root's time is the suspect;
+ * deep components that spent their own time are candidates; the candidate
+ * (else the suspect) is the culprit when its time (per byte where sizes are
+ * known) is several times its peers' median and beyond their high
+ * percentile, the largest excess winning.
  */
 #include "blame.h"
 
@@ -12,27 +14,111 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- the walk ---------------------------------------------------------- */
+
+static bool same_kind(const struct siox_act *a, const struct siox_act *b) {
+  return strcmp(a->swid, b->swid) == 0 && strcmp(a->name, b->name) == 0;
+}
+
+/* Time the acts of kind k among kids[0..n) cover inside the root's interval
+ * (a union: ranks' and pieces' intervals overlap); iv is scratch. */
+static int64_t group_ns(const struct siox_act *root, const struct siox_act *k, struct siox_act *const *kids, size_t n,
+                        struct siox_interval *iv) {
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (same_kind(kids[i], k)) iv[m++] = (struct siox_interval){kids[i]->start_ns, kids[i]->end_ns};
+  return root->inclusive_ns - siox_exclusive_ns(root->start_ns, root->end_ns, iv, m);
+}
+
+/* Heavier member: longer, then later end, then lower aid. */
+static bool heavier(const struct siox_act *a, const struct siox_act *b) {
+  if (a->inclusive_ns != b->inclusive_ns) return a->inclusive_ns > b->inclusive_ns;
+  if (a->end_ns != b->end_ns) return a->end_ns > b->end_ns;
+  return a->aid < b->aid;
+}
+
+/* Picks the heaviest group among kids[0..n): returns its heaviest member
+ * and its covered time in *ns. */
+static const struct siox_act *heaviest_group(const struct siox_act *root, struct siox_act *const *kids, size_t n,
+                                             struct siox_interval *iv, int64_t *ns) {
+  const struct siox_act *best = NULL;
+  *ns = -1;
+  for (size_t i = 0; i < n; i++) {
+    int64_t g = group_ns(root, kids[i], kids, n, iv);
+    if (g > *ns || (g == *ns && !same_kind(kids[i], best) && heavier(kids[i], best))) {
+      *ns = g;
+      best = kids[i];
+    }
+    if (same_kind(kids[i], best) && heavier(kids[i], best)) best = kids[i];
+  }
+  return best;
+}
+
+/* The children of every member of the level (members of one kind) in kids;
+ * returns how many. */
+static size_t next_level(struct siox_act *const *lvl, size_t n, struct siox_act **kids) {
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < lvl[i]->nchildren; j++) kids[m++] = lvl[i]->children[j];
+  return m;
+}
+
+/* Keeps only the acts of k's kind; returns how many. */
+static size_t keep_kind(struct siox_act **v, size_t n, const struct siox_act *k) {
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (same_kind(v[i], k)) v[m++] = v[i];
+  return m;
+}
+
+/* Candidates: below an implicit link (another process or host: the
+ * components, not the caller waiting for them) and at least half of their
+ * time spent in themselves. */
+static void collect(const struct siox_act *a, bool remote, struct siox_blame *out) {
+  remote = remote || (a->depth > 0 && a->link == SIOX_LINK_IMPLICIT);
+  if (remote && a->inclusive_ns > 0 && 2 * a->exclusive_ns >= a->inclusive_ns) out->cands[out->ncands++] = a;
+  for (size_t i = 0; i < a->nchildren; i++) collect(a->children[i], remote, out);
+}
+
+static int walk(const struct siox_tree *t, struct siox_blame *out, struct siox_act **lvl, struct siox_act **kids,
+                struct siox_interval *iv) {
+  double total = (double)t->root->inclusive_ns;
+  bool holding = true;
+  size_t n = 1;
+  lvl[0] = t->root;
+  out->path[out->npath++] = t->root;
+  while ((n = next_level(lvl, n, kids)) > 0) {
+    int64_t ns;
+    const struct siox_act *rep = heaviest_group(t->root, kids, n, iv, &ns);
+    n = keep_kind(kids, n, rep);
+    memcpy(lvl, kids, n * sizeof(*lvl));
+    /* Stop at the first level below the share: descendants' intervals lie
+     * (mostly) inside their parents', so nothing deeper holds more. */
+    if (holding && (double)ns >= out->rule.share * total)
+      out->suspect_idx = out->npath;
+    else
+      holding = false;
+    out->path[out->npath++] = rep;
+  }
+  out->suspect = out->path[out->suspect_idx];
+  collect(t->root, false, out);
+  return 0;
+}
+
 int siox_blame_walk(const struct siox_tree *t, const struct siox_blame_rule *rule, struct siox_blame *out) {
   memset(out, 0, sizeof(*out));
   out->rule = *rule;
   if (!t->finished || !t->root) return -EINVAL;
-  size_t n = 0;
-  for (const struct siox_act *a = t->root; a; a = siox_act_critical_child(a)) n++;
+  size_t n = t->n ? t->n : 1;
+  struct siox_act **lvl = malloc(n * sizeof(*lvl)), **kids = malloc(n * sizeof(*kids));
+  struct siox_interval *iv = malloc(n * sizeof(*iv));
   out->path = calloc(n, sizeof(*out->path));
-  if (!out->path) return -ENOMEM;
-  double total = (double)t->root->inclusive_ns;
-  bool holding = true;
-  for (const struct siox_act *a = t->root; a; a = siox_act_critical_child(a)) {
-    /* Stop at the first child below the share: descendants' intervals lie
-     * (mostly) inside their parent's, so nothing deeper holds more. */
-    if (holding && (out->npath == 0 || (double)a->inclusive_ns >= rule->share * total))
-      out->suspect_idx = out->npath;
-    else
-      holding = false;
-    out->path[out->npath++] = a;
-  }
-  out->suspect = out->path[out->suspect_idx];
-  return 0;
+  out->cands = calloc(n, sizeof(*out->cands));
+  int rc = lvl && kids && iv && out->path && out->cands ? walk(t, out, lvl, kids, iv) : -ENOMEM;
+  free(lvl);
+  free(kids);
+  free(iv);
+  return rc;
 }
 
 static int cmp_double(const void *x, const void *y) {
@@ -164,9 +250,71 @@ int siox_blame_judge(struct siox_blame *b, const struct siox_blame_sample *s, si
   return rc;
 }
 
+/* ---- choosing among the candidates -------------------------------------- */
+
+/* Seconds the judged activity took beyond its peers' median for its bytes. */
+static double excess_of(const struct siox_blame *b) {
+  double d = b->value - b->peer_median;
+  return b->per_byte ? d * (double)b->suspect->bytes : d;
+}
+
+/* Judges x as if it were the suspect; trial shares b's path (not owned). */
+static int trial(const struct siox_blame *b, const struct siox_act *x, siox_blame_fetch_fn fetch, void *ctx,
+                 struct siox_blame *out) {
+  const struct siox_blame_sample *s = NULL;
+  size_t n = 0;
+  *out = (struct siox_blame){.rule = b->rule, .path = b->path, .npath = b->npath, .suspect = x};
+  int rc = fetch(ctx, x, &s, &n);
+  if (rc == 0) rc = siox_blame_judge(out, s, n);
+  if (rc == 0 && out->verdict == SIOX_VERDICT_CULPRIT) out->excess_s = excess_of(out);
+  return rc;
+}
+
+/* Makes the judged candidate c b's answer; c's peers move to b. */
+static void adopt(struct siox_blame *b, struct siox_blame *c) {
+  free(b->peers);
+  const struct siox_act **path = b->path, **cands = b->cands;
+  size_t npath = b->npath, ncands = b->ncands;
+  *b = *c;
+  b->path = path;
+  b->npath = npath;
+  b->cands = cands;
+  b->ncands = ncands;
+  b->suspect_idx = npath;
+  for (size_t i = 0; i < npath; i++)
+    if (path[i] == c->suspect) b->suspect_idx = i;
+}
+
+int siox_blame_find(struct siox_blame *b, siox_blame_fetch_fn fetch, void *ctx) {
+  struct siox_blame best = {0}, t;
+  int rc = 0;
+  for (size_t i = 0; i < b->ncands && rc == 0; i++) {
+    if ((rc = trial(b, b->cands[i], fetch, ctx, &t)) == 0 && t.verdict == SIOX_VERDICT_CULPRIT &&
+        (best.suspect == NULL || t.excess_s > best.excess_s)) {
+      free(best.peers);
+      best = t;
+    } else {
+      free(t.peers);
+    }
+  }
+  if (rc == 0 && best.suspect) {
+    adopt(b, &best);
+    return 0;
+  }
+  free(best.peers);
+  if (rc != 0) return rc;
+  if ((rc = trial(b, b->suspect, fetch, ctx, &t)) == 0)
+    adopt(b, &t);
+  else
+    free(t.peers);
+  return rc;
+}
+
 void siox_blame_release(struct siox_blame *b) {
   free(b->path);
   free(b->peers);
+  free(b->cands);
   b->path = NULL;
   b->peers = NULL;
+  b->cands = NULL;
 }

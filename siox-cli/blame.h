@@ -1,9 +1,10 @@
 /*
  * Blame for one call (DESIGN.md "Blame for one call"), in memory: walk the
- * causal tree's critical path to the deepest component that holds most of
- * the time (the suspect), then judge it against peer samples the warehouse
- * found (same SWID and activity type on other nodes, same job and window).
- * Pure: cmd_blame.c fetches the samples and prints the verdict.
+ * causal tree down the heaviest children to the deepest component that holds
+ * most of the time (the suspect), collect the deep components that spent
+ * time themselves (the candidates), and judge them against peer samples the
+ * warehouse found (same SWID and activity type on other nodes, same job and
+ * window). Pure: cmd_blame.c fetches the samples and prints the verdict.
  */
 #ifndef SIOX_CLI_BLAME_H
 #define SIOX_CLI_BLAME_H
@@ -11,7 +12,7 @@
 #include "graph.h"
 
 struct siox_blame_rule {
-  double share;     /* descend while the critical child holds >= share of the root's time */
+  double share;     /* the suspect: deepest level whose group holds >= share of the root's time */
   double ratio;     /* culprit: value >= ratio x the peers' median ... */
   double pct;       /* ... and above the peers' pct percentile (0..1) ... */
   size_t min_peers; /* ... with at least this many peer samples */
@@ -44,10 +45,16 @@ enum siox_verdict {
 
 struct siox_blame {
   struct siox_blame_rule rule;
-  const struct siox_act **path; /* critical path, root first (owned array) */
+  /* The walked path, root first (owned array): at each level the heaviest
+   * member of the heaviest group of same-kind children. */
+  const struct siox_act **path;
   size_t npath;
-  size_t suspect_idx;
+  size_t suspect_idx; /* index into path, or npath when a candidate off the path was named */
   const struct siox_act *suspect;
+  /* Deep components (below an implicit link) that spent at least half of
+   * their time in themselves; judged by siox_blame_find. Owned array. */
+  const struct siox_act **cands;
+  size_t ncands;
   /* Filled by siox_blame_judge. Values are inclusive seconds, or seconds per
    * byte when per_byte (the suspect has an io/bytes count). */
   bool per_byte;
@@ -59,17 +66,33 @@ struct siox_blame {
   struct siox_blame_peer *peers; /* owned; sorted by median, slowest first */
   size_t npeers;
   enum siox_verdict verdict;
+  double excess_s; /* culprit: its time minus the peers' median time for its bytes */
 };
 
-/* Walks t's critical path and picks the suspect: the deepest activity on it
- * whose inclusive time is >= rule->share of the root's. Fills out->path,
- * suspect; out owns the path array (siox_blame_release). 0, -EINVAL for an
- * unfinished tree, -ENOMEM. */
+/* Walks t from the root: at each level the children of the current group
+ * are grouped by (SWID, name) and the walk enters the group whose intervals'
+ * union is largest (a trailing collective that only waits loses against the
+ * write that did the work; a write split into pieces counts as a whole).
+ * The suspect is the deepest level whose group holds >= rule->share of the
+ * root's time. Also collects the candidates. Fills out; out owns its arrays
+ * (siox_blame_release). 0, -EINVAL for an unfinished tree, -ENOMEM. */
 int siox_blame_walk(const struct siox_tree *t, const struct siox_blame_rule *rule, struct siox_blame *out);
 
 /* Compares the suspect with n samples (the suspect's own aid is ignored if
  * present) and sets the verdict and evidence. 0 or -ENOMEM. */
 int siox_blame_judge(struct siox_blame *b, const struct siox_blame_sample *s, size_t n);
+
+/* Gives the samples of x's kind (its SWID and name, all nodes). They must
+ * stay valid until the blame is released. 0 or a negative errno. */
+typedef int (*siox_blame_fetch_fn)(void *ctx, const struct siox_act *x, const struct siox_blame_sample **s,
+                                   size_t *n);
+
+/* Judges the suspect and every candidate against the samples fetch gives.
+ * The candidate culprit with the largest excess over its peers' median is
+ * named (deep components first: a call waiting on a slow brick looks slow
+ * itself); with none, the suspect's own judgement stands. 0 or the first
+ * error of fetch or siox_blame_judge. */
+int siox_blame_find(struct siox_blame *b, siox_blame_fetch_fn fetch, void *ctx);
 
 void siox_blame_release(struct siox_blame *b);
 

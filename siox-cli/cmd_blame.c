@@ -4,6 +4,7 @@
  * from the warehouse (same layer and operation, other nodes, same job and
  * time window) and says, with the evidence, whether it stands out.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,9 +27,11 @@ static const char help[] =
     "  siox blame AID [--json] [--margin S] [--ratio X] [--depth N]\n"
     "\n"
     "DESCRIPTION\n"
-    "  Loads the causal tree of activity AID (see `siox graph`) and walks its\n"
-    "  critical path (at each level the child that ended last) down to the deepest\n"
-    "  activity that still holds at least half of the call's time: the suspect.\n"
+    "  Loads the causal tree of activity AID (see `siox graph`) and walks down, at\n"
+    "  each level into the group of same-kind children covering the most time, to\n"
+    "  the deepest level still holding half of the call's time: the suspect. Deep\n"
+    "  components (bricks, devices) that spent their own time are judged too; the\n"
+    "  one furthest above its peers' median is named.\n"
     "\n"
     "  The suspect is then compared with its peers: activities of the same layer\n"
     "  (SWID) and name on OTHER nodes (other devices' write, other bricks' WRITE),\n"
@@ -274,27 +277,62 @@ static json_object *blame_json(const struct siox_blame *b, const struct siox_pee
 
 /* ---- run -------------------------------------------------------------- */
 
-static int judge(PGconn *c, const struct blame_args *a, struct siox_blame *b, struct siox_peer_query *q) {
-  const struct siox_act *r = b->path[0], *x = b->suspect;
+/* The peer samples of each kind blame asks for, fetched once and kept until
+ * the report is printed (the verdict's peer names point into them). */
+struct kind_set {
+  const char *swid, *name; /* borrowed from the tree */
+  struct siox_peer_set set;
+};
+struct fetch_ctx {
+  PGconn *c;
+  struct siox_peer_query q; /* job and window; swid/name per kind */
+  struct kind_set *kinds;   /* owned; freed by fetch_release */
+  size_t n, cap;
+};
+
+static int fetch(void *vctx, const struct siox_act *x, const struct siox_blame_sample **s, size_t *n) {
+  struct fetch_ctx *f = vctx;
   char err[2048] = "out of memory";
+  size_t i = 0;
+  while (i < f->n && (strcmp(f->kinds[i].swid, x->swid) != 0 || strcmp(f->kinds[i].name, x->name) != 0)) i++;
+  if (i == f->n) {
+    if (f->n == f->cap) {
+      size_t cap = f->cap ? 2 * f->cap : 8;
+      struct kind_set *k = realloc(f->kinds, cap * sizeof(*k));
+      if (!k) return -ENOMEM;
+      f->kinds = k;
+      f->cap = cap;
+    }
+    struct siox_peer_query q = f->q;
+    q.swid = x->swid;
+    q.name = x->name;
+    q.mid_ns = x->start_ns;
+    f->kinds[i] = (struct kind_set){.swid = x->swid, .name = x->name};
+    int rc = siox_wh_peers(f->c, &q, &f->kinds[i].set, err, sizeof(err));
+    if (rc != 0) {
+      fprintf(stderr, "siox: %s\n", err);
+      return rc;
+    }
+    f->n++;
+  }
+  *s = f->kinds[i].set.s;
+  *n = f->kinds[i].set.n;
+  return 0;
+}
+
+static void fetch_release(struct fetch_ctx *f) {
+  for (size_t i = 0; i < f->n; i++) siox_wh_peers_free(&f->kinds[i].set);
+  free(f->kinds);
+}
+
+static int judge(const struct blame_args *a, struct siox_blame *b, struct fetch_ctx *f) {
+  const struct siox_act *r = b->path[0];
   int64_t margin = (int64_t)a->margin_s * 1000000000;
-  *q = (struct siox_peer_query){.swid = x->swid, .name = x->name, .job = r->job, .from_ns = r->start_ns - margin,
-                                .to_ns = r->end_ns + margin, .limit = PEER_LIMIT, .mid_ns = x->start_ns};
-  struct siox_peer_set peers = {0};
-  if (siox_wh_peers(c, q, &peers, err, sizeof(err)) != 0) {
-    fprintf(stderr, "siox: %s\n", err);
-    return SIOX_EXIT_FAIL;
-  }
-  int rc = siox_blame_judge(b, peers.s, peers.n) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
-  if (rc != SIOX_EXIT_OK) b->npeers = 0;
-  /* Peer names point into the query result, which goes now: copy them. */
-  for (size_t i = 0; i < b->npeers; i++) {
-    b->peers[i].hwid = strdup(b->peers[i].hwid);
-    b->peers[i].iid = strdup(b->peers[i].iid);
-    if (!b->peers[i].hwid || !b->peers[i].iid) rc = SIOX_EXIT_FAIL;
-  }
-  siox_wh_peers_free(&peers);
-  return rc;
+  f->q = (struct siox_peer_query){.job = r->job, .from_ns = r->start_ns - margin, .to_ns = r->end_ns + margin,
+                                  .limit = PEER_LIMIT};
+  int rc = siox_blame_find(b, fetch, f);
+  if (rc == -ENOMEM) fprintf(stderr, "siox: out of memory\n");
+  return rc == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
 }
 
 static int report(const struct siox_cli *cli, const struct blame_args *a, const struct siox_blame *b,
@@ -317,19 +355,17 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   PGconn *c;
   struct siox_tree *t = NULL;
   struct siox_blame b = {0};
-  struct siox_peer_query q;
+  struct fetch_ctx f = {0};
   struct siox_blame_rule rule = SIOX_BLAME_RULE_DEFAULT;
   rule.ratio = a.ratio;
   if ((rc = siox_cli_open(cli, &c)) != SIOX_EXIT_OK) return rc;
+  f.c = c;
   rc = siox_cli_load(c, a.aid, (int)a.depth, &t);
   if (rc == SIOX_EXIT_OK) rc = siox_blame_walk(t, &rule, &b) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
-  if (rc == SIOX_EXIT_OK) rc = judge(c, &a, &b, &q);
-  if (rc == SIOX_EXIT_OK) rc = report(cli, &a, &b, &q);
-  for (size_t i = 0; i < b.npeers; i++) {
-    free((char *)b.peers[i].hwid);
-    free((char *)b.peers[i].iid);
-  }
+  if (rc == SIOX_EXIT_OK) rc = judge(&a, &b, &f);
+  if (rc == SIOX_EXIT_OK) rc = report(cli, &a, &b, &f.q);
   siox_blame_release(&b);
+  fetch_release(&f);
   siox_tree_destroy(t);
   PQfinish(c);
   return rc;

@@ -63,6 +63,14 @@ static const char wake_sql[] =
     "UPDATE remote_calls r SET waiting = false, rc_id = nextval('remote_calls_rc_id_seq')"
     " WHERE waiting AND EXISTS (SELECT 1 FROM activities a WHERE a.aid = r.aid)";
 
+/* New remote calls ($1: watermark) stored under an object that has since
+ * been merged away move to its root (objects are flattened: merged_into is
+ * the root). ingest already writes roots; this keeps the candidate join's
+ * r.object_id = s.object_id a comparison of roots whatever wrote the row. */
+static const char canon_sql[] =
+    "UPDATE remote_calls r SET object_id = o.merged_into FROM objects o"
+    " WHERE r.rc_id > $1 AND o.object_id = r.object_id AND o.merged_into IS NOT NULL";
+
 /* Remote calls of this pass ($1, $2] that still lack their activity row. */
 static const char park_sql[] =
     "UPDATE remote_calls r SET waiting = true WHERE rc_id > $1 AND rc_id <= $2"
@@ -187,7 +195,8 @@ static int link_new(struct siox_db *db, struct siox_match_result *res, struct ba
   snprintf(tp, sizeof tp, "%lld", (long long)top);
   snprintf(late, sizeof late, "%lld", (long long)late_ns);
   const char *p[] = {wm, SLACK_NS, READAHEAD_NS, late}, *range[] = {wm, tp};
-  int rc = exec_params(db, park_sql, 2, range);
+  int rc = exec_params(db, canon_sql, 1, p);
+  if (rc == 0) rc = exec_params(db, park_sql, 2, range);
   PGresult *r = rc ? NULL : siox_db_query(db->conn, candidates_sql, 4, p);
   if (!r) return -EIO;
   rc = compute(r, b);

@@ -99,7 +99,9 @@ static int resolve(struct siox_db *db, const struct siox_block *b, int64_t proc_
 
 /* Joins the objects of a MAP's two descriptors, in memory and in the
  * warehouse (flattened: every row moves to the surviving root, and moved
- * remote calls get a fresh rc_id so that the matcher looks at them again). */
+ * remote calls get a fresh rc_id so that the matcher looks at them again).
+ * Remote calls of the current batch are not stored yet: copy_remote_calls
+ * resolves their roots after the last MAP. */
 static int join(struct siox_db *db, int64_t a, int64_t b) {
   int64_t loser, win = siox_uf_union(&db->objects, a, b, &loser);
   if (win < 0) return (int)win;
@@ -161,28 +163,68 @@ static int target_of(struct siox_db *db, int64_t proc_id, uint32_t target, const
   return rc;
 }
 
-static int remote_call(struct siox_db *db, int64_t proc_id, const struct siox_block_descriptor *r, const struct desc *d) {
+/* A SEND or RECEIVE waiting for the batch's COPY. Its object id is only the
+ * root at the time of the record: a later MAP of the same batch may merge it
+ * away, so copy_remote_calls resolves it again. hw/sw point into
+ * db->target_names, which live until the caches are cleared. */
+struct rc_row {
+  int64_t aid, object_id, desc_id, offset, length;
+  const char *hw, *sw;
+  char kind;
+};
+
+struct rc_rows {
+  struct rc_row *v;
+  size_t n, cap;
+};
+
+static int remote_call(struct siox_db *db, int64_t proc_id, const struct siox_block_descriptor *r, const struct desc *d,
+                       struct rc_rows *rows) {
   const char *hw = "", *sw = "";
   if (r->kind == SIOX_DESC_SEND) {
     int rc = target_of(db, proc_id, r->node, &hw, &sw);
     if (rc) return rc;
   }
-  struct siox_copybuf *c = &db->copy2;
-  char kind = r->kind == SIOX_DESC_SEND ? 'S' : 'R';
-  siox_copybuf_row(c, 8);
-  siox_copybuf_i64(c, siox_global_aid(proc_id, r->aid));
-  siox_copybuf_text(c, &kind, 1);
-  siox_copybuf_i64(c, d->object_id);
-  siox_copybuf_i64(c, d->desc_id);
-  siox_copybuf_i64(c, (int64_t)r->offset);
-  siox_copybuf_i64(c, (int64_t)r->length);
-  siox_copybuf_text(c, hw, strlen(hw));
-  siox_copybuf_text(c, sw, strlen(sw));
+  if (rows->n == rows->cap) {
+    size_t ncap = rows->cap ? 2 * rows->cap : 64;
+    struct rc_row *nv = realloc(rows->v, ncap * sizeof *nv);
+    if (!nv) return -ENOMEM;
+    rows->v = nv, rows->cap = ncap;
+  }
+  rows->v[rows->n++] = (struct rc_row){siox_global_aid(proc_id, r->aid), d->object_id, d->desc_id, (int64_t)r->offset,
+                                       (int64_t)r->length, hw, sw, r->kind == SIOX_DESC_SEND ? 'S' : 'R'};
   return 0;
 }
 
+/* COPYs the batch's remote calls, each under its object's union-find root
+ * as of now, after every MAP of the batch: the matcher compares object ids
+ * as they are stored, so a pre-merge id would never meet its partner. */
+static int copy_remote_calls(struct siox_db *db, const struct rc_rows *rows) {
+  struct siox_copybuf *c = &db->copy2;
+  siox_copybuf_start(c);
+  for (size_t i = 0; i < rows->n; i++) {
+    const struct rc_row *w = &rows->v[i];
+    siox_copybuf_row(c, 8);
+    siox_copybuf_i64(c, w->aid);
+    siox_copybuf_text(c, &w->kind, 1);
+    siox_copybuf_i64(c, siox_uf_find(&db->objects, w->object_id));
+    siox_copybuf_i64(c, w->desc_id);
+    siox_copybuf_i64(c, w->offset);
+    siox_copybuf_i64(c, w->length);
+    siox_copybuf_text(c, w->hw, strlen(w->hw));
+    siox_copybuf_text(c, w->sw, strlen(w->sw));
+  }
+  int rc = siox_copybuf_finish(c);
+  if (rc == 0)
+    rc = siox_db_copy(db->conn,
+                      "COPY remote_calls (aid, kind, object_id, desc_id, offset_b, length_b, target_hwid, target_swid)"
+                      " FROM STDIN (FORMAT binary)",
+                      c->p, c->len);
+  return rc;
+}
+
 static int one_record(struct siox_db *db, const struct siox_block *b, int64_t proc_id,
-                      const struct siox_block_descriptor *r, char *reason, size_t rlen, size_t *nrc) {
+                      const struct siox_block_descriptor *r, char *reason, size_t rlen, struct rc_rows *rows) {
   struct desc d, to;
   if (r->nvalues < 1 || (r->kind == SIOX_DESC_MAP && r->nvalues < 2))
     return snprintf(reason, rlen, "descriptor record of kind %u without its values", r->kind), -EBADMSG;
@@ -198,9 +240,8 @@ static int one_record(struct siox_db *db, const struct siox_block *b, int64_t pr
   case SIOX_DESC_SEND:
   case SIOX_DESC_RECEIVE:
     if (!r->aid) return snprintf(reason, rlen, "send/receive record without an activity"), -EBADMSG;
-    rc = remote_call(db, proc_id, r, &d);
+    rc = remote_call(db, proc_id, r, &d, rows);
     if (rc == -ENOENT) return snprintf(reason, rlen, "send to unknown target %u", r->node), -EBADMSG;
-    *nrc += rc == 0;
     return rc;
   default: return snprintf(reason, rlen, "unknown descriptor record kind %u", r->kind), -EBADMSG;
   }
@@ -208,16 +249,11 @@ static int one_record(struct siox_db *db, const struct siox_block *b, int64_t pr
 
 int siox_objects_ingest(struct siox_db *db, const struct siox_block *b, const int64_t *proc_ids, char *reason,
                         size_t reason_len) {
-  size_t nrc = 0;
+  struct rc_rows rows = {NULL, 0, 0};
   int rc = 0;
-  siox_copybuf_start(&db->copy2);
   for (size_t i = 0; rc == 0 && i < b->n_descriptors; i++)
-    rc = one_record(db, b, proc_ids[b->descriptors[i].proc], &b->descriptors[i], reason, reason_len, &nrc);
-  if (rc == 0) rc = siox_copybuf_finish(&db->copy2);
-  if (rc == 0 && nrc)
-    rc = siox_db_copy(db->conn,
-                      "COPY remote_calls (aid, kind, object_id, desc_id, offset_b, length_b, target_hwid, target_swid)"
-                      " FROM STDIN (FORMAT binary)",
-                      db->copy2.p, db->copy2.len);
+    rc = one_record(db, b, proc_ids[b->descriptors[i].proc], &b->descriptors[i], reason, reason_len, &rows);
+  if (rc == 0 && rows.n) rc = copy_remote_calls(db, &rows);
+  free(rows.v);
   return rc == -EEXIST ? -EIO : rc;
 }

@@ -66,13 +66,14 @@ void siox__mpi_range(const struct siox_mpi_access *a, struct siox_mpi_file *f, s
   r->offset = (uint64_t)start;
   r->span = r->bytes;
   r->known = 1;
-  /* A non-contiguous view spreads the data: the span runs to the byte
-   * offset of the first etype after the data. */
-  if (f && !f->view_contig && f->etype_size > 0 && r->bytes &&
-      PMPI_File_get_byte_offset(a->fh, pos + (MPI_Offset)(r->bytes / (uint64_t)f->etype_size), &end) ==
-          MPI_SUCCESS &&
-      end > start)
-    r->span = (uint64_t)(end - start);
+  /* A non-contiguous view spreads the data: the span runs to the end of the
+   * access's last etype. Not to the first etype after the data: with a hole
+   * before each rank's block (HDF5's views) that one lies in the view's next
+   * repetition, past other ranks' data, and the range would claim it. */
+  MPI_Offset netypes = f && f->etype_size > 0 ? (MPI_Offset)(r->bytes / (uint64_t)f->etype_size) : 0;
+  if (f && !f->view_contig && netypes > 0 && PMPI_File_get_byte_offset(a->fh, pos + netypes - 1, &end) == MPI_SUCCESS &&
+      end + f->etype_size > start)
+    r->span = (uint64_t)(end + f->etype_size - start);
 }
 
 static void send_range(siox_aid aid, const struct siox_mpi_file *f, const struct siox_mpi_range *r) {
