@@ -103,3 +103,35 @@ wait_activities() {
 
 # json_get FILE EXPR: evaluates a Python expression over the parsed JSON `j`.
 json_get() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# top_first_aid FILE: the aid of the first row of `siox top --json` output.
+top_first_aid() {
+  python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))
+rows = rows.get("activities", rows) if isinstance(rows, dict) else rows
+print(rows[0]["aid"])' "$1"
+}
+
+# assert_graph FILE SWID...: the `siox graph --json` tree in FILE contains
+# every named layer, has at least one implicit link, and every implicit link
+# in it has confidence 1.0. Returns non-zero (with the reason) otherwise.
+assert_graph() {
+  python3 - "$@" <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))
+need = set(sys.argv[2:])
+swids, implicit = set(), []
+def walk(x):
+    if isinstance(x, dict):
+        if "swid" in x: swids.add(x["swid"])
+        if x.get("link") == "implicit" or x.get("kind") == "implicit":
+            implicit.append(x.get("confidence"))
+        for v in x.values(): walk(v)
+    elif isinstance(x, list):
+        for v in x: walk(v)
+walk(g)
+assert need <= swids, f"layers {sorted(swids)}, need {sorted(need)}"
+assert implicit and all(abs(c - 1.0) < 1e-6 for c in implicit), f"implicit links {implicit}"
+PY
+}

@@ -159,32 +159,11 @@ done
 # Blame: the slowest client writev of the job is on the slowed brick's file;
 # its causal tree reaches the brick and blame names that brick.
 siox_cli top --job "$JOB" --layer GlusterFS-client --name writev -n 1 --json >"$T/top.json" || fail "siox top failed"
-aid=$(python3 - "$T/top.json" <<'PY'
-import json, sys
-rows = json.load(open(sys.argv[1]))
-rows = rows.get("activities", rows) if isinstance(rows, dict) else rows
-print(rows[0]["aid"])
-PY
-) || fail "no client writev in siox top"
+aid=$(top_first_aid "$T/top.json") || fail "no client writev in siox top"
 n=$(sql "$(writev_sql GlusterFS-client "$SLOW_GFID" "AND a.aid = $aid")")
 [ "$n" -eq 1 ] || fail "slowest client writev $aid is not on the slowed brick's file"
 siox_cli graph "$aid" --json >"$T/graph.json" || fail "siox graph $aid failed"
-python3 - "$T/graph.json" <<'PY' || fail "graph of $aid lacks the brick or the certain implicit link"
-import json, sys
-g = json.load(open(sys.argv[1]))
-swids, implicit = set(), []
-def walk(x):
-    if isinstance(x, dict):
-        if "swid" in x: swids.add(x["swid"])
-        if x.get("link") == "implicit" or x.get("kind") == "implicit":
-            implicit.append(x.get("confidence"))
-        for v in x.values(): walk(v)
-    elif isinstance(x, list):
-        for v in x: walk(v)
-walk(g)
-assert {"GlusterFS-client", "GlusterFS-brick"} <= swids, swids
-assert implicit and all(abs(c - 1.0) < 1e-6 for c in implicit), implicit
-PY
+assert_graph "$T/graph.json" GlusterFS-client GlusterFS-brick || fail "graph of $aid lacks the brick or the certain implicit link"
 siox_cli blame "$aid" --json >"$T/blame.json" || fail "siox blame $aid failed"
 culprit=$(json_get "$T/blame.json" 'j["culprit"]["hwid"] + "/" + j["culprit"]["swid"]')
 [ "$culprit" = "brick$SLOW:$TB/brick$SLOW/GlusterFS-brick" ] || fail "blame named '$culprit', the slowed brick is brick$SLOW"

@@ -20,31 +20,9 @@ for slow in $(shuf -e 0 1) ; do
 
   # The slowest app write of this run.
   siox_cli top --job "job-slow$slow" --layer app --name write -n 1 --json >"$T/top.json" || fail "siox top failed"
-  aid=$(python3 - "$T/top.json" <<'PY'
-import json, sys
-rows = json.load(open(sys.argv[1]))
-rows = rows.get("activities", rows) if isinstance(rows, dict) else rows
-print(rows[0]["aid"])
-PY
-) || fail "no app write of job-slow$slow in siox top"
+  aid=$(top_first_aid "$T/top.json") || fail "no app write of job-slow$slow in siox top"
   siox_cli graph "$aid" --json >"$T/graph.json" || fail "siox graph $aid failed"
-  python3 - "$T/graph.json" <<'PY' || fail "graph of $aid lacks a layer or the implicit link"
-import json, sys
-g = json.load(open(sys.argv[1]))
-swids, implicit = set(), []
-def walk(x):
-    if isinstance(x, dict):
-        if "swid" in x: swids.add(x["swid"])
-        if x.get("link") == "implicit" or x.get("kind") == "implicit":
-            implicit.append(x.get("confidence"))
-        for v in x.values(): walk(v)
-    elif isinstance(x, list):
-        for v in x: walk(v)
-walk(g)
-need = {"app", "fs-client", "server", "device"}
-assert need <= swids, f"layers {swids}, need {need}"
-assert implicit and all(abs(c - 1.0) < 1e-6 for c in implicit), f"implicit links {implicit}"
-PY
+  assert_graph "$T/graph.json" app fs-client server device || fail "graph of $aid lacks a layer or the implicit link"
   siox_cli blame "$aid" --json >"$T/blame.json" || fail "siox blame $aid failed"
   culprit=$(json_get "$T/blame.json" 'j["culprit"]["hwid"] + "/" + j["culprit"]["swid"]')
   [ "$culprit" = "dev$slow/device" ] || fail "blame named $culprit, the slowed device is dev$slow"
