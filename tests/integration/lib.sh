@@ -135,3 +135,30 @@ assert need <= swids, f"layers {sorted(swids)}, need {sorted(need)}"
 assert implicit and all(abs(c - 1.0) < 1e-6 for c in implicit), f"implicit links {implicit}"
 PY
 }
+
+# skip_unless_fuse_testbed: exits 77 (a ctest skip) unless the GlusterFS
+# testbed can run here: root, /dev/fuse and glusterfsd are all needed.
+skip_unless_fuse_testbed() {
+  [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root (FUSE mount)"; exit 77; }
+  [ -c /dev/fuse ] || { echo "SKIP: /dev/fuse is missing"; exit 77; }
+  command -v glusterfsd >/dev/null || { echo "SKIP: glusterfsd not installed"; exit 77; }
+}
+
+# free_port_block N: prints a base port B such that B+1 .. B+N are all free
+# on loopback (the testbed's brick N listens on B+N); prints nothing if none
+# was found.
+free_port_block() {
+  python3 - "$1" <<'PY'
+import random, socket, sys
+n = int(sys.argv[1])
+for _ in range(200):
+    b = random.randint(20000, 50000)
+    ok = True
+    for p in range(b + 1, b + n + 1):
+        s = socket.socket()
+        try: s.bind(("127.0.0.1", p))
+        except OSError: ok = False
+        finally: s.close()
+    if ok: print(b); break
+PY
+}

@@ -13,21 +13,6 @@ BRICKS=4 DELAY_US=${DELAY_US:-60000}
 WL_ARGS=(--rows 32 --cols 512 --steps 2 --block 65536)
 TB="" TB_SEQ=0
 
-# Four consecutive free loopback ports for the bricks.
-brick_base_port() {
-  python3 - <<'PY'
-import socket, random
-for _ in range(200):
-    b = random.randint(20000, 50000)
-    ok = True
-    for p in range(b + 1, b + 5):
-        s = socket.socket()
-        try: s.bind(("127.0.0.1", p))
-        except OSError: ok = False
-        finally: s.close()
-    if ok: print(b); break
-PY
-}
 
 tb_stop() { [ -z "$TB" ] || "$SIOX_TESTBED" stop --dir "$TB" >/dev/null 2>&1 || true; }
 
@@ -37,7 +22,7 @@ tb_start() {
   tb_stop
   TB_SEQ=$((TB_SEQ + 1))
   TB="$T/tb$TB_SEQ"
-  base=$(brick_base_port)
+  base=$(free_port_block $BRICKS)
   [ -n "$base" ] || fail "no free ports for the bricks"
   LD_PRELOAD=$ASAN_RT SIOX_JOB_ID=$job "$SIOX_TESTBED" start --dir "$TB" --bricks $BRICKS --slow "$slow" --delay-us "$DELAY_US" \
     --base-port "$base" --client-xlator debug/siox-client --brick-xlator debug/siox-brick \

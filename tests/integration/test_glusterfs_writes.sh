@@ -8,11 +8,8 @@
 # 1.0; the path -> gfid mapping; brick writevs on the slowed brick last at
 # least the injected delay; `siox blame` of the slowest client write names
 # the slowed brick. Needs root and /dev/fuse: otherwise it exits 77 (skip).
-SKIP=77
-[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root (FUSE mount)"; exit $SKIP; }
-[ -c /dev/fuse ] || { echo "SKIP: /dev/fuse is missing"; exit $SKIP; }
-command -v glusterfsd >/dev/null || { echo "SKIP: glusterfsd not installed"; exit $SKIP; }
 . "$(dirname "$0")/lib.sh"
+skip_unless_fuse_testbed
 
 BRICKS=4 SLOW=3 DELAY_US=200000 BS=65536 COUNT=4
 TB="$T/tb"
@@ -21,20 +18,7 @@ tb_stop() { "$SIOX_TESTBED" stop --dir "$TB" || true; }
 # The testbed first (its processes report to the daemon), then lib.sh's.
 trap 'tb_stop; cleanup' EXIT
 
-# Four consecutive free loopback ports for the bricks.
-BASE=$(python3 - <<'PY'
-import socket, random
-for _ in range(200):
-    b = random.randint(20000, 50000)
-    ok = True
-    for p in range(b + 1, b + 5):
-        s = socket.socket()
-        try: s.bind(("127.0.0.1", p))
-        except OSError: ok = False
-        finally: s.close()
-    if ok: print(b); break
-PY
-)
+BASE=$(free_port_block $BRICKS)
 [ -n "$BASE" ] || fail "no free ports for the bricks"
 
 start_server

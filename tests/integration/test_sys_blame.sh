@@ -7,11 +7,8 @@
 # the program made itself, not under MPI-IO; the workload writes one such
 # file on every brick) and of the slowest collective H5Dwrite must name
 # exactly that brick every time. Needs root and /dev/fuse (else 77).
-SKIP=77
-[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root (FUSE mount)"; exit $SKIP; }
-[ -c /dev/fuse ] || { echo "SKIP: /dev/fuse is missing"; exit $SKIP; }
-command -v glusterfsd >/dev/null || { echo "SKIP: glusterfsd not installed"; exit $SKIP; }
 . "$(dirname "$0")/lib.sh"
+skip_unless_fuse_testbed
 . "$(dirname "$0")/sys_lib.sh"
 trap 'tb_stop; cleanup' EXIT
 

@@ -8,11 +8,8 @@
 #     GlusterFS-client -> GlusterFS-brick, and at each level the children's
 #     io/bytes add up to the parent's (see the checks below for why each
 #     level can be checked that way). Needs root and /dev/fuse (else 77).
-SKIP=77
-[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root (FUSE mount)"; exit $SKIP; }
-[ -c /dev/fuse ] || { echo "SKIP: /dev/fuse is missing"; exit $SKIP; }
-command -v glusterfsd >/dev/null || { echo "SKIP: glusterfsd not installed"; exit $SKIP; }
 . "$(dirname "$0")/lib.sh"
+skip_unless_fuse_testbed
 . "$(dirname "$0")/sys_lib.sh"
 trap 'tb_stop; cleanup' EXIT
 
