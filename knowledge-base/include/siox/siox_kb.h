@@ -1,0 +1,71 @@
+/*
+ * libsiox-kb: what SIOX has learned from the warehouse (knowledge-base/).
+ *
+ * Every function takes an open libpq connection to the warehouse (schema
+ * version >= the knowledge base's migrations) that the caller owns; none
+ * keeps it. Functions that can fail return -1 and write a one-line reason
+ * (no trailing newline) into err[errcap]; err may be NULL.
+ */
+#ifndef SIOX_KB_H
+#define SIOX_KB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libpq-fe.h>
+
+/* ---- application identity (app_key.c) -----------------------------------
+ * An application is its executable path plus a stable hash of its command
+ * line (processes.args: argv joined by single spaces, as libsiox-client
+ * sends it). 64-bit FNV-1a of the args bytes; stable across runs, hosts and
+ * builds. */
+uint64_t siox_kb_args_hash(const char *args);
+
+/* The file pattern of a path: every run of decimal digits becomes a single
+ * '#', so that out.0001.h5 and out.0002.h5 share hints. Writes at most cap
+ * bytes (NUL included) and returns the pattern's length, or -1 when it does
+ * not fit. */
+int siox_kb_file_pattern(const char *path, char *out, size_t cap);
+
+/* ---- hint lookup (hints_lookup.c) ---------------------------------------- */
+#define SIOX_KB_MAX_HINTS 32
+struct siox_kb_hint {
+  char key[64];
+  char value[128];
+};
+struct siox_kb_hintset {
+  int64_t hint_set_id; /* kb_hint_sets.hint_set_id */
+  char component[32];  /* the MPI-IO component the keys are for: "romio321" */
+  size_t n;
+  struct siox_kb_hint hints[SIOX_KB_MAX_HINTS];
+};
+
+/* The newest hint set for (exe, args, path) meant for component: an exact
+ * match of application and file pattern first, then the same executable
+ * with any arguments and the same pattern. Returns 1 and fills *out, 0 when
+ * there is none, -1 on error. */
+int siox_kb_hints_lookup(PGconn *c, const char *exe, const char *args, const char *path,
+                         const char *component, struct siox_kb_hintset *out, char *err, size_t errcap);
+
+/* ---- analyses (analyze_*.c) ----------------------------------------------
+ * A job is processes.job, or "proc:<proc_id>" for a process without one. */
+
+/* Analyses one job from its causal graph: replaces the job's findings and
+ * writes a hint set per (application, file pattern) where the data calls
+ * for one. Returns the number of findings, or -1. */
+int siox_kb_analyze_job(PGconn *c, const char *job, char *err, size_t errcap);
+
+/* Analyses every job that has activities newer than its last analysis and
+ * has either been quiet for idle_s seconds (it ended) or last been analysed
+ * more than incr_s seconds ago (long job, incremental). Then refreshes the
+ * baselines and capacity aggregates. Returns the number of jobs analysed,
+ * or -1. siox-server calls this from its analysis thread. */
+int siox_kb_analyze_pending(PGconn *c, int idle_s, int incr_s, char *err, size_t errcap);
+
+/* ---- baselines and capacity (baselines.c, capacity.c) ---------------------
+ * Incremental: each call folds in the activities ingested since the last.
+ * Return the number of activities folded in, or -1. */
+int siox_kb_baselines_update(PGconn *c, char *err, size_t errcap);
+int siox_kb_capacity_update(PGconn *c, char *err, size_t errcap);
+
+#endif
