@@ -5,7 +5,9 @@
  * first with 4 KiB then with 64 KiB transfers. The bench runs mpirun on
  * itself, alternating runs without and with LD_PRELOAD, while a drain
  * thread plays the daemon (reads the unix socket and discards). Prints
- * medians over REPS runs of each.
+ * medians over REPS runs of each, and mpiio_wrapper_ab_ns_per_call: inside
+ * the preloaded runs, blocks of wrapped and PMPI calls alternated (the
+ * MPI-IO layer's own cost, free of run-to-run contention noise).
  *
  * usage: bench_mpiio LIBSIOX_MPI_SO LIBSIOX_POSIX_SO [WRITES [REPS]]  (100000, 5)
  *        bench_mpiio --rank FILE BLOCK WRITES      (what mpirun starts)
@@ -47,7 +49,36 @@ static double cpu_s(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Rank 0 prints "NS_PER_CALL CPU_NS_PER_CALL DROPPED": the slowest rank's
+typedef int (*write_at_fn)(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Status *);
+
+/* ns per call of n writes through f, continuing at *i. */
+static double timed(write_at_fn f, MPI_File fh, int rank, long long block, long long n, long long *i, char *buf) {
+  long long per_segment = SEGMENT / block;
+  double t0 = MPI_Wtime();
+  for (long long k = 0; k < n; k++, (*i)++)
+    f(fh, rank * SEGMENT + (*i % per_segment) * block, buf, (int)block, MPI_BYTE, MPI_STATUS_IGNORE);
+  return (MPI_Wtime() - t0) * 1e9 / (double)n;
+}
+
+static int cmp(const void *a, const void *b);
+
+/* With the preload: blocks of wrapped (MPI_File_write_at) and direct
+ * (PMPI_File_write_at) calls alternate, so both see the same contention;
+ * the median of the block differences is the MPI-IO layer's own cost per
+ * call (the POSIX calls beneath are recorded in both: bench_posix measures
+ * that layer). Returns -1 without the preload. */
+#define AB_BLOCKS 41
+static double ab_wrapper_ns(MPI_File fh, int rank, long long block, long long writes, char *buf) {
+  if (dlsym(RTLD_DEFAULT, "siox_stats_get") == NULL) return -1;
+  long long n = writes / (2 * AB_BLOCKS) > 0 ? writes / (2 * AB_BLOCKS) : 1, i = 0;
+  double d[AB_BLOCKS];
+  for (int b = 0; b < AB_BLOCKS; b++)
+    d[b] = timed(MPI_File_write_at, fh, rank, block, n, &i, buf) - timed(PMPI_File_write_at, fh, rank, block, n, &i, buf);
+  qsort(d, AB_BLOCKS, sizeof d[0], cmp);
+  return d[AB_BLOCKS / 2];
+}
+
+/* Rank 0 prints "NS_PER_CALL CPU_NS_PER_CALL DROPPED AB_NS": the slowest rank's
  * loop time per call; the CPU time of all ranks (every thread, so SIOX's
  * flusher too) per call, which other load on the machine disturbs less; and
  * the records SIOX lost in all ranks. */
@@ -60,22 +91,22 @@ static int rank_main(const char *path, long long block, long long writes) {
   memset(buf, 'a' + rank, (size_t)block);
   if (MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh))
     MPI_Abort(MPI_COMM_WORLD, 1);
-  long long per_segment = SEGMENT / block;
+  long long i = 0;
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime(), c0 = cpu_s();
-  for (long long i = 0; i < writes; i++) {
-    MPI_Offset off = rank * SEGMENT + (i % per_segment) * block;
-    MPI_File_write_at(fh, off, buf, (int)block, MPI_BYTE, MPI_STATUS_IGNORE);
-  }
+  timed(MPI_File_write_at, fh, rank, block, writes, &i, buf);
   double mine = MPI_Wtime() - t0, cpu = cpu_s() - c0, slowest = 0, cpu_all = 0;
   MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   MPI_Reduce(&cpu, &cpu_all, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  double ab = ab_wrapper_ns(fh, rank, block, writes, buf), ab_all[RANKS] = {0};
+  MPI_Gather(&ab, 1, MPI_DOUBLE, ab_all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  qsort(ab_all, RANKS, sizeof ab_all[0], cmp);
   MPI_File_close(&fh);
   long long d = dropped(), all = 0;
   MPI_Reduce(&d, &all, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0)
-    printf("%.3f %.3f %lld\n", slowest * 1e9 / (double)writes, cpu_all * 1e9 / (double)(writes * RANKS),
-           d < 0 ? -1 : all);
+    printf("%.3f %.3f %lld %.3f\n", slowest * 1e9 / (double)writes, cpu_all * 1e9 / (double)(writes * RANKS),
+           d < 0 ? -1 : all, (ab_all[RANKS / 2 - 1] + ab_all[RANKS / 2]) / 2);
   free(buf);
   MPI_Finalize();
   return 0;
@@ -118,7 +149,7 @@ static int listen_on(const char *path) {
  * or a negative value on failure; *cpu gets CPU ns per call, *drops the
  * lost records. */
 static double run_once(const char *self, const char *preload, const char *sock, const char *file, long long block,
-                       long long writes, double *cpu, long long *drops) {
+                       long long writes, double *cpu, long long *drops, double *ab) {
   char cmd[4096], out[256] = "";
   unlink(file);
   snprintf(cmd, sizeof cmd,
@@ -131,7 +162,7 @@ static double run_once(const char *self, const char *preload, const char *sock, 
   if (!fgets(out, sizeof out, p)) out[0] = 0;
   int st = pclose(p);
   double ns = -1;
-  if (st != 0 || sscanf(out, "%lf %lf %lld", &ns, cpu, drops) != 3) return -1;
+  if (st != 0 || sscanf(out, "%lf %lf %lld %lf", &ns, cpu, drops, ab) != 4) return -1;
   return ns;
 }
 
@@ -148,18 +179,19 @@ static double median(double *v, int n) {
 struct figures {
   double plain, inst;         /* median wall ns per call */
   double cpu_plain, cpu_inst; /* median CPU ns per call */
+  double ab;                  /* median in-run wrapper cost (ab_wrapper_ns) */
   long long drops;
 };
 
 /* Alternates plain and instrumented runs and takes the medians. */
 static int measure(const char *self, const char *preload, const char *sock, const char *file, long long block,
                    long long writes, int reps, struct figures *f) {
-  double a[MAX_REPS], b[MAX_REPS], ca[MAX_REPS], cb[MAX_REPS];
+  double a[MAX_REPS], b[MAX_REPS], ca[MAX_REPS], cb[MAX_REPS], ab[MAX_REPS], unused;
   long long d;
   f->drops = 0;
   for (int r = 0; r < reps; r++) {
-    a[r] = run_once(self, NULL, sock, file, block, writes, &ca[r], &d);
-    b[r] = run_once(self, preload, sock, file, block, writes, &cb[r], &d);
+    a[r] = run_once(self, NULL, sock, file, block, writes, &ca[r], &d, &unused);
+    b[r] = run_once(self, preload, sock, file, block, writes, &cb[r], &d, &ab[r]);
     if (a[r] < 0 || b[r] < 0) return -1;
     f->drops += d;
   }
@@ -167,6 +199,7 @@ static int measure(const char *self, const char *preload, const char *sock, cons
   f->inst = median(b, reps);
   f->cpu_plain = median(ca, reps);
   f->cpu_inst = median(cb, reps);
+  f->ab = median(ab, reps);
   return 0;
 }
 
@@ -206,6 +239,7 @@ int main(int argc, char **argv) {
   printf("mpiio_write_4k_siox_ns_per_call %.1f ns\n", k4.inst);
   printf("mpiio_overhead_ns_per_call %.1f ns\n", k4.inst - k4.plain);
   printf("mpiio_overhead_cpu_ns_per_call %.1f ns\n", k4.cpu_inst - k4.cpu_plain);
+  printf("mpiio_wrapper_ab_ns_per_call %.1f ns\n", k4.ab);
   printf("mpiio_write_64k_plain_ns_per_call %.1f ns\n", k64.plain);
   printf("mpiio_write_64k_siox_ns_per_call %.1f ns\n", k64.inst);
   printf("ior_like_slowdown_percent %.2f %%\n", (k64.inst - k64.plain) / k64.plain * 100.0);

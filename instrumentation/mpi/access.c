@@ -1,9 +1,9 @@
 /*
  * One MPI-IO data access -> one activity on node (host, MPI-IO): where it
  * lands in the file (io/offset in bytes after the view), how much it moves
- * (io/bytes), whether it is collective, and the remote-call send of
- * (posix/path, range) to POSIX that lets the server link other processes'
- * POSIX calls (collective buffering aggregators) to this access.
+ * (io/bytes), whether it is collective, and, for collective accesses, the
+ * remote-call send of (posix/path, range) to POSIX that lets the server link
+ * other processes' POSIX calls (collective buffering aggregators) to it.
  */
 #include "mpi_layer.h"
 
@@ -76,8 +76,10 @@ void siox__mpi_range(const struct siox_mpi_access *a, struct siox_mpi_file *f, s
     r->span = (uint64_t)(end + f->etype_size - start);
 }
 
-static void send_range(siox_aid aid, const struct siox_mpi_file *f, const struct siox_mpi_range *r) {
-  if (!f || !r->known || r->span == 0) return;
+/* Only collective accesses send: see siox__mpi_io_enter_as. */
+static void send_range(siox_aid aid, const struct siox_mpi_access *a, const struct siox_mpi_file *f,
+                       const struct siox_mpi_range *r) {
+  if (!a->collective || !f || !r->known || r->span == 0) return;
   siox_desc d = {.type = SIOX_ATTR_POSIX_PATH, .len = f->path_len, .v.ptr = f->path};
   siox_descriptor_send(aid, siox__mpi.posix, &d, r->offset, r->span);
 }
@@ -87,7 +89,7 @@ void siox__mpi_describe(siox_aid aid, const struct siox_mpi_access *a, const str
   if (r->known) siox_activity_attr_u64(aid, SIOX_ATTR_IO_OFFSET, r->offset);
   siox_activity_attr_u64(aid, SIOX_ATTR_IO_BYTES, r->bytes);
   siox_activity_attr_u64(aid, SIOX_ATTR_MPI_COLLECTIVE, (uint64_t)a->collective);
-  send_range(aid, f, r);
+  send_range(aid, a, f, r);
 }
 
 void siox__mpi_describe_detached(siox_detached *d, const struct siox_mpi_access *a,
@@ -95,7 +97,7 @@ void siox__mpi_describe_detached(siox_detached *d, const struct siox_mpi_access 
   if (r->known) siox_detached_attr_u64(d, SIOX_ATTR_IO_OFFSET, r->offset);
   siox_detached_attr_u64(d, SIOX_ATTR_IO_BYTES, r->bytes);
   siox_detached_attr_u64(d, SIOX_ATTR_MPI_COLLECTIVE, (uint64_t)a->collective);
-  send_range(siox_detached_aid(d), f, r);
+  send_range(siox_detached_aid(d), a, f, r);
 }
 
 /* An ordered access takes part in a collective (the prefix sum) on every
@@ -115,7 +117,7 @@ siox_aid siox__mpi_access_start(const struct siox_mpi_access *a) {
     match_collectives(a);
     return 0;
   }
-  siox__mpi_io_enter();
+  siox__mpi_io_enter_as(a->collective);
   struct siox_mpi_file *f = siox__mpi_file_find(a->fh);
   struct siox_mpi_range r;
   siox__mpi_range(a, f, &r);
@@ -139,7 +141,7 @@ siox_detached *siox__mpi_detached_start(const struct siox_mpi_access *a, siox_ai
     match_collectives(a);
     return NULL;
   }
-  siox__mpi_io_enter();
+  siox__mpi_io_enter_as(a->collective);
   /* The time spent inside the call itself is a stacked child of the
    * operation, so POSIX calls made here become its children. */
   *post = siox_activity_start_child(siox__mpi.type[CALL_POST], siox_detached_aid(d));

@@ -12,6 +12,7 @@
 
 struct siox_mpi_layer siox__mpi;
 SIOX_MPI_TLS int siox__mpi_depth;
+SIOX_MPI_TLS unsigned siox__mpi_linked;
 
 /* The MPI-IO names of the calls in enum siox_mpi_call, in order. */
 static const char *const call_names[CALL_COUNT] = {

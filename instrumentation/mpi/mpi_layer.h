@@ -62,16 +62,33 @@ SIOX_MPI_HIDDEN int siox__mpi_layer_ready(void);
  * POSIX layer records receives while it is non-zero. */
 extern SIOX_MPI_TLS int siox__mpi_depth SIOX_MPI_HIDDEN;
 
-/* Enters / leaves a data access: the POSIX layer (when preloaded) records
- * receives for the reads and writes this thread makes in between
- * (instrumentation/posix/siox_posix_hooks.h, link 3 of the README). */
-static inline void siox__mpi_io_enter(void) {
+/* Bit d set: the access at depth d asked the POSIX layer for receives. */
+extern SIOX_MPI_TLS unsigned siox__mpi_linked SIOX_MPI_HIDDEN;
+
+/* Enters / leaves a data access. Only a collective access (or the
+ * completion of an operation) needs the POSIX layer to record receives for
+ * the reads and writes this thread makes in between
+ * (instrumentation/posix/siox_posix_hooks.h, link 3 of the README): an
+ * independent access is carried out by the calling thread itself, whose
+ * POSIX calls are already its children on the stack, so the cross-process
+ * records would only cost bytes. */
+static inline void siox__mpi_io_enter_as(int collective) {
+  if (collective) {
+    siox__mpi_linked |= 1u << (siox__mpi_depth & 31);
+    siox_posix_hook_mpiio_enter();
+  }
   siox__mpi_depth++;
-  siox_posix_hook_mpiio_enter();
+}
+static inline void siox__mpi_io_enter(void) {
+  siox__mpi_io_enter_as(1);
 }
 static inline void siox__mpi_io_leave(void) {
-  siox_posix_hook_mpiio_leave();
   siox__mpi_depth--;
+  unsigned bit = 1u << (siox__mpi_depth & 31);
+  if (siox__mpi_linked & bit) {
+    siox__mpi_linked &= ~bit;
+    siox_posix_hook_mpiio_leave();
+  }
 }
 
 /* ---- open-file table (file_table.c) ---- */

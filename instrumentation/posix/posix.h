@@ -92,9 +92,8 @@ static inline siox_aid sxp_begin(enum sxp_type t) {
   if (SXP_UNLIKELY(atomic_load_explicit(&sxp__state, memory_order_acquire) != SXP_STATE_ON) &&
       !sxp__setup())
     return 0;
-  if (SXP_UNLIKELY(siox_internal_in_library())) return 0;
   sxp__guard = 1;
-  siox_aid aid = siox_activity_start(sxp__reg.type[t]);
+  siox_aid aid = siox_activity_start(sxp__reg.type[t]); /* 0 inside libsiox-client too */
   if (SXP_UNLIKELY(aid == 0)) sxp__guard = 0;
   return aid;
 }
@@ -107,17 +106,6 @@ static inline void sxp_end(siox_aid aid, int64_t result, int failed, int err) {
   siox_activity_stop(aid);
   sxp__guard = 0;
   errno = err;
-}
-
-/* sxp_end for the data hot path: errno is read only when the call failed
- * and written back only when the bookkeeping may have changed it (the
- * client makes no system calls; the slow paths here set *clobbered). */
-static inline void sxp_end_io(siox_aid aid, int64_t r, int clobbered, int err) {
-  siox_activity_attr_i64(aid, SIOX_ATTR_IO_RESULT, r);
-  if (SXP_UNLIKELY(r < 0)) siox_activity_error(aid, err);
-  siox_activity_stop(aid);
-  sxp__guard = 0;
-  if (SXP_UNLIKELY(clobbered || r < 0)) errno = err;
 }
 
 /* ---- track.c: positions, descriptors and links of fd I/O ---------------- */

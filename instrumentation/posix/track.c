@@ -77,14 +77,18 @@ void sxp__io_done(siox_aid aid, int fd, uint64_t req, int64_t off, int64_t r, in
     if (SXP_UNLIKELY(sxp_ofd_pos(o) == SXP_POS_UNKNOWN) && !clobbered) err = errno, clobbered = 1; /* learn() */
     at = track(fd, o, r, is_write);
   }
-  siox_activity_attr_i64(aid, SIOX_ATTR_POSIX_FD, fd);
-  siox_activity_attr_u64(aid, SIOX_ATTR_IO_BYTES, req);
-  if (at != SXP_POS_UNKNOWN) siox_activity_attr_u64(aid, SIOX_ATTR_IO_OFFSET, at);
+  struct siox_attr a[4] = {{SIOX_ATTR_POSIX_FD, SIOX_VT_I64, {.i64 = fd}},
+                           {SIOX_ATTR_IO_BYTES, SIOX_VT_U64, {.u64 = req}},
+                           {SIOX_ATTR_IO_RESULT, SIOX_VT_I64, {.i64 = r}},
+                           {SIOX_ATTR_IO_OFFSET, SIOX_VT_U64, {.u64 = at}}};
   if (o && r > 0 && at != SXP_POS_UNKNOWN) {
     uint32_t flags = sxp_ofd_flags(o);
     if (SXP_UNLIKELY((flags & SXP_OFD_GLUSTER) || sxp__mpiio_depth > 0)) links(aid, o, flags, at, r);
   }
-  sxp_end_io(aid, r, clobbered, err);
+  /* One call into the client for the attributes, the error and the stop. */
+  siox_activity_stop_attrs(aid, a, at != SXP_POS_UNKNOWN ? 4 : 3, r < 0 ? err : 0);
+  sxp__guard = 0;
+  if (SXP_UNLIKELY(clobbered || r < 0)) errno = err;
 }
 
 void sxp__pos_set(int fd, int64_t pos) {

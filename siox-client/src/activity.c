@@ -16,6 +16,9 @@ static inline int stack_find(const struct siox__thread *t, siox_aid aid) {
 }
 
 static inline siox_aid start(siox_type_id type, siox_aid parent, int explicit_parent) {
+  /* The library's own I/O (wrapped by the layers above) is never traced:
+   * checked here so that a wrapper needs no call of its own for it. */
+  if (SIOX_UNLIKELY(siox__in_lib)) return 0;
   struct siox__thread *t = siox__thread_get();
   if (SIOX_UNLIKELY(t == NULL)) return 0;
   if (SIOX_UNLIKELY(!siox__enter(t))) return 0;
@@ -88,12 +91,8 @@ void siox_activity_error(siox_aid aid, int32_t err) {
   siox__leave(t);
 }
 
-void siox_activity_stop(siox_aid aid) {
-  uint64_t now = siox__clock_now();
-  struct siox__thread *t = siox__self;
-  if (SIOX_UNLIKELY(t == NULL || aid == 0 || !siox__enter(t))) return;
-  int i = (t->depth && t->stack[t->depth - 1].act.aid == aid) ? (int)t->depth - 1 : stack_find(t, aid);
-  if (SIOX_UNLIKELY(i < 0)) goto out;
+/* Writes slot i of t's stack, ended at `now`, to the ring and pops it. */
+static inline void stop_slot(struct siox__thread *t, int i, uint64_t now) {
   struct siox__open *o = &t->stack[i];
   uint32_t bytes = (uint32_t)(ACT_FIXED + o->act.nattr * sizeof(struct siox_cw_attr));
   o->act.t_end = now;
@@ -103,7 +102,32 @@ void siox_activity_stop(siox_aid aid) {
   if ((uint32_t)i != t->depth - 1)
     memmove(&t->stack[i], &t->stack[i + 1], (t->depth - 1 - (uint32_t)i) * sizeof t->stack[0]);
   t->depth--;
-out:
+}
+
+void siox_activity_stop(siox_aid aid) {
+  uint64_t now = siox__clock_now();
+  struct siox__thread *t = siox__self;
+  if (SIOX_UNLIKELY(t == NULL || aid == 0 || !siox__enter(t))) return;
+  int i = (t->depth && t->stack[t->depth - 1].act.aid == aid) ? (int)t->depth - 1 : stack_find(t, aid);
+  if (SIOX_LIKELY(i >= 0)) stop_slot(t, i, now);
+  siox__leave(t);
+}
+
+void siox_activity_stop_attrs(siox_aid aid, const struct siox_attr *attrs, unsigned n, int32_t err) {
+  uint64_t now = siox__clock_now();
+  struct siox__thread *t = siox__self;
+  if (SIOX_UNLIKELY(t == NULL || aid == 0 || !siox__enter(t))) return;
+  int i = (t->depth && t->stack[t->depth - 1].act.aid == aid) ? (int)t->depth - 1 : stack_find(t, aid);
+  if (SIOX_LIKELY(i >= 0)) {
+    struct siox__open *o = &t->stack[i];
+    unsigned room = SIOX_CW_MAX_ATTRS - o->act.nattr, take = n < room ? n : room;
+    _Static_assert(sizeof(struct siox_attr) == sizeof(struct siox_cw_attr), "wire layout");
+    memcpy(&o->attrs[o->act.nattr], attrs, take * sizeof *attrs);
+    o->act.nattr += take;
+    for (unsigned k = take; k < n; k++) siox__bump(&t->n_dropped);
+    if (err) o->act.err = err;
+    stop_slot(t, i, now);
+  }
   siox__leave(t);
 }
 

@@ -110,6 +110,7 @@ static void count_drop(void) {
 
 /* The aid comes from the starting thread's block; the slot from the pool. */
 siox_detached *siox_activity_start_detached(siox_type_id type, siox_aid parent) {
+  if (SIOX_UNLIKELY(siox__in_lib)) return NULL; /* as start() in activity.c */
   struct siox__thread *t = siox__thread_get();
   if (SIOX_UNLIKELY(t == NULL)) return NULL;
   struct siox_detached *p = pool_get(), *a = NULL;

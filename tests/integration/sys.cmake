@@ -22,3 +22,9 @@ if(TARGET siox-io-workload AND TARGET siox-xlator-client AND TARGET siox-mpi AND
       LABELS integration TIMEOUT 600 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE ENVIRONMENT "${SIOX_SYS_ENV}")
   endforeach()
 endif()
+
+# The install layout and the installed siox run (cmake --install of this build).
+add_test(NAME integration_install COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_install.sh)
+set_tests_properties(integration_install PROPERTIES
+  LABELS integration TIMEOUT 300
+  ENVIRONMENT "SIOX_CLI=$<TARGET_FILE:siox>;SIOX_SERVER=$<TARGET_FILE:siox-server>;SIOX_DAEMON=$<TARGET_FILE:siox-daemon>")

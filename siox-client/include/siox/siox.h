@@ -171,7 +171,8 @@ int siox_descriptor_release(siox_unid node, siox_aid aid, const siox_desc *d);
  * activity started with siox_activity_start(); use _start_child() when the
  * layer knows the parent (another thread of this process).
  * Returns 0 when the activity could not be recorded (disabled, stack deeper
- * than 64, invalid type); every other call accepts 0 and does nothing.
+ * than 64, invalid type, or the calling thread is inside libsiox-client:
+ * see siox_internal_in_library); every other call accepts 0 and does nothing.
  * ------------------------------------------------------------------------ */
 siox_aid siox_activity_start(siox_type_id type);
 siox_aid siox_activity_start_child(siox_type_id type, siox_aid parent);
@@ -185,6 +186,23 @@ void siox_activity_error(siox_aid aid, int32_t err);
 /* Ends aid. Stopping an activity that is not on top of the stack (nonblocking
  * I/O completed later) is allowed. Stopping an unknown aid is ignored. */
 void siox_activity_stop(siox_aid aid);
+
+/* One numeric attribute for siox_activity_stop_attrs. vtype is the
+ * attribute's ontology type (SIOX_VT_U64, SIOX_VT_I64 or SIOX_VT_F64); the
+ * layout is the wire's, so the record is written without conversion. */
+struct siox_attr {
+  uint32_t attr;
+  uint32_t vtype;
+  union {
+    uint64_t u64;
+    int64_t i64;
+    double f64;
+  } v;
+};
+/* Adds the n attributes (as n attr calls would; beyond the per-activity
+ * limit they count as drops), records err when it is not 0, and ends aid:
+ * one call on the hot path of a wrapper instead of n + 2. */
+void siox_activity_stop_attrs(siox_aid aid, const struct siox_attr *attrs, unsigned n, int32_t err);
 
 /* The activity on top of the calling thread's stack, or 0. */
 siox_aid siox_activity_current(void);
