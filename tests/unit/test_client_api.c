@@ -188,6 +188,38 @@ static void test_attrs_and_error(void **state) {
   assert_int_equal(found, 1);
 }
 
+/* siox_activity_stop_attrs: the attributes after those already added, the
+ * error, the stop; attributes beyond the limit are counted as drops. */
+static void test_stop_attrs(void **state) {
+  (void)state;
+  siox_type_id t = new_type("stop-attrs");
+  siox_aid a = siox_activity_start(t);
+  for (int i = 0; i < 5; i++) siox_activity_attr_u64(a, SIOX_ATTR_IO_COUNT, (uint64_t)i);
+  struct siox_attr at[4] = {{SIOX_ATTR_IO_BYTES, SIOX_VT_U64, {.u64 = 65536}},
+                            {SIOX_ATTR_IO_RESULT, SIOX_VT_I64, {.i64 = -1}},
+                            {SIOX_ATTR_NODE_BANDWIDTH, SIOX_VT_F64, {.f64 = 2.5}},
+                            {SIOX_ATTR_IO_OFFSET, SIOX_VT_U64, {.u64 = 7}}};
+  struct siox_stats s0, s1;
+  siox_stats_get(&s0);
+  siox_activity_stop_attrs(a, at, 4, ENOSPC);
+  siox_activity_stop_attrs(a, at, 4, 0); /* no longer open: ignored */
+  siox_stats_get(&s1);
+  assert_int_equal(s1.activities, s0.activities + 1);
+  assert_int_equal(s1.dropped, s0.dropped + 1); /* 5 + 4 attributes, room for 8 */
+  assert_int_equal(siox_activity_current(), 0);
+  ship(fake_daemon_count(fd_, nonce(), 0) + 1);
+  pthread_mutex_lock(&fd_->lock);
+  const struct fk_activity *x = fake_daemon_find(fd_, 0, a);
+  assert_non_null(x);
+  assert_int_equal(x->err, ENOSPC);
+  assert_int_equal(x->nattr, SIOX_CW_MAX_ATTRS);
+  assert_int_equal(x->attrs[4].v.u64, 4);
+  assert_true(x->attrs[5].attr == SIOX_ATTR_IO_BYTES && x->attrs[5].v.u64 == 65536);
+  assert_true(x->attrs[6].vtype == SIOX_VT_I64 && x->attrs[6].v.i64 == -1);
+  assert_true(x->attrs[7].vtype == SIOX_VT_F64 && x->attrs[7].v.f64 == 2.5);
+  pthread_mutex_unlock(&fd_->lock);
+}
+
 static void test_out_of_order_stop(void **state) {
   (void)state;
   siox_type_id t = new_type("async");
@@ -321,7 +353,8 @@ static void test_hello(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_registration),      cmocka_unit_test(test_parents),
-      cmocka_unit_test(test_attrs_and_error),   cmocka_unit_test(test_out_of_order_stop),
+      cmocka_unit_test(test_attrs_and_error),   cmocka_unit_test(test_stop_attrs),
+      cmocka_unit_test(test_out_of_order_stop),
       cmocka_unit_test(test_stack_overflow),    cmocka_unit_test(test_timestamps),
       cmocka_unit_test(test_descriptors),       cmocka_unit_test(test_hello),
   };
