@@ -91,13 +91,16 @@ void siox_activity_error(siox_aid aid, int32_t err) {
   siox__leave(t);
 }
 
-/* Writes slot i of t's stack, ended at `now`, to the ring and pops it. */
-static inline void stop_slot(struct siox__thread *t, int i, uint64_t now) {
+/* Writes slot i of t's stack, ended at `now` and followed by the n extra
+ * attributes at more, to the ring, and pops it. */
+static inline void stop_slot(struct siox__thread *t, int i, uint64_t now, const struct siox_attr *more, unsigned n) {
   struct siox__open *o = &t->stack[i];
-  uint32_t bytes = (uint32_t)(ACT_FIXED + o->act.nattr * sizeof(struct siox_cw_attr));
+  uint32_t own = (uint32_t)(ACT_FIXED + o->act.nattr * sizeof(struct siox_cw_attr));
+  uint32_t extra = (uint32_t)(n * sizeof(struct siox_cw_attr));
   o->act.t_end = now;
-  o->hdr.words = (uint16_t)(bytes / 8);
-  if (siox__ring_write(t, o, bytes) == 0) siox__bump(&t->n_activities);
+  o->act.nattr += n;
+  o->hdr.words = (uint16_t)((own + extra) / 8);
+  if (siox__ring_write2(t, o, own, more, extra) == 0) siox__bump(&t->n_activities);
   /* Out-of-order stop (nonblocking I/O): close the gap. */
   if ((uint32_t)i != t->depth - 1)
     memmove(&t->stack[i], &t->stack[i + 1], (t->depth - 1 - (uint32_t)i) * sizeof t->stack[0]);
@@ -109,11 +112,12 @@ void siox_activity_stop(siox_aid aid) {
   struct siox__thread *t = siox__self;
   if (SIOX_UNLIKELY(t == NULL || aid == 0 || !siox__enter(t))) return;
   int i = (t->depth && t->stack[t->depth - 1].act.aid == aid) ? (int)t->depth - 1 : stack_find(t, aid);
-  if (SIOX_LIKELY(i >= 0)) stop_slot(t, i, now);
+  if (SIOX_LIKELY(i >= 0)) stop_slot(t, i, now, NULL, 0);
   siox__leave(t);
 }
 
 void siox_activity_stop_attrs(siox_aid aid, const struct siox_attr *attrs, unsigned n, int32_t err) {
+  _Static_assert(sizeof(struct siox_attr) == sizeof(struct siox_cw_attr), "wire layout");
   uint64_t now = siox__clock_now();
   struct siox__thread *t = siox__self;
   if (SIOX_UNLIKELY(t == NULL || aid == 0 || !siox__enter(t))) return;
@@ -121,12 +125,9 @@ void siox_activity_stop_attrs(siox_aid aid, const struct siox_attr *attrs, unsig
   if (SIOX_LIKELY(i >= 0)) {
     struct siox__open *o = &t->stack[i];
     unsigned room = SIOX_CW_MAX_ATTRS - o->act.nattr, take = n < room ? n : room;
-    _Static_assert(sizeof(struct siox_attr) == sizeof(struct siox_cw_attr), "wire layout");
-    memcpy(&o->attrs[o->act.nattr], attrs, take * sizeof *attrs);
-    o->act.nattr += take;
     for (unsigned k = take; k < n; k++) siox__bump(&t->n_dropped);
     if (err) o->act.err = err;
-    stop_slot(t, i, now);
+    stop_slot(t, i, now, attrs, take);
   }
   siox__leave(t);
 }

@@ -150,14 +150,20 @@ static inline struct siox__thread *siox__thread_get(void) {
 /* Copies a record of `bytes` (a multiple of 8) with inline moves: a libc
  * memcpy call for ~80 bytes cost more than the copy itself. */
 static inline void siox__copy_words(uint8_t *dst, const uint8_t *src, uint64_t bytes) {
-  for (; bytes >= 32; bytes -= 32, dst += 32, src += 32) __builtin_memcpy(dst, src, 32);
-  for (; bytes >= 8; bytes -= 8, dst += 8, src += 8) __builtin_memcpy(dst, src, 8);
+  /* 16-byte steps: records are 48 bytes plus 16 per attribute, so this
+   * loop has no remainder to mop up but the 8-byte string padding. */
+  for (; bytes >= 16; bytes -= 16, dst += 16, src += 16) __builtin_memcpy(dst, src, 16);
+  if (bytes) __builtin_memcpy(dst, src, 8);
 }
 
-/* Copies one record into the owner's ring and publishes it. Returns 0, or
- * -ENOBUFS (counted as dropped) when the ring has no room. */
-static inline int siox__ring_write(struct siox__thread *t, const void *rec, uint32_t bytes) {
-  uint64_t head = t->head, size = t->mask + 1;
+/* Copies one record, made of the a_len bytes at a followed by the b_len
+ * bytes at b (both multiples of 8; b may be NULL when b_len is 0), into the
+ * owner's ring and publishes it: the record's fixed part and the attributes
+ * a wrapper passes need no assembling first. Returns 0, or -ENOBUFS
+ * (counted as dropped) when the ring has no room. */
+static inline int siox__ring_write2(struct siox__thread *t, const void *a, uint32_t a_len, const void *b,
+                                    uint32_t b_len) {
+  uint64_t head = t->head, size = t->mask + 1, bytes = (uint64_t)a_len + b_len;
   if (SIOX_UNLIKELY(size - (head - t->tail_cache) < bytes)) {
     t->tail_cache = atomic_load_explicit(&t->tail, memory_order_acquire);
     if (size - (head - t->tail_cache) < bytes) {
@@ -167,15 +173,20 @@ static inline int siox__ring_write(struct siox__thread *t, const void *rec, uint
   }
   uint64_t off = head & t->mask, first = size - off;
   if (SIOX_LIKELY(first >= bytes)) {
-    siox__copy_words(t->buf + off, rec, bytes);
-  } else {
-    memcpy(t->buf + off, rec, first);
-    memcpy(t->buf, (const uint8_t *)rec + first, bytes - first);
+    siox__copy_words(t->buf + off, a, a_len);
+    if (b_len) siox__copy_words(t->buf + off + a_len, b, b_len);
+  } else { /* the record wraps: byte-wise around the end */
+    for (uint64_t i = 0; i < bytes; i++)
+      t->buf[(off + i) & t->mask] = i < a_len ? ((const uint8_t *)a)[i] : ((const uint8_t *)b)[i - a_len];
   }
   t->head = head + bytes;
   atomic_store_explicit(&t->pub_head, head + bytes, memory_order_release);
   siox__bump(&t->n_records);
   return 0;
+}
+
+static inline int siox__ring_write(struct siox__thread *t, const void *rec, uint32_t bytes) {
+  return siox__ring_write2(t, rec, bytes, NULL, 0);
 }
 
 /* Signal-safety guard around every per-thread write. */
@@ -213,6 +224,9 @@ SIOX_HIDDEN void siox__registry_fork_parent(void);
 /* Builds the HELLO payload into a malloc'd buffer the caller frees. */
 SIOX_HIDDEN int siox__hello_build(uint8_t **out, uint32_t *len);
 SIOX_HIDDEN void siox__identity_init(void);
+/* The command line as HELLO sends it (NULs -> spaces, cut like HELLO's);
+ * returns its length (not NUL-terminated). */
+SIOX_HIDDEN size_t siox__identity_args(char *buf, size_t cap);
 
 /* ---- conn.c ---- */
 SIOX_HIDDEN int siox__conn_connected(void);
