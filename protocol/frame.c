@@ -20,7 +20,7 @@ void siox_frame_hdr_encode(uint8_t out[SIOX_FRAME_HDR_LEN], uint16_t type, uint3
 }
 
 static int known_type(uint16_t type) {
-  return type >= SIOX_FRAME_HELLO && type <= SIOX_FRAME_STATUS_REPLY;
+  return type >= SIOX_FRAME_HELLO && type <= SIOX_FRAME_TYPE_LAST;
 }
 
 static int fail(const char **why, const char *reason, int err) {

@@ -28,6 +28,11 @@ enum siox_cw_frame_type {
    * answers with one frame of this type whose payload is a protobuf-c
    * siox.StatusReply (protocol/siox.proto), then closes. */
   SIOX_CW_STATUS = 4,
+  /* First frame of a hint query (MPI-IO wrapper at MPI_File_open): payload
+   * struct siox_cw_hint_query + strings. The daemon answers with one frame
+   * of this type whose payload is struct siox_cw_hint_reply + n hints, then
+   * closes. The client gives up after its own timeout. */
+  SIOX_CW_HINTS = 5,
 };
 
 struct siox_cw_frame_hdr {
@@ -69,6 +74,42 @@ struct siox_cw_stats {
   uint64_t activities;
   uint64_t records;
   uint64_t dropped;
+};
+
+/* HINTS query payload: this struct then exe, args, path, component bytes
+ * (no NULs). args as in HELLO; path absolute. */
+struct siox_cw_hint_query {
+  uint16_t exe_len, args_len, path_len, comp_len;
+};
+
+/* Why a hint reply holds what it holds. The client adds its own reasons
+ * (timeout, no daemon) after the daemon's. */
+enum siox_cw_hint_status {
+  SIOX_HINTS_NONE = 0,        /* the knowledge base has no set for this */
+  SIOX_HINTS_FOUND = 1,       /* n hints of set hint_set_id follow */
+  SIOX_HINTS_SERVER_DOWN = 2, /* the daemon could not ask the server */
+  SIOX_HINTS_DISABLED = 3,    /* the daemon serves no hints (--hints off) */
+  SIOX_HINTS_ERROR = 4,       /* the server's lookup failed */
+  SIOX_HINTS_TIMEOUT = 5,     /* client side: no answer in time */
+  SIOX_HINTS_NO_DAEMON = 6,   /* client side: no daemon at the socket */
+};
+
+#define SIOX_CW_MAX_HINTS 32u
+#define SIOX_CW_HINT_KEY 64u    /* bytes, NUL included */
+#define SIOX_CW_HINT_VALUE 128u /* bytes, NUL included */
+
+/* One hint: NUL-terminated key and value. */
+struct siox_cw_hint {
+  char key[SIOX_CW_HINT_KEY];
+  char value[SIOX_CW_HINT_VALUE];
+};
+
+/* HINTS reply payload: this struct then n struct siox_cw_hint. */
+struct siox_cw_hint_reply {
+  int64_t hint_set_id; /* 0 unless FOUND */
+  uint32_t status;     /* enum siox_cw_hint_status */
+  uint32_t n;          /* <= SIOX_CW_MAX_HINTS */
+  char component[32];  /* what the keys are meant for, NUL-terminated */
 };
 
 /* ---------------------------------------------------------------------------

@@ -25,7 +25,10 @@ enum siox_frame_type {
   SIOX_FRAME_ERROR = 7,
   SIOX_FRAME_STATUS_REQUEST = 8,
   SIOX_FRAME_STATUS_REPLY = 9,
+  SIOX_FRAME_HINT_QUERY = 10, /* daemon -> server: HintQuery */
+  SIOX_FRAME_HINT_REPLY = 11, /* server -> daemon: HintReply */
 };
+#define SIOX_FRAME_TYPE_LAST SIOX_FRAME_HINT_REPLY
 
 struct siox_frame_hdr {
   uint32_t magic;

@@ -26,7 +26,8 @@ static const char help[] =
     "  siox run - run a program (or an MPI job) with SIOX instrumentation\n"
     "\n"
     "SYNOPSIS\n"
-    "  siox run [--layers LIST] [--socket PATH] [--libdir DIR] [--no-check] [--]\n"
+    "  siox run [--layers LIST] [--socket PATH] [--libdir DIR] [--no-check] [--hints]\n"
+    "           [--]\n"
     "           CMD [ARGS...]\n"
     "\n"
     "DESCRIPTION\n"
@@ -38,6 +39,7 @@ static const char help[] =
     "                entries already there (a sanitizer runtime must stay first);\n"
     "                a library already listed is not added twice.\n"
     "  SIOX_SOCKET   is set to the daemon socket.\n"
+    "  SIOX_HINTS    is set to 1 with --hints.\n"
     "\n"
     "  The libraries are looked up next to the siox binary: the build tree layout\n"
     "  (BUILD/siox-cli/siox -> BUILD/instrumentation/LAYER/libsiox-LAYER.so), then\n"
@@ -46,7 +48,8 @@ static const char help[] =
     "\n"
     "  MPI: when CMD is mpirun, mpiexec or orterun (OpenMPI), the environment of\n"
     "  mpirun already reaches ranks on this node; for ranks on other nodes siox run\n"
-    "  also adds `-x LD_PRELOAD -x SIOX_SOCKET` (and `-x SIOX_JOB_ID` when set) to\n"
+    "  also adds `-x LD_PRELOAD -x SIOX_SOCKET` (and `-x SIOX_JOB_ID`, `-x SIOX_HINTS`\n"
+    "  and `-x SIOX_HINTS_TIMEOUT_MS` when set) to\n"
     "  mpirun's options, unless the command line already exports them. Each node\n"
     "  needs its own siox-daemon on the same socket path.\n"
     "\n"
@@ -62,12 +65,23 @@ static const char help[] =
     "                   " SIOX_DEFAULT_SOCKET ")\n"
     "  --libdir DIR     take libsiox-LAYER.so from DIR\n"
     "  --no-check       do not check that the daemon is running\n"
+    "  --hints          apply the knowledge base's MPI-IO hints: at each\n"
+    "                   MPI_File_open, rank 0 asks the daemon for the hints\n"
+    "                   suggested for this program and file (see `siox hints`)\n"
+    "                   and every rank adds them to its MPI_Info; keys the\n"
+    "                   program set itself are never overridden. A daemon that\n"
+    "                   does not answer within $SIOX_HINTS_TIMEOUT_MS (default\n"
+    "                   200 ms) delays the open by no more than that. Needs the\n"
+    "                   mpi layer. What was applied is recorded on the open\n"
+    "                   (mpi/hints_applied, mpi/hint_set, mpi/hints_status).\n"
     "  --               ends siox's options; everything after it is CMD\n"
     "\n"
     "ENVIRONMENT\n"
     "  SIOX_SOCKET  default daemon socket\n"
     "  SIOX_LIBDIR  default for --libdir\n"
     "  SIOX_JOB_ID  passed on to the ranks (the job the activities are filed under)\n"
+    "  SIOX_HINTS   1: apply hints (what --hints sets)\n"
+    "  SIOX_HINTS_TIMEOUT_MS  bound on the hint query at each open (default 200)\n"
     "\n"
     "EXIT STATUS\n"
     "  CMD's exit status once it runs; 1 no daemon at the socket, or a layer's\n"
@@ -78,6 +92,7 @@ static const char help[] =
     "  siox run --layers posix -- dd if=/dev/zero of=/mnt/gluster/f bs=1M count=4\n"
     "  SIOX_JOB_ID=run42 siox run --layers posix,mpi,hdf5 -- \\\n"
     "      mpirun -np 4 ./simulation out.h5\n"
+    "  siox run --hints -- mpirun -np 4 --mca io romio321 ./simulation out.h5\n"
     "  siox run --socket /tmp/siox.sock --no-check -- make check\n";
 
 /* Upper layers first: HDF5 calls MPI-IO, which calls POSIX. */
@@ -87,7 +102,7 @@ static const char *const known_layers[] = {"hdf5", "mpi", "posix"};
 struct run_args {
   bool want[NLAYERS];
   const char *socket, *libdir;
-  bool check;
+  bool check, hints;
   char **cmd; /* NULL-terminated, points into argv */
 };
 
@@ -107,11 +122,12 @@ static int parse_layers(const char *list, bool want[NLAYERS]) {
 }
 
 static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, char **argv, struct run_args *a) {
-  enum { OPT_LAYERS = 0x200, OPT_SOCKET, OPT_LIBDIR, OPT_NO_CHECK };
+  enum { OPT_LAYERS = 0x200, OPT_SOCKET, OPT_LIBDIR, OPT_NO_CHECK, OPT_HINTS };
   static const struct option opts[] = {{"layers", required_argument, NULL, OPT_LAYERS},
                                        {"socket", required_argument, NULL, OPT_SOCKET},
                                        {"libdir", required_argument, NULL, OPT_LIBDIR},
                                        {"no-check", no_argument, NULL, OPT_NO_CHECK},
+                                       {"hints", no_argument, NULL, OPT_HINTS},
                                        SIOX_GLOBAL_LONGOPTS,
                                        {0}};
   const char *env = getenv("SIOX_SOCKET"), *libenv = getenv("SIOX_LIBDIR");
@@ -131,6 +147,8 @@ static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, ch
       a->libdir = optarg;
     } else if (c == OPT_NO_CHECK) {
       a->check = false;
+    } else if (c == OPT_HINTS) {
+      a->hints = true;
     } else if ((rc = siox_cli_common_opt(cli, self, c, argv)) >= 0) {
       return rc;
     }
@@ -231,14 +249,15 @@ static bool exports(char **cmd, const char *var) {
  * exported; the caller owns the returned array (the strings are argv's or
  * static), NULL on allocation failure. */
 static char **mpirun_argv(char **cmd) {
-  static char *const vars[] = {"LD_PRELOAD", "SIOX_SOCKET", "SIOX_JOB_ID"};
+  static char *const vars[] = {"LD_PRELOAD", "SIOX_SOCKET", "SIOX_JOB_ID", "SIOX_HINTS", "SIOX_HINTS_TIMEOUT_MS"};
+  enum { NVARS = sizeof vars / sizeof vars[0] };
   int n = 0;
   while (cmd[n]) n++;
-  char **out = calloc((size_t)n + 2 * 3 + 1, sizeof *out);
+  char **out = calloc((size_t)n + 2 * NVARS + 1, sizeof *out);
   if (!out) return NULL;
   int k = 0;
   out[k++] = cmd[0];
-  for (size_t v = 0; v < 3; v++) {
+  for (size_t v = 0; v < NVARS; v++) {
     if (exports(cmd, vars[v]) || !getenv(vars[v])) continue;
     out[k++] = "-x";
     out[k++] = vars[v];
@@ -262,6 +281,7 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   }
   if (set_preload(&a, self) < 0) return SIOX_EXIT_FAIL;
   if (setenv("SIOX_SOCKET", a.socket, 1) != 0) return SIOX_EXIT_FAIL;
+  if (a.hints && setenv("SIOX_HINTS", "1", 1) != 0) return SIOX_EXIT_FAIL;
   char **cmd = is_mpirun(a.cmd[0]) ? mpirun_argv(a.cmd) : a.cmd;
   if (!cmd) return SIOX_EXIT_FAIL;
   execvp(cmd[0], cmd);

@@ -92,6 +92,7 @@ static void close_all(struct daemon *d) {
   uv_close((uv_handle_t *)&d->sig_int, NULL);
   if (d->uplink)
     uplink_stop(d->uplink);
+  hints_stop(d);
 }
 
 static void on_stop_poll(uv_timer_t *t) {
@@ -177,7 +178,7 @@ int daemon_start(struct daemon *d, uv_loop_t *loop, const struct daemon_config *
   d->batch_timer.data = d->stop_timer.data = d->sig_term.data = d->sig_int.data = d;
   uv_signal_start(&d->sig_term, on_signal, SIGTERM);
   uv_signal_start(&d->sig_int, on_signal, SIGINT);
-  if ((rc = listener_start(d)) < 0) {
+  if ((rc = hints_start(d)) < 0 || (rc = listener_start(d)) < 0) {
     fprintf(stderr, "siox-daemon: socket %s: %s\n", cfg->socket_path, uv_strerror(rc));
     begin_stop(d);
     return rc;
@@ -191,6 +192,7 @@ int daemon_start(struct daemon *d, uv_loop_t *loop, const struct daemon_config *
 /* Frees what the daemon owns; the loop has closed every handle by now. */
 void daemon_close(struct daemon *d) {
   uplink_free(d->uplink);
+  hints_free(d);
   batcher_destroy(&d->batcher);
   spool_close(&d->spool);
   free(d->token);

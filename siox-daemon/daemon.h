@@ -30,6 +30,8 @@ struct daemon_config {
   uint32_t batch_ms;
   const char *token_file;
   const char *pid_file;
+  bool hints_off;        /* --hints off: answer every hint query "disabled" */
+  uint32_t hints_ttl_ms; /* --hints-ttl: cache lifetime of server answers */
 };
 
 /* ---------------------------------------------------------------------------
@@ -187,6 +189,41 @@ bool clock_sync_best(const struct clock_sync *c, int64_t *offset, uint64_t *unce
 int64_t clock_realtime_ns(void);
 
 /* ---------------------------------------------------------------------------
+ * Hint cache (hint_cache.c): server answers by (uid, exe, args hash, path,
+ * component), for a short TTL.
+ * ------------------------------------------------------------------------- */
+struct hint_answer {
+  struct siox_cw_hint_reply r;
+  struct siox_cw_hint hints[SIOX_CW_MAX_HINTS];
+};
+
+struct hint_cache_entry {
+  struct hint_cache_entry *next;
+  char *key; /* owned */
+  size_t key_len;
+  int64_t expires_ms;
+  struct hint_answer ans;
+};
+
+struct hint_cache {
+  struct hint_cache_entry *head; /* newest first */
+  size_t n, max;
+  uint64_t ttl_ms; /* 0: nothing is cached */
+};
+
+/* Builds the cache key of a query into *key (malloc'd, caller frees). */
+int hint_cache_key(uint32_t uid, const char *exe, const char *args, const char *path, const char *component,
+                   char **key, size_t *len);
+void hint_cache_init(struct hint_cache *c, uint64_t ttl_ms, size_t max);
+void hint_cache_destroy(struct hint_cache *c);
+/* The live answer for key, or NULL (expired entries are dropped first).
+ * The pointer is valid until the next put or destroy. */
+const struct hint_answer *hint_cache_get(struct hint_cache *c, const char *key, size_t len, int64_t now_ms);
+/* Stores a copy of *a for ttl_ms, evicting the oldest entry when full.
+ * Returns 0 or -ENOMEM. */
+int hint_cache_put(struct hint_cache *c, const char *key, size_t len, const struct hint_answer *a, int64_t now_ms);
+
+/* ---------------------------------------------------------------------------
  * The daemon (daemon.c and friends).
  * ------------------------------------------------------------------------- */
 struct daemon_counters {
@@ -196,6 +233,7 @@ struct daemon_counters {
 
 struct session;
 struct uplink;
+struct hints;
 
 struct daemon {
   uv_loop_t *loop;
@@ -216,6 +254,8 @@ struct daemon {
   uv_timer_t batch_timer;
   struct spool spool;
   struct uplink *uplink;
+  struct hints *hints;         /* hints.c */
+  struct hint_link *hint_link; /* hint_link.c */
   struct clock_sync clock;
 
   uv_signal_t sig_term, sig_int;
@@ -248,6 +288,27 @@ void sessions_pause(struct daemon *d, bool pause);
 int session_accept(struct daemon *d, uv_stream_t *server);
 void sessions_close_all(struct daemon *d);
 
+/* Sends one frame of type with the n payload bytes (copied) to the
+ * session's client and closes the connection once it is written. */
+void session_reply_and_close(struct session *s, uint16_t type, const void *payload, size_t n);
+/* Marks s as waiting for a hint answer: closing it tells hints.c. */
+void session_set_hint_waiting(struct session *s, bool waiting);
+
+/* hints.c: hint queries of MPI_File_open (SIOX_CW_HINTS connections),
+ * answered from the cache or forwarded to the server over the uplink. */
+int hints_start(struct daemon *d);
+void hints_stop(struct daemon *d); /* closes its timer */
+void hints_free(struct daemon *d); /* after the loop ran the closes */
+/* Handles a query from session s of client uid; answers now or later
+ * (session_reply_and_close). Returns 0 or -EBADMSG for a malformed query. */
+int hints_query(struct daemon *d, struct session *s, uint32_t uid, const uint8_t *p, uint32_t len);
+void hints_on_reply(struct daemon *d, const uint8_t *p, size_t n); /* HintReply from the server */
+void hints_link_lost(struct daemon *d); /* hint link lost: pending get "server down" */
+void hints_session_gone(struct daemon *d, struct session *s);
+/* Counters for status: queries, answered from cache, forwarded, and
+ * whether the hint link is connected. */
+void hints_counters(const struct daemon *d, int64_t out[4]);
+
 /* status.c: StatusReply payload (malloc'd, caller frees). */
 int status_build(struct daemon *d, uint8_t **out, size_t *out_len);
 
@@ -257,6 +318,19 @@ void uplink_kick(struct uplink *u);      /* new spooled batch to send */
 bool uplink_connected(const struct uplink *u);
 bool uplink_drained(const struct uplink *u); /* nothing unacked */
 void uplink_offer(struct uplink *u, const struct spool_batch *b); /* just sealed */
+
+/* hint_link.c: a second TCP connection to the server for hint queries only.
+ * The uplink's stream carries batches, and the server stops reading it
+ * while batches wait for the database (backpressure): a query behind them
+ * would wait that long. This link has nothing in front of its queries. */
+struct hint_link;
+int hint_link_start(struct daemon *d);
+void hint_link_stop(struct hint_link *l); /* closes its handles */
+void hint_link_free(struct hint_link *l); /* after the loop ran the closes */
+/* Sends one message frame; -ENOTCONN unless connected and past Hello. */
+struct ProtobufCMessage;
+int hint_link_send(struct hint_link *l, uint16_t type, const struct ProtobufCMessage *msg);
+bool hint_link_connected(const struct hint_link *l);
 void uplink_stop(struct uplink *u);  /* closes its handles */
 void uplink_free(struct uplink *u);  /* after the loop ran the closes */
 

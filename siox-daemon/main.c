@@ -54,6 +54,18 @@ static const char usage[] =
     "        dropped). Default: none.\n"
     "    --pid-file F\n"
     "        Write the daemon's pid to F (removed on exit).\n"
+    "    --hints on|off\n"
+    "        Serve MPI-IO hints to instrumented MPI_File_open calls that ask\n"
+    "        (SIOX_HINTS=1 in the application, or `siox run --hints`): the\n"
+    "        daemon forwards the question (executable, command line, file,\n"
+    "        MPI-IO component) to siox-server, which answers from the\n"
+    "        knowledge base. With off, every query is answered \"disabled\".\n"
+    "        When the server is not connected the answer is \"server down\"\n"
+    "        at once; an unanswered query gets it after 2 s. Default: on.\n"
+    "    --hints-ttl S\n"
+    "        Keep the server's answers for S seconds per (uid, executable,\n"
+    "        arguments, file, component), so that the ranks of a job ask the\n"
+    "        server once. 0 disables the cache. Default: 5.\n"
     "    --help\n"
     "        Show this text.\n"
     "\n"
@@ -65,13 +77,26 @@ static const char usage[] =
     "STATUS\n"
     "    `siox status --socket PATH` shows clients, activities received,\n"
     "    batches sealed/acknowledged, spool size, server connection, clock\n"
-    "    offset, rejected frames and client-side drops.\n"
+    "    offset, rejected frames, client-side drops, and hint queries (all,\n"
+    "    answered from the cache, forwarded to the server).\n"
     "\n"
     "EXIT STATUS\n"
     "    0 after a signal-initiated shutdown; 1 on a start-up error; 2 on a\n"
     "    usage error.\n";
 
-enum { OPT_SOCKET = 256, OPT_SERVER, OPT_STATE, OPT_SPOOL, OPT_BATCH_ACT, OPT_BATCH_MS, OPT_TOKEN, OPT_PID, OPT_HELP };
+enum {
+  OPT_SOCKET = 256,
+  OPT_SERVER,
+  OPT_STATE,
+  OPT_SPOOL,
+  OPT_BATCH_ACT,
+  OPT_BATCH_MS,
+  OPT_TOKEN,
+  OPT_PID,
+  OPT_HINTS,
+  OPT_HINTS_TTL,
+  OPT_HELP
+};
 
 static const struct option options[] = {
     {"socket", required_argument, 0, OPT_SOCKET},
@@ -82,6 +107,8 @@ static const struct option options[] = {
     {"batch-ms", required_argument, 0, OPT_BATCH_MS},
     {"token-file", required_argument, 0, OPT_TOKEN},
     {"pid-file", required_argument, 0, OPT_PID},
+    {"hints", required_argument, 0, OPT_HINTS},
+    {"hints-ttl", required_argument, 0, OPT_HINTS_TTL},
     {"help", no_argument, 0, OPT_HELP},
     {0, 0, 0, 0},
 };
@@ -126,6 +153,7 @@ static void defaults(struct daemon_config *c) {
   c->spool_max_bytes = 1024ull << 20;
   c->batch_activities = 65536;
   c->batch_ms = 200;
+  c->hints_ttl_ms = 5000;
 }
 
 static int bad_usage(const char *what, const char *arg) {
@@ -169,6 +197,19 @@ static int parse_args(int argc, char **argv, struct daemon_config *c, bool *done
       break;
     case OPT_PID:
       c->pid_file = optarg;
+      break;
+    case OPT_HINTS:
+      if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0)
+        return bad_usage("--hints (on or off)", optarg);
+      c->hints_off = strcmp(optarg, "off") == 0;
+      break;
+    case OPT_HINTS_TTL:
+      /* 0 is allowed here (no cache), unlike parse_u64's positive values. */
+      if (strcmp(optarg, "0") == 0)
+        v = 0;
+      else if (parse_u64(optarg, 86400, &v) < 0)
+        return bad_usage("--hints-ttl", optarg);
+      c->hints_ttl_ms = (uint32_t)(v * 1000);
       break;
     case 'h':
     case OPT_HELP:

@@ -3,7 +3,8 @@
  * from the byte stream, checks each header (magic, version, type, length),
  * insists on HELLO first, and passes BATCH records through the walker into
  * the batcher. Any violation is logged and closes this client only. A
- * connection whose first frame is STATUS gets a StatusReply instead.
+ * connection whose first frame is STATUS gets a StatusReply instead; one
+ * whose first frame is HINTS gets a hint answer (hints.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,7 +23,7 @@ struct session {
   uv_pipe_t pipe;
   uint8_t *buf; /* owned: bytes read but not yet consumed */
   size_t cap, len;
-  bool hello_seen, closing, counted;
+  bool hello_seen, closing, counted, hint_waiting;
   struct client_ident ident;
   char *strs; /* owned: exe, args, job NUL-terminated back to back */
   uint32_t clock_flags;
@@ -46,6 +47,8 @@ static void session_close(struct session *s) {
   if (s->closing)
     return;
   s->closing = true;
+  if (s->hint_waiting)
+    hints_session_gone(s->d, s);
   if ((*s->pprev = s->next))
     s->next->pprev = s->pprev;
   if (s->counted) {
@@ -139,44 +142,64 @@ static int on_stats(struct session *s, const uint8_t *p, uint32_t len) {
   return 0;
 }
 
-struct status_write {
+struct final_write {
   uv_write_t w;
   struct siox_cw_frame_hdr h;
-  uint8_t *payload; /* owned until the write completes */
+  uint8_t payload[]; /* owned until the write completes */
 };
 
-static void on_status_written(uv_write_t *w, int status) {
+static void on_final_written(uv_write_t *w, int status) {
   (void)status;
-  struct status_write *req = (struct status_write *)w;
   struct session *s = w->data;
-  free(req->payload);
-  free(req);
+  free(w);
   session_close(s);
 }
 
-/* Answers a status query with one frame, then closes the connection. */
-static int on_status(struct session *s) {
-  struct status_write *req = calloc(1, sizeof *req);
-  size_t n;
-  if (!req || status_build(s->d, &req->payload, &n) < 0) {
-    free(req);
-    return violation(s, "cannot build status");
+void session_reply_and_close(struct session *s, uint16_t type, const void *payload, size_t n) {
+  if (s->closing)
+    return;
+  struct final_write *req = malloc(sizeof *req + n);
+  uv_read_stop((uv_stream_t *)&s->pipe);
+  if (!req) {
+    session_close(s);
+    return;
   }
-  req->h = (struct siox_cw_frame_hdr){SIOX_CW_MAGIC, SIOX_CW_VERSION, SIOX_CW_STATUS, (uint32_t)n, 0};
+  req->h = (struct siox_cw_frame_hdr){SIOX_CW_MAGIC, SIOX_CW_VERSION, type, (uint32_t)n, 0};
+  memcpy(req->payload, payload, n);
   req->w.data = s;
   uv_buf_t bufs[2] = {uv_buf_init((char *)&req->h, HDR_LEN), uv_buf_init((char *)req->payload, (unsigned)n)};
-  uv_read_stop((uv_stream_t *)&s->pipe);
-  if (uv_write(&req->w, (uv_stream_t *)&s->pipe, bufs, 2, on_status_written) < 0) {
-    free(req->payload);
+  if (uv_write(&req->w, (uv_stream_t *)&s->pipe, bufs, 2, on_final_written) < 0) {
     free(req);
     session_close(s);
   }
+}
+
+void session_set_hint_waiting(struct session *s, bool waiting) { s->hint_waiting = waiting; }
+
+/* Answers a status query with one frame, then closes the connection. */
+static int on_status(struct session *s) {
+  uint8_t *payload;
+  size_t n;
+  if (status_build(s->d, &payload, &n) < 0)
+    return violation(s, "cannot build status");
+  session_reply_and_close(s, SIOX_CW_STATUS, payload, n);
+  free(payload);
+  return -ECANCELED; /* no further frames from this connection */
+}
+
+/* A hint query: answered now or when the server replies (hints.c). */
+static int on_hints(struct session *s, const uint8_t *p, uint32_t len) {
+  uv_read_stop((uv_stream_t *)&s->pipe);
+  if (hints_query(s->d, s, s->ident.uid, p, len) < 0)
+    return violation(s, "malformed hint query");
   return -ECANCELED; /* no further frames from this connection */
 }
 
 static int handle_frame(struct session *s, const struct siox_cw_frame_hdr *h, const uint8_t *p) {
   if (!s->hello_seen && h->type == SIOX_CW_STATUS)
     return on_status(s);
+  if (!s->hello_seen && h->type == SIOX_CW_HINTS)
+    return on_hints(s, p, h->length);
   if (!s->hello_seen && h->type != SIOX_CW_HELLO)
     return violation(s, "first frame is not HELLO");
   switch (h->type) {
@@ -187,7 +210,7 @@ static int handle_frame(struct session *s, const struct siox_cw_frame_hdr *h, co
   case SIOX_CW_STATS:
     return on_stats(s, p, h->length);
   default:
-    return violation(s, "STATUS after HELLO");
+    return violation(s, "STATUS or HINTS after HELLO");
   }
 }
 

@@ -14,6 +14,8 @@ int status_build(struct daemon *d, uint8_t **out, size_t *out_len) {
   int64_t offset = 0;
   uint64_t unc = 0;
   clock_sync_best(&d->clock, &offset, &unc);
+  int64_t hc[4];
+  hints_counters(d, hc);
   struct {
     const char *name;
     int64_t value;
@@ -30,6 +32,10 @@ int status_build(struct daemon *d, uint8_t **out, size_t *out_len) {
       {"bad_frames", (int64_t)d->ctr.bad_frames},
       {"client_dropped", (int64_t)daemon_client_dropped(d)},
       {"reading_paused", d->reading_paused},
+      {"hint_queries", hc[0]},
+      {"hint_cache_hits", hc[1]},
+      {"hint_queries_forwarded", hc[2]},
+      {"hint_link_connected", hc[3]},
   };
   enum { N = sizeof rows / sizeof rows[0] };
   Siox__Counter cs[N], *ptrs[N];

@@ -24,7 +24,7 @@ int cw_frame_check(const struct siox_cw_frame_hdr *h, const char **why) {
     FAIL("bad frame magic");
   if (h->version != SIOX_CW_VERSION)
     FAIL("unsupported frame version");
-  if (h->type < SIOX_CW_HELLO || h->type > SIOX_CW_STATUS)
+  if (h->type < SIOX_CW_HELLO || h->type > SIOX_CW_HINTS)
     FAIL("unknown frame type");
   if (h->length > SIOX_CW_MAX_PAYLOAD)
     FAIL("frame length above SIOX_CW_MAX_PAYLOAD");

@@ -61,8 +61,9 @@ static int serve(struct siox_server *s, const char *conninfo) {
   uv_signal_t sigint, sigterm;
   int rc = siox_worker_start(&s->worker, s->loop, conninfo);
   if (rc != 0) return siox_log("cannot connect the database worker"), rc;
-  if ((rc = siox_net_start(s)) != 0) {
-    siox_log("listen %s:%d: %s", s->opt->host, s->opt->port, uv_strerror(rc));
+  if ((rc = siox_hints_start(s, conninfo)) != 0 || (rc = siox_net_start(s)) != 0) {
+    if (s->hints_on) siox_log("listen %s:%d: %s", s->opt->host, s->opt->port, uv_strerror(rc));
+    siox_hints_stop(s);
     siox_worker_stop(&s->worker);
     return rc;
   }
@@ -84,6 +85,7 @@ static int serve(struct siox_server *s, const char *conninfo) {
    * their Acks, and the daemon's resend is skipped as a duplicate. */
   uv_unref((uv_handle_t *)&s->worker.async);
   uv_run(s->loop, UV_RUN_DEFAULT);
+  siox_hints_stop(s);
   siox_worker_stop(&s->worker);
   uv_run(s->loop, UV_RUN_DEFAULT);
   return 0;

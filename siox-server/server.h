@@ -149,6 +149,7 @@ int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result
 struct siox_counters {
   int64_t connections, batches_ingested, batches_duplicate, activities_ingested, bad_frames, links_implicit,
       receives_unmatched, db_errors;
+  int64_t hint_queries, hint_sets_served; /* hints.c */
 };
 
 struct siox_conn;
@@ -161,6 +162,8 @@ struct siox_server {
   char *token; /* NULL: none required */
   size_t token_len;
   struct siox_worker worker;
+  struct siox_worker hint_worker; /* hints.c: lookups off the ingest thread */
+  int hints_on, hints_inflight;
   struct siox_counters n;
   uint64_t started_ns;
   int match_pending;
@@ -180,6 +183,7 @@ struct siox_conn {
   uint8_t *buf;
   size_t len, cap;
   int hello_done, closing, reading;
+  int hint_link; /* the daemon's hint-query connection: no batches (hints.c) */
   int pending; /* jobs in flight that point at this connection */
   struct batch_job *decoding, *decoding_tail; /* batches being decoded, in arrival order */
   uint64_t daemon_id;
@@ -202,6 +206,20 @@ void siox_conn_read(struct siox_conn *c, int on);
 int siox_session_frame(struct siox_conn *c, uint16_t type, const uint8_t *payload, size_t len);
 /* Timer: queue a matcher pass unless one is pending. */
 void siox_session_match_tick(uv_timer_t *t);
+
+/* ---- hints.c: hint queries forwarded by daemons ---------------------------- */
+
+/* Starts the lookup thread with its own connection. 0 or a negative errno. */
+int siox_hints_start(struct siox_server *s, const char *conninfo);
+/* Answers pending lookups (to open connections) and joins the thread. */
+void siox_hints_stop(struct siox_server *s);
+/* Accepts a daemon's hint link (Hello with hint_link set, token already
+ * checked): replies HelloReply at once, no database job. Frees m. */
+int siox_hints_on_hello(struct siox_conn *c, Siox__Hello *m);
+/* Handles a HintQuery frame: queues a lookup, replies HintReply when done
+ * (at once with status error when the lookup thread is down or backed up).
+ * Returns 0, or <0 after rejecting the connection. */
+int siox_hints_on_query(struct siox_conn *c, const uint8_t *payload, size_t len);
 
 /* ---- log ------------------------------------------------------------------- */
 void siox_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -72,6 +72,7 @@ static int on_hello(struct siox_conn *c, const uint8_t *p, size_t len) {
   Siox__Hello *m = siox__hello__unpack(NULL, len, p);
   if (!m) return siox_conn_reject(c, "undecodable Hello"), -EBADMSG;
   int ok = token_ok(c->srv, &m->token);
+  if (ok && m->hint_link) return siox_hints_on_hello(c, m);
   struct hello_job *h = ok ? calloc(1, sizeof *h) : NULL;
   if (h) {
     c->hello_done = 1;
@@ -166,6 +167,7 @@ static void batch_done(struct siox_job *j, struct siox_db *db) {
 
 static int on_batch(struct siox_conn *c, const uint8_t *p, size_t len) {
   if (!c->hello_done) return siox_conn_reject(c, "Batch before Hello"), -EPROTO;
+  if (c->hint_link) return siox_conn_reject(c, "Batch on a hint link"), -EPROTO;
   Siox__Batch *m = siox__batch__unpack(NULL, len, p);
   if (!m) return siox_conn_reject(c, "undecodable Batch"), -EBADMSG;
   if (m->daemon_id != c->daemon_id) {
@@ -220,7 +222,9 @@ static int on_status(struct siox_conn *c) {
            {"links_implicit", s->n.links_implicit},
            {"receives_unmatched", s->n.receives_unmatched},
            {"db_errors", s->n.db_errors},
-           {"db_ok", s->worker.db_ok}};
+           {"db_ok", s->worker.db_ok},
+           {"hint_queries", s->n.hint_queries},
+           {"hint_sets_served", s->n.hint_sets_served}};
   enum { N = sizeof v / sizeof v[0] };
   Siox__Counter cs[N], *cp[N];
   for (int i = 0; i < N; i++) {
@@ -245,6 +249,7 @@ int siox_session_frame(struct siox_conn *c, uint16_t type, const uint8_t *payloa
   case SIOX_FRAME_BATCH: return on_batch(c, payload, len);
   case SIOX_FRAME_PING: return on_ping(c, payload, len);
   case SIOX_FRAME_STATUS_REQUEST: return on_status(c);
+  case SIOX_FRAME_HINT_QUERY: return siox_hints_on_query(c, payload, len);
   default:
     snprintf(why, sizeof why, "unexpected frame type %u from a daemon", type);
     siox_conn_reject(c, why);

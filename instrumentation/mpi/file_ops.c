@@ -2,7 +2,8 @@
  * File management on node (host, MPI-IO): open, close, set_view, set_info,
  * sync. Open reports the mapping posix/path -> mpi/file and the hints in
  * effect (MPI_File_get_info right after open, which echoes the keys given;
- * whether ROMIO or OMPIO applied them shows in the POSIX layer below).
+ * whether ROMIO or OMPIO applied them shows in the POSIX layer below), and
+ * adds the knowledge base's hints at open when asked to (hints.c).
  */
 #include "mpi_layer.h"
 
@@ -42,12 +43,18 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
   char path[4096];
   int plen = siox__mpi_path_normalise(filename, path, sizeof path);
   siox_aid aid = op_start(CALL_OPEN);
-  int rc = PMPI_File_open(comm, filename, amode, info, fh);
+  /* Hints from the knowledge base (SIOX_HINTS=1): inside the activity, so
+   * its time shows what the query cost the open. */
+  struct siox_mpi_hints hints;
+  siox__mpi_hints_prepare(comm, plen > 0 ? path : filename, info, &hints);
+  int rc = PMPI_File_open(comm, filename, amode, hints.info, fh);
+  siox__mpi_hints_release(&hints);
   /* Every rank fills its table, recording or not: ordered accesses rely on
    * it to keep their collectives matched (access.c). */
   if (rc == MPI_SUCCESS && plen > 0) siox__mpi_file_add(*fh, path);
   if (!aid) return rc;
   if (rc == MPI_SUCCESS) record_open(aid, *fh, plen > 0 ? path : filename, amode);
+  siox__mpi_hints_record(aid, &hints);
   op_stop(aid, rc);
   return rc;
 }

@@ -151,6 +151,24 @@ SIOX_MPI_HIDDEN siox_detached *siox__mpi_detached_start(const struct siox_mpi_ac
 /* Remembers that request r completes detached activity d. */
 SIOX_MPI_HIDDEN void siox__mpi_request_add(MPI_Request r, siox_detached *d);
 
+/* ---- hint application at open (hints.c) ---- */
+struct siox_mpi_hints {
+  int asked;       /* 0: hint application is off (SIOX_HINTS unset) */
+  int status;      /* enum siox_hint_status (siox/siox_internal.h) */
+  int64_t set_id;  /* hint set applied, when status is found */
+  MPI_Info info;   /* what to open with: the user's, or a dup with hints */
+  int owned;       /* info is the dup: siox__mpi_hints_release frees it */
+  char applied[2048]; /* the keys SIOX added, key=value;... */
+};
+/* Collective over comm when SIOX_HINTS=1 (every rank must call it): asks
+ * the daemon on rank 0 and broadcasts the answer. Fills *h; never fails the
+ * open (a failed query just leaves the user's info). */
+SIOX_MPI_HIDDEN void siox__mpi_hints_prepare(MPI_Comm comm, const char *path, MPI_Info user,
+                                             struct siox_mpi_hints *h);
+/* Records mpi/hints_status, mpi/hints_applied and mpi/hint_set on aid. */
+SIOX_MPI_HIDDEN void siox__mpi_hints_record(siox_aid aid, const struct siox_mpi_hints *h);
+SIOX_MPI_HIDDEN void siox__mpi_hints_release(struct siox_mpi_hints *h);
+
 /* ---- helpers ---- */
 /* Writes the absolute, normalised form of an MPI-IO file name (ROMIO
  * "ufs:" style prefixes removed) into out; returns its length or -1. */

@@ -85,9 +85,15 @@ static void on_batch(struct fake_server *s, int fd, const uint8_t *p, size_t n) 
   }
 }
 
-static void on_hello(struct fake_server *s, int fd, const uint8_t *p, size_t n) {
+/* Returns -1 for a daemon's hint link: this stand-in serves batches only,
+ * so it hangs up on it (the daemon answers hint queries "server down"). */
+static int on_hello(struct fake_server *s, int fd, const uint8_t *p, size_t n) {
   Siox__Hello *h = siox__hello__unpack(NULL, n, p);
   Siox__HelloReply r = SIOX__HELLO_REPLY__INIT;
+  if (h && h->hint_link) {
+    siox__hello__free_unpacked(h, NULL);
+    return -1;
+  }
   pthread_mutex_lock(&s->mu);
   s->connections++;
   if (h)
@@ -97,6 +103,7 @@ static void on_hello(struct fake_server *s, int fd, const uint8_t *p, size_t n) 
   siox__hello__free_unpacked(h, NULL);
   r.server_version = "fake";
   send_msg(fd, SIOX_FRAME_HELLO_REPLY, &r.base);
+  return 0;
 }
 
 static void on_ping(struct fake_server *s, int fd, const uint8_t *p, size_t n) {
@@ -143,8 +150,8 @@ static void serve(struct fake_server *s, int fd) {
         break;
       }
       const uint8_t *p = buf + off + SIOX_FRAME_HDR_LEN;
-      if (h.type == SIOX_FRAME_HELLO)
-        on_hello(s, fd, p, h.length);
+      if (h.type == SIOX_FRAME_HELLO && on_hello(s, fd, p, h.length) < 0)
+        goto out;
       else if (h.type == SIOX_FRAME_BATCH)
         on_batch(s, fd, p, h.length);
       else if (h.type == SIOX_FRAME_PING)

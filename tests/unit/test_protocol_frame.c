@@ -23,7 +23,7 @@ static void test_encode_is_big_endian(void **state) {
 
 static void test_roundtrip_every_type(void **state) {
   (void)state;
-  for (uint16_t t = SIOX_FRAME_HELLO; t <= SIOX_FRAME_STATUS_REPLY; t++) {
+  for (uint16_t t = SIOX_FRAME_HELLO; t <= SIOX_FRAME_TYPE_LAST; t++) {
     uint8_t h[SIOX_FRAME_HDR_LEN];
     struct siox_frame_hdr hdr;
     const char *why = "unset";
@@ -57,7 +57,7 @@ static void test_rejects(void **state) {
   expect_reject(h, -EPROTONOSUPPORT);
   siox_frame_hdr_encode(h, 0, 8);
   expect_reject(h, -EPROTO);
-  siox_frame_hdr_encode(h, SIOX_FRAME_STATUS_REPLY + 1, 8);
+  siox_frame_hdr_encode(h, SIOX_FRAME_TYPE_LAST + 1, 8);
   expect_reject(h, -EPROTO);
   siox_frame_hdr_encode(h, 0xffff, 8);
   expect_reject(h, -EPROTO);

@@ -1,0 +1,88 @@
+/*
+ * Hint lookup: the knowledge-base side of hint delivery. siox-server calls
+ * it (on its hint thread, never the ingest thread) when a daemon forwards an
+ * MPI_File_open's question "which hints for this application and file?".
+ * Reads kb_apps / kb_hint_sets (schema 006); writes nothing.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+#include <siox/siox_kb.h>
+
+/* The newest live set of this executable, pattern and component; a set of
+ * the exact command line wins over one of other arguments. */
+static const char lookup_sql[] =
+    "SELECT h.hint_set_id, h.component, h.hints::text FROM kb_hint_sets h JOIN kb_apps a USING (app_id)"
+    " WHERE a.exe = $1 AND h.file_pattern = $3 AND h.component = $4 AND NOT h.superseded"
+    " ORDER BY (a.args_hash = $2::bigint) DESC, h.created_at DESC, h.hint_set_id DESC LIMIT 1";
+
+static int fail(char *err, size_t errcap, const char *fmt, const char *a, const char *b) {
+  if (err && errcap) snprintf(err, errcap, fmt, a, b);
+  return -1;
+}
+
+/* Copies src into dst[cap] whole, or fails: a cut hint value would be a
+ * different (wrong) hint. */
+static int copy_whole(char *dst, size_t cap, const char *src) {
+  size_t n = strlen(src);
+  if (n >= cap) return -1;
+  memcpy(dst, src, n + 1);
+  return 0;
+}
+
+/* Fills out->hints from the JSON object text of kb_hint_sets.hints. */
+static int parse_hints(const char *text, struct siox_kb_hintset *out, char *err, size_t errcap) {
+  json_object *o = json_tokener_parse(text);
+  if (!o || !json_object_is_type(o, json_type_object)) {
+    json_object_put(o);
+    return fail(err, errcap, "hints is not a JSON object: %.200s%s", text, "");
+  }
+  int rc = 0;
+  json_object_object_foreach(o, key, val) {
+    const char *v = json_object_get_string(val); /* numbers become their text */
+    if (out->n == SIOX_KB_MAX_HINTS) {
+      rc = fail(err, errcap, "hint set has more than %s keys%s", "32", "");
+      break;
+    }
+    struct siox_kb_hint *h = &out->hints[out->n];
+    if (!v || copy_whole(h->key, sizeof h->key, key) < 0 || copy_whole(h->value, sizeof h->value, v) < 0) {
+      rc = fail(err, errcap, "hint %s: key or value too long (or null)%s", key, "");
+      break;
+    }
+    out->n++;
+  }
+  json_object_put(o);
+  return rc;
+}
+
+int siox_kb_hints_lookup(PGconn *c, const char *exe, const char *args, const char *path, const char *component,
+                         struct siox_kb_hintset *out, char *err, size_t errcap) {
+  char pattern[4096], hash[24];
+  if (!c || !exe || !path || !component || !out) return fail(err, errcap, "hints lookup: missing argument%s%s", "", "");
+  if (siox_kb_file_pattern(path, pattern, sizeof pattern) < 0)
+    return fail(err, errcap, "hints lookup: path too long: %.200s%s", path, "");
+  snprintf(hash, sizeof hash, "%" PRId64, (int64_t)siox_kb_args_hash(args ? args : ""));
+  const char *params[4] = {exe, hash, pattern, component};
+  PGresult *r = PQexecParams(c, lookup_sql, 4, NULL, params, NULL, NULL, 0);
+  if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+    fail(err, errcap, "hints lookup: %s%s", PQresultErrorMessage(r), "");
+    PQclear(r);
+    if (err && errcap) err[strcspn(err, "\n")] = '\0';
+    return -1;
+  }
+  memset(out, 0, sizeof *out);
+  int found = PQntuples(r) == 1;
+  int rc = found;
+  if (found) {
+    out->hint_set_id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    if (copy_whole(out->component, sizeof out->component, PQgetvalue(r, 0, 1)) < 0)
+      rc = fail(err, errcap, "hint set %s: component name too long%s", PQgetvalue(r, 0, 0), "");
+    else if (parse_hints(PQgetvalue(r, 0, 2), out, err, errcap) < 0)
+      rc = -1;
+  }
+  PQclear(r);
+  return rc;
+}
