@@ -9,6 +9,15 @@
  *   posix_wrapper_ab_ns_per_call inside the preloaded run, blocks of wrapped
  *                                and direct libc calls alternated: the cost
  *                                of the wrapper and client hot path alone
+ *   posix_app_thread_cpu_overhead_ns_per_call
+ *                                CPU time of the calling thread (user +
+ *                                kernel), instrumented minus plain: what the
+ *                                application's own thread pays, less exposed
+ *                                to other load than wall time
+ *   posix_background_cpu_ns_per_call
+ *                                CPU time of SIOX's flusher thread per call
+ *                                (the process's CPU minus the calling
+ *                                thread's), spent on another core when free
  *
  * usage: bench_posix LIBSIOX_POSIX_SO [CALLS [REPS]]   (1000000, 7)
  *   SIOX_SOCKET set in the environment: use that (real) daemon instead.
@@ -33,10 +42,14 @@ extern char **environ;
 #define WORKER_ENV "SIOX_BENCH_POSIX_WORKER"
 #define MAX_REPS 101
 
-static double now_ns(void) {
+static double clock_ns(clockid_t c) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(c, &ts);
   return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static double now_ns(void) {
+  return clock_ns(CLOCK_MONOTONIC);
 }
 
 /* ---- worker: the measured loop ------------------------------------------- */
@@ -75,8 +88,9 @@ static double ab_wrapper_ns(int fd, const char *data) {
   return median(diff, AB_BLOCKS);
 }
 
-/* Prints "NS_PER_CALL DROPPED WRAPPER_NS" (dropped: SIOX records lost, -1
- * without the preload; WRAPPER_NS -1 without it). */
+/* Prints "NS_PER_CALL DROPPED WRAPPER_NS THREAD_CPU_NS PROCESS_CPU_NS"
+ * (dropped: SIOX records lost, -1 without the preload; WRAPPER_NS -1
+ * without it; CPU times per call of the measured loop). */
 static int worker(long calls) {
   char path[64], data[64];
   memset(data, 'x', sizeof data);
@@ -84,8 +98,11 @@ static int worker(long calls) {
   int fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);
   if (fd < 0) return perror("open"), 1;
   if (timed(pwrite, fd, 10000, data) < 0) return 1; /* warm-up: thread attach, page cache */
+  double th0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), pr0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
   double ns = timed(pwrite, fd, calls, data);
   if (ns < 0) return 1;
+  double th = (clock_ns(CLOCK_THREAD_CPUTIME_ID) - th0) / (double)calls;
+  double pr = (clock_ns(CLOCK_PROCESS_CPUTIME_ID) - pr0) / (double)calls;
   double ab = ab_wrapper_ns(fd, data);
   close(fd);
   unlink(path);
@@ -93,7 +110,7 @@ static int worker(long calls) {
   struct stats { uint64_t activities, records, dropped, bytes_sent; int connected; } st;
   int (*get)(struct stats *) = (int (*)(struct stats *))dlsym(RTLD_DEFAULT, "siox_stats_get");
   if (get && get(&st) == 0) dropped = (long long)st.dropped;
-  printf("%.2f %lld %.2f\n", ns, dropped, ab);
+  printf("%.2f %lld %.2f %.2f %.2f\n", ns, dropped, ab, th, pr);
   return 0;
 }
 
@@ -136,7 +153,12 @@ static int drain_start(char *sock_path, size_t cap) {
 
 /* Runs one worker with env (NULL-terminated extra entries); fills ns and
  * dropped. Returns 0 or -1. */
-static int run_worker(const char *self, char **extra, long calls, double *ns, long long *dropped, double *ab) {
+struct sample {
+  double ns, ab, thread_cpu, process_cpu;
+  long long dropped;
+};
+
+static int run_worker(const char *self, char **extra, long calls, struct sample *o) {
   char *env[256], callstr[32];
   int n = 0;
   for (char **e = environ; *e && n < 200; e++)
@@ -163,7 +185,7 @@ static int run_worker(const char *self, char **extra, long calls, double *ns, lo
   if (rc == 0) waitpid(pid, &status, 0);
   if (rc != 0 || got <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
   out[got] = '\0';
-  return sscanf(out, "%lf %lld %lf", ns, dropped, ab) == 3 ? 0 : -1;
+  return sscanf(out, "%lf %lld %lf %lf %lf", &o->ns, &o->dropped, &o->ab, &o->thread_cpu, &o->process_cpu) == 5 ? 0 : -1;
 }
 
 int main(int argc, char **argv) {
@@ -186,14 +208,18 @@ int main(int argc, char **argv) {
   snprintf(sockenv, sizeof sockenv, "SIOX_SOCKET=%s", sock);
   char *plain_env[] = {NULL};
   char *traced_env[] = {preload, sockenv, "SIOX_BUFFER_KB=16384", NULL};
-  double base[MAX_REPS], traced[MAX_REPS], wrapper[MAX_REPS], unused;
-  long long dropped = 0, d;
+  double base[MAX_REPS], traced[MAX_REPS], wrapper[MAX_REPS], cpu_base[MAX_REPS], cpu_traced[MAX_REPS],
+      background[MAX_REPS];
+  long long dropped = 0;
   for (int r = 0; r < reps; r++) {
-    if (run_worker("/proc/self/exe", plain_env, calls, &base[r], &d, &unused) < 0 ||
-        run_worker("/proc/self/exe", traced_env, calls, &traced[r], &d, &wrapper[r]) < 0)
+    struct sample p, t;
+    if (run_worker("/proc/self/exe", plain_env, calls, &p) < 0 ||
+        run_worker("/proc/self/exe", traced_env, calls, &t) < 0)
       return fprintf(stderr, "worker failed\n"), 1;
-    if (d < 0) return fprintf(stderr, "the preload did not load (no siox_stats_get)\n"), 1;
-    dropped += d;
+    if (t.dropped < 0) return fprintf(stderr, "the preload did not load (no siox_stats_get)\n"), 1;
+    base[r] = p.ns, traced[r] = t.ns, wrapper[r] = t.ab;
+    cpu_base[r] = p.thread_cpu, cpu_traced[r] = t.thread_cpu, background[r] = t.process_cpu - t.thread_cpu;
+    dropped += t.dropped;
   }
   if (!(real_sock && *real_sock)) unlink(sock);
   double mb = median(base, reps), mt = median(traced, reps);
@@ -202,6 +228,8 @@ int main(int argc, char **argv) {
   printf("posix_overhead_ns_per_call %.1f ns\n", mt - mb);
   printf("posix_overhead_ratio %.3f x\n", mt / mb);
   printf("posix_wrapper_ab_ns_per_call %.1f ns\n", median(wrapper, reps));
+  printf("posix_app_thread_cpu_overhead_ns_per_call %.1f ns\n", median(cpu_traced, reps) - median(cpu_base, reps));
+  printf("posix_background_cpu_ns_per_call %.1f ns\n", median(background, reps));
   printf("posix_dropped_records %lld records\n", dropped);
   return 0;
 }

@@ -68,6 +68,7 @@ struct siox__thread {
   /* owner, written per activity; the flusher reads them for STATS */
   _Alignas(64) uint64_t n_activities; /* relaxed atomic stores, as the two below */
   uint64_t n_records, n_dropped;
+  _Atomic int kicked; /* owner sets it when it woke the flusher; the flusher clears */
 
   /* flusher: its own line (the owner reads tail only when the ring looks full) */
   _Alignas(64) _Atomic uint64_t tail;  /* release by flusher */
@@ -147,6 +148,10 @@ static inline struct siox__thread *siox__thread_get(void) {
   return t;
 }
 
+/* The ring of t may be half full: refreshes t->tail_cache and, when it is,
+ * wakes the flusher once (until the flusher has visited t). Keeps errno. */
+SIOX_HIDDEN void siox__ring_half_full(struct siox__thread *t);
+
 /* Copies a record of `bytes` (a multiple of 8) with inline moves: a libc
  * memcpy call for ~80 bytes cost more than the copy itself. */
 static inline void siox__copy_words(uint8_t *dst, const uint8_t *src, uint64_t bytes) {
@@ -182,6 +187,9 @@ static inline int siox__ring_write2(struct siox__thread *t, const void *a, uint3
   t->head = head + bytes;
   atomic_store_explicit(&t->pub_head, head + bytes, memory_order_release);
   siox__bump(&t->n_records);
+  /* Possibly half full (tail_cache lags): let the flusher know now rather
+   * than at its next timer tick, so that a burst does not overrun the ring. */
+  if (SIOX_UNLIKELY(head + bytes - t->tail_cache > size / 2)) siox__ring_half_full(t);
   return 0;
 }
 

@@ -75,6 +75,7 @@ static uint64_t fill_registrations(uint64_t tsc, int64_t ns) {
 /* Ships up to *budget bytes of t's ring; returns 1 when t has more. */
 static int fill_ring(struct siox__thread *t, uint64_t tsc, int64_t ns, uint64_t *budget) {
   uint64_t tail = atomic_load_explicit(&t->tail, memory_order_relaxed);
+  if (atomic_load_explicit(&t->kicked, memory_order_relaxed)) atomic_store_explicit(&t->kicked, 0, memory_order_relaxed);
   while (tail < t->snap_head && *budget > 0) {
     uint64_t cap = *budget < FRAME_MAX ? *budget : FRAME_MAX;
     uint64_t end = ring_cut(t, tail, t->snap_head, cap);
@@ -189,6 +190,19 @@ static void *flusher_main(void *arg) {
 static void wake(void) {
   uint64_t one = 1;
   if (wake_fd >= 0 && write(wake_fd, &one, sizeof one) < 0) one = 0;
+}
+
+void siox__ring_half_full(struct siox__thread *t) {
+  /* Already told: no cross-core load of tail until the flusher has come. */
+  if (atomic_load_explicit(&t->kicked, memory_order_relaxed)) return;
+  t->tail_cache = atomic_load_explicit(&t->tail, memory_order_acquire);
+  if (t->head - t->tail_cache <= (t->mask + 1) / 2) return;
+  atomic_store_explicit(&t->kicked, 1, memory_order_relaxed);
+  int err = errno; /* inside a wrapper: the application's errno */
+  siox__in_lib++;  /* a preloaded write() wrapper must not trace this one */
+  wake();
+  siox__in_lib--;
+  errno = err;
 }
 
 /* Starts the flusher unless it runs; returns 0 or a negative errno. */
