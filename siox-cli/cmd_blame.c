@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <siox/siox_kb_baselines.h>
+
 #include "blame.h"
 #include "format.h"
 #include "json_out.h"
@@ -48,6 +50,16 @@ static const char help[] =
     "  and 90th percentile, the ratio, the number of peer samples and nodes, the\n"
     "  median per peer node, and the suspect node's own other samples.\n"
     "\n"
+    "  BASELINE: the culprit (or, without one, the suspect) is also ranked against\n"
+    "  its own component's learned latency baseline (same node, activity name and\n"
+    "  size class; see `siox anomalies`) with the activities of the call's run left\n"
+    "  out (from the first to the last activity of its job, or of its process\n"
+    "  without a job, and the peer window), so the episode being judged is not its\n"
+    "  own normal. At or above the 95th percentile it is ABNORMAL for that\n"
+    "  component (something changed); below it, the component is NORMALLY this\n"
+    "  slow (a slow component, not a fault). With fewer than 20 baseline samples\n"
+    "  the judgement is \"unknown\".\n"
+    "\n"
     "OPTIONS\n"
     "  AID              global activity id (decimal), e.g. from `siox top --roots`\n"
     "  --margin S       widen the call's time window by S seconds each side when\n"
@@ -56,7 +68,10 @@ static const char help[] =
     "  --depth N        follow causal links at most N levels down (default 32)\n"
     "  --json           machine-readable: verdict, culprit {hwid, swid, name, aid,\n"
     "                   inclusive_s, exclusive_s, ...} or null, path, peers,\n"
-    "                   evidence, rule, explanation\n"
+    "                   evidence, rule, baseline {aid, judgement (abnormal |\n"
+    "                   normal | unknown), percentile, samples, size_class, p50_s,\n"
+    "                   p90_s, p99_s, latency_s, excluded_from_ns, excluded_to_ns},\n"
+    "                   explanation\n"
     "\n"
     "EXIT STATUS\n"
     "  0 answered (whether or not a culprit was named); 1 no such activity or\n"
@@ -109,6 +124,91 @@ static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, ch
   return -1;
 }
 
+/* ---- baseline --------------------------------------------------------- */
+
+#define BASELINE_ABNORMAL_PCT 95.0
+
+/* The culprit's (else the suspect's) rank in its component's own baseline. */
+struct baseline_verdict {
+  int have;       /* 1: scored (the knowledge base answered) */
+  int64_t aid;
+  int64_t from_ns, to_ns; /* left out of the baseline: the call's run */
+  struct siox_kb_score s;
+};
+
+static const char *baseline_judgement(const struct baseline_verdict *v) {
+  if (!v->have || !v->s.found) return "unknown";
+  return v->s.percentile >= BASELINE_ABNORMAL_PCT ? "abnormal" : "normal";
+}
+
+/* The time span of the call's whole run: every activity of the processes of
+ * its job (of its process, without a job), found by aid range per process.
+ * Widens [*from, *to]; leaves them as they are on error. */
+static void job_span(PGconn *c, int64_t aid, const char *job, int64_t *from, int64_t *to) {
+  static const char sql[] =
+      "SELECT min(a.start_ns), max(a.end_ns) FROM processes p, activities a"
+      " WHERE (CASE WHEN $2 <> '' THEN p.job = $2 ELSE p.proc_id = ($1::bigint >> 32) END)"
+      "   AND a.aid BETWEEN (p.proc_id::bigint << 32) AND ((p.proc_id::bigint << 32) | 4294967295)";
+  char a[24];
+  snprintf(a, sizeof a, "%" PRId64, aid);
+  const char *params[2] = {a, job};
+  PGresult *r = PQexecParams(c, sql, 2, NULL, params, NULL, NULL, 0);
+  if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 && !PQgetisnull(r, 0, 0)) {
+    int64_t s = strtoll(PQgetvalue(r, 0, 0), NULL, 10), e = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
+    if (s < *from) *from = s;
+    if (e > *to) *to = e;
+  }
+  PQclear(r);
+}
+
+/* The call's run (its job's span and the peer window q) is left out of the
+ * baseline: the episode being judged must not count as the component's
+ * normal. */
+static void baseline_score(PGconn *c, const struct siox_blame *b, const struct siox_peer_query *q,
+                           struct baseline_verdict *v) {
+  char err[512];
+  memset(v, 0, sizeof *v);
+  v->aid = b->suspect->aid;
+  v->from_ns = q->from_ns;
+  v->to_ns = q->to_ns;
+  job_span(c, b->path[0]->aid, q->job, &v->from_ns, &v->to_ns);
+  /* A warehouse without the knowledge base (or an error) leaves the
+   * judgement unknown; the peer comparison still stands. */
+  v->have = siox_kb_baseline_score(c, v->aid, v->from_ns, v->to_ns + 1, &v->s, err, sizeof err) == 1;
+}
+
+static void explain_baseline(FILE *f, const struct siox_blame *b, const struct baseline_verdict *v) {
+  const struct siox_act *x = b->suspect;
+  char p50[32], p99[32];
+  if (!v->have || !v->s.found) {
+    fprintf(f, "Baseline: %s %s on %s has no baseline yet (%" PRId64 " sample%s, need %d).\n", x->swid, x->name,
+            x->hwid, v->have ? v->s.base_n : 0, v->have && v->s.base_n == 1 ? "" : "s", SIOX_KB_MIN_BASELINE);
+    return;
+  }
+  fprintf(f, "Baseline: at p%.1f of its own component's %" PRId64 " %s outside this run (median %s, p99 %s): %s.\n",
+          v->s.percentile, v->s.base_n, x->name, siox_fmt_duration((int64_t)v->s.p50_ns, p50, sizeof p50),
+          siox_fmt_duration((int64_t)v->s.p99_ns, p99, sizeof p99),
+          v->s.percentile >= BASELINE_ABNORMAL_PCT ? "ABNORMAL for this component (something changed)"
+                                                   : "NORMALLY this slow (the component is slow, not faulty)");
+}
+
+static json_object *baseline_json(const struct baseline_verdict *v) {
+  json_object *o = json_object_new_object();
+  siox_json_int(o, "aid", v->aid);
+  siox_json_str(o, "judgement", baseline_judgement(v));
+  siox_json_dbl(o, "abnormal_at_percentile", BASELINE_ABNORMAL_PCT);
+  json_object_object_add(o, "percentile", v->have && v->s.found ? json_object_new_double(v->s.percentile) : NULL);
+  siox_json_int(o, "samples", v->have ? v->s.base_n : 0);
+  siox_json_int(o, "size_class", v->have ? v->s.size_class : -1);
+  siox_json_dbl(o, "p50_s", v->s.p50_ns / 1e9);
+  siox_json_dbl(o, "p90_s", v->s.p90_ns / 1e9);
+  siox_json_dbl(o, "p99_s", v->s.p99_ns / 1e9);
+  siox_json_dbl(o, "latency_s", (double)v->s.latency_ns / 1e9);
+  siox_json_int(o, "excluded_from_ns", v->from_ns);
+  siox_json_int(o, "excluded_to_ns", v->to_ns);
+  return o;
+}
+
 /* ---- the prose -------------------------------------------------------- */
 
 static const char *value_str(const struct siox_blame *b, double v, char *buf, size_t len) {
@@ -151,7 +251,7 @@ static void explain_evidence(FILE *f, const struct siox_blame *b, long margin_s)
 }
 
 /* The verdict in sentences; the caller frees the string. */
-static char *explain(const struct siox_blame *b, long margin_s) {
+static char *explain(const struct siox_blame *b, long margin_s, const struct baseline_verdict *v) {
   char *s = NULL, node[512];
   size_t len = 0;
   FILE *f = open_memstream(&s, &len);
@@ -172,6 +272,7 @@ static char *explain(const struct siox_blame *b, long margin_s) {
     fprintf(f, "Only %zu comparable sample%s of %s %s on other nodes in the window +/- %ld s (need %zu); try a "
                "larger --margin.\n",
             b->peer_samples, b->peer_samples == 1 ? "" : "s", x->swid, x->name, margin_s, b->rule.min_peers);
+  explain_baseline(f, b, v);
   fprintf(f, "Rule: named when its time%s is >= %.1fx the peers' median and above their p%.0f, with >= %zu peer "
              "samples.\n",
           b->per_byte ? " per byte" : "", b->rule.ratio, b->rule.pct * 100, b->rule.min_peers);
@@ -246,7 +347,7 @@ static json_object *rule_json(const struct siox_blame *b) {
 }
 
 static json_object *blame_json(const struct siox_blame *b, const struct siox_peer_query *q, long margin_s,
-                               const char *prose) {
+                               const struct baseline_verdict *v, const char *prose) {
   static const char *const verdicts[] = {"culprit", "normal", "no-peers"};
   json_object *o = json_object_new_object(), *path = json_object_new_array(), *peers = json_object_new_array();
   siox_json_int(o, "aid", b->path[0]->aid);
@@ -271,6 +372,7 @@ static json_object *blame_json(const struct siox_blame *b, const struct siox_pee
   json_object_object_add(o, "peers", peers);
   json_object_object_add(o, "evidence", evidence_json(b, q, margin_s));
   json_object_object_add(o, "rule", rule_json(b));
+  json_object_object_add(o, "baseline", baseline_json(v));
   siox_json_str(o, "explanation", prose);
   return o;
 }
@@ -336,12 +438,12 @@ static int judge(const struct blame_args *a, struct siox_blame *b, struct fetch_
 }
 
 static int report(const struct siox_cli *cli, const struct blame_args *a, const struct siox_blame *b,
-                  const struct siox_peer_query *q) {
-  char *prose = explain(b, a->margin_s);
+                  const struct siox_peer_query *q, const struct baseline_verdict *v) {
+  char *prose = explain(b, a->margin_s, v);
   if (!prose) return SIOX_EXIT_FAIL;
   int rc = SIOX_EXIT_OK;
   if (cli->json)
-    rc = siox_json_print(blame_json(b, q, a->margin_s, prose)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
+    rc = siox_json_print(blame_json(b, q, a->margin_s, v, prose)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
   else
     print_text(b, prose);
   free(prose);
@@ -356,6 +458,7 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   struct siox_tree *t = NULL;
   struct siox_blame b = {0};
   struct fetch_ctx f = {0};
+  struct baseline_verdict v;
   struct siox_blame_rule rule = SIOX_BLAME_RULE_DEFAULT;
   rule.ratio = a.ratio;
   if ((rc = siox_cli_open(cli, &c)) != SIOX_EXIT_OK) return rc;
@@ -363,7 +466,8 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   rc = siox_cli_load(c, a.aid, (int)a.depth, &t);
   if (rc == SIOX_EXIT_OK) rc = siox_blame_walk(t, &rule, &b) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
   if (rc == SIOX_EXIT_OK) rc = judge(&a, &b, &f);
-  if (rc == SIOX_EXIT_OK) rc = report(cli, &a, &b, &f.q);
+  if (rc == SIOX_EXIT_OK) baseline_score(c, &b, &f.q, &v);
+  if (rc == SIOX_EXIT_OK) rc = report(cli, &a, &b, &f.q, &v);
   siox_blame_release(&b);
   fetch_release(&f);
   siox_tree_destroy(t);

@@ -1,0 +1,16 @@
+# Knowledge-base tests (label unit). The aggregate tests run against a real
+# siox-server's warehouse (embedded PostgreSQL, all migrations) filled with
+# synthetic rows by SQL; the server binary is their argument.
+add_library(kb-test-db STATIC ${CMAKE_CURRENT_LIST_DIR}/test_kb_baseline_db.c)
+target_link_libraries(kb-test-db PUBLIC siox-server-harness siox-kb PkgConfig::CMOCKA)
+foreach(t baselines capacity)
+  add_executable(test_kb_${t} ${CMAKE_CURRENT_LIST_DIR}/test_kb_${t}.c)
+  target_link_libraries(test_kb_${t} PRIVATE PkgConfig::CMOCKA kb-test-db m)
+  add_dependencies(test_kb_${t} siox-server)
+  add_test(NAME test_kb_${t} COMMAND test_kb_${t} $<TARGET_FILE:siox-server>)
+  set_tests_properties(test_kb_${t} PROPERTIES LABELS unit TIMEOUT 300)
+endforeach()
+# The window arguments of `siox capacity` / `siox anomalies` (no database).
+siox_unit_test(test_kb_capacity_time_arg SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_kb_capacity_time_arg.c
+               ${PROJECT_SOURCE_DIR}/siox-cli/time_arg.c)
+target_include_directories(test_kb_capacity_time_arg PRIVATE ${PROJECT_SOURCE_DIR}/siox-cli)
