@@ -38,7 +38,7 @@ static unsigned timeout_ms(void) {
 /* The MPI-IO component OpenMPI will use: romio321 when OMPI_MCA_io selects
  * it (or excludes ompio), else its default, ompio. Hint sets name the
  * component they are meant for, because ompio ignores ROMIO's keys. */
-static const char *component(void) {
+const char *siox__mpi_io_component(void) {
   const char *v = getenv("OMPI_MCA_io");
   if (v && (strstr(v, "^ompio") || (v[0] != '^' && strstr(v, "romio")))) return "romio321";
   return "ompio";
@@ -95,7 +95,7 @@ void siox__mpi_hints_prepare(MPI_Comm comm, const char *path, MPI_Info user, str
   int rank = 0;
   memset(&a, 0, sizeof a);
   PMPI_Comm_rank(comm, &rank);
-  if (rank == 0 && siox_hints_query(path, component(), timeout_ms(), &a) < 0) a.status = SIOX_HINT_ERROR;
+  if (rank == 0 && siox_hints_query(path, siox__mpi_io_component(), timeout_ms(), &a) < 0) a.status = SIOX_HINT_ERROR;
   /* One answer for all ranks, whatever rank 0's daemon said. */
   if (share(&a, comm) != MPI_SUCCESS) a.status = SIOX_HINT_ERROR;
   h->status = a.status;

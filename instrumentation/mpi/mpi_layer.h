@@ -163,6 +163,8 @@ struct siox_mpi_hints {
 /* Collective over comm when SIOX_HINTS=1 (every rank must call it): asks
  * the daemon on rank 0 and broadcasts the answer. Fills *h; never fails the
  * open (a failed query just leaves the user's info). */
+/* The MPI-IO component OpenMPI opens files with: "romio321" or "ompio". */
+SIOX_MPI_HIDDEN const char *siox__mpi_io_component(void);
 SIOX_MPI_HIDDEN void siox__mpi_hints_prepare(MPI_Comm comm, const char *path, MPI_Info user,
                                              struct siox_mpi_hints *h);
 /* Records mpi/hints_status, mpi/hints_applied and mpi/hint_set on aid. */
