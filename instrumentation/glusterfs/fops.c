@@ -6,11 +6,12 @@
  *
  * The activity travels in the wind cookie (STACK_WIND_COOKIE), not in
  * frame->local: GlusterFS mem_put()s frame->local when it destroys a frame,
- * and our handles do not come from its pools. fsync and stat pass the
- * siox_detached handle itself; lookup, create and open a struct pathcall
- * that also keeps the path (the caller's loc is not ours to read after the
- * wind); readv and writev a struct iocall with the file and range, whose
- * link records are written at unwind.
+ * and our handles do not come from its pools. lookup, create and open pass
+ * a struct pathcall that also keeps the path (the caller's loc is not ours
+ * to read after the wind); readv, writev, fsync and stat a struct filecall
+ * with the file (and the range of readv/writev). Link records are written
+ * at unwind: readv/writev with their range, lookup (of anything but a
+ * directory), fsync and stat with none.
  */
 #include "sx_xlator.h"
 
@@ -56,9 +57,19 @@ static void pathcall_stop(xlator_t *this, struct pathcall *c, int32_t op_ret, in
 }
 
 /* ---------------------------------------------------------------- lookup */
+/* A lookup is linked client -> brick like stat: it is what FUSE sends for
+ * stat(2) of a path once the kernel's entry cache expired. Directories are
+ * left out: every path walk revalidates the root (and its parents) on every
+ * brick, which would add records and ambiguous candidates on a few hot
+ * objects and tell nothing about a file. */
 static int32_t sx_lookup_cbk(call_frame_t *frame, void *cookie, xlator_t *this, int32_t op_ret, int32_t op_errno,
                              inode_t *inode, struct iatt *buf, dict_t *xdata, struct iatt *postparent) {
-  pathcall_stop(this, cookie, op_ret, op_errno, inode, buf ? buf->ia_gfid : NULL);
+  struct pathcall *c = cookie;
+  if (c && op_ret >= 0 && buf && buf->ia_type != IA_IFDIR) {
+    const struct sx_priv *p = this->private;
+    sx_file_link(&p->node, c->act, buf->ia_gfid);
+  }
+  pathcall_stop(this, c, op_ret, op_errno, inode, buf ? buf->ia_gfid : NULL);
   STACK_UNWIND_STRICT(lookup, frame, op_ret, op_errno, inode, buf, xdata, postparent);
   return 0;
 }
@@ -101,37 +112,61 @@ static int32_t sx_open(call_frame_t *frame, xlator_t *this, loc_t *loc, int32_t 
   return 0;
 }
 
-/* ------------------------------------------------------- readv, writev */
-/* What a data fop's callback needs to record its links: the file and range
- * as wound (the callbacks get neither the fd nor the range). */
-struct iocall {
+/* ------------------------------------------- readv, writev, fsync, stat */
+/* What a file fop's callback needs to record its links: the file and, for
+ * readv/writev, the range as wound (the callbacks get neither the fd nor
+ * the range). */
+struct filecall {
   siox_detached *act;
+  int ranged; /* readv/writev: linked with [offset, offset+len) */
   uint64_t offset, len;
   uint8_t gfid[SX_GFID_BYTES];
 };
 
-/* Starts a readv/writev activity; the callback frees the result (io_stop).
- * NULL when SIOX records nothing. */
-static struct iocall *io_start(xlator_t *this, enum sx_fop fop, const fd_t *fd, uint64_t offset, uint64_t len) {
+/* Starts the activity of a fop on the file with gfid (NULL: unknown yet);
+ * readv/writev also get io/offset and io/bytes. The callback frees the
+ * result (file_stop). NULL when SIOX records nothing. */
+static struct filecall *file_start(xlator_t *this, enum sx_fop fop, const uint8_t *gfid, uint64_t offset,
+                                   uint64_t len) {
   const struct sx_priv *p = this->private;
-  struct iocall *c = malloc(sizeof *c);
+  struct filecall *c = malloc(sizeof *c);
   if (!c) return NULL;
-  c->act = sx_io_start(&p->node, fop, offset, len);
+  c->ranged = fop == SX_READV || fop == SX_WRITEV;
+  c->act = c->ranged ? sx_io_start(&p->node, fop, offset, len) : sx_fop_start(&p->node, fop);
   if (!c->act) {
     free(c);
     return NULL;
   }
   c->offset = offset;
   c->len = len;
-  if (fd && fd->inode) memcpy(c->gfid, fd->inode->gfid, SX_GFID_BYTES);
+  if (gfid) memcpy(c->gfid, gfid, SX_GFID_BYTES);
   else memset(c->gfid, 0, SX_GFID_BYTES);
   return c;
 }
 
-static void io_stop(xlator_t *this, struct iocall *c, int32_t op_ret, int32_t op_errno) {
+static int gfid_null(const uint8_t *gfid) {
+  static const uint8_t zero[SX_GFID_BYTES];
+  return memcmp(gfid, zero, SX_GFID_BYTES) == 0;
+}
+
+static const uint8_t *gfid_of_fd(const fd_t *fd) { return fd && fd->inode ? fd->inode->gfid : NULL; }
+
+/* A loc's gfid: its inode's once resolved (the brick's protocol/server
+ * resolves before it winds), else the one the caller filled in. */
+static const uint8_t *gfid_of_loc(const loc_t *loc) {
+  if (loc->inode && !gfid_null(loc->inode->gfid)) return loc->inode->gfid;
+  return gfid_null(loc->gfid) ? NULL : loc->gfid;
+}
+
+/* Records the links and stops. buf (may be NULL) is the iatt the fop
+ * returned: it names the file when the wind did not know it, and a
+ * directory's stat gets no link (see lookup). */
+static void file_stop(xlator_t *this, struct filecall *c, int32_t op_ret, int32_t op_errno, const struct iatt *buf) {
   if (!c) return;
   const struct sx_priv *p = this->private;
-  sx_io_link(&p->node, c->act, c->gfid, c->offset, c->len);
+  if (gfid_null(c->gfid) && op_ret >= 0 && buf) memcpy(c->gfid, buf->ia_gfid, SX_GFID_BYTES);
+  if (c->ranged) sx_io_link(&p->node, c->act, c->gfid, c->offset, c->len);
+  else if (!(op_ret >= 0 && buf && buf->ia_type == IA_IFDIR)) sx_file_link(&p->node, c->act, c->gfid);
   sx_fop_stop(c->act, op_ret, op_errno);
   free(c);
 }
@@ -139,14 +174,14 @@ static void io_stop(xlator_t *this, struct iocall *c, int32_t op_ret, int32_t op
 static int32_t sx_readv_cbk(call_frame_t *frame, void *cookie, xlator_t *this, int32_t op_ret, int32_t op_errno,
                             struct iovec *vector, int32_t count, struct iatt *stbuf, struct iobref *iobref,
                             dict_t *xdata) {
-  io_stop(this, cookie, op_ret, op_errno);
+  file_stop(this, cookie, op_ret, op_errno, NULL);
   STACK_UNWIND_STRICT(readv, frame, op_ret, op_errno, vector, count, stbuf, iobref, xdata);
   return 0;
 }
 
 static int32_t sx_readv(call_frame_t *frame, xlator_t *this, fd_t *fd, size_t size, off_t offset, uint32_t flags,
                         dict_t *xdata) {
-  struct iocall *c = io_start(this, SX_READV, fd, (uint64_t)offset, size);
+  struct filecall *c = file_start(this, SX_READV, gfid_of_fd(fd), (uint64_t)offset, size);
   STACK_WIND_COOKIE(frame, sx_readv_cbk, c, FIRST_CHILD(this), FIRST_CHILD(this)->fops->readv, fd, size, offset,
                     flags, xdata);
   return 0;
@@ -154,46 +189,42 @@ static int32_t sx_readv(call_frame_t *frame, xlator_t *this, fd_t *fd, size_t si
 
 static int32_t sx_writev_cbk(call_frame_t *frame, void *cookie, xlator_t *this, int32_t op_ret, int32_t op_errno,
                              struct iatt *prebuf, struct iatt *postbuf, dict_t *xdata) {
-  io_stop(this, cookie, op_ret, op_errno);
+  file_stop(this, cookie, op_ret, op_errno, NULL);
   STACK_UNWIND_STRICT(writev, frame, op_ret, op_errno, prebuf, postbuf, xdata);
   return 0;
 }
 
 static int32_t sx_writev(call_frame_t *frame, xlator_t *this, fd_t *fd, struct iovec *vector, int32_t count,
                          off_t offset, uint32_t flags, struct iobref *iobref, dict_t *xdata) {
-  struct iocall *c = io_start(this, SX_WRITEV, fd, (uint64_t)offset, iov_length(vector, count));
+  struct filecall *c = file_start(this, SX_WRITEV, gfid_of_fd(fd), (uint64_t)offset, iov_length(vector, count));
   STACK_WIND_COOKIE(frame, sx_writev_cbk, c, FIRST_CHILD(this), FIRST_CHILD(this)->fops->writev, fd, vector, count,
                     offset, flags, iobref, xdata);
   return 0;
 }
 
-/* ----------------------------------------------------------------- fsync */
 static int32_t sx_fsync_cbk(call_frame_t *frame, void *cookie, xlator_t *this, int32_t op_ret, int32_t op_errno,
                             struct iatt *prebuf, struct iatt *postbuf, dict_t *xdata) {
-  sx_fop_stop(cookie, op_ret, op_errno);
+  file_stop(this, cookie, op_ret, op_errno, NULL);
   STACK_UNWIND_STRICT(fsync, frame, op_ret, op_errno, prebuf, postbuf, xdata);
   return 0;
 }
 
 static int32_t sx_fsync(call_frame_t *frame, xlator_t *this, fd_t *fd, int32_t datasync, dict_t *xdata) {
-  const struct sx_priv *p = this->private;
-  siox_detached *a = sx_fop_start(&p->node, SX_FSYNC);
-  STACK_WIND_COOKIE(frame, sx_fsync_cbk, a, FIRST_CHILD(this), FIRST_CHILD(this)->fops->fsync, fd, datasync, xdata);
+  struct filecall *c = file_start(this, SX_FSYNC, gfid_of_fd(fd), 0, 0);
+  STACK_WIND_COOKIE(frame, sx_fsync_cbk, c, FIRST_CHILD(this), FIRST_CHILD(this)->fops->fsync, fd, datasync, xdata);
   return 0;
 }
 
-/* ------------------------------------------------------------------ stat */
 static int32_t sx_stat_cbk(call_frame_t *frame, void *cookie, xlator_t *this, int32_t op_ret, int32_t op_errno,
                            struct iatt *buf, dict_t *xdata) {
-  sx_fop_stop(cookie, op_ret, op_errno);
+  file_stop(this, cookie, op_ret, op_errno, buf);
   STACK_UNWIND_STRICT(stat, frame, op_ret, op_errno, buf, xdata);
   return 0;
 }
 
 static int32_t sx_stat(call_frame_t *frame, xlator_t *this, loc_t *loc, dict_t *xdata) {
-  const struct sx_priv *p = this->private;
-  siox_detached *a = sx_fop_start(&p->node, SX_STAT);
-  STACK_WIND_COOKIE(frame, sx_stat_cbk, a, FIRST_CHILD(this), FIRST_CHILD(this)->fops->stat, loc, xdata);
+  struct filecall *c = file_start(this, SX_STAT, gfid_of_loc(loc), 0, 0);
+  STACK_WIND_COOKIE(frame, sx_stat_cbk, c, FIRST_CHILD(this), FIRST_CHILD(this)->fops->stat, loc, xdata);
   return 0;
 }
 

@@ -73,6 +73,15 @@ void sx_io_link(const struct sx_node *n, siox_detached *a, const uint8_t gfid[SX
   if (n->role == SX_CLIENT) (void)siox_descriptor_send(aid, n->brick, &d, offset, len);
 }
 
+void sx_file_link(const struct sx_node *n, siox_detached *a, const uint8_t gfid[SX_GFID_BYTES]) {
+  if (!a || !gfid || gfid_is_null(gfid)) return;
+  siox_desc d = siox_desc_bytes(SIOX_ATTR_GLUSTERFS_GFID, gfid, SX_GFID_BYTES);
+  siox_aid aid = siox_detached_aid(a);
+  /* Length 0 is "no byte range" to the server's matcher. */
+  if (n->role == SX_CLIENT) (void)siox_descriptor_send(aid, n->brick, &d, 0, 0);
+  else (void)siox_descriptor_receive(aid, &d, 0, 0);
+}
+
 void sx_fop_stop(siox_detached *a, int32_t op_ret, int32_t op_errno) {
   if (!a) return;
   siox_detached_attr_i64(a, SIOX_ATTR_IO_RESULT, op_ret);

@@ -55,6 +55,14 @@ siox_detached *sx_io_start(const struct sx_node *n, enum sx_fop fop, uint64_t of
 void sx_io_link(const struct sx_node *n, siox_detached *a, const uint8_t gfid[SX_GFID_BYTES], uint64_t offset,
                 uint64_t len);
 
+/* Records the link of a fop on a whole file, with no byte range (lookup,
+ * stat, fsync): on the client a send of (gfid, no range) to its brick, on
+ * the brick a receive of it. The client receives nothing for these fops:
+ * the layer above (POSIX) sends nothing for them, so a receive would never
+ * be matched. Called at unwind, before sx_fop_stop, like sx_io_link; a
+ * NULL or null gfid, or a NULL a, records nothing. */
+void sx_file_link(const struct sx_node *n, siox_detached *a, const uint8_t gfid[SX_GFID_BYTES]);
+
 /* Ends the activity at unwind time with io/result = op_ret and, when the
  * fop failed, op_errno as its error. Frees the handle; a is NULL-safe. */
 void sx_fop_stop(siox_detached *a, int32_t op_ret, int32_t op_errno);

@@ -149,6 +149,30 @@ static void test_brick_readv_only_receives(void **state) {
   assert_non_null(strstr(calls, "recv 1 gfid:ab..cd/16 0+131072\n"));
 }
 
+/* fsync, stat and lookup name the whole file: no range, and the client
+ * only sends (nothing above it sends these to it). */
+static void test_file_fops_link_without_range(void **state) {
+  (void)state;
+  struct sx_node c, b;
+  sx_node_init(&c, SX_CLIENT, "h", "b1");
+  sx_node_init(&b, SX_BRICK, NULL, "b1");
+  calls[0] = 0;
+  siox_detached *a = sx_fop_start(&c, SX_FSYNC);
+  assert_int_equal(a->type, c.type[SX_FSYNC]);
+  sx_file_link(&c, a, G);
+  sx_fop_stop(a, 0, 0);
+  assert_string_equal(calls, "start parent=0\n"
+                             "send 1 t=7 gfid:ab..cd/16 0+0\n"
+                             "attr 1 io/result=0\nstop 1\n");
+  calls[0] = 0;
+  a = sx_fop_start(&b, SX_STAT);
+  sx_file_link(&b, a, G);
+  sx_file_link(&b, a, NULL);
+  sx_file_link(&b, NULL, G);
+  assert_string_equal(calls, "start parent=0\n"
+                             "recv 2 gfid:ab..cd/16 0+0\n");
+}
+
 static void test_null_gfid_gives_no_link(void **state) {
   (void)state;
   static const uint8_t zero[SX_GFID_BYTES];
@@ -217,6 +241,7 @@ int main(void) {
       cmocka_unit_test_setup(test_brick_node_is_the_brick, reset),
       cmocka_unit_test_setup(test_client_writev_receives_and_sends, reset),
       cmocka_unit_test_setup(test_brick_readv_only_receives, reset),
+      cmocka_unit_test_setup(test_file_fops_link_without_range, reset),
       cmocka_unit_test_setup(test_null_gfid_gives_no_link, reset),
       cmocka_unit_test_setup(test_failed_fop_records_errno, reset),
       cmocka_unit_test_setup(test_unregistered_node_records_nothing, reset),
