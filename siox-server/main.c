@@ -67,6 +67,7 @@ static int serve(struct siox_server *s, const char *conninfo) {
     siox_worker_stop(&s->worker);
     return rc;
   }
+  if ((rc = siox_kb_thread_start(s, conninfo)) != 0) siox_log("analysis thread: %s (analyses off)", strerror(-rc));
   uv_timer_init(s->loop, &s->match_timer);
   s->match_timer.data = s;
   uv_timer_start(&s->match_timer, siox_session_match_tick, (uint64_t)s->opt->match_ms, (uint64_t)s->opt->match_ms);
@@ -85,6 +86,7 @@ static int serve(struct siox_server *s, const char *conninfo) {
    * their Acks, and the daemon's resend is skipped as a duplicate. */
   uv_unref((uv_handle_t *)&s->worker.async);
   uv_run(s->loop, UV_RUN_DEFAULT);
+  siox_kb_thread_stop(s);
   siox_hints_stop(s);
   siox_worker_stop(&s->worker);
   uv_run(s->loop, UV_RUN_DEFAULT);

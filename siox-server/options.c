@@ -18,6 +18,7 @@ const char siox_server_usage[] =
     "    siox-server [--listen HOST:PORT] [--data-dir DIR | --db CONNINFO]\n"
     "                [--token-file FILE] [--pid-file FILE] [--pg-bindir DIR]\n"
     "                [--match-ms N] [--late-ms N]\n"
+    "                [--analyze-idle S] [--analyze-every S] [--no-analyze]\n"
     "\n"
     "DESCRIPTION\n"
     "    Accepts batches of activities from siox-daemon over TCP, stores them\n"
@@ -48,6 +49,15 @@ const char siox_server_usage[] =
     "    --late-ms N          link a receive that starts up to N ms after its\n"
     "                         sender ended (write-behind), with confidence <= 0.2\n"
     "                         and flag 'after-parent' (default 2000; 0: never)\n"
+    "    --analyze-idle S     analyse a job (knowledge base: findings and MPI-IO\n"
+    "                         hint sets) once it has been quiet S seconds, i.e.\n"
+    "                         it ended (default 5; 1..86400)\n"
+    "    --analyze-every S    re-analyse a job that is still running every S\n"
+    "                         seconds, so long jobs get hints early (default 60)\n"
+    "    --no-analyze         run no analyses (no thread; `siox hints --analyze`\n"
+    "                         still works on demand). Analyses run on a thread and\n"
+    "                         database connection of their own, never on ingest;\n"
+    "                         after them it folds the baselines and capacity.\n"
     "    -h, --help           show this text\n"
     "\n"
     "PROTOCOL\n"
@@ -100,6 +110,8 @@ static void defaults(struct siox_server_options *o) {
   o->data_dir = SIOX_SERVER_DEFAULT_DATA_DIR;
   o->match_ms = 500;
   o->late_ms = 2000;
+  o->analyze_idle_s = 5;
+  o->analyze_every_s = 60;
 }
 
 int siox_server_options_parse(int argc, char **argv, struct siox_server_options *o, char *err, unsigned errcap) {
@@ -108,6 +120,8 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
       {"db", required_argument, 0, 'D'},       {"token-file", required_argument, 0, 't'},
       {"pid-file", required_argument, 0, 'p'}, {"pg-bindir", required_argument, 0, 'B'},
       {"match-ms", required_argument, 0, 'm'}, {"late-ms", required_argument, 0, 'L'},
+      {"analyze-idle", required_argument, 0, 'I'}, {"analyze-every", required_argument, 0, 'E'},
+      {"no-analyze", no_argument, 0, 'N'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   defaults(o);
@@ -133,6 +147,15 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
       if (parse_int(optarg, 0, 60000, &o->late_ms) != 0)
         return snprintf(err, errcap, "--late-ms: expected 0..60000, got '%s'", optarg), -EINVAL;
       break;
+    case 'I':
+      if (parse_int(optarg, 1, 86400, &o->analyze_idle_s) != 0)
+        return snprintf(err, errcap, "--analyze-idle: expected 1..86400 seconds, got '%s'", optarg), -EINVAL;
+      break;
+    case 'E':
+      if (parse_int(optarg, 1, 86400, &o->analyze_every_s) != 0)
+        return snprintf(err, errcap, "--analyze-every: expected 1..86400 seconds, got '%s'", optarg), -EINVAL;
+      break;
+    case 'N': o->no_analyze = 1; break;
     case 'h': o->help = 1; break;
     default:
       return snprintf(err, errcap, "unknown or incomplete option '%s'", argv[optind - 1]), -EINVAL;

@@ -168,6 +168,7 @@ struct siox_server {
   uint64_t started_ns;
   int match_pending;
   struct siox_conn *conns; /* intrusive list, for shutdown */
+  struct siox_kb_thread *kb; /* kb_thread.c: job analyses (NULL: off) */
 };
 
 /* Binds and listens on opt->host:opt->port. Returns 0 or a libuv error. */
@@ -220,6 +221,15 @@ int siox_hints_on_hello(struct siox_conn *c, Siox__Hello *m);
  * (at once with status error when the lookup thread is down or backed up).
  * Returns 0, or <0 after rejecting the connection. */
 int siox_hints_on_query(struct siox_conn *c, const uint8_t *payload, size_t len);
+
+/* ---- kb_thread.c: knowledge-base analyses ----------------------------------- */
+
+/* Starts the analysis thread with its own connection to conninfo unless
+ * --no-analyze; it calls siox_kb_analyze_pending periodically. 0 or a
+ * negative errno (s->kb stays NULL). */
+int siox_kb_thread_start(struct siox_server *s, const char *conninfo);
+/* Wakes the thread, lets a running analysis finish, joins it and frees it. */
+void siox_kb_thread_stop(struct siox_server *s);
 
 /* ---- log ------------------------------------------------------------------- */
 void siox_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -35,3 +35,11 @@ if(TARGET siox-io-workload AND TARGET siox-xlator-client AND TARGET siox-mpi AND
     LABELS integration TIMEOUT 600 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
     ENVIRONMENT "SIOX_SERVER=$<TARGET_FILE:siox-server>;SIOX_DAEMON=$<TARGET_FILE:siox-daemon>;SIOX_CLI=$<TARGET_FILE:siox>;SIOX_WORKLOAD=$<TARGET_FILE:siox-io-workload>;SIOX_TESTBED=${CMAKE_SOURCE_DIR}/testbed/siox-testbed;SIOX_XLATOR_DIR=${SIOX_XLATOR_DIR}")
 endif()
+
+# ---- analyses and `siox hints` (issue 4 items 2, 3): the sparse strided
+# workload on /dev/shm, analysed by siox-server's thread and on demand.
+if(TARGET siox-mpi AND TARGET siox-posix AND TARGET siox-strided-writes)
+  add_test(NAME integration_kb_hints COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_kb_hints.sh)
+  set_tests_properties(integration_kb_hints PROPERTIES LABELS integration TIMEOUT 300
+    ENVIRONMENT "${SIOX_KB_DELIVERY_ENV}")
+endif()

@@ -14,3 +14,11 @@ endforeach()
 siox_unit_test(test_kb_capacity_time_arg SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_kb_capacity_time_arg.c
                ${PROJECT_SOURCE_DIR}/siox-cli/time_arg.c)
 target_include_directories(test_kb_capacity_time_arg PRIVATE ${PROJECT_SOURCE_DIR}/siox-cli)
+# The job analyses (findings, MPI-IO hint sets) on synthetic jobs inserted by
+# SQL, plus their pure cost/window arithmetic (knowledge-base/src/findings.h).
+add_executable(test_kb_findings ${CMAKE_CURRENT_LIST_DIR}/test_kb_findings.c)
+target_include_directories(test_kb_findings PRIVATE ${PROJECT_SOURCE_DIR}/knowledge-base/src)
+target_link_libraries(test_kb_findings PRIVATE PkgConfig::CMOCKA kb-test-db m)
+add_dependencies(test_kb_findings siox-server)
+add_test(NAME test_kb_findings COMMAND test_kb_findings $<TARGET_FILE:siox-server>)
+set_tests_properties(test_kb_findings PROPERTIES LABELS unit TIMEOUT 300)

@@ -1,0 +1,298 @@
+/*
+ * `siox hints`: how should I run it next time? Shows what the knowledge
+ * base's analyses found in a job (or for an application) and the MPI-IO
+ * hint sets they suggested, with each key's rationale; can run the analysis
+ * now and export a set as a ROMIO hints file (ROMIO_HINTS).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+#include <siox/siox_kb.h>
+
+#include "json_out.h"
+#include "session.h"
+
+static const char help[] =
+    "NAME\n"
+    "  siox hints - findings and suggested MPI-IO hints of a job or an application\n"
+    "\n"
+    "SYNOPSIS\n"
+    "  siox hints (--job J | --app EXE) [--analyze] [--all] [--json]\n"
+    "             [--export romio [--output FILE]]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "  siox-server analyses every job from its causal graph when the job ends (and\n"
+    "  every --analyze-every seconds while it runs): MPI-IO calls with the POSIX\n"
+    "  operations they caused, the POSIX and stdio layers. It records FINDINGS,\n"
+    "  each with a severity (info, warning, critical), evidence (counts, bytes,\n"
+    "  share of I/O time, example AIDs for `siox blame` / `siox graph`) and the\n"
+    "  expected gain, and per application (executable + hash of its arguments)\n"
+    "  and file pattern (digits become #) a HINT SET for ROMIO (component\n"
+    "  romio321) whose values come from the data:\n"
+    "    romio_ds_write/read, ind_wr/rd_buffer_size  from a cost model of the file\n"
+    "        system fitted to the job's POSIX operations (latency = a + b * bytes):\n"
+    "        one operation per piece against data-sieving windows read (and written\n"
+    "        back), for several buffer sizes; the cheapest wins\n"
+    "    romio_cb_write/read, cb_buffer_size, cb_nodes  from the collective calls'\n"
+    "        sizes per round and the job's node count\n"
+    "  Findings also cover small, misaligned, random requests, contention on a\n"
+    "  shared file, rank imbalance and stragglers, metadata-heavy phases and\n"
+    "  stdio used for bulk data. With SIOX_HINTS=1 (`siox run --hints`) the MPI-IO\n"
+    "  layer applies the newest set at MPI_File_open; keys the program sets win.\n"
+    "\n"
+    "OPTIONS\n"
+    "  --job J          the findings of job J (processes.job, or proc:ID) and the\n"
+    "                   hint sets its analysis produced\n"
+    "  --app EXE        the live hint sets of executable EXE (any arguments) and\n"
+    "                   the findings of its most recently analysed job\n"
+    "  --analyze        analyse job J now (needs --job), e.g. right after it ended,\n"
+    "                   instead of waiting for siox-server's analysis thread\n"
+    "  --all            with --app, superseded hint sets too\n"
+    "  --export romio   write the hint set with the largest expected gain as a ROMIO\n"
+    "                   hints file (one 'key value' per line) to stdout or --output\n"
+    "  --output FILE    where --export writes\n"
+    SIOX_GLOBAL_HELP
+    "\n"
+    "  --json prints {job, app, findings [{kind, severity, file_pattern, summary,\n"
+    "  evidence, expected_gain_s, hint_set_id}], hint_sets [{hint_set_id, exe, args,\n"
+    "  file_pattern, component, hints, rationale, evidence, expected_gain_s,\n"
+    "  source_job, superseded, created_at}]}.\n"
+    "\n"
+    "EXIT STATUS\n"
+    "  0 answered (also when nothing was found); 1 unknown job, no hint set to\n"
+    "  export, analysis failed or warehouse unreachable; 2 bad command line.\n"
+    "\n"
+    "EXAMPLES\n"
+    "  siox hints --job 4711 --analyze\n"
+    "  siox hints --app /opt/app/bin/sim --export romio --output sim.hints\n"
+    "  ROMIO_HINTS=sim.hints mpirun --mca io romio321 -np 64 /opt/app/bin/sim\n";
+
+struct hints_args {
+  const char *job, *app, *output;
+  int analyze, all, export_romio;
+};
+
+static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, char **argv, struct hints_args *a) {
+  enum { OPT_JOB = 0x200, OPT_APP, OPT_ANALYZE, OPT_ALL, OPT_EXPORT, OPT_OUTPUT };
+  static const struct option opts[] = {{"job", required_argument, NULL, OPT_JOB},
+                                       {"app", required_argument, NULL, OPT_APP},
+                                       {"analyze", no_argument, NULL, OPT_ANALYZE},
+                                       {"all", no_argument, NULL, OPT_ALL},
+                                       {"export", required_argument, NULL, OPT_EXPORT},
+                                       {"output", required_argument, NULL, OPT_OUTPUT},
+                                       SIOX_GLOBAL_LONGOPTS,
+                                       {0}};
+  int c, rc;
+  *a = (struct hints_args){0};
+  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    switch (c) {
+    case OPT_JOB: a->job = optarg; break;
+    case OPT_APP: a->app = optarg; break;
+    case OPT_ANALYZE: a->analyze = 1; break;
+    case OPT_ALL: a->all = 1; break;
+    case OPT_OUTPUT: a->output = optarg; break;
+    case OPT_EXPORT:
+      if (strcmp(optarg, "romio") != 0) return siox_cli_usage(self, "--export knows only 'romio', not '%s'", optarg);
+      a->export_romio = 1;
+      break;
+    default:
+      if ((rc = siox_cli_common_opt(cli, self, c, argv)) >= 0) return rc;
+    }
+  }
+  if (optind < argc) return siox_cli_usage(self, "unexpected argument '%s'", argv[optind]);
+  if (!a->job == !a->app) return siox_cli_usage(self, "give exactly one of --job J or --app EXE");
+  if (a->job && !a->job[0]) return siox_cli_usage(self, "--job needs a job id");
+  if (a->analyze && !a->job) return siox_cli_usage(self, "--analyze needs --job");
+  if (a->output && !a->export_romio) return siox_cli_usage(self, "--output goes with --export romio");
+  return -1;
+}
+
+static PGresult *query(PGconn *c, const char *sql, const char *arg) {
+  const char *p[1] = {arg};
+  PGresult *r = PQexecParams(c, sql, 1, NULL, p, NULL, NULL, 0);
+  if (PQresultStatus(r) == PGRES_TUPLES_OK) return r;
+  fprintf(stderr, "siox hints: %s", PQresultErrorMessage(r));
+  PQclear(r);
+  return NULL;
+}
+
+static const char findings_job_sql[] =
+    "SELECT kind, severity, file_pattern, summary, evidence::text, expected_gain_s, coalesce(hint_set_id, 0), job"
+    "  FROM kb_findings WHERE job = $1 ORDER BY severity = 'critical' DESC, severity = 'warning' DESC,"
+    "  expected_gain_s DESC, finding_id";
+static const char findings_app_sql[] =
+    "SELECT kind, severity, file_pattern, summary, evidence::text, expected_gain_s, coalesce(hint_set_id, 0), job"
+    "  FROM kb_findings WHERE job = (SELECT f.job FROM kb_findings f JOIN kb_apps a USING (app_id)"
+    "   WHERE a.exe = $1 ORDER BY f.created_at DESC LIMIT 1)"
+    "  ORDER BY severity = 'critical' DESC, severity = 'warning' DESC, expected_gain_s DESC, finding_id";
+#define SET_COLS                                                                                                    \
+  "SELECT h.hint_set_id, a.exe, a.args, h.file_pattern, h.component, h.hints::text, h.rationale::text,"           \
+  " h.evidence::text, h.expected_gain_s, h.source_job, h.superseded, h.created_at::text"                          \
+  " FROM kb_hint_sets h JOIN kb_apps a USING (app_id)"
+/* The sets of the job's latest analysis: those its findings refer to. */
+static const char sets_job_sql[] = SET_COLS " WHERE h.hint_set_id IN (SELECT hint_set_id FROM kb_findings WHERE job = $1)"
+                                            " ORDER BY h.expected_gain_s DESC, h.hint_set_id";
+static const char sets_app_sql[] = SET_COLS " WHERE a.exe = $1 AND NOT h.superseded ORDER BY h.expected_gain_s DESC, h.hint_set_id";
+static const char sets_app_all_sql[] = SET_COLS " WHERE a.exe = $1 ORDER BY h.created_at DESC, h.hint_set_id DESC";
+
+static json_object *parse_json(const char *text) {
+  json_object *o = json_tokener_parse(text);
+  return o ? o : json_object_new_object();
+}
+
+static json_object *findings_json(PGresult *f) {
+  json_object *arr = json_object_new_array();
+  for (int i = 0; i < PQntuples(f); i++) {
+    json_object *o = json_object_new_object();
+    siox_json_str(o, "kind", PQgetvalue(f, i, 0));
+    siox_json_str(o, "severity", PQgetvalue(f, i, 1));
+    siox_json_str(o, "file_pattern", PQgetvalue(f, i, 2));
+    siox_json_str(o, "summary", PQgetvalue(f, i, 3));
+    json_object_object_add(o, "evidence", parse_json(PQgetvalue(f, i, 4)));
+    siox_json_dbl(o, "expected_gain_s", strtod(PQgetvalue(f, i, 5), NULL));
+    long long id = strtoll(PQgetvalue(f, i, 6), NULL, 10);
+    json_object_object_add(o, "hint_set_id", id ? json_object_new_int64(id) : NULL);
+    json_object_array_add(arr, o);
+  }
+  return arr;
+}
+
+static json_object *sets_json(PGresult *s) {
+  static const char *const names[] = {"hint_set_id", "exe",       "args",            "file_pattern",
+                                      "component",   "hints",     "rationale",       "evidence",
+                                      "expected_gain_s", "source_job", "superseded", "created_at"};
+  json_object *arr = json_object_new_array();
+  for (int i = 0; i < PQntuples(s); i++) {
+    json_object *o = json_object_new_object();
+    for (int k = 0; k < 12; k++) {
+      const char *v = PQgetvalue(s, i, k);
+      if (k == 0) siox_json_int(o, names[k], strtoll(v, NULL, 10));
+      else if (k >= 5 && k <= 7) json_object_object_add(o, names[k], parse_json(v));
+      else if (k == 8) siox_json_dbl(o, names[k], strtod(v, NULL));
+      else if (k == 10) json_object_object_add(o, names[k], json_object_new_boolean(v[0] == 't'));
+      else siox_json_str(o, names[k], v);
+    }
+    json_object_array_add(arr, o);
+  }
+  return arr;
+}
+
+static void print_findings(PGresult *f) {
+  if (PQntuples(f) == 0) printf("No findings.\n");
+  for (int i = 0; i < PQntuples(f); i++) {
+    const char *pat = PQgetvalue(f, i, 2);
+    printf("[%s] %s%s%s\n    %s\n", PQgetvalue(f, i, 1), PQgetvalue(f, i, 0), pat[0] ? "  " : "", pat,
+           PQgetvalue(f, i, 3));
+    double gain = strtod(PQgetvalue(f, i, 5), NULL);
+    if (gain > 0) printf("    expected gain: %.3f s\n", gain);
+  }
+}
+
+static void print_sets(PGresult *s) {
+  if (PQntuples(s) == 0) {
+    printf("\nNo hint sets.\n");
+    return;
+  }
+  for (int i = 0; i < PQntuples(s); i++) {
+    printf("\nHint set %s for %s (%s), file pattern %s%s\n  from job %s, expected gain %.3f s\n",
+           PQgetvalue(s, i, 0), PQgetvalue(s, i, 4), PQgetvalue(s, i, 1), PQgetvalue(s, i, 3),
+           PQgetvalue(s, i, 10)[0] == 't' ? " (superseded)" : "", PQgetvalue(s, i, 9),
+           strtod(PQgetvalue(s, i, 8), NULL));
+    json_object *h = parse_json(PQgetvalue(s, i, 5)), *why = parse_json(PQgetvalue(s, i, 6)), *w;
+    json_object_object_foreach(h, key, val) {
+      printf("  %-22s %s\n", key, json_object_get_string(val));
+      if (json_object_object_get_ex(why, key, &w)) printf("      because %s\n", json_object_get_string(w));
+    }
+    json_object_put(h);
+    json_object_put(why);
+  }
+}
+
+/* The first row of s (the largest expected gain, or the newest) as "key
+ * value" lines: the format ROMIO reads from the file named by ROMIO_HINTS. */
+static int export_romio(PGresult *s, const char *output) {
+  if (PQntuples(s) == 0) {
+    fprintf(stderr, "siox hints: no hint set to export\n");
+    return SIOX_EXIT_FAIL;
+  }
+  if (PQntuples(s) > 1)
+    fprintf(stderr, "siox hints: %d hint sets; exporting set %s (file pattern %s, largest expected gain)\n",
+            PQntuples(s), PQgetvalue(s, 0, 0), PQgetvalue(s, 0, 3));
+  FILE *out = output ? fopen(output, "w") : stdout;
+  if (!out) {
+    fprintf(stderr, "siox hints: cannot write %s: %s\n", output, strerror(errno));
+    return SIOX_EXIT_FAIL;
+  }
+  json_object *h = parse_json(PQgetvalue(s, 0, 5));
+  json_object_object_foreach(h, key, val) fprintf(out, "%s %s\n", key, json_object_get_string(val));
+  json_object_put(h);
+  int bad = ferror(out);
+  if (output && fclose(out) != 0) bad = 1;
+  if (bad) fprintf(stderr, "siox hints: writing %s failed\n", output ? output : "stdout");
+  return bad ? SIOX_EXIT_FAIL : SIOX_EXIT_OK;
+}
+
+/* 1 when job has processes, 0 when not, -1 on error. */
+static int job_exists(PGconn *c, const char *job) {
+  PGresult *r = query(c, "SELECT 1 FROM processes WHERE job = $1 OR (job = '' AND 'proc:' || proc_id = $1) LIMIT 1", job);
+  int n = r ? PQntuples(r) : -1;
+  PQclear(r);
+  return n;
+}
+
+static int show(struct siox_cli *cli, PGconn *c, const struct hints_args *a) {
+  const char *key = a->job ? a->job : a->app;
+  PGresult *f = query(c, a->job ? findings_job_sql : findings_app_sql, key);
+  PGresult *s = f ? query(c, a->job ? sets_job_sql : a->all ? sets_app_all_sql : sets_app_sql, key) : NULL;
+  int rc = SIOX_EXIT_FAIL;
+  if (!s) goto out;
+  if (a->export_romio) {
+    rc = export_romio(s, a->output);
+  } else if (cli->json) {
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "job", a->job ? json_object_new_string(a->job)
+                                            : PQntuples(f) ? json_object_new_string(PQgetvalue(f, 0, 7)) : NULL);
+    json_object_object_add(o, "app", a->app ? json_object_new_string(a->app) : NULL);
+    json_object_object_add(o, "findings", findings_json(f));
+    json_object_object_add(o, "hint_sets", sets_json(s));
+    rc = siox_json_print(o) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
+  } else {
+    if (a->job) printf("Job %s: %d finding%s.\n", a->job, PQntuples(f), PQntuples(f) == 1 ? "" : "s");
+    else printf("Application %s: findings of its latest analysed job%s%s.\n", a->app, PQntuples(f) ? " " : "",
+                PQntuples(f) ? PQgetvalue(f, 0, 7) : " (none)");
+    print_findings(f);
+    print_sets(s);
+    rc = SIOX_EXIT_OK;
+  }
+out:
+  PQclear(f);
+  PQclear(s);
+  return rc;
+}
+
+static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char **argv) {
+  struct hints_args a;
+  int rc = parse(cli, self, argc, argv, &a);
+  if (rc >= 0) return rc;
+  PGconn *c;
+  if ((rc = siox_cli_open(cli, &c)) != SIOX_EXIT_OK) return rc;
+  char err[1024] = "";
+  int exists = a.job ? job_exists(c, a.job) : 1;
+  if (exists <= 0) {
+    if (exists == 0) fprintf(stderr, "siox hints: no job '%s' in the warehouse\n", a.job);
+    rc = SIOX_EXIT_FAIL;
+  } else if (a.analyze && siox_kb_analyze_job(c, a.job, err, sizeof err) < 0) {
+    fprintf(stderr, "siox hints: %s\n", err);
+    rc = SIOX_EXIT_FAIL;
+  } else {
+    rc = show(cli, c, &a);
+  }
+  PQfinish(c);
+  return rc;
+}
+
+const struct siox_cmd siox_cmd_hints = {"hints", "show findings and suggested MPI-IO hints, export ROMIO hints",
+                                        help, run};
