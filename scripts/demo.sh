@@ -63,6 +63,33 @@ for _ in $(seq 100); do [ -S "$SIOX_SOCKET" ] && break; sleep 0.1; done
 
 siox() { "$B/siox-cli/siox" --data-dir "$DEMO_DIR/server" "$@"; }
 
+# The hint loop on the testbed: small strided independent writes (each
+# rank's 4 KiB blocks 1 MiB apart, a column of a large row-major array) run
+# once without hints; the knowledge base analyses that job and computes a
+# ROMIO hint set from what it saw; the second run asks for it at
+# MPI_File_open (siox run --hints) and applies it.
+hint_loop() {
+  local f=$MNT/strided.dat out run
+  local wl=(--blocks 16 --repeat 8 --stride 1048576)
+  for run in 1 2; do
+    local opt=()
+    [ $run = 2 ] && opt=(--hints)
+    echo; echo "== hint loop, run $run: SIOX_JOB_ID=demo-hints-$run siox run ${opt[*]} --layers posix,mpi -- mpirun -np 4 siox-strided-writes ${wl[*]}"
+    out=$(SIOX_JOB_ID=demo-hints-$run "$B/siox-cli/siox" run "${opt[@]}" --layers posix,mpi -- \
+      mpirun --oversubscribe -np 4 "$B/examples/siox-strided-writes" "$f" "${wl[@]}" --print-info --no-verify)
+    echo "$out" | grep -E "io_time_s|^info (romio_ds_write|ind_wr_buffer_size|romio_cb_write|cb_buffer_size|cb_nodes) " || true
+    if [ $run = 1 ]; then
+      wait_for "SELECT count(*) FROM activities a JOIN activity_types t USING (type_id) JOIN processes p USING (proc_id)
+                WHERE t.name = 'MPI_Finalize' AND p.job = 'demo-hints-1'" 4 || true
+      sleep 2
+      echo; echo "== siox hints --job demo-hints-1 --analyze   (findings and the hint set computed from run 1)"
+      siox hints --job demo-hints-1 --analyze || true
+      echo; echo "== siox hints --job demo-hints-1 --export romio"
+      siox hints --job demo-hints-1 --export romio || true
+    fi
+  done
+}
+
 echo "== running the instrumented chain: app -> fs-client -> server -> devices dev0/dev1 (dev1 slowed)"
 SIOX_JOB_ID=demo "$B/examples/siox-example-chain" --writes 20 --slow-device 1 --slow-us 25000 --fast-us 2000
 for _ in $(seq 100); do
@@ -159,6 +186,13 @@ for _ in range(200):
   echo; echo "== siox blame $aid   (the slowest H5Dwrite)"
   siox blame "$aid"
   echo; echo "== SVG of the H5Dwrite's graph: $DEMO_DIR/h5dwrite.svg"
+
+  # 3. What the knowledge base learned from these runs.
+  echo; echo "== siox anomalies --since 15m --update   (components slower than their own baselines)"
+  siox anomalies --since 15m --update || true
+  echo; echo "== siox capacity --since 15m --update --what-if 4 --plot $DEMO_DIR/capacity"
+  siox capacity --since 15m --update --what-if 4 --plot "$DEMO_DIR/capacity" || true
+  hint_loop
 fi
 
 echo; echo "== siox status"

@@ -21,6 +21,7 @@ struct siox_kb_thread {
   pthread_mutex_t mu;
   pthread_cond_t cv;
   int stop;
+  PGcancel *cancel; /* under mu: the connection's cancel handle, for stop */
   char *conninfo;
   int idle_s, every_s;
 };
@@ -45,19 +46,44 @@ static int nap(struct siox_kb_thread *k) {
   return stop;
 }
 
+/* Replaces the cancel handle (NULL: none) under the lock. */
+static void set_cancel(struct siox_kb_thread *k, PGconn *c) {
+  pthread_mutex_lock(&k->mu);
+  if (k->cancel) PQfreeCancel(k->cancel);
+  k->cancel = c ? PQgetCancel(c) : NULL;
+  pthread_mutex_unlock(&k->mu);
+}
+
+/* The background folds of baselines and capacity stay BACKGROUND_SETTLE
+ * behind now: a fold never looks at activities that end before its
+ * watermark again, and under load rows reach the warehouse well after
+ * their end (spooled batches, a busy ingest thread). An explicit
+ * `siox anomalies|capacity --update` still folds up to kb_fold_state's
+ * settle time (15 s); this session setting only ever lengthens it. */
+#define BACKGROUND_SETTLE "120000000000"
+static void settle_late(PGconn *c) {
+  PGresult *r = PQexec(c, "SET siox.kb_settle_ns = '" BACKGROUND_SETTLE "'");
+  if (PQresultStatus(r) != PGRES_COMMAND_OK) siox_log("analysis: %s", PQresultErrorMessage(r));
+  PQclear(r);
+}
+
 static void *run(void *arg) {
   struct siox_kb_thread *k = arg;
   PGconn *c = NULL;
   char err[512];
   while (!nap(k)) {
     if (!c || PQstatus(c) != CONNECTION_OK) {
+      set_cancel(k, NULL);
       if (c) PQfinish(c);
       if (!(c = siox_db_connect(k->conninfo, 0))) continue; /* the database is away: retry next period */
+      set_cancel(k, c);
+      settle_late(c);
     }
     int n = siox_kb_analyze_pending(c, k->idle_s, k->every_s, err, sizeof err);
     if (n < 0) siox_log("analysis: %s", err);
     else if (n > 0) siox_log("analysis: %d job(s) analysed", n);
   }
+  set_cancel(k, NULL);
   if (c) PQfinish(c);
   return NULL;
 }
@@ -82,11 +108,21 @@ int siox_kb_thread_start(struct siox_server *s, const char *conninfo) {
 void siox_kb_thread_stop(struct siox_server *s) {
   struct siox_kb_thread *k = s->kb;
   if (!k) return;
-  pthread_mutex_lock(&k->mu);
-  k->stop = 1;
-  pthread_cond_signal(&k->cv);
-  pthread_mutex_unlock(&k->mu);
-  pthread_join(k->thread, NULL);
+  /* A long analysis must not hold up the server's exit: cancel the running
+   * query, and again every 100 ms, since an analysis is many queries. */
+  for (;;) {
+    char why[128];
+    pthread_mutex_lock(&k->mu);
+    k->stop = 1;
+    pthread_cond_signal(&k->cv);
+    if (k->cancel) PQcancel(k->cancel, why, sizeof why);
+    pthread_mutex_unlock(&k->mu);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 100 * 1000000L;
+    if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+    if (pthread_timedjoin_np(k->thread, NULL, &until) == 0) break;
+  }
   pthread_mutex_destroy(&k->mu);
   pthread_cond_destroy(&k->cv);
   free(k->conninfo);

@@ -50,7 +50,9 @@ void kb_fold_abort(PGconn *c) {
 /* Settled end: now on the server's clock (activity times are on it too)
  * minus the settle time, so that rows still in flight are left for later. */
 static const char window_sql[] =
-    "SELECT watermark_ns, (extract(epoch FROM clock_timestamp()) * 1e9)::bigint - settle_ns, lookback_ns"
+    "SELECT watermark_ns, (extract(epoch FROM clock_timestamp()) * 1e9)::bigint"
+    "       - greatest(settle_ns, coalesce(nullif(current_setting('siox.kb_settle_ns', true), ''), '0')::bigint),"
+    "       lookback_ns"
     "  FROM kb_fold_state WHERE name = $1 FOR UPDATE";
 
 int kb_fold_begin(PGconn *c, const char *name, struct kb_fold_window *w, char *err, size_t errcap) {
