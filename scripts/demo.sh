@@ -187,12 +187,14 @@ for _ in range(200):
   siox blame "$aid"
   echo; echo "== SVG of the H5Dwrite's graph: $DEMO_DIR/h5dwrite.svg"
 
-  # 3. What the knowledge base learned from these runs.
+  # 3. What the knowledge base learns: hints (computed from run 1 of the
+  # strided workload, applied in run 2), then anomalies and capacity over
+  # everything so far (folded once the rows have settled, 15 s).
+  hint_loop
   echo; echo "== siox anomalies --since 15m --update   (components slower than their own baselines)"
   siox anomalies --since 15m --update || true
   echo; echo "== siox capacity --since 15m --update --what-if 4 --plot $DEMO_DIR/capacity"
   siox capacity --since 15m --update --what-if 4 --plot "$DEMO_DIR/capacity" || true
-  hint_loop
 fi
 
 echo; echo "== siox status"

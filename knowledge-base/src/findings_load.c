@@ -12,9 +12,20 @@
 
 #include "findings.h"
 
+/* The job's processes. When some of them are MPI ranks (they made MPI-IO
+ * calls), only those: `siox run -- mpirun ...` traces the launcher and
+ * shells too, which are not the application (its exe keys the hints) and
+ * whose little I/O would make every rank look like a straggler. */
+#define JOB_PROCS_CTE                                                                          \
+  "jp AS (SELECT p.proc_id, p.host, p.exe, p.args, EXISTS (SELECT 1 FROM activities a"          \
+  "          JOIN nodes n ON n.node_id = a.node_id"                                             \
+  "         WHERE a.aid BETWEEN (p.proc_id::bigint << 32) AND ((p.proc_id::bigint << 32) | 4294967295)" \
+  "           AND n.swid = 'MPI-IO') AS mpi"                                                    \
+  "    FROM processes p WHERE p.job = $1 OR (p.job = '' AND 'proc:' || p.proc_id = $1)),"       \
+  " procs AS (SELECT * FROM jp WHERE mpi OR NOT EXISTS (SELECT 1 FROM jp q WHERE q.mpi))"
+
 static const char procs_sql[] =
-    "SELECT proc_id, host, exe, args FROM processes"
-    " WHERE job = $1 OR (job = '' AND 'proc:' || proc_id = $1) ORDER BY proc_id";
+    "WITH " JOB_PROCS_CTE " SELECT proc_id, host, exe, args FROM procs ORDER BY proc_id";
 
 /* The file of an activity: the posix/path of its remote-call record (POSIX
  * operations under MPI-IO receive the path), else its posix/path attribute
@@ -25,7 +36,7 @@ static const char ops_sql[] =
     "   (SELECT id FROM ontology WHERE name = 'mpi/collective') co,"
     "   (SELECT id FROM ontology WHERE name = 'posix/path') pa,"
     "   (SELECT id FROM ontology WHERE name = 'mpi/hints') hi),"
-    " procs AS (SELECT proc_id FROM processes WHERE job = $1 OR (job = '' AND 'proc:' || proc_id = $1))"
+    " " JOB_PROCS_CTE
     " SELECT a.aid, a.proc_id, coalesce(a.parent_aid, 0), n.swid, t.name, a.start_ns, a.end_ns,"
     "   coalesce(a.attr_vals[array_position(a.attr_ids, ids.b)], -1),"
     "   coalesce(a.attr_vals[array_position(a.attr_ids, ids.o)], -1),"
