@@ -199,6 +199,10 @@ for _ in range(200):
   # strided workload, applied in run 2), then anomalies and capacity over
   # everything so far (folded once the rows have settled, 15 s).
   hint_loop
+  # Folds take activities that ended over 15 s ago (rows still in flight
+  # come later); this demo is quicker than that.
+  echo; echo "== (waiting 16 s for the last rows to settle before folding baselines and capacity)"
+  sleep 16
   echo; echo "== siox anomalies --since 15m --update   (components slower than their own baselines)"
   siox anomalies --since 15m --update || true
   echo; echo "== siox capacity --since 15m --update --what-if 4 --plot $DEMO_DIR/capacity"
