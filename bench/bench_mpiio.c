@@ -96,6 +96,9 @@ static int rank_main(const char *path, long long block, long long writes) {
   double t0 = MPI_Wtime(), c0 = cpu_s();
   timed(MPI_File_write_at, fh, rank, block, writes, &i, buf);
   double mine = MPI_Wtime() - t0, cpu = cpu_s() - c0, slowest = 0, cpu_all = 0;
+  /* Nobody starts the A/B blocks (preloaded runs only) while a slower rank
+   * is still in the timed loop: they would take its cores. */
+  MPI_Barrier(MPI_COMM_WORLD);
   MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   MPI_Reduce(&cpu, &cpu_all, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   double ab = ab_wrapper_ns(fh, rank, block, writes, buf), ab_all[RANKS] = {0};
@@ -183,17 +186,19 @@ struct figures {
   long long drops;
 };
 
-/* Alternates plain and instrumented runs and takes the medians. */
+/* Alternates plain and instrumented runs, in turns first (ABBA: whatever
+ * drifts during the series falls on both), and takes the medians. */
 static int measure(const char *self, const char *preload, const char *sock, const char *file, long long block,
                    long long writes, int reps, struct figures *f) {
   double a[MAX_REPS], b[MAX_REPS], ca[MAX_REPS], cb[MAX_REPS], ab[MAX_REPS], unused;
-  long long d;
   f->drops = 0;
   for (int r = 0; r < reps; r++) {
-    a[r] = run_once(self, NULL, sock, file, block, writes, &ca[r], &d, &unused);
-    b[r] = run_once(self, preload, sock, file, block, writes, &cb[r], &d, &ab[r]);
+    long long dp = 0, di = 0;
+    if (r % 2) b[r] = run_once(self, preload, sock, file, block, writes, &cb[r], &di, &ab[r]);
+    a[r] = run_once(self, NULL, sock, file, block, writes, &ca[r], &dp, &unused);
+    if (r % 2 == 0) b[r] = run_once(self, preload, sock, file, block, writes, &cb[r], &di, &ab[r]);
     if (a[r] < 0 || b[r] < 0) return -1;
-    f->drops += d;
+    f->drops += di;
   }
   f->plain = median(a, reps);
   f->inst = median(b, reps);

@@ -7,12 +7,15 @@
  *
  * usage: mpirun -np N siox_io_workload [--rows R] [--cols C] [--steps S]
  *          [--block B] [--h5 FILE]... [--mpiio FILE]... [--posix FILE]...
+ *          [--stdio FILE]...
  *   --h5 FILE     HDF5 through the MPI-IO driver: a dataset of S*N*R x C
  *                 doubles; step k writes rows (k*N + rank)*R .. +R with one
  *                 collective H5Dwrite, then each rank reads its rows back
  *   --mpiio FILE  S independent MPI_File_write_at of B bytes per rank
  *                 (rank-interleaved blocks), then S MPI_File_read_at
  *   --posix FILE  rank 0 only: S pwrite of B bytes, then S pread
+ *   --stdio FILE  rank 0 only: S fwrite of B bytes (stdio buffers them and
+ *                 writes them out inside a later call), then S fread
  * Rank 0 prints "COUNT LAYER CALL N" (the calls of all ranks) and "ok".
  */
 #include <fcntl.h>
@@ -33,11 +36,11 @@ static size_t block = 1 << 18;
 
 /* Calls made by this rank, per layer and call; summed over ranks at the end. */
 enum { H_FCREATE, H_DCREATE, H_DWRITE, H_DREAD, H_DCLOSE, H_FCLOSE, M_OPEN, M_WRITE_AT, M_READ_AT, M_CLOSE,
-       P_OPEN, P_PWRITE, P_PREAD, P_CLOSE, NCOUNT };
+       P_OPEN, P_PWRITE, P_PREAD, P_CLOSE, S_FWRITE, S_FREAD, NCOUNT };
 static const char *const count_name[NCOUNT] = {
     "HDF5 H5Fcreate", "HDF5 H5Dcreate2", "HDF5 H5Dwrite", "HDF5 H5Dread", "HDF5 H5Dclose", "HDF5 H5Fclose",
     "MPI-IO MPI_File_open", "MPI-IO MPI_File_write_at", "MPI-IO MPI_File_read_at", "MPI-IO MPI_File_close",
-    "POSIX open", "POSIX pwrite", "POSIX pread", "POSIX close"};
+    "POSIX open", "POSIX pwrite", "POSIX pread", "POSIX close", "stdio fwrite", "stdio fread"};
 static long counts[NCOUNT];
 
 #define OK(x)                                                                   \
@@ -139,10 +142,32 @@ static void do_posix(const char *path) {
   counts[P_OPEN]++, counts[P_PWRITE] += steps, counts[P_PREAD] += steps, counts[P_CLOSE]++;
 }
 
+/* One stdio file, written and read by rank 0 alone. */
+static void do_stdio(const char *path) {
+  if (rank != 0) return;
+  unsigned char *buf = malloc(block), *want = malloc(block);
+  FILE *f = fopen(path, "w");
+  OK(f ? 0 : -1);
+  for (int k = 0; k < steps; k++) {
+    fill(buf, block, 2000 + k);
+    errors += fwrite(buf, 1, block, f) != block;
+  }
+  errors += fclose(f) != 0;
+  OK((f = fopen(path, "r")) ? 0 : -1);
+  for (int k = 0; k < steps; k++) {
+    fill(want, block, 2000 + k);
+    errors += fread(buf, 1, block, f) != block || memcmp(buf, want, block) != 0;
+  }
+  fclose(f);
+  free(buf);
+  free(want);
+  counts[S_FWRITE] += steps, counts[S_FREAD] += steps;
+}
+
 static void usage(void) {
   if (rank == 0)
     fprintf(stderr, "usage: siox_io_workload [--rows R] [--cols C] [--steps S] [--block B] "
-                    "[--h5 FILE]... [--mpiio FILE]... [--posix FILE]...\n");
+                    "[--h5 FILE]... [--mpiio FILE]... [--posix FILE]... [--stdio FILE]...\n");
   MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
@@ -150,7 +175,8 @@ int main(int argc, char **argv) {
   static const struct option opts[] = {{"rows", required_argument, NULL, 'r'},  {"cols", required_argument, NULL, 'c'},
                                        {"steps", required_argument, NULL, 's'}, {"block", required_argument, NULL, 'b'},
                                        {"h5", required_argument, NULL, 'H'},    {"mpiio", required_argument, NULL, 'M'},
-                                       {"posix", required_argument, NULL, 'P'}, {0}};
+                                       {"posix", required_argument, NULL, 'P'}, {"stdio", required_argument, NULL, 'S'},
+                                       {0}};
   const char *files[MAXF];
   int kinds[MAXF], nfiles = 0, c;
   MPI_Init(&argc, &argv);
@@ -161,7 +187,7 @@ int main(int argc, char **argv) {
     else if (c == 'c') cols = (hsize_t)atoll(optarg);
     else if (c == 's') steps = atoi(optarg);
     else if (c == 'b') block = (size_t)atoll(optarg);
-    else if ((c == 'H' || c == 'M' || c == 'P') && nfiles < MAXF) kinds[nfiles] = c, files[nfiles++] = optarg;
+    else if ((c == 'H' || c == 'M' || c == 'P' || c == 'S') && nfiles < MAXF) kinds[nfiles] = c, files[nfiles++] = optarg;
     else usage();
   }
   if (!nfiles || optind < argc || !rows || !cols || steps < 1 || !block || block > (1 << 30)) usage();
@@ -169,7 +195,8 @@ int main(int argc, char **argv) {
   for (int i = 0; i < nfiles; i++) {
     if (kinds[i] == 'H') do_h5(files[i]);
     else if (kinds[i] == 'M') do_mpiio(files[i]);
-    else do_posix(files[i]);
+    else if (kinds[i] == 'P') do_posix(files[i]);
+    else do_stdio(files[i]);
   }
   long total[NCOUNT];
   int all = 0;

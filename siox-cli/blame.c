@@ -3,9 +3,10 @@
  * README.md "Blame": walk down the heaviest group of same-kind children;
  * the deepest level still holding most of the root's time is the suspect;
  * deep components that spent their own time are candidates; the candidate
- * (else the suspect) is the culprit when its time (per byte where sizes are
- * known) is several times its peers' median and beyond their high
- * percentile, the largest excess winning.
+ * (else the suspect) is the culprit when its time (against the peers'
+ * latency line for its size where sizes are known) is several times its
+ * peers' median and beyond their high percentile, the largest excess
+ * winning.
  */
 #include "blame.h"
 
@@ -139,12 +140,88 @@ double siox_percentile(double *v, size_t n, double p) {
   return v[rank ? rank - 1 : 0];
 }
 
-/* The compared value of one sample: seconds, or seconds per byte. Returns
- * false when per-byte comparison needs a byte count the sample lacks. */
-static bool sample_value(bool per_byte, int64_t ns, int64_t bytes, double *out) {
-  if (per_byte && bytes <= 0) return false;
-  *out = per_byte ? (double)ns / 1e9 / (double)bytes : (double)ns / 1e9;
+/* The compared value of one sample: seconds, seconds per byte, or seconds
+ * over the peers' line for its size. Returns false when the comparison
+ * needs a byte count the sample lacks. */
+static bool sample_value(const struct siox_blame *b, int64_t ns, int64_t bytes, double *out) {
+  double s = (double)ns / 1e9;
+  if (!b->per_byte) {
+    *out = s;
+    return true;
+  }
+  if (bytes <= 0) return false;
+  *out = b->line ? s / (b->line_a_s + b->line_b_s * (double)bytes) : s / (double)bytes;
   return true;
+}
+
+/* ---- the peers' latency line ----------------------------------------- */
+
+#define LINE_POINTS 64 /* size groups kept for the fit (pairs: 2016) */
+
+struct point {
+  double x, y;
+};
+
+static int cmp_point(const void *p, const void *q) {
+  const struct point *a = p, *b = q;
+  return (a->x > b->x) - (a->x < b->x);
+}
+
+/* Merges the samples (sorted by size) into at most LINE_POINTS points, each
+ * the median size and median time of a run of equal count that never
+ * splits a size; returns how many. tmp holds n doubles. */
+static size_t size_groups(const struct point *v, size_t n, struct point *g, double *tmp) {
+  size_t k = 0, per = (n + LINE_POINTS - 1) / LINE_POINTS;
+  for (size_t i = 0; i < n && k < LINE_POINTS;) {
+    size_t j = i + per < n ? i + per : n;
+    while (j < n && v[j].x == v[j - 1].x) j++;
+    for (size_t m = i; m < j; m++) tmp[m - i] = v[m].x;
+    g[k].x = siox_median(tmp, j - i);
+    for (size_t m = i; m < j; m++) tmp[m - i] = v[m].y;
+    g[k++].y = siox_median(tmp, j - i);
+    i = j;
+  }
+  return k;
+}
+
+/* Theil-Sen over the groups: the median of the pairwise slopes, then the
+ * median intercept; robust to the slow node's samples among the peers. A
+ * negative term is clamped (then the other is refitted alone). */
+static bool theil_sen(const struct point *g, size_t k, double *tmp, double *a, double *b) {
+  size_t m = 0;
+  for (size_t i = 0; i < k; i++)
+    for (size_t j = i + 1; j < k; j++)
+      if (g[j].x > g[i].x) tmp[m++] = (g[j].y - g[i].y) / (g[j].x - g[i].x);
+  if (m == 0) return false;
+  *b = fmax(0, siox_median(tmp, m));
+  for (size_t i = 0; i < k; i++) tmp[i] = g[i].y - *b * g[i].x;
+  *a = siox_median(tmp, k);
+  if (*a < 0) {
+    *a = 0;
+    for (size_t i = 0; i < k; i++) tmp[i] = g[i].y / g[i].x;
+    *b = siox_median(tmp, k);
+  }
+  return *a > 0 || *b > 0;
+}
+
+/* Fits the peers' line (seconds = a + b * bytes) when they show >= 2
+ * sizes; false (per-byte comparison) otherwise or on -ENOMEM. */
+static bool fit_line(const struct siox_blame *b, const struct siox_blame_sample *s, size_t n, double *la,
+                     double *lb) {
+  struct point *v = malloc((n ? n : 1) * sizeof(*v)), g[LINE_POINTS];
+  double *tmp = malloc((n > LINE_POINTS * LINE_POINTS ? n : LINE_POINTS * LINE_POINTS) * sizeof(*tmp));
+  size_t m = 0;
+  bool ok = false;
+  for (size_t i = 0; v && tmp && i < n; i++)
+    if (s[i].node_id != b->suspect->node_id && s[i].bytes > 0)
+      v[m++] = (struct point){(double)s[i].bytes, (double)s[i].ns / 1e9};
+  if (v && tmp && m > 1) {
+    qsort(v, m, sizeof(*v), cmp_point);
+    if (v[0].x != v[m - 1].x) ok = theil_sen(g, size_groups(v, m, g, tmp), tmp, la, lb);
+  }
+  free(v);
+  free(tmp);
+  return ok;
 }
 
 static int cmp_peer(const void *x, const void *y) {
@@ -190,7 +267,7 @@ static void classify(struct siox_blame *b, const struct siox_blame_sample *s, si
     use[i] = false;
     if (s[i].aid == x->aid) continue;
     double v;
-    if (!sample_value(b->per_byte, s[i].ns, s[i].bytes, &v)) {
+    if (!sample_value(b, s[i].ns, s[i].bytes, &v)) {
       if (s[i].node_id != x->node_id) b->peer_skipped++;
       continue;
     }
@@ -228,7 +305,8 @@ static bool any_peer_bytes(const struct siox_act *x, const struct siox_blame_sam
 int siox_blame_judge(struct siox_blame *b, const struct siox_blame_sample *s, size_t n) {
   const struct siox_act *x = b->suspect;
   b->per_byte = x->bytes > 0 && any_peer_bytes(x, s, n);
-  sample_value(b->per_byte, x->inclusive_ns, x->bytes, &b->value);
+  b->line = b->per_byte && fit_line(b, s, n, &b->line_a_s, &b->line_b_s);
+  sample_value(b, x->inclusive_ns, x->bytes, &b->value);
   bool *use = calloc(n ? n : 1, sizeof(*use));
   double *val = calloc(n ? n : 1, sizeof(*val));
   double *own = calloc(n ? n : 1, sizeof(*own));
@@ -254,8 +332,9 @@ int siox_blame_judge(struct siox_blame *b, const struct siox_blame_sample *s, si
 
 /* Seconds the judged activity took beyond its peers' median for its bytes. */
 static double excess_of(const struct siox_blame *b) {
-  double d = b->value - b->peer_median;
-  return b->per_byte ? d * (double)b->suspect->bytes : d;
+  double d = b->value - b->peer_median, bytes = (double)b->suspect->bytes;
+  if (!b->per_byte) return d;
+  return b->line ? d * (b->line_a_s + b->line_b_s * bytes) : d * bytes;
 }
 
 /* Judges x as if it were the suspect; trial shares b's path (not owned). */

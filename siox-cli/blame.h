@@ -55,9 +55,14 @@ struct siox_blame {
    * their time in themselves; judged by siox_blame_find. Owned array. */
   const struct siox_act **cands;
   size_t ncands;
-  /* Filled by siox_blame_judge. Values are inclusive seconds, or seconds per
-   * byte when per_byte (the suspect has an io/bytes count). */
-  bool per_byte;
+  /* Filled by siox_blame_judge. Values are inclusive seconds; when per_byte
+   * (the suspect has an io/bytes count, and so do peers) seconds per byte,
+   * or, when line (the peers show two sizes or more), the time over the
+   * peers' latency line line_a_s + line_b_s * bytes for the sample's size:
+   * a fixed cost per call plus a cost per byte, so that a small piece is
+   * not judged by the per-byte rate of large ones. */
+  bool per_byte, line;
+  double line_a_s, line_b_s;
   double value, peer_median, peer_p90, ratio;
   size_t peer_samples;  /* samples on other nodes that were compared */
   size_t peer_skipped;  /* samples on other nodes without a byte count */

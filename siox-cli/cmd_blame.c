@@ -39,12 +39,17 @@ static const char help[] =
     "  (SWID) and name on OTHER nodes (other devices' write, other bricks' WRITE),\n"
     "  of the same job (server-side processes, which carry no job, included),\n"
     "  starting within the call's interval widened by S seconds. When the suspect\n"
-    "  and its peers report sizes (io/bytes), times are compared per byte.\n"
+    "  and its peers report sizes (io/bytes) and the peers show two sizes or more,\n"
+    "  a latency line (fixed cost + cost per byte, a robust Theil-Sen fit) is\n"
+    "  fitted to the peers and every time is taken over what the line gives for\n"
+    "  its size, so a small piece is judged against small pieces; with one peer\n"
+    "  size, times are compared per byte.\n"
     "\n"
-    "  RULE: the suspect is named the culprit when its time (per byte) is at least\n"
-    "  X times the peers' median (default 3) and above the peers' 90th percentile,\n"
-    "  with at least 3 peer samples. Otherwise blame says where the time went and\n"
-    "  that it looks normal, or that there are too few peers to tell.\n"
+    "  RULE: the suspect is named the culprit when its time (over the line, or per\n"
+    "  byte) is at least X times the peers' median (default 3) and above the\n"
+    "  peers' 90th percentile, with at least 3 peer samples. Otherwise blame says\n"
+    "  where the time went and that it looks normal, or that there are too few\n"
+    "  peers to tell.\n"
     "\n"
     "  The evidence: the suspect's time and share of the call, the peers' median\n"
     "  and 90th percentile, the ratio, the number of peer samples and nodes, the\n"
@@ -212,7 +217,23 @@ static json_object *baseline_json(const struct baseline_verdict *v) {
 /* ---- the prose -------------------------------------------------------- */
 
 static const char *value_str(const struct siox_blame *b, double v, char *buf, size_t len) {
+  if (b->line) {
+    snprintf(buf, len, "%.2fx the line", v);
+    return buf;
+  }
   return b->per_byte ? siox_fmt_per_byte(v, buf, len) : siox_fmt_duration((int64_t)(v * 1e9), buf, len);
+}
+
+/* The peers' latency line, as "150.000 us + 9.500 ms/MiB". */
+static const char *line_str(const struct siox_blame *b, char *buf, size_t len) {
+  char a[32], per[64];
+  snprintf(buf, len, "%s + %s", siox_fmt_duration((int64_t)(b->line_a_s * 1e9), a, sizeof(a)),
+           siox_fmt_per_byte(b->line_b_s, per, sizeof(per)));
+  return buf;
+}
+
+static const char *measure_str(const struct siox_blame *b) {
+  return b->line ? "Against its peers' latency line for its size" : b->per_byte ? "Per byte" : "In all";
 }
 
 static double share_of(const struct siox_blame *b, const struct siox_act *a) {
@@ -235,10 +256,15 @@ static void explain_where(FILE *f, const struct siox_blame *b) {
 
 static void explain_evidence(FILE *f, const struct siox_blame *b, long margin_s) {
   const struct siox_act *x = b->suspect;
-  char v[64], med[64], p90[64], own[64];
+  char v[64], med[64], p90[64], own[64], line[128], took[32], want[32];
+  if (b->line)
+    fprintf(f, "Its peers' latency line (fitted to their sizes and times) is %s: for its %" PRId64
+               " B it took %s where the line gives %s.\n",
+            line_str(b, line, sizeof(line)), x->bytes, siox_fmt_duration(x->inclusive_ns, took, sizeof(took)),
+            siox_fmt_duration((int64_t)((b->line_a_s + b->line_b_s * (double)x->bytes) * 1e9), want, sizeof(want)));
   fprintf(f, "%s it took %s; its peers (%s %s on %zu other node%s, %zu sample%s in the job's window +/- %ld s) took "
              "a median of %s, p%.0f %s: %.1fx the median.\n",
-          b->per_byte ? "Per byte" : "In all", value_str(b, b->value, v, sizeof(v)), x->swid, x->name, b->npeers,
+          measure_str(b), value_str(b, b->value, v, sizeof(v)), x->swid, x->name, b->npeers,
           b->npeers == 1 ? "" : "s", b->peer_samples, b->peer_samples == 1 ? "" : "s", margin_s,
           value_str(b, b->peer_median, med, sizeof(med)), b->rule.pct * 100, value_str(b, b->peer_p90, p90, sizeof(p90)),
           b->ratio);
@@ -275,7 +301,8 @@ static char *explain(const struct siox_blame *b, long margin_s, const struct bas
   explain_baseline(f, b, v);
   fprintf(f, "Rule: named when its time%s is >= %.1fx the peers' median and above their p%.0f, with >= %zu peer "
              "samples.\n",
-          b->per_byte ? " per byte" : "", b->rule.ratio, b->rule.pct * 100, b->rule.min_peers);
+          b->line ? " over the peers' latency line for its size" : b->per_byte ? " per byte" : "", b->rule.ratio,
+          b->rule.pct * 100, b->rule.min_peers);
   fclose(f);
   return s;
 }
@@ -319,8 +346,16 @@ static json_object *culprit_json(const struct siox_blame *b) {
 
 static json_object *evidence_json(const struct siox_blame *b, const struct siox_peer_query *q, long margin_s) {
   json_object *o = json_object_new_object();
-  siox_json_str(o, "metric", b->per_byte ? "inclusive seconds per byte" : "inclusive seconds");
-  siox_json_str(o, "unit", b->per_byte ? "s/B" : "s");
+  siox_json_str(o, "metric", b->line       ? "inclusive seconds over the peers' latency line for the size"
+                             : b->per_byte ? "inclusive seconds per byte"
+                                           : "inclusive seconds");
+  siox_json_str(o, "unit", b->line ? "x" : b->per_byte ? "s/B" : "s");
+  if (b->line) {
+    json_object *l = json_object_new_object();
+    siox_json_dbl(l, "a_s", b->line_a_s);
+    siox_json_dbl(l, "b_s_per_byte", b->line_b_s);
+    json_object_object_add(o, "line", l);
+  }
   siox_json_dbl(o, "value", b->value);
   siox_json_dbl(o, "peer_median", b->peer_median);
   siox_json_dbl(o, "peer_p90", b->peer_p90);

@@ -339,6 +339,7 @@ static int plot(PGconn *c, const struct capacity_args *a, const struct siox_kb_c
   char err[1024] = "";
   size_t m = n < MAX_PLOTTED ? n : MAX_PLOTTED;
   int rc = 0;
+  fflush(stdout); /* the table before what the plotting says on stderr */
   for (size_t i = 0; i < m && rc == 0; i++) rc = series(c, a, &r[i], &d, i, err, sizeof err);
   if (rc == 0 && m) rc = draw(a, r, m, &d, err, sizeof err);
   for (size_t i = 0; i < m; i++) free(d.pt[i]), free(d.t[i]), free(d.load[i]), free(d.lx[i]), free(d.ly[i]);

@@ -110,6 +110,30 @@ static void match_collectives(const struct siox_mpi_access *a) {
   if (a->pos == POS_ORDERED && (f = siox__mpi_file_find(a->fh)) != NULL) siox__mpi_range(a, f, &r);
 }
 
+/* ---- shared-pointer offsets ---------------------------------------------
+ * The shared pointer read before a _shared call races with the other
+ * ranks' _shared calls; the POSIX operations the call makes on the file
+ * know where the data went. So the offset is written at the stop: the
+ * lowest offset the thread read or wrote in the file during the call, else
+ * (no POSIX layer, or pwritev) the pointer read before it. One recorded
+ * access per thread at a time (inner MPI-IO calls are not recorded). */
+#define SHARED_NONE UINT64_MAX
+static SIOX_MPI_TLS int shared_pending;
+static SIOX_MPI_TLS uint64_t shared_before; /* the pointer's byte offset before the call, or SHARED_NONE */
+
+static void shared_watch(const struct siox_mpi_file *f, struct siox_mpi_range *r) {
+  if (f) siox_posix_hook_mpiio_watch(f->path, f->path_len);
+  shared_pending = 1;
+  shared_before = r->known ? r->offset : SHARED_NONE;
+  r->known = 0; /* not written at the start */
+}
+
+static void shared_offset(siox_aid aid) {
+  uint64_t off = shared_before;
+  shared_pending = 0;
+  if (siox_posix_hook_mpiio_lowest(&off) || off != SHARED_NONE) siox_activity_attr_u64(aid, SIOX_ATTR_IO_OFFSET, off);
+}
+
 siox_aid siox__mpi_access_start(const struct siox_mpi_access *a) {
   if (siox__mpi_depth) return 0;
   siox_aid aid = siox__mpi_layer_ready() ? siox_activity_start(siox__mpi.type[a->call]) : 0;
@@ -121,11 +145,13 @@ siox_aid siox__mpi_access_start(const struct siox_mpi_access *a) {
   struct siox_mpi_file *f = siox__mpi_file_find(a->fh);
   struct siox_mpi_range r;
   siox__mpi_range(a, f, &r);
+  if (a->pos == POS_SHARED) shared_watch(f, &r); /* asks the POSIX layer where it really landed */
   siox__mpi_describe(aid, a, f, &r);
   return aid;
 }
 
 void siox__mpi_stop(siox_aid aid, int rc) {
+  if (shared_pending) shared_offset(aid);
   siox__mpi_io_leave();
   if (rc != MPI_SUCCESS) siox_activity_error(aid, rc);
   siox_activity_stop(aid);

@@ -32,6 +32,12 @@
 extern SXP_TLS int sxp__guard SXP_HIDDEN;
 /* > 0 while an MPI-IO data access is open in this thread (hooks.c). */
 extern SXP_TLS int sxp__mpiio_depth SXP_HIDDEN;
+/* While an MPI-IO access watches a file (siox_posix_mpiio_watch until
+ * siox_posix_mpiio_lowest): its path (borrowed) and the lowest offset this
+ * thread read or wrote in it. */
+extern SXP_TLS const char *sxp__mpiio_watch SXP_HIDDEN;
+extern SXP_TLS uint32_t sxp__mpiio_watch_len SXP_HIDDEN;
+extern SXP_TLS uint64_t sxp__mpiio_lowest SXP_HIDDEN;
 
 /* Activity types: (enum, function name, node). Names are what the
  * application called: the fortify (__read_chk), ABI (__xstat) and C99

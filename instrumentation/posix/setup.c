@@ -14,6 +14,9 @@
 
 SXP_TLS int sxp__guard;
 SXP_TLS int sxp__mpiio_depth;
+SXP_TLS uint64_t sxp__mpiio_lowest = SXP_POS_UNKNOWN;
+SXP_TLS const char *sxp__mpiio_watch;
+SXP_TLS uint32_t sxp__mpiio_watch_len;
 struct sxp_reg sxp__reg;
 _Atomic int sxp__state = SXP_STATE_NONE;
 int sxp__pid;
@@ -70,6 +73,19 @@ __attribute__((constructor)) static void at_load(void) {
 
 SXP_EXPORT void siox_posix_mpiio_enter(void) {
   sxp__mpiio_depth++;
+}
+
+SXP_EXPORT void siox_posix_mpiio_watch(const char *path, uint32_t len) {
+  sxp__mpiio_watch = path;
+  sxp__mpiio_watch_len = len;
+  sxp__mpiio_lowest = SXP_POS_UNKNOWN;
+}
+
+SXP_EXPORT int siox_posix_mpiio_lowest(uint64_t *offset) {
+  int seen = sxp__mpiio_watch && sxp__mpiio_lowest != SXP_POS_UNKNOWN;
+  if (seen) *offset = sxp__mpiio_lowest;
+  sxp__mpiio_watch = NULL;
+  return seen;
 }
 
 SXP_EXPORT void siox_posix_mpiio_leave(void) {

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "posix.h"
@@ -53,12 +54,17 @@ static uint64_t track(int fd, struct sxp_ofd *o, int64_t r, int is_write) {
 }
 
 /* The links of README.md: the bytes go down to a GlusterFS client when fd
- * is on a GlusterFS FUSE mount; they came from an MPI-IO call above. */
+ * is on a GlusterFS FUSE mount; they came from an MPI-IO call above; a
+ * shared-pointer MPI-IO call watching this file learns where they went. */
 static void links(siox_aid aid, const struct sxp_ofd *o, uint32_t flags, uint64_t at, int64_t r) {
   if (flags & SXP_OFD_GLUSTER) {
     siox_desc g = siox_desc_bytes(SIOX_ATTR_GLUSTERFS_GFID, o->gfid, sizeof o->gfid);
     siox_descriptor_send(aid, sxp__reg.gluster, &g, at, (uint64_t)r);
   }
+  /* Only the watched file: ROMIO's shared pointer lives in a file of its own. */
+  if (sxp__mpiio_watch && at < sxp__mpiio_lowest && o->pathlen == sxp__mpiio_watch_len &&
+      memcmp(o->path, sxp__mpiio_watch, o->pathlen) == 0)
+    sxp__mpiio_lowest = at;
   if (sxp__mpiio_depth > 0 && o->pathlen) {
     siox_desc p = {SIOX_ATTR_POSIX_PATH, o->pathlen, {.ptr = o->path}};
     siox_descriptor_receive(aid, &p, at, (uint64_t)r);
@@ -83,7 +89,8 @@ void sxp__io_done(siox_aid aid, int fd, uint64_t req, int64_t off, int64_t r, in
                            {SIOX_ATTR_IO_OFFSET, SIOX_VT_U64, {.u64 = at}}};
   if (o && r > 0 && at != SXP_POS_UNKNOWN) {
     uint32_t flags = sxp_ofd_flags(o);
-    if (SXP_UNLIKELY((flags & SXP_OFD_GLUSTER) || sxp__mpiio_depth > 0)) links(aid, o, flags, at, r);
+    if (SXP_UNLIKELY((flags & SXP_OFD_GLUSTER) || sxp__mpiio_depth > 0 || sxp__mpiio_watch))
+      links(aid, o, flags, at, r);
   }
   /* One call into the client for the attributes, the error and the stop. */
   siox_activity_stop_attrs(aid, a, at != SXP_POS_UNKNOWN ? 4 : 3, r < 0 ? err : 0);

@@ -4,11 +4,14 @@
  * stream position is tracked per fd like the POSIX one; stdio's own
  * buffered read()/write() happen inside libc and are not seen, so every
  * stream call marks the fd's POSIX position unknown (learned again if the
- * application mixes fd and FILE I/O).
+ * application mixes fd and FILE I/O). On a GlusterFS mount the calls that
+ * may write the buffer out send its bytes to the file-system client
+ * themselves (README.md, "Known limits").
  */
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio_ext.h>
 #include <string.h>
 
 #include "posix.h"
@@ -42,12 +45,50 @@ static uint64_t stream_track(FILE *f, struct sxp_fd *s, int64_t *moved) {
   return before;
 }
 
+/* ---- GlusterFS: what a call hands to the file system -------------------- */
+
+/* stdio writes its buffer to the fd inside the call that fills it (or in
+ * fflush or fclose), out of sight of the POSIX wrappers. So on a GlusterFS
+ * mount each call that may write sends, like a POSIX write, the range from
+ * the first byte not yet written (the stream position less what stdio
+ * holds, __fpending) to the position after it; the client fop made inside
+ * the call then links to it (the matcher prefers the sender whose interval
+ * holds the fop). The gfid is copied: fclose drops the fd's entry. */
+struct stream_out {
+  int on; /* on GlusterFS, position known */
+  uint8_t gfid[16];
+  uint64_t from, pos; /* first unwritten byte; the position before the call */
+};
+
+static struct stream_out out_begin(FILE *f) {
+  struct stream_out w = {0};
+  struct sxp_fd *s = stream_slot(f);
+  struct sxp_ofd *o = s ? atomic_load_explicit(&s->ofd, memory_order_acquire) : NULL;
+  if (SXP_LIKELY(!o || !(sxp_ofd_flags(o) & SXP_OFD_GLUSTER))) return w;
+  size_t pending = __fpending(f);
+  w.pos = sxp_stream_pos(s);
+  if (w.pos == UNKNOWN || w.pos < pending) return w;
+  w.on = 1;
+  w.from = w.pos - pending;
+  memcpy(w.gfid, o->gfid, sizeof w.gfid);
+  return w;
+}
+
+/* Sends [w->from, to) to the GlusterFS client under aid. */
+static void out_send(siox_aid aid, const struct stream_out *w, uint64_t to) {
+  if (!w->on || to == UNKNOWN || to <= w->from) return;
+  siox_desc g = siox_desc_bytes(SIOX_ATTR_GLUSTERFS_GFID, w->gfid, sizeof w->gfid);
+  siox_descriptor_send(aid, sxp__reg.gluster, &g, w->from, to - w->from);
+}
+
 /* Finishes a recorded stream data call: req bytes asked (UNKNOWN: report
- * what moved), moved bytes transferred (< 0: not known). */
-static void stream_done(siox_aid aid, FILE *f, uint64_t req, int64_t moved, int64_t result, int failed,
-                        int err) {
+ * what moved), moved bytes transferred (< 0: not known); w: what a write
+ * may have handed to GlusterFS (NULL for reads). */
+static void stream_done(siox_aid aid, FILE *f, const struct stream_out *w, uint64_t req, int64_t moved,
+                        int64_t result, int failed, int err) {
   struct sxp_fd *s = stream_slot(f);
   uint64_t at = stream_track(f, s, &moved);
+  if (w && s) out_send(aid, w, sxp_stream_pos(s));
   struct sxp_ofd *o = s ? atomic_load_explicit(&s->ofd, memory_order_acquire) : NULL;
   if (o && sxp_ofd_pos(o) != UNKNOWN) sxp_ofd_set(o, UNKNOWN);
   if (req == UNKNOWN && moved >= 0) req = (uint64_t)moved;
@@ -123,9 +164,11 @@ SXP_EXPORT int fclose(FILE *f) {
   if (SXP_UNLIKELY(!real)) return NOSYS;
   siox_aid aid = sxp_begin(SXP_T_FCLOSE);
   int fd = f ? fileno(f) : -1;
+  struct stream_out w = aid ? out_begin(f) : (struct stream_out){0};
   if (fd >= 0) sxp_fd_detach(fd); /* before the number is free again */
   int r = real(f), err = errno;
   if (!aid) return errno = err, r;
+  out_send(aid, &w, w.pos);
   siox_desc sf = siox_desc_int(SIOX_ATTR_STDIO_FILE, (int64_t)(uintptr_t)f);
   siox_descriptor_release(sxp__reg.node[SXP_NODE_STDIO], aid, &sf);
   if (fd >= 0) sxp__fd_released(aid, fd);
@@ -138,9 +181,10 @@ SXP_EXPORT int fclose(FILE *f) {
 
 /* fread/fwrite: a short count leaves the bytes moved unknown (a partial
  * element still moves the position), so stream_track asks ftello. */
-static size_t elems_done(siox_aid aid, FILE *f, size_t size, size_t n, size_t r, int err) {
+static size_t elems_done(siox_aid aid, FILE *f, const struct stream_out *w, size_t size, size_t n, size_t r,
+                         int err) {
   int64_t moved = r == n ? (int64_t)(r * size) : -1;
-  stream_done(aid, f, size * n, moved, (int64_t)r, r < n && ferror(f), err);
+  stream_done(aid, f, w, size * n, moved, (int64_t)r, r < n && ferror(f), err);
   return r;
 }
 
@@ -150,7 +194,7 @@ SXP_EXPORT size_t fread(void *p, size_t size, size_t n, FILE *f) {
   siox_aid aid = sxp_begin(SXP_T_FREAD);
   if (!aid) return real(p, size, n, f);
   size_t r = real(p, size, n, f);
-  return elems_done(aid, f, size, n, r, errno);
+  return elems_done(aid, f, NULL, size, n, r, errno);
 }
 
 SXP_EXPORT size_t __fread_chk(void *p, size_t plen, size_t size, size_t n, FILE *f) {
@@ -159,7 +203,7 @@ SXP_EXPORT size_t __fread_chk(void *p, size_t plen, size_t size, size_t n, FILE 
   siox_aid aid = sxp_begin(SXP_T_FREAD);
   if (!aid) return real(p, plen, size, n, f);
   size_t r = real(p, plen, size, n, f);
-  return elems_done(aid, f, size, n, r, errno);
+  return elems_done(aid, f, NULL, size, n, r, errno);
 }
 
 SXP_EXPORT size_t fwrite(const void *p, size_t size, size_t n, FILE *f) {
@@ -167,13 +211,14 @@ SXP_EXPORT size_t fwrite(const void *p, size_t size, size_t n, FILE *f) {
   if (SXP_UNLIKELY(!real)) return errno = ENOSYS, 0;
   siox_aid aid = sxp_begin(SXP_T_FWRITE);
   if (!aid) return real(p, size, n, f);
+  struct stream_out w = out_begin(f);
   size_t r = real(p, size, n, f);
-  return elems_done(aid, f, size, n, r, errno);
+  return elems_done(aid, f, &w, size, n, r, errno);
 }
 
 /* The printf family: the bytes are what was formatted. */
-static int printed(siox_aid aid, FILE *f, int r, int err) {
-  stream_done(aid, f, UNKNOWN, r >= 0 ? r : -1, r, r < 0, err);
+static int printed(siox_aid aid, FILE *f, const struct stream_out *w, int r, int err) {
+  stream_done(aid, f, w, UNKNOWN, r >= 0 ? r : -1, r, r < 0, err);
   return r;
 }
 
@@ -182,8 +227,9 @@ SXP_EXPORT int vfprintf(FILE *f, const char *fmt, va_list ap) {
   if (SXP_UNLIKELY(!real)) return NOSYS;
   siox_aid aid = sxp_begin(SXP_T_VFPRINTF);
   if (!aid) return real(f, fmt, ap);
+  struct stream_out w = out_begin(f);
   int r = real(f, fmt, ap);
-  return printed(aid, f, r, errno);
+  return printed(aid, f, &w, r, errno);
 }
 
 SXP_EXPORT int fprintf(FILE *f, const char *fmt, ...) {
@@ -192,9 +238,10 @@ SXP_EXPORT int fprintf(FILE *f, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   siox_aid aid = sxp_begin(SXP_T_FPRINTF);
+  struct stream_out w = aid ? out_begin(f) : (struct stream_out){0};
   int r = real(f, fmt, ap), err = errno;
   va_end(ap);
-  return aid ? printed(aid, f, r, err) : (errno = err, r);
+  return aid ? printed(aid, f, &w, r, err) : (errno = err, r);
 }
 
 SXP_EXPORT int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap) {
@@ -202,8 +249,9 @@ SXP_EXPORT int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap) {
   if (SXP_UNLIKELY(!real)) return NOSYS;
   siox_aid aid = sxp_begin(SXP_T_VFPRINTF);
   if (!aid) return real(f, flag, fmt, ap);
+  struct stream_out w = out_begin(f);
   int r = real(f, flag, fmt, ap);
-  return printed(aid, f, r, errno);
+  return printed(aid, f, &w, r, errno);
 }
 
 SXP_EXPORT int __fprintf_chk(FILE *f, int flag, const char *fmt, ...) {
@@ -212,14 +260,15 @@ SXP_EXPORT int __fprintf_chk(FILE *f, int flag, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   siox_aid aid = sxp_begin(SXP_T_FPRINTF);
+  struct stream_out w = aid ? out_begin(f) : (struct stream_out){0};
   int r = real(f, flag, fmt, ap), err = errno;
   va_end(ap);
-  return aid ? printed(aid, f, r, err) : (errno = err, r);
+  return aid ? printed(aid, f, &w, r, err) : (errno = err, r);
 }
 
 /* The scanf family: the bytes consumed are known only from the position. */
 static int scanned(siox_aid aid, FILE *f, int r, int err) {
-  stream_done(aid, f, UNKNOWN, -1, r, r == EOF && ferror(f), err);
+  stream_done(aid, f, NULL, UNKNOWN, -1, r, r == EOF && ferror(f), err);
   return r;
 }
 
@@ -256,7 +305,7 @@ DEFINE_FSCANF(__isoc99_fscanf, __isoc99_vfscanf, FSCANF)
 /* fgets: io/result is the length of the line read, -1 for NULL. */
 static char *got(siox_aid aid, FILE *f, int n, char *r, int err) {
   int64_t len = r ? (int64_t)strlen(r) : (ferror(f) ? -1 : 0);
-  stream_done(aid, f, n > 0 ? (uint64_t)n : 0, len, r ? len : -1, !r && ferror(f), err);
+  stream_done(aid, f, NULL, n > 0 ? (uint64_t)n : 0, len, r ? len : -1, !r && ferror(f), err);
   return r;
 }
 
@@ -283,9 +332,10 @@ SXP_EXPORT int fputs(const char *s, FILE *f) {
   if (SXP_UNLIKELY(!real)) return NOSYS;
   siox_aid aid = sxp_begin(SXP_T_FPUTS);
   if (!aid) return real(s, f);
+  struct stream_out w = out_begin(f);
   int r = real(s, f), err = errno;
   int64_t len = (int64_t)strlen(s);
-  stream_done(aid, f, (uint64_t)len, r >= 0 ? len : -1, r, r < 0, err);
+  stream_done(aid, f, &w, (uint64_t)len, r >= 0 ? len : -1, r, r < 0, err);
   return r;
 }
 
@@ -296,7 +346,9 @@ SXP_EXPORT int fflush(FILE *f) {
   if (SXP_UNLIKELY(!real)) return NOSYS;
   siox_aid aid = sxp_begin(SXP_T_FFLUSH);
   if (!aid) return real(f);
+  struct stream_out w = out_begin(f); /* f NULL (flush all): no slot, nothing sent */
   int r = real(f), err = errno;
+  out_send(aid, &w, w.pos);
   struct sxp_ofd *o = f ? sxp_fd_ofd(fileno(f)) : NULL;
   if (o) sxp_ofd_set(o, UNKNOWN); /* the kernel offset moved inside libc */
   siox_activity_attr_u64(aid, SIOX_ATTR_STDIO_FILE, (uint64_t)(uintptr_t)f);

@@ -34,6 +34,7 @@ struct fnd_file {
   char path[1024];
   char pattern[1024];
   char hints[1024]; /* mpi/hints of the first MPI_File_open ('' none) */
+  char component[32]; /* its mpi/io_component (romio321, ompio; '' unknown) */
   /* Per-byte cost learned by an earlier analysis of the same application
    * and file pattern that saw several operation sizes (-1: none). */
   double prior_b_ns;
@@ -81,6 +82,7 @@ struct fnd_cost {
   double a_ns, b_ns;
   long samples, sizes; /* operations and distinct sizes behind the fit */
   double one_size;     /* the size when sizes == 1 */
+  double max_size;     /* the largest operation behind the fit: the line is not trusted beyond it */
   char how[512];       /* how it was obtained, for the rationale */
 };
 

@@ -79,6 +79,7 @@ int fnd_cost_fit(const double *bytes, const double *ns, size_t n, const struct f
   size_t k = group_sizes(bytes, ns, n, st);
   out->samples = (long)n;
   out->sizes = (long)k;
+  out->max_size = st[k - 1].bytes;
   if (k == 1) {
     one_size(&st[0], floor, out);
   } else if (least_squares(bytes, ns, n, &out->a_ns, &out->b_ns) == 0) {

@@ -35,7 +35,8 @@ static const char ops_sql[] =
     "   (SELECT id FROM ontology WHERE name = 'io/offset') o,"
     "   (SELECT id FROM ontology WHERE name = 'mpi/collective') co,"
     "   (SELECT id FROM ontology WHERE name = 'posix/path') pa,"
-    "   (SELECT id FROM ontology WHERE name = 'mpi/hints') hi),"
+    "   (SELECT id FROM ontology WHERE name = 'mpi/hints') hi,"
+    "   (SELECT id FROM ontology WHERE name = 'mpi/io_component') ic),"
     " " JOB_PROCS_CTE
     " SELECT a.aid, a.proc_id, coalesce(a.parent_aid, 0), n.swid, t.name, a.start_ns, a.end_ns,"
     "   coalesce(a.attr_vals[array_position(a.attr_ids, ids.b)], -1),"
@@ -44,7 +45,8 @@ static const char ops_sql[] =
     "   coalesce((SELECT d.value FROM remote_calls rc JOIN descriptors d ON d.desc_id = rc.desc_id"
     "              WHERE rc.aid = a.aid AND d.type = ids.pa LIMIT 1),"
     "            (SELECT x.value FROM activity_text_attrs x WHERE x.aid = a.aid AND x.attr_id = ids.pa LIMIT 1), ''),"
-    "   coalesce((SELECT x.value FROM activity_text_attrs x WHERE x.aid = a.aid AND x.attr_id = ids.hi LIMIT 1), '')"
+    "   coalesce((SELECT x.value FROM activity_text_attrs x WHERE x.aid = a.aid AND x.attr_id = ids.hi LIMIT 1), ''),"
+    "   coalesce((SELECT x.value FROM activity_text_attrs x WHERE x.aid = a.aid AND x.attr_id = ids.ic LIMIT 1), '')"
     "  FROM ids, procs p JOIN activities a"
     "    ON a.aid BETWEEN (p.proc_id::bigint << 32) AND ((p.proc_id::bigint << 32) | 4294967295)"
     "  JOIN nodes n ON n.node_id = a.node_id JOIN activity_types t ON t.type_id = a.type_id"
@@ -237,6 +239,8 @@ static int fill_op(struct fnd_job *j, PGresult *r, int i, size_t *fcap) {
   if (o->proc < 0) return -1;
   if (o->layer == FND_MPIIO && o->kind == FND_OPEN && o->file >= 0 && !j->files[o->file].hints[0])
     snprintf(j->files[o->file].hints, sizeof j->files[o->file].hints, "%s", PQgetvalue(r, i, 11));
+  if (o->layer == FND_MPIIO && o->kind == FND_OPEN && o->file >= 0 && !j->files[o->file].component[0])
+    snprintf(j->files[o->file].component, sizeof j->files[o->file].component, "%s", PQgetvalue(r, i, 12));
   if (o->end_ns > j->last_end_ns) j->last_end_ns = o->end_ns;
   return 0;
 }

@@ -24,6 +24,7 @@ struct ds_tally {
   long calls, sieved, direct, pieces, windows;
   int64_t bytes, moved;
   double observed_s, child_s, direct_s, sieve_s[NWIN + 1];
+  double sieved_call_s, sieved_child_s; /* the sieved calls: their time, their operations' */
   long sieve_windows[NWIN + 1]; /* predicted */
   int ops[5];
   size_t nops;
@@ -124,6 +125,10 @@ static void tally_call(struct ds_tally *t, const struct fnd_cost *m, const struc
   t->windows += obs == OBS_SIEVE ? (write ? k->n_wr : k->n_rd) : 0;
   t->observed_s += (double)(op->end_ns - op->start_ns) / 1e9;
   t->child_s += (double)k->child_ns / 1e9;
+  if (obs == OBS_SIEVE) {
+    t->sieved_call_s += (double)(op->end_ns - op->start_ns) / 1e9;
+    t->sieved_child_s += (double)k->child_ns / 1e9;
+  }
   t->direct_s += fnd_cost_direct(m, l);
   for (int w = 0; w <= NWIN; w++) {
     int64_t size = w == NWIN ? cur_w : candidates[w];
@@ -161,6 +166,13 @@ static json_object *cost_json(const struct fnd_cost *m) {
   return o;
 }
 
+/* The sieved calls' waiting per second of their operations; 0 below 5 % of
+ * their time (the layers' own bookkeeping, not waiting). */
+static double sieve_wait(const struct ds_tally *t) {
+  double w = t->sieved_call_s - t->sieved_child_s;
+  return t->sieved_child_s > 0 && w >= 0.05 * t->sieved_call_s ? w / t->sieved_child_s : 0;
+}
+
 /* Without a per-byte cost a window's cost is unknown: no prediction can
  * favour sieving over what was observed, or the reverse. */
 static int cost_unknown(const struct fnd_cost *m) { return m->sizes == 1 && m->b_ns <= 0; }
@@ -168,21 +180,36 @@ static int cost_unknown(const struct fnd_cost *m) { return m->sizes == 1 && m->b
 /* The data-sieving decision of one file and direction from its tally. */
 static void decide_ds(const struct fnd_job *j, int file, int write, const struct ds_tally *t, const struct fnd_cost *m,
                       int64_t cur_w, struct fnd_out *o) {
+  /* Sieving locks each window (read, modify, write back) and ranks wait for
+   * each other's: the sieved calls' time beyond their operations, per
+   * second of operations, is added to every window size's prediction. */
+  double wait = sieve_wait(t), eff[NWIN + 1];
+  for (int w = 0; w <= NWIN; w++) eff[w] = t->sieve_s[w] * (1 + wait);
+  /* Windows larger than both the current buffer and every operation the
+   * line was fitted to are not weighed: the line is not trusted there (on
+   * the FUSE testbed a 4 MiB pwrite cost 8x a 512 KiB one, where a line
+   * through 4 KiB and 512 KiB operations predicted about the same). */
+  int64_t limit = cur_w > (int64_t)m->max_size ? cur_w : (int64_t)m->max_size;
   int best_w = NWIN; /* the current buffer unless another is >= 5 % cheaper */
-  for (int w = 0; w < NWIN; w++)
-    if (t->sieve_s[w] < 0.95 * t->sieve_s[best_w] && t->sieve_s[w] < t->sieve_s[best_w]) best_w = w;
+  for (int w = 0; w < NWIN && candidates[w] <= limit; w++)
+    if (eff[w] < 0.95 * eff[best_w] && eff[w] < eff[best_w]) best_w = w;
   int64_t bw = best_w == NWIN ? cur_w : candidates[best_w];
   int unknown = cost_unknown(m);
   if (unknown) best_w = NWIN;
-  int direct = unknown ? t->direct > t->sieved : t->direct_s < t->sieve_s[best_w];
-  double current = t->sieved >= t->direct ? t->sieve_s[NWIN] : t->direct_s;
-  double best = direct ? t->direct_s : t->sieve_s[best_w];
+  int direct = unknown ? t->direct > t->sieved : t->direct_s < eff[best_w];
+  double current = t->sieved >= t->direct ? eff[NWIN] : t->direct_s;
+  double best = direct ? t->direct_s : eff[best_w];
   int nprocs = procs_on(j, file, write, 0);
   double gain = unknown ? 0 : (current - best) / (nprocs > 0 ? nprocs : 1);
   const char *ds_key = write ? "romio_ds_write" : "romio_ds_read", *buf_key = write ? "ind_wr_buffer_size" : "ind_rd_buffer_size";
-  char model[700];
-  snprintf(model, sizeof model, "a = %.0f us + %.3f ns/B per operation (%s)%s", m->a_ns / 1e3, m->b_ns, m->how,
-           unknown ? "; without a per-byte cost a window's cost is unknown, so the observed strategy is kept" : "");
+  char model[800], wait_txt[160];
+  snprintf(wait_txt, sizeof wait_txt,
+           "; the sieved calls also waited %.2f s per second of their operations (locks, other ranks), added to "
+           "every sieving prediction",
+           wait);
+  snprintf(model, sizeof model, "a = %.0f us + %.3f ns/B per operation (%s)%s%s", m->a_ns / 1e3, m->b_ns, m->how,
+           unknown ? "; without a per-byte cost a window's cost is unknown, so the observed strategy is kept" : "",
+           wait > 0 ? wait_txt : "");
   json_object *ev = json_object_new_object(), *pred = json_object_new_object();
   fnd_jint(ev, "calls", t->calls);
   fnd_jint(ev, "calls_sieved", t->sieved);
@@ -195,11 +222,12 @@ static void decide_ds(const struct fnd_job *j, int file, int write, const struct
   fnd_jint(ev, "processes", nprocs);
   fnd_jnum(ev, "observed_call_s", t->observed_s);
   fnd_jnum(ev, "observed_posix_s", t->child_s);
+  fnd_jnum(ev, "sieving_wait_ratio", wait);
   fnd_jnum(pred, "direct_s", t->direct_s);
   for (int w = 0; w <= NWIN; w++) {
     char k[48];
     snprintf(k, sizeof k, "sieve_%lld_s", (long long)(w == NWIN ? cur_w : candidates[w]));
-    fnd_jnum(pred, k, t->sieve_s[w]);
+    fnd_jnum(pred, k, eff[w]);
   }
   json_object_object_add(ev, "predicted", pred);
   json_object_object_add(ev, "cost_model", cost_json(m));
@@ -211,7 +239,7 @@ static void decide_ds(const struct fnd_job *j, int file, int write, const struct
           "%ld independent noncontiguous %s calls (%ld pieces, %lld B) were served by %s (%.2fx bytes moved); "
           "predicted %.3f s one operation per piece vs %.3f s sieving with %lld B windows: %s",
           t->calls, write ? "write" : "read", t->pieces, (long long)t->bytes, now,
-          t->bytes ? (double)t->moved / (double)t->bytes : 0, t->direct_s, t->sieve_s[best_w], (long long)bw,
+          t->bytes ? (double)t->moved / (double)t->bytes : 0, t->direct_s, eff[best_w], (long long)bw,
           direct ? "disable data sieving" : "keep data sieving");
   char bwtxt[32];
   snprintf(bwtxt, sizeof bwtxt, "%lld", (long long)bw);
@@ -220,17 +248,19 @@ static void decide_ds(const struct fnd_job *j, int file, int write, const struct
              "%ld calls, %ld pieces of %lld B: one %s per piece predicted %.3f s, data sieving %.3f s "
              "(best buffer %lld B: %ld windows read%s); cost model %s. Observed %s.",
              t->calls, t->pieces, t->pieces ? (long long)(t->bytes / t->pieces) : 0LL, write ? "pwrite" : "pread",
-             t->direct_s, t->sieve_s[best_w], (long long)bw, t->sieve_windows[best_w], write ? " and written back" : "",
+             t->direct_s, eff[best_w], (long long)bw, t->sieve_windows[best_w], write ? " and written back" : "",
              model, now);
   } else {
     fnd_hint(o, file, ds_key, "enable",
              "%ld calls, %ld pieces: data sieving with %lld B windows predicted %.3f s, one operation per piece "
              "%.3f s; cost model %s. Observed %s.",
-             t->calls, t->pieces, (long long)bw, t->sieve_s[best_w], t->direct_s, model, now);
+             t->calls, t->pieces, (long long)bw, eff[best_w], t->direct_s, model, now);
     fnd_hint(o, file, buf_key, bwtxt,
-             "the cheapest of the window sizes 64 KiB..4 MiB in the model (a window read%s per window): %.3f s "
-             "vs %.3f s with the current %lld B",
-             write ? " and written back" : "", t->sieve_s[best_w], t->sieve_s[NWIN], (long long)cur_w);
+             "the cheapest of the window sizes 64 KiB..%lld B in the model (a window read%s per window; larger "
+             "windows than the current buffer and the largest operation observed are not weighed): %.3f s vs %.3f s "
+             "with the current %lld B",
+             (long long)limit, write ? " and written back" : "", eff[best_w], eff[NWIN],
+             (long long)cur_w);
   }
   struct fnd_hintset *s = fnd_set(o, file);
   if (s) {
@@ -338,12 +368,14 @@ out:
 }
 
 /* Which MPI-IO component served the file: 1 ROMIO, 0 OMPIO, -1 unknown.
- * Data sieving (reads paired with the writes of an independent write) is
- * ROMIO's; so are ROMIO's keys in MPI_File_get_info. Per DESIGN both
- * components echo only the keys given at open, so an empty mpi/hints says
- * nothing, and keys without ROMIO's names point to OMPIO. */
+ * What it did weighs most: data sieving (reads paired with the writes of an
+ * independent write) and ROMIO's keys in MPI_File_get_info are ROMIO's.
+ * Then the component the MPI layer recorded at open (from OMPI_MCA_io,
+ * which an MCA parameter file can override). Per DESIGN both components
+ * echo only the keys given at open, so an empty mpi/hints says nothing,
+ * and keys without ROMIO's names point to OMPIO. */
 static int used_romio(const struct fnd_job *j, int file) {
-  const char *h = j->files[file].hints;
+  const char *h = j->files[file].hints, *c = j->files[file].component;
   if (strstr(h, "romio_") || strstr(h, "cb_buffer_size") || strstr(h, "ind_wr_buffer_size")) return 1;
   for (size_t a = 0; a < j->ncalls; a++) {
     const struct fnd_op *x = &j->ops[j->calls[a].op];
@@ -351,6 +383,7 @@ static int used_romio(const struct fnd_job *j, int file) {
         j->calls[a].wr_bytes > x->bytes)
       return 1;
   }
+  if (c[0]) return strncmp(c, "romio", 5) == 0;
   return h[0] ? 0 : -1;
 }
 
@@ -387,9 +420,12 @@ void fnd_analyze_mpiio(const struct fnd_job *j, struct fnd_out *o) {
     if (used_romio(j, (int)f) == 0 && fnd_set(o, (int)f)) {
       json_object *ev = json_object_new_object();
       json_object_object_add(ev, "mpi_hints", json_object_new_string(j->files[f].hints));
+      json_object_object_add(ev, "io_component", json_object_new_string(j->files[f].component));
       fnd_add(o, "mpiio_component", "warning", (int)f, ev, 0,
-              "the job used OpenMPI's ompio (MPI_File_get_info shows no ROMIO keys), which ignores ROMIO hints: "
-              "the suggested set is stored for romio321; run with OMPI_MCA_io=romio321 to use it");
+              "the job used OpenMPI's ompio (%s), which ignores ROMIO hints: the suggested set is stored for "
+              "romio321; run with OMPI_MCA_io=romio321 to use it",
+              j->files[f].component[0] ? "recorded at MPI_File_open, and MPI_File_get_info shows no ROMIO keys"
+                                       : "MPI_File_get_info shows no ROMIO keys");
     }
   }
 }

@@ -1,8 +1,8 @@
 /*
  * Writes one analysis of a job to the knowledge base (schema 006/007) in one
  * transaction: the application, one romio321 hint set per file pattern that
- * got keys (older live sets of that application, pattern and component are
- * superseded), the job's findings (replacing the previous analysis's) and
+ * got keys (an identical live set is kept, other live sets of that
+ * application, pattern and component are superseded), the job's findings (replacing the previous analysis's) and
  * the job's kb_analysis_runs row.
  */
 #include <inttypes.h>
@@ -47,33 +47,41 @@ static int64_t app_id(PGconn *c, const struct fnd_job *j, char *err, size_t errc
   return one_id(r);
 }
 
-/* Stores set s (when it has keys); sets *id to its hint_set_id, else 0. */
+/* Stores set s (when it has keys); sets *id to its hint_set_id, else 0.
+ * A live set with the same keys and values keeps its id and takes the new
+ * evidence: analyses repeat (a job's late rows make it pending again, the
+ * user runs --analyze), and a run that applied "set 7" must still find set 7
+ * live when nothing about the advice changed. Different values supersede it. */
 static int store_set(PGconn *c, const struct fnd_job *j, const char *app, struct fnd_hintset *s, int64_t *id,
                      char *err, size_t errcap) {
   char gain[32];
   PGresult *r;
   *id = 0;
   if (json_object_object_length(s->hints) == 0) return 0;
-  const char *pat = j->files[s->file].pattern;
-  const char *p1[2] = {app, pat};
+  snprintf(gain, sizeof gain, "%.9g", s->gain_s > 0 ? s->gain_s : 0);
+  const char *p[7] = {app,
+                      j->files[s->file].pattern,
+                      json_object_to_json_string_ext(s->hints, JSON_C_TO_STRING_PLAIN),
+                      json_object_to_json_string_ext(s->rationale, JSON_C_TO_STRING_PLAIN),
+                      gain,
+                      j->job,
+                      json_object_to_json_string_ext(s->evidence, JSON_C_TO_STRING_PLAIN)};
+  if (q(c,
+        "UPDATE kb_hint_sets SET rationale = $4::jsonb, expected_gain_s = $5::float8, source_job = $6,"
+        " evidence = $7::jsonb WHERE app_id = $1::int AND file_pattern = $2 AND component = 'romio321'"
+        " AND NOT superseded AND hints = $3::jsonb RETURNING hint_set_id",
+        7, p, &r, err, errcap) < 0)
+    return -1;
+  if ((*id = one_id(r)) > 0) return 0;
   if (q(c,
         "UPDATE kb_hint_sets SET superseded = true WHERE app_id = $1::int AND file_pattern = $2"
         " AND component = 'romio321' AND NOT superseded",
-        2, p1, NULL, err, errcap) < 0)
-    return -1;
-  snprintf(gain, sizeof gain, "%.9g", s->gain_s > 0 ? s->gain_s : 0);
-  const char *p2[7] = {app,
-                       pat,
-                       json_object_to_json_string_ext(s->hints, JSON_C_TO_STRING_PLAIN),
-                       json_object_to_json_string_ext(s->rationale, JSON_C_TO_STRING_PLAIN),
-                       gain,
-                       j->job,
-                       json_object_to_json_string_ext(s->evidence, JSON_C_TO_STRING_PLAIN)};
-  if (q(c,
+        2, p, NULL, err, errcap) < 0 ||
+      q(c,
         "INSERT INTO kb_hint_sets (app_id, file_pattern, component, hints, rationale, expected_gain_s, source_job,"
         " evidence) VALUES ($1::int, $2, 'romio321', $3::jsonb, $4::jsonb, $5::float8, $6, $7::jsonb)"
         " RETURNING hint_set_id",
-        7, p2, &r, err, errcap) < 0)
+        7, p, &r, err, errcap) < 0)
     return -1;
   *id = one_id(r);
   return 0;

@@ -7,7 +7,9 @@
  * which the test compares with what SIOX recorded.
  *
  * usage: mpi_io_workload FILE MANIFEST [BLOCK [N]]
- *   env SIOX_TEST_HINTS="key=value;..." are passed to MPI_File_open.
+ *   env SIOX_TEST_HINTS="key=value;..." are passed to MPI_File_open;
+ *   env SIOX_TEST_SHARED=1 adds ranks racing on the shared pointer of
+ *   FILE.shared (one more open and close per rank).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -58,6 +60,45 @@ static MPI_Info hints(void) {
       MPI_Abort(MPI_COMM_WORLD, 2);                                               \
     }                                                                             \
   } while (0)
+
+/* 6b: the shared pointer, raced, in a file of its own (PATH.shared: its
+ * layout differs from run to run): every rank appends SHARED_N blocks with
+ * MPI_File_write_shared, no barrier between, so ranks move the pointer
+ * under each other. Where each block landed is found afterwards from its
+ * signature (rank, index) in one read of the file, and noted. */
+#define SHARED_N 64
+#define SHARED_B 512
+static void shared_race(const char *file) {
+  char path[4096];
+  unsigned char blk[SHARED_B], *all = malloc((size_t)size * SHARED_N * SHARED_B);
+  MPI_File fh;
+  MPI_Status st;
+  long long found[SHARED_N], len = (long long)size * SHARED_N * SHARED_B;
+  snprintf(path, sizeof path, "%s.shared", file);
+  MPI_Info info = hints();
+  OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+  MPI_Info_free(&info);
+  for (int i = 0; i < SHARED_N; i++) {
+    fill(blk, SHARED_B, 600 + i);
+    memcpy(blk, (int[]){0x5107, rank, i}, 3 * sizeof(int));
+    OK(MPI_File_write_shared(fh, blk, SHARED_B, MPI_BYTE, &st));
+    found[i] = -1;
+  }
+  MPI_Barrier(MPI_COMM_WORLD); /* a local file system: written is readable */
+  OK(MPI_File_read_at(fh, 0, all, (int)len, MPI_BYTE, &st));
+  note("MPI_File_read_at", 0, len, 0);
+  for (long long j = 0; j < (long long)size * SHARED_N; j++) {
+    int sig[3];
+    memcpy(sig, all + j * SHARED_B, sizeof sig);
+    if (sig[0] == 0x5107 && sig[1] == rank && sig[2] >= 0 && sig[2] < SHARED_N) found[sig[2]] = j * SHARED_B;
+  }
+  for (int i = 0; i < SHARED_N; i++) {
+    if (found[i] < 0) fprintf(stderr, "rank %d: shared block %d not found\n", rank, i), errors++;
+    note("MPI_File_write_shared", found[i], SHARED_B, 0);
+  }
+  OK(MPI_File_close(&fh));
+  free(all);
+}
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -139,6 +180,7 @@ int main(int argc, char **argv) {
   note("MPI_File_write_ordered", base6 + before, (rank + 1) * 1024, 1);
   OK(MPI_File_sync(fh));
   MPI_Barrier(MPI_COMM_WORLD);
+  if (getenv("SIOX_TEST_SHARED")) shared_race(argv[1]);
 
   /* 7: read back: independent, collective, nonblocking */
   for (long long i = 0; i < N; i++) {

@@ -52,11 +52,12 @@ pick_names() {
 }
 
 # pick_files PREFIX: H5_ON and P_ON (HDF5 and POSIX files, one per brick),
-# and one MPI-IO file wherever it lands.
+# and one MPI-IO and one stdio file wherever they land.
 pick_files() {
   pick_names "$1-h" .h5 H5_ON
   pick_names "$1-p" .posix P_ON
   MPIIO="$1.mpiio"
+  STDIO="$1.stdio"
 }
 
 # workload_args: the workload's file options for the picked files.
@@ -65,6 +66,7 @@ workload_args() {
   for b in $(seq $BRICKS); do printf -- '--h5\n%s\n' "$MNT/${H5_ON[$b]}"; done
   printf -- '--mpiio\n%s\n' "$MNT/$MPIIO"
   for b in $(seq $BRICKS); do printf -- '--posix\n%s\n' "$MNT/${P_ON[$b]}"; done
+  printf -- '--stdio\n%s\n' "$MNT/$STDIO"
 }
 
 # slowest_app_write JOB: the slowest POSIX write the application made itself

@@ -97,7 +97,8 @@ PY
 wait_opens e2e-run2
 [ "$(open_attr e2e-run2 mpi/hints_status | sort -u)" = applied ] ||
   fail "run 2 opens recorded '$(open_attr e2e-run2 mpi/hints_status | tr '\n' ' ')'"
-[ "$(open_attr e2e-run2 mpi/hint_set | sort -u)" = "$set_id" ] || fail "run 2 opens recorded another hint set"
+[ "$(open_attr e2e-run2 mpi/hint_set | sort -u)" = "$set_id" ] ||
+  fail "run 2 opens recorded hint set(s) '$(open_attr e2e-run2 mpi/hint_set | sort -u | tr '\n' ' ')', not $set_id"
 open_attr e2e-run2 mpi/hints_applied | sort -u >"$T/applied.txt"
 [ "$(wc -l <"$T/applied.txt")" -eq 1 ] || fail "the ranks applied different hints: $(cat "$T/applied.txt")"
 python3 - "$T/set.json" "$T/applied.txt" <<'PY' || fail "run 2 hints_applied differs from set $set_id"

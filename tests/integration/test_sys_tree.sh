@@ -7,7 +7,11 @@
 # (b) every H5Dwrite's tree reaches HDF5 -> MPI-IO -> POSIX ->
 #     GlusterFS-client -> GlusterFS-brick, and at each level the children's
 #     io/bytes add up to the parent's (see the checks below for why each
-#     level can be checked that way). Needs root and /dev/fuse (else 77).
+#     level can be checked that way);
+# (e) stdio's buffered writes, made inside libc out of the POSIX layer's
+#     sight, still link: every client writev of the stdio file has a stdio
+#     parent (the fwrite or fclose that wrote the buffer out), and they add
+#     up to the bytes written. Needs root and /dev/fuse (else 77).
 . "$(dirname "$0")/lib.sh"
 skip_unless_fuse_testbed
 . "$(dirname "$0")/sys_lib.sh"
@@ -21,7 +25,7 @@ tb_start "$slow" "$JOB-fs"
 
 # (d) the same workload with and without SIOX, into files of the same kinds.
 files_of() { local b; for b in $(seq $BRICKS); do echo "${H5_ON[$b]}"; done; echo "$MPIIO"
-             for b in $(seq $BRICKS); do echo "${P_ON[$b]}"; done; }
+             for b in $(seq $BRICKS); do echo "${P_ON[$b]}"; done; echo "$STDIO"; }
 pick_files plain
 run_workload "$JOB-plain" "$T/plain.out"
 mapfile -t PLAIN < <(files_of)
@@ -44,6 +48,9 @@ for b in $(seq $BRICKS); do
       "$TB/brick$b/$f" "$b" "$MNT/$f"
   done
 done >"$T/gfids.txt"
+b=$(brick_of "$STDIO")
+python3 -c 'import os,sys; print(os.getxattr(sys.argv[1], "trusted.gfid").hex(), sys.argv[2], sys.argv[3])' \
+  "$TB/brick$b/$STDIO" "$b" "$MNT/$STDIO" >>"$T/gfids.txt" || fail "no gfid for $STDIO"
 
 q() { sql "SELECT coalesce(json_agg(r), '[]') FROM ($1) r"; }
 q "SELECT a.aid, a.parent_aid, a.proc_id, n.swid, n.hwid, t.name, a.start_ns, a.end_ns,
@@ -66,7 +73,7 @@ dump_calls() {
        WHERE d.value IN ($(sed "s/ .*//; s/.*/'&'/" "$T/gfids.txt" | paste -sd,))
          AND t.name IN ('pwrite', 'writev') ORDER BY d.value, r.offset_b, a.start_ns" >&2 || true
 }
-python3 - "$T" $BRICKS "$TB" <<'PY' || { dump_calls; fail "warehouse does not match the workload"; }
+python3 - "$T" $BRICKS "$TB" "${WL_ARGS[-1]}" <<'PY' || { dump_calls; fail "warehouse does not match the workload"; }
 import collections, json, sys
 T, bricks, TB = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 acts = {a["aid"]: a for a in json.load(open(f"{T}/acts.json"))}
@@ -78,13 +85,14 @@ for l in json.load(open(f"{T}/links.json")):
     if l["parent_aid"] in acts and l["child_aid"] in acts: links[l["parent_aid"]].append(acts[l["child_aid"]])
 sends = collections.defaultdict(set)
 for s in json.load(open(f"{T}/sends.json")): sends[s["aid"]].add(s["value"])
-gfid_brick, posix_paths = {}, set()
+gfid_brick, posix_paths, stdio_g = {}, set(), None
 for line in open(f"{T}/gfids.txt"):
     g, b, path = line.split()
     gfid_brick[g] = int(b)
     if path.endswith(".posix"): posix_paths.add(path)
+    if path.endswith(".stdio"): stdio_g = g
 B = lambda a: int(a["bytes"])
-app = [a for a in acts.values() if a["swid"] in ("HDF5", "MPI-IO", "POSIX")]
+app = [a for a in acts.values() if a["swid"] in ("HDF5", "MPI-IO", "POSIX", "stdio")]
 
 # (c) counts per layer against the workload's own "COUNT LAYER CALL N".
 want = collections.Counter()
@@ -111,6 +119,14 @@ for o in opens:
     closes = sorted((c for c in app if c["proc_id"] == o["proc_id"] and c["name"] == "close" and
                      c["fd"] == o["result"] and c["start_ns"] >= o["end_ns"]), key=lambda c: c["start_ns"])
     got[("POSIX", "close")] += bool(closes)
+# The program's own stdio calls: the fwrites that send the stdio file's gfid
+# (every one must), and the freads of a whole block (MPI_Init's own freads
+# read 8 KiB).
+block = int(sys.argv[4])
+for a in app:
+    if a["swid"] == "stdio" and a["name"] == "fwrite" and stdio_g in sends[a["aid"]]: got[("stdio", "fwrite")] += 1
+    if a["swid"] == "stdio" and a["name"] == "fread" and a["bytes"] is not None and B(a) == block:
+        got[("stdio", "fread")] += 1
 assert got == want, f"counts differ:\n want {sorted(want.items())}\n got  {sorted(got.items())}"
 print(f"(c) warehouse counts equal the workload's: {sorted(want.items())}")
 
@@ -154,6 +170,19 @@ for h in (a for a in app if a["name"] == "H5Dwrite"):
                 assert br[0]["hwid"] == f"brick{gfid_brick[g]}:{TB}/brick{gfid_brick[g]}", br[0]["hwid"]
             n += 1
 assert n > 0
+
+# (e) stdio -> GlusterFS-client: each client writev on the stdio file is
+# linked from a stdio call of the job, and the writevs add up to the file.
+cw = [a for a in acts.values() if a["swid"] == "GlusterFS-client" and a["name"] == "writev"]
+parents = collections.defaultdict(list)
+for p, kids_ in links.items():
+    for k in kids_: parents[k["aid"]].append(acts[p])
+stdio_w = [c for c in cw if any(p["swid"] == "stdio" for p in parents[c["aid"]])]
+want_bytes = want[("stdio", "fwrite")] * block
+assert sum(map(B, stdio_w)) == want_bytes, \
+    f"stdio-linked client writevs: {[(B(c), [p['name'] for p in parents[c['aid']]]) for c in stdio_w]}, want {want_bytes} B"
+print(f"(e) {len(stdio_w)} client writevs of the stdio file ({want_bytes} B) linked to "
+      f"{sorted(set(p['name'] for c in stdio_w for p in parents[c['aid']] if p['swid'] == 'stdio'))}")
 print(f"(b) {sum(1 for a in app if a['name'] == 'H5Dwrite')} H5Dwrite trees: HDF5 -> MPI-IO -> POSIX -> "
       f"GlusterFS-client -> GlusterFS-brick, bytes add up at every level ({n} POSIX writes)")
 PY

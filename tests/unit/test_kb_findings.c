@@ -32,7 +32,13 @@
 static struct kbdb db;
 static int mpiio, posix, t_open, t_write, t_coll, t_pwrite, t_pread;
 
-static int64_t lat(int64_t bytes) { return (int64_t)llround(A_NS + B_NS * (double)bytes); }
+/* The file system's latency line; one test swaps in another. */
+static double lat_a = A_NS, lat_b = B_NS;
+/* Per sieved window, the time its rank waits for the others' locks, as a
+ * share of the window's read and write. */
+static double lock_wait;
+
+static int64_t lat(int64_t bytes) { return (int64_t)llround(lat_a + lat_b * (double)bytes); }
 
 /* One activity; returns its aid. offset < 0: none; coll < 0: none. */
 static int64_t act(int proc, int node, int type, int64_t parent, int64_t start, int64_t dur, int64_t bytes,
@@ -58,10 +64,18 @@ static void text_attr(int64_t aid, const char *name, const char *value) {
             (long long)aid, value, name);
 }
 
+/* When set, opens record this MPI-IO component and no hints (ompio shows
+ * none of ROMIO's keys). */
+static const char *open_component;
+
 /* MPI_File_open of path by proc, with ROMIO's defaults as get_info shows. */
 static void open_file(int proc, int64_t t, const char *path) {
   int64_t aid = act(proc, mpiio, t_open, 0, t, 1000, -1, -1, -1);
   text_attr(aid, "posix/path", path);
+  if (open_component) {
+    text_attr(aid, "mpi/io_component", open_component);
+    return;
+  }
   text_attr(aid, "mpi/hints", "cb_buffer_size=16777216;romio_cb_read=automatic;romio_cb_write=automatic;"
                               "romio_ds_read=automatic;romio_ds_write=automatic;ind_wr_buffer_size=524288");
 }
@@ -79,7 +93,7 @@ static int64_t sieved_write(int proc, int64_t t, int64_t off, int64_t stride) {
     act(proc, posix, t_pread, call, tc, lat(wend - p), wend - p, off + p, -1);
     tc += lat(wend - p) + 100;
     act(proc, posix, t_pwrite, call, tc, lat(wend - p), wend - p, off + p, -1);
-    tc += lat(wend - p) + 100;
+    tc += lat(wend - p) + 100 + (int64_t)(lock_wait * 2 * (double)lat(wend - p));
   }
   kbdb_exec(&db, "UPDATE activities SET end_ns = %lld WHERE aid = %lld", (long long)(tc + 1000), (long long)call);
   return tc + 1000;
@@ -116,6 +130,14 @@ static char *one_text(const char *fmt, ...) {
   char *v = PQntuples(r) == 1 && !PQgetisnull(r, 0, 0) ? strdup(PQgetvalue(r, 0, 0)) : NULL;
   PQclear(r);
   return v;
+}
+
+/* A value of the data_sieving_write finding of job, at a JSON path of its
+ * evidence ("{pieces}", "{predicted,direct_s}"). */
+static double ds_evidence(const char *job, const char *path) {
+  return kbdb_num(&db,
+                  "SELECT (evidence#>>'%s')::float8 FROM kb_findings WHERE job = '%s' AND kind = 'data_sieving_write'",
+                  path, job);
 }
 
 static void assert_hint(const char *job, const char *key, const char *want) {
@@ -203,18 +225,12 @@ static void test_dense_keeps_sieving(void **state) {
   free(pat);
   /* Evidence: 16 calls, all sieved, 256 pieces; amplification: the bytes
    * written back (244 KiB window) per 64 KiB asked. */
-  assert_int_equal(kbdb_num(&db, "SELECT (evidence->>'calls_sieved')::int FROM kb_findings WHERE job = 'dense'"
-                                 " AND kind = 'data_sieving_write'"),
-                   NPROC * CALLS);
-  assert_int_equal(kbdb_num(&db, "SELECT (evidence->>'pieces')::int FROM kb_findings WHERE job = 'dense'"
-                                 " AND kind = 'data_sieving_write'"),
-                   NPROC * CALLS * NBLK);
-  double amp = kbdb_num(&db, "SELECT (evidence->>'amplification')::float8 FROM kb_findings WHERE job = 'dense'"
-                             " AND kind = 'data_sieving_write'");
+  assert_int_equal(ds_evidence("dense", "{calls_sieved}"), NPROC * CALLS);
+  assert_int_equal(ds_evidence("dense", "{pieces}"), NPROC * CALLS * NBLK);
+  double amp = ds_evidence("dense", "{amplification}");
   assert_float_equal(amp, (15.0 * 16384 + 4096) / (NBLK * BLK), 1e-9);
   /* Predicted: per call 16 x (a + 4 KiB b) direct, 2 x (a + 244 KiB b) sieved. */
-  double direct = kbdb_num(&db, "SELECT (evidence#>>'{predicted,direct_s}')::float8 FROM kb_findings"
-                                " WHERE job = 'dense' AND kind = 'data_sieving_write'");
+  double direct = ds_evidence("dense", "{predicted,direct_s}");
   assert_float_equal(direct, NPROC * CALLS * NBLK * (A_NS + B_NS * BLK) / 1e9, 1e-9);
   assert_int_equal(kbdb_num(&db, "SELECT expected_gain_s FROM kb_hint_sets WHERE source_job = 'dense'"), 0);
 }
@@ -307,12 +323,9 @@ static void test_one_size_uses_history(void **state) {
   char *why = one_text("SELECT rationale->>'romio_ds_write' FROM kb_hint_sets WHERE source_job = 'sparse-direct'");
   assert_non_null(strstr(why, "from the analysis of job sparse"));
   free(why);
-  double a_us = kbdb_num(&db, "SELECT (evidence#>>'{cost_model,a_us}')::float8 FROM kb_findings"
-                              " WHERE job = 'sparse-direct' AND kind = 'data_sieving_write'");
+  double a_us = ds_evidence("sparse-direct", "{cost_model,a_us}");
   assert_float_equal(a_us, A_NS / 1e3, 1e-6);
-  assert_int_equal(kbdb_num(&db, "SELECT (evidence->>'calls_direct')::int FROM kb_findings"
-                                 " WHERE job = 'sparse-direct' AND kind = 'data_sieving_write'"),
-                   NPROC * CALLS);
+  assert_int_equal(ds_evidence("sparse-direct", "{calls_direct}"), NPROC * CALLS);
   direct_job("fresh", "/mnt/fresh.dat", NPROC * BLK);
   assert_true(siox_kb_analyze_job(db.c, "fresh", err, sizeof err) > 0);
   assert_hint("fresh", "romio_ds_write", "disable");
@@ -338,6 +351,70 @@ static void test_pending(void **state) {
   assert_int_equal(siox_kb_analyze_pending(db.c, 1, 3600, err, sizeof err), 0);
 }
 
+/* The demo's case on the FUSE testbed: 4 KiB and 512 KiB operations cost
+ * about the same (a = 1.5 ms, b = 0.05 ns/B), so the line would favour 4 MiB
+ * windows (4 per call instead of 16), which are far past anything it was
+ * fitted to. Windows above the current buffer and the largest operation
+ * seen are not weighed: 16 direct pwrites beat 16 windows read and written
+ * back, so sieving is disabled, and no buffer size is suggested. */
+static void test_no_window_beyond_the_fit(void **state) {
+  (void)state;
+  lat_a = 1500000.0;
+  lat_b = 0.05;
+  strided_job("flat", "/mnt/flat/strided.dat", 1 << 20);
+  lat_a = A_NS;
+  lat_b = B_NS;
+  char err[256] = "";
+  assert_true(siox_kb_analyze_job(db.c, "flat", err, sizeof err) > 0);
+  assert_hint("flat", "romio_ds_write", "disable");
+  assert_hint("flat", "ind_wr_buffer_size", NULL);
+  /* The 4 MiB prediction is still shown, and is the cheapest of all. */
+  double w4m = ds_evidence("flat", "{predicted,sieve_4194304_s}");
+  double direct = ds_evidence("flat", "{predicted,direct_s}");
+  assert_true(w4m < direct);
+}
+
+/* A 96 KiB stride: three 512 KiB windows per call (11.4 ms of operations)
+ * beat 16 pwrites (16.1 ms), so sieving is kept; but when the sieved calls
+ * wait half as long again for each other's locks, sieving costs 17.1 ms
+ * and is disabled, the wait said in the rationale. */
+static void lock_waits_count_against_sieving(void **state) {
+  (void)state;
+  char err[256] = "";
+  strided_job("unlocked", "/mnt/unlocked/s.dat", 96 << 10);
+  assert_true(siox_kb_analyze_job(db.c, "unlocked", err, sizeof err) > 0);
+  assert_hint("unlocked", "romio_ds_write", "enable");
+  assert_float_equal(ds_evidence("unlocked", "{sieving_wait_ratio}"), 0, 1e-12);
+  lock_wait = 0.5;
+  strided_job("locked", "/mnt/locked/s.dat", 96 << 10);
+  lock_wait = 0;
+  assert_true(siox_kb_analyze_job(db.c, "locked", err, sizeof err) > 0);
+  assert_hint("locked", "romio_ds_write", "disable");
+  double wait = ds_evidence("locked", "{sieving_wait_ratio}");
+  assert_true(wait > 0.49 && wait < 0.51);
+  char *why = one_text("SELECT rationale->>'romio_ds_write' FROM kb_hint_sets WHERE source_job = 'locked'");
+  assert_non_null(strstr(why, "waited 0.50 s per second"));
+  free(why);
+}
+
+/* ompio recorded at open, and nothing in MPI_File_get_info to tell: the
+ * set is still computed (for romio321), and a finding says ompio ignores
+ * it. */
+static void ompio_recorded_at_open(void **state) {
+  (void)state;
+  char err[256] = "";
+  open_component = "ompio";
+  direct_job("ompio", "/mnt/ompio/o.dat", 1 << 20);
+  open_component = NULL;
+  assert_true(siox_kb_analyze_job(db.c, "ompio", err, sizeof err) > 0);
+  assert_int_equal(kbdb_num(&db, "SELECT count(*) FROM kb_findings WHERE job = 'ompio' AND kind = 'mpiio_component'"
+                                 " AND evidence->>'io_component' = 'ompio'"),
+                   1);
+  char *c = one_text("SELECT component FROM kb_hint_sets WHERE source_job = 'ompio'");
+  assert_string_equal(c, "romio321");
+  free(c);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s SIOX_SERVER\n", argv[0]);
@@ -348,7 +425,10 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_dense_keeps_sieving),
                                      cmocka_unit_test(test_sparse_disables_sieving),
                                      cmocka_unit_test(test_collective_buffer),
-                                     cmocka_unit_test(test_one_size_uses_history), cmocka_unit_test(test_pending)};
+                                     cmocka_unit_test(test_one_size_uses_history), cmocka_unit_test(test_pending),
+                                     cmocka_unit_test(test_no_window_beyond_the_fit),
+                                     cmocka_unit_test(lock_waits_count_against_sieving),
+                                     cmocka_unit_test(ompio_recorded_at_open)};
   int rc = cmocka_run_group_tests_name("kb_findings_model", pure, NULL, NULL);
   return rc | cmocka_run_group_tests_name("kb_findings_db", tests, setup, teardown);
 }
