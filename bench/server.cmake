@@ -3,3 +3,8 @@
 add_executable(bench_server ${CMAKE_CURRENT_LIST_DIR}/bench_server.c)
 target_link_libraries(bench_server PRIVATE siox-server-harness)
 add_dependencies(bench_server siox-server)
+
+# Matcher benchmark (bench/run): bench_match $<TARGET_FILE:siox-server> [pairs] [runs]
+add_executable(bench_match ${CMAKE_CURRENT_LIST_DIR}/bench_match.c)
+target_link_libraries(bench_match PRIVATE siox-server-harness)
+add_dependencies(bench_match siox-server)

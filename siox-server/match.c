@@ -18,23 +18,31 @@
 #define SLACK_NS "100000"         /* widening on top of the clock uncertainties */
 #define READAHEAD_NS "1000000000" /* how far before S a read-ahead R may start */
 
-/* Receives to (re)examine: new ones, unmatched recent ones (their sender may
- * have come late), and those near a new sender on the same object.
- * $1 watermark, $2 slack, $3 read-ahead window, $4 lateness window (0: off).
- * Class 0 inside, 1 before-parent, 2 after-parent (R ends after S, and
+/* Receives to (re)examine: new ones (rc_id above the watermark: stored,
+ * woken or moved by a merge since the last pass) and those near a new
+ * sender on the same object, which is how a late sender finds its
+ * receives. Nothing else can change a receive's candidates, so unmatched
+ * receives are not rescanned every pass (they were, for 60 s: under load
+ * thousands of them, each joined with all its object's senders).
+ * Candidate senders come from a GiST search (schema 010) on the object,
+ * the byte ranges (siox_rc_bytes: length 0 overlaps all) and time: every
+ * class below needs S's interval to meet [R.start - w - $4, R.start + $3].
+ * $1 watermark, $2 slack, $3 read-ahead window, $4 lateness window (0: off),
+ * $5 the widest w of any pair of daemons (a plain parameter, so that the
+ * bounds it takes part in are index conditions). Class 0 inside, 1 before-parent, 2 after-parent (R ends after S, and
  * starts at most $4 after S's widened end). */
 static const char candidates_sql[] =
     "WITH tr AS ("
-    "  SELECT aid FROM remote_calls WHERE kind = 'R' AND rc_id > $1"
-    "  UNION SELECT aid FROM remote_calls WHERE kind = 'R' AND NOT matched"
-    "   AND ingested_at > now() - interval '60 seconds'"
-    "  UNION SELECT r.aid FROM remote_calls s JOIN activities sa ON sa.aid = s.aid"
-    "   JOIN remote_calls r ON r.object_id = s.object_id AND r.kind = 'R' JOIN activities ra ON ra.aid = r.aid"
-    "   WHERE s.kind = 'S' AND s.rc_id > $1"
-    "   AND ra.start_ns BETWEEN sa.start_ns - $3 - 1000000000 AND sa.end_ns + $4 + 1000000000)"
+    "  SELECT aid FROM remote_calls WHERE kind = 'R' AND rc_id > $1 AND start_ns IS NOT NULL"
+    "  UNION SELECT r.aid FROM remote_calls s JOIN remote_calls r ON r.object_id = s.object_id"
+    "   AND r.kind = 'R' AND r.start_ns IS NOT NULL"
+    "   AND int8range(r.start_ns, r.end_ns, '[]')"
+    "    && int8range(s.start_ns - $3::bigint - $5::bigint, s.end_ns + $4::bigint + $5::bigint, '[]')"
+    "   AND siox_rc_bytes(r.offset_b, r.length_b) && siox_rc_bytes(s.offset_b, s.length_b)"
+    "   WHERE s.kind = 'S' AND s.rc_id > $1 AND s.start_ns IS NOT NULL)"
     " SELECT r.aid, s.aid,"
-    "  CASE WHEN ra.start_ns >= sa.start_ns - w.w AND ra.end_ns <= sa.end_ns + w.w THEN 0"
-    "   WHEN ra.start_ns < sa.start_ns - w.w THEN 1 ELSE 2 END,"
+    "  CASE WHEN r.start_ns >= s.start_ns - w.w AND r.end_ns <= s.end_ns + w.w THEN 0"
+    "   WHEN r.start_ns < s.start_ns - w.w THEN 1 ELSE 2 END,"
     "  CASE WHEN s.length_b = 0 OR r.length_b = 0 THEN 0 ELSE GREATEST(0, LEAST(s.offset_b + s.length_b,"
     "   r.offset_b + r.length_b) - GREATEST(s.offset_b, r.offset_b)) END,"
     "  r.length_b,"
@@ -44,24 +52,26 @@ static const char candidates_sql[] =
     "  JOIN activities ra ON ra.aid = r.aid JOIN nodes rn ON rn.node_id = ra.node_id"
     "  JOIN processes rp ON rp.proc_id = ra.proc_id JOIN daemons rd ON rd.daemon_id = rp.daemon_id"
     "  JOIN remote_calls s ON s.object_id = r.object_id AND s.kind = 'S' AND s.aid <> r.aid"
+    "   AND s.start_ns IS NOT NULL AND int8range(s.start_ns, s.end_ns, '[]')"
+    "    && int8range(r.start_ns - $4::bigint - $5::bigint, r.start_ns + $3::bigint, '[]')"
+    "   AND siox_rc_bytes(s.offset_b, s.length_b) && siox_rc_bytes(r.offset_b, r.length_b)"
     "  JOIN activities sa ON sa.aid = s.aid"
     "  JOIN processes sp ON sp.proc_id = sa.proc_id JOIN daemons sd ON sd.daemon_id = sp.daemon_id"
     "  CROSS JOIN LATERAL (SELECT rd.clock_uncertainty_ns + sd.clock_uncertainty_ns + $2::bigint AS w) w"
     " WHERE (s.target_hwid IN ('', '*') OR s.target_hwid = rn.hwid)"
     "  AND (s.target_swid IN ('', '*') OR s.target_swid = rn.swid)"
-    "  AND (s.length_b = 0 OR r.length_b = 0 OR (s.offset_b < r.offset_b + r.length_b"
-    "   AND r.offset_b < s.offset_b + s.length_b))"
-    "  AND ((ra.start_ns >= sa.start_ns - w.w AND ra.end_ns <= sa.end_ns + w.w)"
-    "   OR (ra.start_ns < sa.start_ns - w.w AND ra.start_ns >= sa.start_ns - $3::bigint)"
-    "   OR ($4::bigint > 0 AND ra.start_ns >= sa.start_ns - w.w AND ra.end_ns > sa.end_ns + w.w"
-    "    AND ra.start_ns <= sa.end_ns + w.w + $4::bigint))"
+    "  AND ((r.start_ns >= s.start_ns - w.w AND r.end_ns <= s.end_ns + w.w)"
+    "   OR (r.start_ns < s.start_ns - w.w AND r.start_ns >= s.start_ns - $3::bigint)"
+    "   OR ($4::bigint > 0 AND r.start_ns >= s.start_ns - w.w AND r.end_ns > s.end_ns + w.w"
+    "    AND r.start_ns <= s.end_ns + w.w + $4::bigint))"
     " ORDER BY 1, 2";
 
-/* Remote calls whose activity row has arrived since they were parked: a
- * fresh rc_id makes them new to this pass (and to a restarted server). */
+/* Remote calls whose activity row has arrived since they were parked: they
+ * take its interval, and a fresh rc_id makes them new to this pass (and to
+ * a restarted server). */
 static const char wake_sql[] =
-    "UPDATE remote_calls r SET waiting = false, rc_id = nextval('remote_calls_rc_id_seq')"
-    " WHERE waiting AND EXISTS (SELECT 1 FROM activities a WHERE a.aid = r.aid)";
+    "UPDATE remote_calls r SET waiting = false, rc_id = nextval('remote_calls_rc_id_seq'),"
+    " start_ns = a.start_ns, end_ns = a.end_ns FROM activities a WHERE r.waiting AND a.aid = r.aid";
 
 /* New remote calls ($1: watermark) stored under an object that has since
  * been merged away move to its root (objects are flattened: merged_into is
@@ -71,10 +81,14 @@ static const char canon_sql[] =
     "UPDATE remote_calls r SET object_id = o.merged_into FROM objects o"
     " WHERE r.rc_id > $1 AND o.object_id = r.object_id AND o.merged_into IS NOT NULL";
 
-/* Remote calls of this pass ($1, $2] that still lack their activity row. */
+/* Remote calls of this pass ($1, $2] stored without their interval (their
+ * activity was not in the same batch) take it from an earlier batch's
+ * activity row; those whose activity has not arrived are parked. */
+static const char stamp_sql[] =
+    "UPDATE remote_calls r SET start_ns = a.start_ns, end_ns = a.end_ns FROM activities a"
+    " WHERE r.rc_id > $1 AND r.rc_id <= $2 AND r.start_ns IS NULL AND a.aid = r.aid";
 static const char park_sql[] =
-    "UPDATE remote_calls r SET waiting = true WHERE rc_id > $1 AND rc_id <= $2"
-    " AND NOT EXISTS (SELECT 1 FROM activities a WHERE a.aid = r.aid)";
+    "UPDATE remote_calls SET waiting = true WHERE rc_id > $1 AND rc_id <= $2 AND start_ns IS NULL";
 
 static const char delete_sql[] =
     "DELETE FROM causal_links c WHERE c.child_aid = ANY($1::bigint[]) AND NOT EXISTS ("
@@ -190,20 +204,38 @@ static int exec_params(struct siox_db *db, const char *sql, int n, const char *c
 
 /* Finds and writes the links of the receives in (watermark, top]. */
 static int link_new(struct siox_db *db, struct siox_match_result *res, struct batch *b, int64_t late_ns, int64_t top) {
-  char wm[24], tp[24], late[24];
+  char wm[24], tp[24], late[24], maxw[24];
+  int64_t w = 0;
   snprintf(wm, sizeof wm, "%lld", (long long)db->match_watermark);
   snprintf(tp, sizeof tp, "%lld", (long long)top);
   snprintf(late, sizeof late, "%lld", (long long)late_ns);
-  const char *p[] = {wm, SLACK_NS, READAHEAD_NS, late}, *range[] = {wm, tp};
+  const char *p[] = {wm, SLACK_NS, READAHEAD_NS, late, maxw}, *range[] = {wm, tp};
   int rc = exec_params(db, canon_sql, 1, p);
+  if (rc == 0) rc = exec_params(db, stamp_sql, 2, range);
   if (rc == 0) rc = exec_params(db, park_sql, 2, range);
-  PGresult *r = rc ? NULL : siox_db_query(db->conn, candidates_sql, 4, p);
+  if (rc == 0) rc = scalar(db, "SELECT 2 * COALESCE(max(clock_uncertainty_ns), 0) + " SLACK_NS " FROM daemons", 0, NULL, &w);
+  snprintf(maxw, sizeof maxw, "%lld", (long long)w);
+  PGresult *r = rc ? NULL : siox_db_query(db->conn, candidates_sql, 5, p);
   if (!r) return -EIO;
   rc = compute(r, b);
   PQclear(r);
   if (rc == 0 && b->nlinks) rc = write_links(db, b, res);
   const char *q[] = {tp};
   return rc ? rc : exec_params(db, "UPDATE match_state SET watermark = $1", 1, q);
+}
+
+/* The candidate search is only fast on the GiST indexes of schema 010, and
+ * the planner picks them only when it knows how big remote_calls is. A busy
+ * warehouse doubles it faster than autovacuum looks (once a minute), and a
+ * plan made for "53 rows" is a nested loop over the whole object. So the
+ * matcher refreshes the statistics each time the table has doubled since
+ * it last did (and on its first pass): a handful of ANALYZEs over a
+ * warehouse's life, each a sample of 30,000 rows. */
+static int refresh_stats(struct siox_db *db, int64_t top) {
+  if (top < 1000 || (db->match_analyzed && top < 2 * db->match_analyzed)) return 0;
+  int rc = siox_db_exec(db->conn, "ANALYZE remote_calls");
+  if (rc == 0) db->match_analyzed = top;
+  return rc;
 }
 
 static int pass(struct siox_db *db, struct siox_match_result *res, struct batch *b, int64_t late_ns, int64_t *top) {
@@ -213,6 +245,7 @@ static int pass(struct siox_db *db, struct siox_match_result *res, struct batch 
   if (rc == 0 && db->activities_arrived) rc = siox_db_exec(db->conn, wake_sql);
   if (rc == 0) rc = scalar(db, "SELECT COALESCE(max(rc_id), 0) FROM remote_calls", 0, NULL, top);
   if (rc || *top <= db->match_watermark) return rc; /* nothing new since the last pass */
+  if ((rc = refresh_stats(db, *top))) return rc;
   return link_new(db, res, b, late_ns, *top);
 }
 

@@ -169,8 +169,9 @@ static int target_of(struct siox_db *db, int64_t proc_id, uint32_t target, const
  * db->target_names, which live until the caches are cleared. */
 struct rc_row {
   int64_t aid, object_id, desc_id, offset, length;
+  int64_t start, end; /* the activity's interval; has_times 0: not in this batch */
   const char *hw, *sw;
-  char kind;
+  char kind, has_times;
 };
 
 struct rc_rows {
@@ -191,8 +192,39 @@ static int remote_call(struct siox_db *db, int64_t proc_id, const struct siox_bl
     if (!nv) return -ENOMEM;
     rows->v = nv, rows->cap = ncap;
   }
-  rows->v[rows->n++] = (struct rc_row){siox_global_aid(proc_id, r->aid), d->object_id, d->desc_id, (int64_t)r->offset,
-                                       (int64_t)r->length, hw, sw, r->kind == SIOX_DESC_SEND ? 'S' : 'R'};
+  rows->v[rows->n++] = (struct rc_row){.aid = siox_global_aid(proc_id, r->aid), .object_id = d->object_id,
+                                       .desc_id = d->desc_id, .offset = (int64_t)r->offset, .length = (int64_t)r->length,
+                                       .hw = hw, .sw = sw, .kind = r->kind == SIOX_DESC_SEND ? 'S' : 'R'};
+  return 0;
+}
+
+struct span {
+  int64_t aid, start, end;
+};
+
+static int span_cmp(const void *a, const void *b) {
+  int64_t x = ((const struct span *)a)->aid, y = ((const struct span *)b)->aid;
+  return (x > y) - (x < y);
+}
+
+/* Gives each remote call its activity's interval when the activity is in
+ * the same block (the usual case: the client writes the activity right
+ * after its send/receive record), clock-corrected as ingest.c stores it.
+ * The matcher fills in the rest when their activity arrives. */
+static int add_times(const struct siox_block *b, const int64_t *proc_ids, int64_t clock_offset, struct rc_rows *rows) {
+  struct span *v = malloc((b->n_activities + 1) * sizeof *v);
+  if (!v) return -ENOMEM;
+  for (size_t i = 0; i < b->n_activities; i++) {
+    const struct siox_block_activity *a = &b->activities[i];
+    v[i] = (struct span){siox_global_aid(proc_ids[a->proc], a->aid), a->start_ns + clock_offset, a->end_ns + clock_offset};
+  }
+  qsort(v, b->n_activities, sizeof *v, span_cmp);
+  for (size_t i = 0; i < rows->n; i++) {
+    struct span key = {rows->v[i].aid, 0, 0};
+    const struct span *hit = bsearch(&key, v, b->n_activities, sizeof *v, span_cmp);
+    if (hit) rows->v[i].start = hit->start, rows->v[i].end = hit->end, rows->v[i].has_times = 1;
+  }
+  free(v);
   return 0;
 }
 
@@ -204,7 +236,7 @@ static int copy_remote_calls(struct siox_db *db, const struct rc_rows *rows) {
   siox_copybuf_start(c);
   for (size_t i = 0; i < rows->n; i++) {
     const struct rc_row *w = &rows->v[i];
-    siox_copybuf_row(c, 8);
+    siox_copybuf_row(c, 10);
     siox_copybuf_i64(c, w->aid);
     siox_copybuf_text(c, &w->kind, 1);
     siox_copybuf_i64(c, siox_uf_find(&db->objects, w->object_id));
@@ -213,12 +245,14 @@ static int copy_remote_calls(struct siox_db *db, const struct rc_rows *rows) {
     siox_copybuf_i64(c, w->length);
     siox_copybuf_text(c, w->hw, strlen(w->hw));
     siox_copybuf_text(c, w->sw, strlen(w->sw));
+    if (w->has_times) siox_copybuf_i64(c, w->start), siox_copybuf_i64(c, w->end);
+    else siox_copybuf_null(c), siox_copybuf_null(c);
   }
   int rc = siox_copybuf_finish(c);
   if (rc == 0)
     rc = siox_db_copy(db->conn,
-                      "COPY remote_calls (aid, kind, object_id, desc_id, offset_b, length_b, target_hwid, target_swid)"
-                      " FROM STDIN (FORMAT binary)",
+                      "COPY remote_calls (aid, kind, object_id, desc_id, offset_b, length_b, target_hwid, target_swid,"
+                      " start_ns, end_ns) FROM STDIN (FORMAT binary)",
                       c->p, c->len);
   return rc;
 }
@@ -247,12 +281,13 @@ static int one_record(struct siox_db *db, const struct siox_block *b, int64_t pr
   }
 }
 
-int siox_objects_ingest(struct siox_db *db, const struct siox_block *b, const int64_t *proc_ids, char *reason,
-                        size_t reason_len) {
+int siox_objects_ingest(struct siox_db *db, const struct siox_block *b, const int64_t *proc_ids, int64_t clock_offset_ns,
+                        char *reason, size_t reason_len) {
   struct rc_rows rows = {NULL, 0, 0};
   int rc = 0;
   for (size_t i = 0; rc == 0 && i < b->n_descriptors; i++)
     rc = one_record(db, b, proc_ids[b->descriptors[i].proc], &b->descriptors[i], reason, reason_len, &rows);
+  if (rc == 0 && rows.n) rc = add_times(b, proc_ids, clock_offset_ns, &rows);
   if (rc == 0 && rows.n) rc = copy_remote_calls(db, &rows);
   free(rows.v);
   return rc == -EEXIST ? -EIO : rc;

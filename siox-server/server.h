@@ -73,6 +73,7 @@ struct siox_db {
   struct siox_copybuf copy, copy2;
   int64_t match_watermark;  /* remote_calls.rc_id already seen by match.c */
   int activities_arrived;   /* a batch committed since the last matcher pass (1 at start) */
+  int64_t match_analyzed;   /* max(rc_id) when match.c last ran ANALYZE (0 at start) */
 };
 
 struct siox_job;
@@ -128,10 +129,12 @@ struct siox_block;
 struct siox_block_descriptor;
 
 /* Resolves every descriptor record of block blk (proc_ids: warehouse proc id
- * per block process) and COPYs its send/receive records into remote_calls.
- * Must run inside the batch's transaction. 0, -EBADMSG (reason) or -EIO. */
-int siox_objects_ingest(struct siox_db *db, const struct siox_block *blk, const int64_t *proc_ids, char *reason,
-                        size_t reason_len);
+ * per block process) and COPYs its send/receive records into remote_calls,
+ * with their activity's interval (plus clock_offset_ns, as ingest stores
+ * it) when the activity is in blk. Must run inside the batch's transaction.
+ * 0, -EBADMSG (reason), -ENOMEM or -EIO. */
+int siox_objects_ingest(struct siox_db *db, const struct siox_block *blk, const int64_t *proc_ids,
+                        int64_t clock_offset_ns, char *reason, size_t reason_len);
 
 /* ---- match.c: implicit links ---------------------------------------------- */
 

@@ -4,7 +4,8 @@
  * ends) must still be linked once the activity arrives, even when nothing
  * follows it. Case A: the receive's activity comes last. Case B: the
  * sender's activity comes last, after a server restart in between, so the
- * waiting state must live in the warehouse, not in memory.
+ * waiting state must live in the warehouse, not in memory. Case C: the
+ * receive's record comes a batch after its activity.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,7 +106,16 @@ int main(int argc, char **argv) {
   CHECK(c != NULL, "db after restart");
   send_part(&h, CLIENT, 3, sender, 2, "objB", 1, 0);
   CHECK(c && wait_link(c, 2) == 1, "B: sender linked once its activity arrived, across a restart");
-  CHECK(c && harness_scalar(c, "SELECT count(*) FROM causal_links") == 2, "exactly two links");
+
+  /* C: the other order. R's activity in one batch, its record in the next
+   * (the record then takes its interval from the stored activity). */
+  send_part(&h, CLIENT, 4, sender, 3, "objC", 1, 1);
+  send_part(&h, BRICK, 4, receiver, 3, "objC", 1, 0);
+  send_part(&h, BRICK, 5, receiver, 3, "objC", 0, 1);
+  CHECK(c && wait_link(c, 3) == 1, "C: receive whose record came after its activity linked");
+  CHECK(c && harness_scalar(c, "SELECT count(*) FROM causal_links") == 3, "exactly three links");
+  CHECK(c && harness_scalar(c, "SELECT count(*) FROM remote_calls WHERE start_ns IS NULL OR end_ns < start_ns") == 0,
+        "every remote call has its activity's interval");
   CHECK(c && harness_scalar(c, "SELECT count(*) FROM remote_calls WHERE kind = 'R' AND NOT matched") == 0,
         "no receive left unmatched");
   CHECK(c && harness_scalar(c, "SELECT count(*) FROM remote_calls WHERE waiting") == 0, "nothing left waiting");
