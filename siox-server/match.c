@@ -29,8 +29,9 @@
  * class below needs S's interval to meet [R.start - w - $4, R.start + $3].
  * $1 watermark, $2 slack, $3 read-ahead window, $4 lateness window (0: off),
  * $5 the widest w of any pair of daemons (a plain parameter, so that the
- * bounds it takes part in are index conditions). Class 0 inside, 1 before-parent, 2 after-parent (R ends after S, and
- * starts at most $4 after S's widened end). */
+ * bounds it takes part in are index conditions). Class 0 inside, 1
+ * before-parent, 2 after-parent (R ends after S, and starts at most $4
+ * after S's widened end). */
 static const char candidates_sql[] =
     "WITH tr AS ("
     "  SELECT aid FROM remote_calls WHERE kind = 'R' AND rc_id > $1 AND start_ns IS NOT NULL"
