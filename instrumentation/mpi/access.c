@@ -113,10 +113,12 @@ static void match_collectives(const struct siox_mpi_access *a) {
 /* ---- shared-pointer offsets ---------------------------------------------
  * The shared pointer read before a _shared call races with the other
  * ranks' _shared calls; the POSIX operations the call makes on the file
- * know where the data went. So the offset is written at the stop: the
- * lowest offset the thread read or wrote in the file during the call, else
- * (no POSIX layer, or pwritev) the pointer read before it. One recorded
- * access per thread at a time (inner MPI-IO calls are not recorded). */
+ * know where the data went. So the offset is written at the stop (for a
+ * nonblocking call, when the call returns): the lowest offset the thread
+ * read or wrote in the file during the call, else (no POSIX layer, pwritev,
+ * or I/O the thread did not make itself: OMPIO's nonblocking calls use
+ * POSIX aio) the pointer read before it. One recorded access per thread at
+ * a time (inner MPI-IO calls are not recorded). */
 #define SHARED_NONE UINT64_MAX
 static SIOX_MPI_TLS int shared_pending;
 static SIOX_MPI_TLS uint64_t shared_before; /* the pointer's byte offset before the call, or SHARED_NONE */
@@ -128,10 +130,21 @@ static void shared_watch(const struct siox_mpi_file *f, struct siox_mpi_range *r
   r->known = 0; /* not written at the start */
 }
 
-static void shared_offset(siox_aid aid) {
-  uint64_t off = shared_before;
+/* Ends the watch; 1 with *off set when the offset is known. */
+static int shared_take(uint64_t *off) {
+  *off = shared_before;
   shared_pending = 0;
-  if (siox_posix_hook_mpiio_lowest(&off) || off != SHARED_NONE) siox_activity_attr_u64(aid, SIOX_ATTR_IO_OFFSET, off);
+  return siox_posix_hook_mpiio_lowest(off) || *off != SHARED_NONE;
+}
+
+static void shared_offset(siox_aid aid) {
+  uint64_t off;
+  if (shared_take(&off)) siox_activity_attr_u64(aid, SIOX_ATTR_IO_OFFSET, off);
+}
+
+void siox__mpi_detached_posted(siox_detached *d) {
+  uint64_t off;
+  if (shared_pending && shared_take(&off)) siox_detached_attr_u64(d, SIOX_ATTR_IO_OFFSET, off);
 }
 
 siox_aid siox__mpi_access_start(const struct siox_mpi_access *a) {
@@ -174,6 +187,7 @@ siox_detached *siox__mpi_detached_start(const struct siox_mpi_access *a, siox_ai
   struct siox_mpi_file *f = siox__mpi_file_find(a->fh);
   struct siox_mpi_range r;
   siox__mpi_range(a, f, &r);
+  if (a->pos == POS_SHARED) shared_watch(f, &r); /* taken in siox__mpi_detached_posted */
   siox__mpi_describe_detached(d, a, f, &r);
   return d;
 }

@@ -9,6 +9,7 @@
 /* Ends the post and hands the operation to the request table, or ends it
  * at once when the call failed and no request exists. */
 static void posted(siox_detached *d, siox_aid post, int rc, MPI_Request *req) {
+  siox__mpi_detached_posted(d);
   if (rc == MPI_SUCCESS) {
     siox__mpi_request_add(*req, d);
   } else {

@@ -146,6 +146,9 @@ SIOX_MPI_HIDDEN void siox__mpi_stop(siox_aid aid, int rc);
  * stacked CALL_POST activity (its child) for the time spent in the call
  * itself; *post gets the post aid. Returns NULL when not recording. */
 SIOX_MPI_HIDDEN siox_detached *siox__mpi_detached_start(const struct siox_mpi_access *a, siox_aid *post);
+/* Call when the nonblocking call returns, before d can complete: a
+ * shared-pointer access writes the offset its POSIX operations showed. */
+SIOX_MPI_HIDDEN void siox__mpi_detached_posted(siox_detached *d);
 
 /* ---- nonblocking requests (requests.c) ---- */
 /* Remembers that request r completes detached activity d. */

@@ -9,7 +9,8 @@
  * usage: mpi_io_workload FILE MANIFEST [BLOCK [N]]
  *   env SIOX_TEST_HINTS="key=value;..." are passed to MPI_File_open;
  *   env SIOX_TEST_SHARED=1 adds ranks racing on the shared pointer of
- *   FILE.shared (one more open and close per rank).
+ *   FILE.shared (one more open and close per rank); =2 makes every
+ *   other of those writes MPI_File_iwrite_shared + MPI_Wait.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -68,7 +69,7 @@ static MPI_Info hints(void) {
  * signature (rank, index) in one read of the file, and noted. */
 #define SHARED_N 64
 #define SHARED_B 512
-static void shared_race(const char *file) {
+static void shared_race(const char *file, int nonblocking) {
   char path[4096];
   unsigned char blk[SHARED_B], *all = malloc((size_t)size * SHARED_N * SHARED_B);
   MPI_File fh;
@@ -79,9 +80,15 @@ static void shared_race(const char *file) {
   OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
   MPI_Info_free(&info);
   for (int i = 0; i < SHARED_N; i++) {
+    MPI_Request req;
     fill(blk, SHARED_B, 600 + i);
     memcpy(blk, (int[]){0x5107, rank, i}, 3 * sizeof(int));
-    OK(MPI_File_write_shared(fh, blk, SHARED_B, MPI_BYTE, &st));
+    if (nonblocking && i % 2) {
+      OK(MPI_File_iwrite_shared(fh, blk, SHARED_B, MPI_BYTE, &req));
+      OK(MPI_Wait(&req, &st));
+    } else {
+      OK(MPI_File_write_shared(fh, blk, SHARED_B, MPI_BYTE, &st));
+    }
     found[i] = -1;
   }
   MPI_Barrier(MPI_COMM_WORLD); /* a local file system: written is readable */
@@ -94,7 +101,7 @@ static void shared_race(const char *file) {
   }
   for (int i = 0; i < SHARED_N; i++) {
     if (found[i] < 0) fprintf(stderr, "rank %d: shared block %d not found\n", rank, i), errors++;
-    note("MPI_File_write_shared", found[i], SHARED_B, 0);
+    note(nonblocking && i % 2 ? "MPI_File_iwrite_shared" : "MPI_File_write_shared", found[i], SHARED_B, 0);
   }
   OK(MPI_File_close(&fh));
   free(all);
@@ -180,7 +187,8 @@ int main(int argc, char **argv) {
   note("MPI_File_write_ordered", base6 + before, (rank + 1) * 1024, 1);
   OK(MPI_File_sync(fh));
   MPI_Barrier(MPI_COMM_WORLD);
-  if (getenv("SIOX_TEST_SHARED")) shared_race(argv[1]);
+  const char *shared = getenv("SIOX_TEST_SHARED");
+  if (shared) shared_race(argv[1], strcmp(shared, "2") == 0);
 
   /* 7: read back: independent, collective, nonblocking */
   for (long long i = 0; i < N; i++) {

@@ -21,8 +21,11 @@ COMPONENT=${SIOX_MPI_IO_COMPONENT:-romio321}
 export OMPI_MCA_io=$COMPONENT # romio321: predictable aggregation (DESIGN, hint facts)
 export SIOX_TEST_HINTS="romio_cb_write=enable;romio_cb_read=enable;cb_nodes=1"
 # Ranks race on the shared pointer; each _shared write's io/offset must be
-# where its data landed (found by the workload afterwards).
-export SIOX_TEST_SHARED=1
+# where its data landed (found by the workload afterwards). Under ROMIO half
+# of them are MPI_File_iwrite_shared; OMPIO makes nonblocking I/O with POSIX
+# aio, out of the POSIX layer's sight, so there only the blocking calls are
+# exact (README, known limits).
+if [ "$COMPONENT" = romio321 ]; then export SIOX_TEST_SHARED=2; else export SIOX_TEST_SHARED=1; fi
 [ -n "${SIOX_POSIX_LIB:-}" ] || fail "libsiox-posix is not built (SIOX_POSIX_LIB unset)"
 RANKS=4
 OUT=/dev/shm/siox-mpi-it.$$
