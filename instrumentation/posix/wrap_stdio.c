@@ -5,8 +5,8 @@
  * buffered read()/write() happen inside libc and are not seen, so every
  * stream call marks the fd's POSIX position unknown (learned again if the
  * application mixes fd and FILE I/O). On a GlusterFS mount the calls that
- * may write the buffer out send its bytes to the file-system client
- * themselves (README.md, "Known limits").
+ * may write the buffer out, or fill it, send those bytes to the file-system
+ * client themselves (README.md, "Known limits").
  */
 #include <fcntl.h>
 #include <stdarg.h>
@@ -55,24 +55,37 @@ static uint64_t stream_track(FILE *f, struct sxp_fd *s, int64_t *moved) {
  * the call then links to it (the matcher prefers the sender whose interval
  * holds the fop). The gfid is copied: fclose drops the fd's entry. */
 struct stream_out {
-  int on; /* on GlusterFS, position known */
+  int on, reading; /* on GlusterFS, position known; a reading call */
   uint8_t gfid[16];
-  uint64_t from, pos; /* first unwritten byte; the position before the call */
+  uint64_t from, pos; /* first byte not yet handed over; the position before the call */
 };
 
-static struct stream_out out_begin(FILE *f) {
+/* Reading is the mirror image: stdio fills its buffer from the fd inside
+ * the call, ahead of the position. A reading call sends the range from the
+ * first byte stdio has not yet fetched (the position plus what it holds
+ * unread) to the same point after the call, so the client readv made for
+ * the refill links to it. glibc has no call for "what it holds unread";
+ * gnulib's freadahead reads the same two FILE fields. */
+static uint64_t unread(FILE *f) {
+  return __freading(f) && f->_IO_read_end > f->_IO_read_ptr ? (uint64_t)(f->_IO_read_end - f->_IO_read_ptr) : 0;
+}
+
+static struct stream_out gluster_begin(FILE *f, int reading) {
   struct stream_out w = {0};
   struct sxp_fd *s = stream_slot(f);
   struct sxp_ofd *o = s ? atomic_load_explicit(&s->ofd, memory_order_acquire) : NULL;
   if (SXP_LIKELY(!o || !(sxp_ofd_flags(o) & SXP_OFD_GLUSTER))) return w;
-  size_t pending = __fpending(f);
+  size_t pending = reading ? 0 : __fpending(f);
   w.pos = sxp_stream_pos(s);
   if (w.pos == UNKNOWN || w.pos < pending) return w;
-  w.on = 1;
-  w.from = w.pos - pending;
+  w.on = 1, w.reading = reading;
+  w.from = reading ? w.pos + unread(f) : w.pos - pending;
   memcpy(w.gfid, o->gfid, sizeof w.gfid);
   return w;
 }
+
+static struct stream_out out_begin(FILE *f) { return gluster_begin(f, 0); }
+static struct stream_out in_begin(FILE *f) { return gluster_begin(f, 1); }
 
 /* Sends [w->from, to) to the GlusterFS client under aid. */
 static void out_send(siox_aid aid, const struct stream_out *w, uint64_t to) {
@@ -81,14 +94,20 @@ static void out_send(siox_aid aid, const struct stream_out *w, uint64_t to) {
   siox_descriptor_send(aid, sxp__reg.gluster, &g, w->from, to - w->from);
 }
 
+/* After a data call at stream position pos: what it handed over ends at pos
+ * (writing) or at pos plus what stdio now holds unread (reading). */
+static uint64_t handed_to(FILE *f, const struct stream_out *w, uint64_t pos) {
+  return pos == UNKNOWN || !w->reading ? pos : pos + unread(f);
+}
+
 /* Finishes a recorded stream data call: req bytes asked (UNKNOWN: report
- * what moved), moved bytes transferred (< 0: not known); w: what a write
- * may have handed to GlusterFS (NULL for reads). */
+ * what moved), moved bytes transferred (< 0: not known); w: what the call
+ * may have handed to or fetched from GlusterFS. */
 static void stream_done(siox_aid aid, FILE *f, const struct stream_out *w, uint64_t req, int64_t moved,
                         int64_t result, int failed, int err) {
   struct sxp_fd *s = stream_slot(f);
   uint64_t at = stream_track(f, s, &moved);
-  if (w && s) out_send(aid, w, sxp_stream_pos(s));
+  if (w->on && s) out_send(aid, w, handed_to(f, w, sxp_stream_pos(s)));
   struct sxp_ofd *o = s ? atomic_load_explicit(&s->ofd, memory_order_acquire) : NULL;
   if (o && sxp_ofd_pos(o) != UNKNOWN) sxp_ofd_set(o, UNKNOWN);
   if (req == UNKNOWN && moved >= 0) req = (uint64_t)moved;
@@ -193,8 +212,9 @@ SXP_EXPORT size_t fread(void *p, size_t size, size_t n, FILE *f) {
   if (SXP_UNLIKELY(!real)) return errno = ENOSYS, 0;
   siox_aid aid = sxp_begin(SXP_T_FREAD);
   if (!aid) return real(p, size, n, f);
+  struct stream_out w = in_begin(f);
   size_t r = real(p, size, n, f);
-  return elems_done(aid, f, NULL, size, n, r, errno);
+  return elems_done(aid, f, &w, size, n, r, errno);
 }
 
 SXP_EXPORT size_t __fread_chk(void *p, size_t plen, size_t size, size_t n, FILE *f) {
@@ -202,8 +222,9 @@ SXP_EXPORT size_t __fread_chk(void *p, size_t plen, size_t size, size_t n, FILE 
   if (SXP_UNLIKELY(!real)) return errno = ENOSYS, 0;
   siox_aid aid = sxp_begin(SXP_T_FREAD);
   if (!aid) return real(p, plen, size, n, f);
+  struct stream_out w = in_begin(f);
   size_t r = real(p, plen, size, n, f);
-  return elems_done(aid, f, NULL, size, n, r, errno);
+  return elems_done(aid, f, &w, size, n, r, errno);
 }
 
 SXP_EXPORT size_t fwrite(const void *p, size_t size, size_t n, FILE *f) {
@@ -267,8 +288,8 @@ SXP_EXPORT int __fprintf_chk(FILE *f, int flag, const char *fmt, ...) {
 }
 
 /* The scanf family: the bytes consumed are known only from the position. */
-static int scanned(siox_aid aid, FILE *f, int r, int err) {
-  stream_done(aid, f, NULL, UNKNOWN, -1, r, r == EOF && ferror(f), err);
+static int scanned(siox_aid aid, FILE *f, const struct stream_out *w, int r, int err) {
+  stream_done(aid, f, w, UNKNOWN, -1, r, r == EOF && ferror(f), err);
   return r;
 }
 
@@ -281,8 +302,9 @@ static int scanned(siox_aid aid, FILE *f, int r, int err) {
     if (SXP_UNLIKELY(!real)) return NOSYS;                                      \
     siox_aid aid = sxp_begin(SXP_T_##T);                                        \
     if (!aid) return real(f, fmt, ap);                                          \
+    struct stream_out w = in_begin(f);                                          \
     int r = real(f, fmt, ap);                                                   \
-    return scanned(aid, f, r, errno);                                           \
+    return scanned(aid, f, &w, r, errno);                                       \
   }
 DEFINE_VFSCANF(vfscanf, VFSCANF)
 DEFINE_VFSCANF(__isoc99_vfscanf, VFSCANF)
@@ -295,17 +317,18 @@ DEFINE_VFSCANF(__isoc99_vfscanf, VFSCANF)
     va_list ap;                                                                 \
     va_start(ap, fmt);                                                          \
     siox_aid aid = sxp_begin(SXP_T_##T);                                        \
+    struct stream_out w = aid ? in_begin(f) : (struct stream_out){0};           \
     int r = real(f, fmt, ap), err = errno;                                      \
     va_end(ap);                                                                 \
-    return aid ? scanned(aid, f, r, err) : (errno = err, r);                    \
+    return aid ? scanned(aid, f, &w, r, err) : (errno = err, r);                \
   }
 DEFINE_FSCANF(fscanf, vfscanf, FSCANF)
 DEFINE_FSCANF(__isoc99_fscanf, __isoc99_vfscanf, FSCANF)
 
 /* fgets: io/result is the length of the line read, -1 for NULL. */
-static char *got(siox_aid aid, FILE *f, int n, char *r, int err) {
+static char *got(siox_aid aid, FILE *f, const struct stream_out *w, int n, char *r, int err) {
   int64_t len = r ? (int64_t)strlen(r) : (ferror(f) ? -1 : 0);
-  stream_done(aid, f, NULL, n > 0 ? (uint64_t)n : 0, len, r ? len : -1, !r && ferror(f), err);
+  stream_done(aid, f, w, n > 0 ? (uint64_t)n : 0, len, r ? len : -1, !r && ferror(f), err);
   return r;
 }
 
@@ -314,8 +337,9 @@ SXP_EXPORT char *fgets(char *s, int n, FILE *f) {
   if (SXP_UNLIKELY(!real)) return NOSYS_NULL;
   siox_aid aid = sxp_begin(SXP_T_FGETS);
   if (!aid) return real(s, n, f);
+  struct stream_out w = in_begin(f);
   char *r = real(s, n, f);
-  return got(aid, f, n, r, errno);
+  return got(aid, f, &w, n, r, errno);
 }
 
 SXP_EXPORT char *__fgets_chk(char *s, size_t size, int n, FILE *f) {
@@ -323,8 +347,9 @@ SXP_EXPORT char *__fgets_chk(char *s, size_t size, int n, FILE *f) {
   if (SXP_UNLIKELY(!real)) return NOSYS_NULL;
   siox_aid aid = sxp_begin(SXP_T_FGETS);
   if (!aid) return real(s, size, n, f);
+  struct stream_out w = in_begin(f);
   char *r = real(s, size, n, f);
-  return got(aid, f, n, r, errno);
+  return got(aid, f, &w, n, r, errno);
 }
 
 SXP_EXPORT int fputs(const char *s, FILE *f) {

@@ -8,8 +8,8 @@
 #     GlusterFS-client -> GlusterFS-brick, and at each level the children's
 #     io/bytes add up to the parent's (see the checks below for why each
 #     level can be checked that way);
-# (e) stdio's buffered writes, made inside libc out of the POSIX layer's
-#     sight, still link: every client writev of the stdio file has a stdio
+# (e) stdio's buffered writes and reads, made inside libc out of the POSIX
+#     layer's sight, still link: every client writev of the stdio file has a stdio
 #     parent (the fwrite or fclose that wrote the buffer out), and they add
 #     up to the bytes written. Needs root and /dev/fuse (else 77).
 . "$(dirname "$0")/lib.sh"
@@ -183,6 +183,16 @@ assert sum(map(B, stdio_w)) == want_bytes, \
     f"stdio-linked client writevs: {[(B(c), [p['name'] for p in parents[c['aid']]]) for c in stdio_w]}, want {want_bytes} B"
 print(f"(e) {len(stdio_w)} client writevs of the stdio file ({want_bytes} B) linked to "
       f"{sorted(set(p['name'] for c in stdio_w for p in parents[c['aid']] if p['swid'] == 'stdio'))}")
+# ...and its buffered reads: the client readvs that refilled stdio's buffer
+# are linked from the freads that asked for them, and add up to the file.
+cr = [a for a in acts.values() if a["swid"] == "GlusterFS-client" and a["name"] == "readv"]
+stdio_r = [c for c in cr if any(p["swid"] == "stdio" and p["name"] == "fread" and stdio_g in sends[p["aid"]]
+                                 for p in parents[c["aid"]])]
+want_read = want[("stdio", "fread")] * block
+assert sum(map(B, stdio_r)) == want_read, \
+    f"stdio-linked client readvs: {[(B(c), [p['name'] for p in parents[c['aid']]]) for c in stdio_r]}, want {want_read} B"
+print(f"(e) {len(stdio_r)} client readvs of the stdio file ({want_read} B) linked to "
+      f"{sorted(set(p['name'] for c in stdio_r for p in parents[c['aid']] if p['swid'] == 'stdio'))}")
 print(f"(b) {sum(1 for a in app if a['name'] == 'H5Dwrite')} H5Dwrite trees: HDF5 -> MPI-IO -> POSIX -> "
       f"GlusterFS-client -> GlusterFS-brick, bytes add up at every level ({n} POSIX writes)")
 PY
