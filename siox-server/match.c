@@ -29,7 +29,8 @@
  * class below needs S's interval to meet [R.start - w - $4, R.start + $3].
  * $1 watermark, $2 slack, $3 read-ahead window, $4 lateness window (0: off),
  * $5 the widest w of any pair of daemons (a plain parameter, so that the
- * bounds it takes part in are index conditions). Class 0 inside, 1
+ * bounds it takes part in are index conditions). A sender's process is its
+ * aid's upper half (siox_global_aid), so only receives read activities. Class 0 inside, 1
  * before-parent, 2 after-parent (R ends after S, and starts at most $4
  * after S's widened end). */
 static const char candidates_sql[] =
@@ -56,8 +57,7 @@ static const char candidates_sql[] =
     "   AND s.start_ns IS NOT NULL AND int8range(s.start_ns, s.end_ns, '[]')"
     "    && int8range(r.start_ns - $4::bigint - $5::bigint, r.start_ns + $3::bigint, '[]')"
     "   AND siox_rc_bytes(s.offset_b, s.length_b) && siox_rc_bytes(r.offset_b, r.length_b)"
-    "  JOIN activities sa ON sa.aid = s.aid"
-    "  JOIN processes sp ON sp.proc_id = sa.proc_id JOIN daemons sd ON sd.daemon_id = sp.daemon_id"
+    "  JOIN processes sp ON sp.proc_id = (s.aid >> 32)::int JOIN daemons sd ON sd.daemon_id = sp.daemon_id"
     "  CROSS JOIN LATERAL (SELECT rd.clock_uncertainty_ns + sd.clock_uncertainty_ns + $2::bigint AS w) w"
     " WHERE (s.target_hwid IN ('', '*') OR s.target_hwid = rn.hwid)"
     "  AND (s.target_swid IN ('', '*') OR s.target_swid = rn.swid)"
@@ -228,13 +228,14 @@ static int link_new(struct siox_db *db, struct siox_match_result *res, struct ba
 /* The candidate search is only fast on the GiST indexes of schema 010, and
  * the planner picks them only when it knows how big remote_calls is. A busy
  * warehouse doubles it faster than autovacuum looks (once a minute), and a
- * plan made for "53 rows" is a nested loop over the whole object. So the
- * matcher refreshes the statistics each time the table has doubled since
- * it last did (and on its first pass): a handful of ANALYZEs over a
- * warehouse's life, each a sample of 30,000 rows. */
+ * plan made for "53 rows" is a nested loop over the whole object (or a
+ * sequential scan of activities). So the matcher refreshes the statistics
+ * of both each time remote_calls has doubled since it last did (and on its
+ * first pass): a handful of ANALYZEs over a warehouse's life, each a sample
+ * of 30,000 rows per table. */
 static int refresh_stats(struct siox_db *db, int64_t top) {
   if (top < 1000 || (db->match_analyzed && top < 2 * db->match_analyzed)) return 0;
-  int rc = siox_db_exec(db->conn, "ANALYZE remote_calls");
+  int rc = siox_db_exec(db->conn, "ANALYZE remote_calls, activities");
   if (rc == 0) db->match_analyzed = top;
   return rc;
 }
