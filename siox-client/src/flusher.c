@@ -14,6 +14,7 @@
 
 #define FRAME_MAX (256u << 10)  /* record bytes per BATCH frame */
 #define CYCLE_MAX (1u << 20)    /* record bytes moved per cycle */
+#define BUSY_BYTES (64u << 10)  /* a cycle this full: look again in 1 ms */
 
 static pthread_mutex_t fl_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t fl_cond;
@@ -143,14 +144,6 @@ static void report_done(uint64_t req, int rc) {
   pthread_mutex_unlock(&fl_lock);
 }
 
-/* A cycle that moved this much looks again in 1 ms instead of after the
- * flush interval: a quarter of one thread's ring. Rates below it fit in the
- * rings for a whole interval (and a half-full ring wakes the flusher
- * anyway), so waking sooner would only cost context switches and small
- * frames, which on a node whose cores all run ranks come out of the ranks'
- * time (the daemon wakes for each frame too). */
-static uint64_t busy_bytes(void) { return siox__cfg.buffer_bytes / 4; }
-
 /* One pass; returns the poll timeout to use before the next (0: at once). */
 static int cycle(uint64_t req, uint64_t done) {
   if (!siox__conn_connected()) siox__conn_try_connect(req > done);
@@ -167,7 +160,7 @@ static int cycle(uint64_t req, uint64_t done) {
   if (siox__conn_pending() > 0) return (int)siox__cfg.flush_interval_ms; /* poll waits for POLLOUT */
   if (filled_req > done) report_done(filled_req, 0);
   if (backlog) return 0;
-  return moved >= busy_bytes() ? 1 : (int)siox__cfg.flush_interval_ms;
+  return moved >= BUSY_BYTES ? 1 : (int)siox__cfg.flush_interval_ms;
 }
 
 static void wait_for_work(int timeout_ms) {
