@@ -198,34 +198,30 @@ static int remote_call(struct siox_db *db, int64_t proc_id, const struct siox_bl
   return 0;
 }
 
-struct span {
-  int64_t aid, start, end;
-};
-
-static int span_cmp(const void *a, const void *b) {
-  int64_t x = ((const struct span *)a)->aid, y = ((const struct span *)b)->aid;
+static int rc_cmp(const void *a, const void *b) {
+  int64_t x = ((const struct rc_row *)a)->aid, y = ((const struct rc_row *)b)->aid;
   return (x > y) - (x < y);
 }
 
 /* Gives each remote call its activity's interval when the activity is in
  * the same block (the usual case: the client writes the activity right
  * after its send/receive record), clock-corrected as ingest.c stores it.
- * The matcher fills in the rest when their activity arrives. */
-static int add_times(const struct siox_block *b, const int64_t *proc_ids, int64_t clock_offset, struct rc_rows *rows) {
-  struct span *v = malloc((b->n_activities + 1) * sizeof *v);
-  if (!v) return -ENOMEM;
+ * The matcher fills in the rest when their activity arrives. The rows are
+ * sorted by aid (their order does not matter to the COPY) and each
+ * activity looks for its rows: an activity may have several (a POSIX write
+ * under collective MPI-IO receives and sends). */
+static void add_times(const struct siox_block *b, const int64_t *proc_ids, int64_t clock_offset, struct rc_rows *rows) {
+  struct rc_row *v = rows->v, *end = rows->v + rows->n;
+  qsort(v, rows->n, sizeof *v, rc_cmp);
   for (size_t i = 0; i < b->n_activities; i++) {
     const struct siox_block_activity *a = &b->activities[i];
-    v[i] = (struct span){siox_global_aid(proc_ids[a->proc], a->aid), a->start_ns + clock_offset, a->end_ns + clock_offset};
+    struct rc_row key = {.aid = siox_global_aid(proc_ids[a->proc], a->aid)};
+    struct rc_row *hit = bsearch(&key, v, rows->n, sizeof *v, rc_cmp);
+    if (!hit) continue;
+    while (hit > v && hit[-1].aid == key.aid) hit--;
+    for (; hit < end && hit->aid == key.aid; hit++)
+      hit->start = a->start_ns + clock_offset, hit->end = a->end_ns + clock_offset, hit->has_times = 1;
   }
-  qsort(v, b->n_activities, sizeof *v, span_cmp);
-  for (size_t i = 0; i < rows->n; i++) {
-    struct span key = {rows->v[i].aid, 0, 0};
-    const struct span *hit = bsearch(&key, v, b->n_activities, sizeof *v, span_cmp);
-    if (hit) rows->v[i].start = hit->start, rows->v[i].end = hit->end, rows->v[i].has_times = 1;
-  }
-  free(v);
-  return 0;
 }
 
 /* COPYs the batch's remote calls, each under its object's union-find root
@@ -287,8 +283,10 @@ int siox_objects_ingest(struct siox_db *db, const struct siox_block *b, const in
   int rc = 0;
   for (size_t i = 0; rc == 0 && i < b->n_descriptors; i++)
     rc = one_record(db, b, proc_ids[b->descriptors[i].proc], &b->descriptors[i], reason, reason_len, &rows);
-  if (rc == 0 && rows.n) rc = add_times(b, proc_ids, clock_offset_ns, &rows);
-  if (rc == 0 && rows.n) rc = copy_remote_calls(db, &rows);
+  if (rc == 0 && rows.n) {
+    add_times(b, proc_ids, clock_offset_ns, &rows);
+    rc = copy_remote_calls(db, &rows);
+  }
   free(rows.v);
   return rc == -EEXIST ? -EIO : rc;
 }

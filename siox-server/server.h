@@ -132,7 +132,7 @@ struct siox_block_descriptor;
  * per block process) and COPYs its send/receive records into remote_calls,
  * with their activity's interval (plus clock_offset_ns, as ingest stores
  * it) when the activity is in blk. Must run inside the batch's transaction.
- * 0, -EBADMSG (reason), -ENOMEM or -EIO. */
+ * 0, -EBADMSG (reason) or -EIO. */
 int siox_objects_ingest(struct siox_db *db, const struct siox_block *blk, const int64_t *proc_ids,
                         int64_t clock_offset_ns, char *reason, size_t reason_len);
 
