@@ -193,9 +193,9 @@ static int measure(const char *self, const char *preload, const char *sock, cons
   double a[MAX_REPS], b[MAX_REPS], ca[MAX_REPS], cb[MAX_REPS], ab[MAX_REPS], unused;
   f->drops = 0;
   for (int r = 0; r < reps; r++) {
-    long long dp = 0, di = 0;
+    long long di = 0, none;
     if (r % 2) b[r] = run_once(self, preload, sock, file, block, writes, &cb[r], &di, &ab[r]);
-    a[r] = run_once(self, NULL, sock, file, block, writes, &ca[r], &dp, &unused);
+    a[r] = run_once(self, NULL, sock, file, block, writes, &ca[r], &none, &unused);
     if (r % 2 == 0) b[r] = run_once(self, preload, sock, file, block, writes, &cb[r], &di, &ab[r]);
     if (a[r] < 0 || b[r] < 0) return -1;
     f->drops += di;

@@ -140,6 +140,10 @@ double siox_percentile(double *v, size_t n, double p) {
   return v[rank ? rank - 1 : 0];
 }
 
+double siox_blame_line_s(const struct siox_blame *b, int64_t bytes) {
+  return b->line_a_s + b->line_b_s * (double)bytes;
+}
+
 /* The compared value of one sample: seconds, seconds per byte, or seconds
  * over the peers' line for its size. Returns false when the comparison
  * needs a byte count the sample lacks. */
@@ -150,7 +154,7 @@ static bool sample_value(const struct siox_blame *b, int64_t ns, int64_t bytes, 
     return true;
   }
   if (bytes <= 0) return false;
-  *out = b->line ? s / (b->line_a_s + b->line_b_s * (double)bytes) : s / (double)bytes;
+  *out = b->line ? s / siox_blame_line_s(b, bytes) : s / (double)bytes;
   return true;
 }
 
@@ -332,9 +336,9 @@ int siox_blame_judge(struct siox_blame *b, const struct siox_blame_sample *s, si
 
 /* Seconds the judged activity took beyond its peers' median for its bytes. */
 static double excess_of(const struct siox_blame *b) {
-  double d = b->value - b->peer_median, bytes = (double)b->suspect->bytes;
+  double d = b->value - b->peer_median;
   if (!b->per_byte) return d;
-  return b->line ? d * (b->line_a_s + b->line_b_s * bytes) : d * bytes;
+  return d * (b->line ? siox_blame_line_s(b, b->suspect->bytes) : (double)b->suspect->bytes);
 }
 
 /* Judges x as if it were the suspect; trial shares b's path (not owned). */

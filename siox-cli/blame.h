@@ -87,6 +87,9 @@ int siox_blame_walk(const struct siox_tree *t, const struct siox_blame_rule *rul
  * present) and sets the verdict and evidence. 0 or -ENOMEM. */
 int siox_blame_judge(struct siox_blame *b, const struct siox_blame_sample *s, size_t n);
 
+/* Seconds the peers' latency line gives for bytes (b->line must be set). */
+double siox_blame_line_s(const struct siox_blame *b, int64_t bytes);
+
 /* Gives the samples of x's kind (its SWID and name, all nodes). They must
  * stay valid until the blame is released. 0 or a negative errno. */
 typedef int (*siox_blame_fetch_fn)(void *ctx, const struct siox_act *x, const struct siox_blame_sample **s,

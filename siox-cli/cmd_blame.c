@@ -261,7 +261,7 @@ static void explain_evidence(FILE *f, const struct siox_blame *b, long margin_s)
     fprintf(f, "Its peers' latency line (fitted to their sizes and times) is %s: for its %" PRId64
                " B it took %s where the line gives %s.\n",
             line_str(b, line, sizeof(line)), x->bytes, siox_fmt_duration(x->inclusive_ns, took, sizeof(took)),
-            siox_fmt_duration((int64_t)((b->line_a_s + b->line_b_s * (double)x->bytes) * 1e9), want, sizeof(want)));
+            siox_fmt_duration((int64_t)(siox_blame_line_s(b, x->bytes) * 1e9), want, sizeof(want)));
   fprintf(f, "%s it took %s; its peers (%s %s on %zu other node%s, %zu sample%s in the job's window +/- %ld s) took "
              "a median of %s, p%.0f %s: %.1fx the median.\n",
           measure_str(b), value_str(b, b->value, v, sizeof(v)), x->swid, x->name, b->npeers,

@@ -30,9 +30,9 @@
  * $1 watermark, $2 slack, $3 read-ahead window, $4 lateness window (0: off),
  * $5 the widest w of any pair of daemons (a plain parameter, so that the
  * bounds it takes part in are index conditions). A sender's process is its
- * aid's upper half (siox_global_aid), so only receives read activities. Class 0 inside, 1
- * before-parent, 2 after-parent (R ends after S, and starts at most $4
- * after S's widened end). */
+ * aid's upper half (siox_global_aid), so only receives read activities.
+ * Class 0 inside, 1 before-parent, 2 after-parent (R ends after S, and
+ * starts at most $4 after S's widened end). */
 static const char candidates_sql[] =
     "WITH tr AS ("
     "  SELECT aid FROM remote_calls WHERE kind = 'R' AND rc_id > $1 AND start_ns IS NOT NULL"

@@ -237,10 +237,11 @@ static int fill_op(struct fnd_job *j, PGresult *r, int i, size_t *fcap) {
   o->call = -1;
   o->file = file_index(j, PQgetvalue(r, i, 10), fcap);
   if (o->proc < 0) return -1;
-  if (o->layer == FND_MPIIO && o->kind == FND_OPEN && o->file >= 0 && !j->files[o->file].hints[0])
-    snprintf(j->files[o->file].hints, sizeof j->files[o->file].hints, "%s", PQgetvalue(r, i, 11));
-  if (o->layer == FND_MPIIO && o->kind == FND_OPEN && o->file >= 0 && !j->files[o->file].component[0])
-    snprintf(j->files[o->file].component, sizeof j->files[o->file].component, "%s", PQgetvalue(r, i, 12));
+  if (o->layer == FND_MPIIO && o->kind == FND_OPEN && o->file >= 0) {
+    struct fnd_file *f = &j->files[o->file]; /* the first open's hints and component */
+    if (!f->hints[0]) snprintf(f->hints, sizeof f->hints, "%s", PQgetvalue(r, i, 11));
+    if (!f->component[0]) snprintf(f->component, sizeof f->component, "%s", PQgetvalue(r, i, 12));
+  }
   if (o->end_ns > j->last_end_ns) j->last_end_ns = o->end_ns;
   return 0;
 }

@@ -2,8 +2,8 @@
  * Writes one analysis of a job to the knowledge base (schema 006/007) in one
  * transaction: the application, one romio321 hint set per file pattern that
  * got keys (an identical live set is kept, other live sets of that
- * application, pattern and component are superseded), the job's findings (replacing the previous analysis's) and
- * the job's kb_analysis_runs row.
+ * application, pattern and component are superseded), the job's findings
+ * (replacing the previous analysis's) and the job's kb_analysis_runs row.
  */
 #include <inttypes.h>
 #include <stdio.h>

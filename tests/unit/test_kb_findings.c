@@ -140,6 +140,14 @@ static double ds_evidence(const char *job, const char *path) {
                   path, job);
 }
 
+/* The rationale of job's romio_ds_write says want. */
+static void assert_ds_write_why(const char *job, const char *want) {
+  char *why = one_text("SELECT rationale->>'romio_ds_write' FROM kb_hint_sets WHERE source_job = '%s'", job);
+  assert_non_null(why);
+  assert_non_null(strstr(why, want));
+  free(why);
+}
+
 static void assert_hint(const char *job, const char *key, const char *want) {
   char *v = one_text("SELECT hints->>'%s' FROM kb_hint_sets WHERE source_job = '%s' AND NOT superseded", key, job);
   if (!want) {
@@ -252,9 +260,7 @@ static void test_sparse_disables_sieving(void **state) {
   double fgain = kbdb_num(&db, "SELECT expected_gain_s FROM kb_findings WHERE job = 'sparse'"
                                " AND kind = 'data_sieving_write'");
   assert_float_equal(fgain, gain, 1e-9);
-  char *why = one_text("SELECT rationale->>'romio_ds_write' FROM kb_hint_sets WHERE source_job = 'sparse'");
-  assert_non_null(strstr(why, "least squares over"));
-  free(why);
+  assert_ds_write_why("sparse", "least squares over");
   /* The dense job's set is another pattern: still live. */
   assert_int_equal(kbdb_num(&db, "SELECT count(*) FROM kb_hint_sets WHERE NOT superseded"), 2);
   /* What the daemons get: the lookup serves the sparse set. */
@@ -320,18 +326,14 @@ static void test_one_size_uses_history(void **state) {
   direct_job("sparse-direct", "/mnt/sparse.dat", 1 << 20);
   assert_true(siox_kb_analyze_job(db.c, "sparse-direct", err, sizeof err) > 0);
   assert_hint("sparse-direct", "romio_ds_write", "disable");
-  char *why = one_text("SELECT rationale->>'romio_ds_write' FROM kb_hint_sets WHERE source_job = 'sparse-direct'");
-  assert_non_null(strstr(why, "from the analysis of job sparse"));
-  free(why);
+  assert_ds_write_why("sparse-direct", "from the analysis of job sparse");
   double a_us = ds_evidence("sparse-direct", "{cost_model,a_us}");
   assert_float_equal(a_us, A_NS / 1e3, 1e-6);
   assert_int_equal(ds_evidence("sparse-direct", "{calls_direct}"), NPROC * CALLS);
   direct_job("fresh", "/mnt/fresh.dat", NPROC * BLK);
   assert_true(siox_kb_analyze_job(db.c, "fresh", err, sizeof err) > 0);
   assert_hint("fresh", "romio_ds_write", "disable");
-  why = one_text("SELECT rationale->>'romio_ds_write' FROM kb_hint_sets WHERE source_job = 'fresh'");
-  assert_non_null(strstr(why, "observed strategy is kept"));
-  free(why);
+  assert_ds_write_why("fresh", "observed strategy is kept");
   assert_int_equal(kbdb_num(&db, "SELECT expected_gain_s FROM kb_hint_sets WHERE source_job = 'fresh'"), 0);
 }
 
@@ -392,9 +394,7 @@ static void lock_waits_count_against_sieving(void **state) {
   assert_hint("locked", "romio_ds_write", "disable");
   double wait = ds_evidence("locked", "{sieving_wait_ratio}");
   assert_true(wait > 0.49 && wait < 0.51);
-  char *why = one_text("SELECT rationale->>'romio_ds_write' FROM kb_hint_sets WHERE source_job = 'locked'");
-  assert_non_null(strstr(why, "waited 0.50 s per second"));
-  free(why);
+  assert_ds_write_why("locked", "waited 0.50 s per second");
 }
 
 /* ompio recorded at open, and nothing in MPI_File_get_info to tell: the
