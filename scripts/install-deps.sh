@@ -11,6 +11,7 @@ PACKAGES=(
   graphviz gnuplot-nox
   glusterfs-server glusterfs-client libglusterfs-dev liburcu-dev uuid-dev
   openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
+  clang libclang-rt-14-dev
 )
 
 missing=()

@@ -41,11 +41,7 @@ static char *take_str(struct recipe *c) {
 static uint32_t take_proc(struct recipe *c) {
   uint8_t sel = fuzz_u8(&c->r);
   uint32_t np = (uint32_t)c->b->n_processes;
-  if (sel == 0xff || np == 0) {
-    uint32_t p = fuzz_u32(&c->r);
-    c->invalid |= p >= np;
-    return p;
-  }
+  if (sel == 0xff || np == 0) return fuzz_u32(&c->r); /* judged at the end: see refs_broken() */
   return sel % np;
 }
 
@@ -55,7 +51,7 @@ static void take_value(struct recipe *c, struct siox_value *v, int numeric_only)
   uint8_t vt = fuzz_u8(&c->r);
   v->attr = fuzz_u8(&c->r) & 0x80 ? fuzz_u32(&c->r) : fuzz_u8(&c->r) % (SIOX_ATTR_COUNT + 2);
   v->vtype = vt & 0x80 ? vt : vt % (numeric_only ? 3u : 5u);
-  c->invalid |= v->vtype > (numeric_only ? SIOX_VT_F64 : SIOX_VT_BYTES);
+  c->invalid |= !numeric_only && v->vtype > SIOX_VT_BYTES; /* activity attrs: refs_broken() */
   if (fuzz_is_bytes(v->vtype)) {
     size_t len;
     const char *s = fuzz_bytes(&c->r, 128, &len);
@@ -162,10 +158,30 @@ static void step_activity(struct recipe *c) {
   struct siox_value *v = siox_block_add_attrs(b, a, n);
   FUZZ_CHECK(v != NULL, "siox_block_add_attrs");
   for (uint32_t k = 0; k < n; k++) take_value(c, &v[k], 1);
-  if (shape == 0xff) { /* a slice that runs past attrs */
-    a->attr_first += fuzz_u8(&c->r) + 1u;
-    c->invalid |= (uint64_t)a->attr_first + a->nattr > b->n_attrs;
+  if (shape == 0xff) a->attr_first += fuzz_u8(&c->r) + 1u; /* may run past attrs */
+}
+
+/* Whether an index of the finished block points outside it (a proc index
+ * past the processes, an attribute slice past attrs) or an activity's slice
+ * holds a non-numeric attribute. Judged on the whole block, as later steps
+ * can add what an index points to, and a moved slice sees other entries. */
+static int refs_broken(const struct siox_block *b) {
+  size_t np = b->n_processes;
+  int bad = 0;
+  for (size_t i = 0; i < b->n_nodes; i++) bad |= b->nodes[i].proc >= np;
+  for (size_t i = 0; i < b->n_edges; i++) bad |= b->edges[i].proc >= np;
+  for (size_t i = 0; i < b->n_types; i++) bad |= b->types[i].proc >= np;
+  for (size_t i = 0; i < b->n_targets; i++) bad |= b->targets[i].proc >= np;
+  for (size_t i = 0; i < b->n_node_attrs; i++) bad |= b->node_attrs[i].proc >= np;
+  for (size_t i = 0; i < b->n_string_attrs; i++) bad |= b->string_attrs[i].proc >= np;
+  for (size_t i = 0; i < b->n_descriptors; i++) bad |= b->descriptors[i].proc >= np;
+  for (size_t i = 0; i < b->n_stats; i++) bad |= b->stats[i].proc >= np;
+  for (size_t i = 0; i < b->n_activities; i++) {
+    const struct siox_block_activity *a = &b->activities[i];
+    bad |= a->proc >= np || (uint64_t)a->attr_first + a->nattr > b->n_attrs;
+    for (uint32_t k = 0; !bad && k < a->nattr; k++) bad |= b->attrs[a->attr_first + k].vtype > SIOX_VT_F64;
   }
+  return bad;
 }
 
 static void (*const steps[])(struct recipe *) = {
@@ -179,7 +195,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   siox_block_init(&b);
   struct recipe c = {{data, size}, &b, 0};
   for (int i = 0; i < MAX_STEPS && c.r.left; i++) steps[fuzz_u8(&c.r) % (sizeof steps / sizeof steps[0])](&c);
-  if (c.invalid) {
+  if (c.invalid || refs_broken(&b)) {
     uint8_t *z = NULL;
     size_t zlen = 0, raw = 0;
     int rc = siox_block_encode(&b, &z, &zlen, &raw);
