@@ -1,7 +1,7 @@
 /*
  * libFuzzer target: what siox-server does with the bytes a peer sends it.
  * The first input byte picks how the rest is read:
- *   0 (and 3)  a TCP stream of frames, cut and dispatched as siox-server's
+ *   0          a TCP stream of frames, cut and dispatched as siox-server's
  *              net.c/session.c do: header check (siox_frame_hdr_decode),
  *              protobuf-c unpack of Hello, Batch, Ping, HintQuery, and
  *              siox_block_decode() of every Batch's block;
@@ -9,7 +9,9 @@
  *              then the lz4 block;
  *   2          an uncompressed protobuf Block, which the target compresses
  *              itself, so that mutations reach the protobuf and the
- *              validation behind lz4.
+ *              validation behind lz4;
+ *   3          a recipe for a protobuf Block (fuzz_pb_recipe.h): every field
+ *              of every message set directly, packed, compressed, decoded.
  * Every block the decoder accepts must hold its promises (indices in range,
  * strings bounded; fuzz_check_decoded) and must survive encode + decode
  * unchanged: the decoder accepts nothing the encoder would refuse.
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 
 #include "fuzz_common.h"
+#include "fuzz_pb_recipe.h"
 #include "siox.pb-c.h"
 #include "siox_block.h"
 #include "siox_frame.h"
@@ -139,12 +142,21 @@ static void protobuf_block(const uint8_t *p, size_t len) {
   free(z);
 }
 
+static void recipe_block(const uint8_t *p, size_t len) {
+  struct pb_recipe c = {.r = {p, len}};
+  size_t n;
+  uint8_t *pb = pb_recipe_pack(&c, &n);
+  protobuf_block(pb, n);
+  free(pb);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1 || size > (1u << 20)) return 0;
   switch (data[0] & 3) {
+  case 0: frame_stream(data + 1, size - 1); break;
   case 1: lz4_block(data + 1, size - 1); break;
   case 2: protobuf_block(data + 1, size - 1); break;
-  default: frame_stream(data + 1, size - 1); break;
+  default: recipe_block(data + 1, size - 1); break;
   }
   return 0;
 }

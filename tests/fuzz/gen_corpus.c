@@ -259,7 +259,7 @@ static void server_batch(struct synth_buf *out, uint64_t seq, const struct encod
   frame(out, SIOX_FRAME_BATCH, &m.base);
 }
 
-/* The three ways fuzz_server_decode reads its input (its first byte). */
+/* The ways fuzz_server_decode reads its input (its first byte). */
 static void seed_mode(struct synth_buf *out, uint8_t mode) {
   out->len = 0;
   put(out, &mode, 1);
@@ -305,6 +305,26 @@ static void bad_pb_seeds(const char *t) {
   seed_pb(t, "pb_bad_columns", buf, siox__block__pack(&b, buf)); /* nattr column short */
   a.n_nattr = 2, d[1] = 1;
   seed_pb(t, "pb_bad_activity_proc", buf, siox__block__pack(&b, buf)); /* proc 0 then 1 of 1 */
+}
+
+/* Mode 3 reads any bytes as a recipe for a protobuf Block: a few
+ * pseudo-random ones (fixed seed) to start from. */
+static void recipe_block_seeds(const char *t) {
+  struct synth_buf out = {0};
+  uint64_t x = 0x2545f4914f6cdd1dull;
+  static const size_t sizes[] = {64, 256, 1024};
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+    seed_mode(&out, 3);
+    for (size_t i = 0; i < sizes[s]; i++) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      uint8_t byte = (uint8_t)x;
+      put(&out, &byte, 1);
+    }
+    char name[32];
+    snprintf(name, sizeof name, "recipe_random_%zu", sizes[s]);
+    write_seed(t, name, out.p, out.len);
+  }
+  synth_buf_free(&out);
 }
 
 static void server_seeds(void) {
@@ -375,6 +395,7 @@ static void server_seeds(void) {
   seed_pb(t, "pb_daemon_io", ei.raw, ei.rawlen);
   seed_pb(t, "pb_daemon_all_kinds", ea.raw, ea.rawlen);
   bad_pb_seeds(t);
+  recipe_block_seeds(t);
 
   struct encoded *all_enc[] = {&es, &ei, &ea, &ee};
   for (size_t i = 0; i < 4; i++) free(all_enc[i]->z), free(all_enc[i]->raw);
