@@ -25,3 +25,7 @@ add_executable(fuzz_gen_corpus ${CMAKE_CURRENT_LIST_DIR}/gen_corpus.c)
 target_include_directories(fuzz_gen_corpus PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../unit)
 target_link_libraries(fuzz_gen_corpus PRIVATE siox-daemon-core siox-daemon-testkit PkgConfig::CMOCKA)
 add_dependencies(siox-fuzz fuzz_gen_corpus)
+add_test(NAME fuzz_corpus_current
+  COMMAND ${CMAKE_CURRENT_LIST_DIR}/check_corpus.sh $<TARGET_FILE:fuzz_gen_corpus>
+    ${CMAKE_CURRENT_LIST_DIR}/corpus ${CMAKE_CURRENT_BINARY_DIR}/fuzz-work/corpus-check)
+set_tests_properties(fuzz_corpus_current PROPERTIES LABELS fuzz)
