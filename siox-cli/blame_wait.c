@@ -28,6 +28,56 @@ static const struct siox_act *pick_resource(const struct siox_blame *b) {
   return best;
 }
 
+/* The heaviest child of x on another node (the component x waits for). */
+static const struct siox_act *deeper(const struct siox_act *x) {
+  const struct siox_act *best = NULL;
+  for (size_t i = 0; i < x->nchildren; i++)
+    if (x->children[i]->node_id != x->node_id && (!best || x->children[i]->inclusive_ns > best->inclusive_ns))
+      best = x->children[i];
+  return best;
+}
+
+/* Share of x's interval during which the served set's node was serving
+ * anything (x's own requests or others'). */
+static double busy_share(const struct siox_act *x, const struct siox_served_set *set) {
+  struct siox_wait w;
+  struct siox_served *s = malloc((set->n + 1) * sizeof(*s));
+  if (!s) return 0;
+  for (size_t i = 0; i < set->n; i++) {
+    s[i] = set->s[i];
+    s[i].own = false;
+  }
+  double share = 0;
+  if (siox_wait_analyze(x->start_ns, x->end_ns, "", s, set->n, &w) == 0 && w.total_ns > 0)
+    share = (double)w.queued_ns / (double)w.total_ns;
+  siox_wait_release(&w);
+  free(s);
+  return share;
+}
+
+/* A client subvolume whose time went to waiting for its brick (the brick
+ * busy through most of it: serving this request, its sibling pieces or
+ * others) is charged through to the brick: descend while the component
+ * below was busy for >= half of the component's time. Leaves the chosen
+ * resource in o->resource and what it served in o->served. */
+static int descend(PGconn *c, const struct siox_act *r, struct siox_blame_wait *o, char *err, size_t errlen) {
+  int64_t from = r->start_ns - SIOX_AROUND_NS, to = r->end_ns + SIOX_AROUND_NS;
+  int rc = siox_wh_served(c, o->resource->node_id, from, to, &o->served, err, errlen);
+  const struct siox_act *y;
+  while (rc == 0 && (y = deeper(o->resource)) != NULL) {
+    struct siox_served_set below = {0};
+    if ((rc = siox_wh_served(c, y->node_id, from, to, &below, err, errlen)) != 0) break;
+    if (busy_share(o->resource, &below) < 0.5) {
+      siox_wh_served_free(&below);
+      break;
+    }
+    siox_wh_served_free(&o->served);
+    o->served = below;
+    o->resource = y;
+  }
+  return rc;
+}
+
 /* The call's own activities at node: the aids of the tree below a. */
 static void own_aids(const struct siox_act *a, int32_t node, int64_t *out, size_t *n) {
   if (a->node_id == node) out[(*n)++] = a->aid;
@@ -95,9 +145,8 @@ int siox_blame_wait_run(PGconn *c, const struct siox_blame *b, siox_blame_fetch_
     o->in.peers = b->verdict == SIOX_VERDICT_NO_PEERS ? -1 : b->verdict == SIOX_VERDICT_CULPRIT;
     return 0;
   }
+  int rc = descend(c, r, o, err, errlen);
   const struct siox_act *x = o->resource;
-  int rc = siox_wh_served(c, x->node_id, r->start_ns - SIOX_AROUND_NS, r->end_ns + SIOX_AROUND_NS, &o->served, err,
-                          errlen);
   if (rc == 0) rc = mark_own(o, r);
   if (rc == 0) rc = siox_wait_analyze(r->start_ns, r->end_ns, r->job, o->served.s, o->served.n, &o->w);
   if (rc == 0)
