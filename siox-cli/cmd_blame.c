@@ -16,6 +16,7 @@
 #include "blame_wait.h"
 #include "blame_wait_report.h"
 #include "format.h"
+#include "graph_view.h"
 #include "json_out.h"
 #include "session.h"
 #include "warehouse.h"
@@ -28,7 +29,7 @@ static const char help[] =
     "  siox blame - say which component made one call slow, with the evidence\n"
     "\n"
     "SYNOPSIS\n"
-    "  siox blame AID [--json] [--margin S] [--ratio X] [--depth N]\n"
+    "  siox blame AID [--json | --dot] [--margin S] [--ratio X] [--depth N]\n"
     "\n"
     "DESCRIPTION\n"
     "  Loads the causal tree of activity AID (see `siox graph`) and walks down, at\n"
@@ -73,6 +74,10 @@ static const char help[] =
     "                   looking for peers (default 10, 0..86400)\n"
     "  --ratio X        name a culprit at X times the peers' median (default 3)\n"
     "  --depth N        follow causal links at most N levels down (default 32)\n"
+    "  --dot            print the causal tree as Graphviz DOT instead (as `siox graph\n"
+    "                   --format dot`): blame's path in red, the culprit (else the\n"
+    "                   resource the call waited at) filled and labelled with its\n"
+    "                   class; e.g. siox blame AID --dot | dot -Tsvg > blame.svg\n"
     "  --json           machine-readable: verdict, culprit {hwid, swid, name, aid,\n"
     "                   inclusive_s, exclusive_s, ...} or null, path, peers,\n"
     "                   evidence, rule, baseline {aid, judgement (abnormal |\n"
@@ -93,13 +98,15 @@ struct blame_args {
   int64_t aid;
   long margin_s, depth;
   double ratio;
+  bool dot;
 };
 
 static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, char **argv, struct blame_args *a) {
-  enum { OPT_MARGIN = 0x200, OPT_RATIO, OPT_DEPTH };
+  enum { OPT_MARGIN = 0x200, OPT_RATIO, OPT_DEPTH, OPT_DOT };
   static const struct option opts[] = {{"margin", required_argument, NULL, OPT_MARGIN},
                                        {"ratio", required_argument, NULL, OPT_RATIO},
                                        {"depth", required_argument, NULL, OPT_DEPTH},
+                                       {"dot", no_argument, NULL, OPT_DOT},
                                        SIOX_GLOBAL_LONGOPTS,
                                        {0}};
   int c, rc;
@@ -115,6 +122,9 @@ static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, ch
       a->ratio = strtod(optarg, &end);
       if (*end || end == optarg || !(a->ratio > 1.0 && a->ratio < 1e6))
         return siox_cli_usage(self, "--ratio needs a number above 1, not '%s'", optarg);
+      break;
+    case OPT_DOT:
+      a->dot = true;
       break;
     case OPT_DEPTH:
       if (siox_cli_parse_long(optarg, 1, 1000, &a->depth) != 0)
@@ -563,6 +573,17 @@ static int report(const struct siox_cli *cli, const struct blame_args *a, const 
   return rc;
 }
 
+/* The causal tree in DOT with blame's path in red and the component it
+ * names (the culprit, else the resource with its class) filled. */
+static void picture(struct siox_tree *t, const struct siox_blame *b, const struct siox_blame_wait *w) {
+  const struct siox_act *c = culprit_of(b, w), *m = c ? c : w->resource;
+  char label[128];
+  snprintf(label, sizeof(label), "%s: %s (by %s)", c ? "CULPRIT" : "blame", siox_class_name(w->v.cls),
+           siox_evidence_name(w->v.by));
+  siox_tree_mark(t, b->path, b->npath, m);
+  siox_view_dot(stdout, t, m ? m->aid : 0, label);
+}
+
 /* The waiting step, the baseline of the resource (else the suspect), the class. */
 static int charge(PGconn *c, struct siox_blame *b, struct fetch_ctx *f, struct siox_blame_wait *w,
                   struct baseline_verdict *v) {
@@ -595,7 +616,10 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   if (rc == SIOX_EXIT_OK) rc = siox_blame_walk(t, &rule, &b) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
   if (rc == SIOX_EXIT_OK) rc = judge(&a, &b, &f);
   if (rc == SIOX_EXIT_OK) rc = charge(c, &b, &f, &w, &v);
-  if (rc == SIOX_EXIT_OK) rc = report(cli, &a, &b, &w, &f.q, &v);
+  if (rc == SIOX_EXIT_OK && a.dot)
+    picture(t, &b, &w);
+  else if (rc == SIOX_EXIT_OK)
+    rc = report(cli, &a, &b, &w, &f.q, &v);
   siox_blame_wait_release(&w);
   siox_blame_release(&b);
   fetch_release(&f);
