@@ -208,6 +208,14 @@ static bool theil_sen(const struct point *g, size_t k, double *tmp, double *a, d
   return *a > 0 || *b > 0;
 }
 
+bool siox_line_fit(const double *x, const double *y, size_t k, double *a, double *b) {
+  struct point g[LINE_POINTS];
+  double tmp[LINE_POINTS * LINE_POINTS];
+  if (k > LINE_POINTS) k = LINE_POINTS;
+  for (size_t i = 0; i < k; i++) g[i] = (struct point){x[i], y[i]};
+  return theil_sen(g, k, tmp, a, b);
+}
+
 /* Fits the peers' line (seconds = a + b * bytes) when they show >= 2
  * sizes; false (per-byte comparison) otherwise or on -ENOMEM. */
 static bool fit_line(const struct siox_blame *b, const struct siox_blame_sample *s, size_t n, double *la,
@@ -351,6 +359,11 @@ static int trial(const struct siox_blame *b, const struct siox_act *x, siox_blam
   if (rc == 0) rc = siox_blame_judge(out, s, n);
   if (rc == 0 && out->verdict == SIOX_VERDICT_CULPRIT) out->excess_s = excess_of(out);
   return rc;
+}
+
+int siox_blame_judge_act(const struct siox_blame *b, const struct siox_act *x, siox_blame_fetch_fn fetch, void *ctx,
+                         struct siox_blame *out) {
+  return trial(b, x, fetch, ctx, out);
 }
 
 /* Makes the judged candidate c b's answer; c's peers move to b. */

@@ -102,10 +102,17 @@ typedef int (*siox_blame_fetch_fn)(void *ctx, const struct siox_act *x, const st
  * error of fetch or siox_blame_judge. */
 int siox_blame_find(struct siox_blame *b, siox_blame_fetch_fn fetch, void *ctx);
 
+/* Judges x against its peers as siox_blame_find judges a candidate: out
+ * shares b's path (not owned) and owns its peers (free out->peers). */
+int siox_blame_judge_act(const struct siox_blame *b, const struct siox_act *x, siox_blame_fetch_fn fetch, void *ctx,
+                         struct siox_blame *out);
 void siox_blame_release(struct siox_blame *b);
 
 /* Median and nearest-rank percentile of v (sorted in place); 0 when n == 0. */
 double siox_median(double *v, size_t n);
+/* The Theil-Sen line y = a + b * x through k points (at most 64 are used),
+ * as blame fits its peers' line: false when no two x differ. */
+bool siox_line_fit(const double *x, const double *y, size_t k, double *a, double *b);
 double siox_percentile(double *v, size_t n, double p);
 
 #endif

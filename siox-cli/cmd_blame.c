@@ -13,7 +13,10 @@
 #include <siox/siox_kb_baselines.h>
 
 #include "blame.h"
+#include "blame_wait.h"
+#include "blame_wait_report.h"
 #include "format.h"
+#include "graph_view.h"
 #include "json_out.h"
 #include "session.h"
 #include "warehouse.h"
@@ -26,7 +29,7 @@ static const char help[] =
     "  siox blame - say which component made one call slow, with the evidence\n"
     "\n"
     "SYNOPSIS\n"
-    "  siox blame AID [--json] [--margin S] [--ratio X] [--depth N]\n"
+    "  siox blame AID [--json | --dot] [--margin S] [--ratio X] [--depth N]\n"
     "\n"
     "DESCRIPTION\n"
     "  Loads the causal tree of activity AID (see `siox graph`) and walks down, at\n"
@@ -71,6 +74,10 @@ static const char help[] =
     "                   looking for peers (default 10, 0..86400)\n"
     "  --ratio X        name a culprit at X times the peers' median (default 3)\n"
     "  --depth N        follow causal links at most N levels down (default 32)\n"
+    "  --dot            print the causal tree as Graphviz DOT instead (as `siox graph\n"
+    "                   --format dot`): blame's path in red, the culprit (else the\n"
+    "                   resource the call waited at) filled and labelled with its\n"
+    "                   class; e.g. siox blame AID --dot | dot -Tsvg > blame.svg\n"
     "  --json           machine-readable: verdict, culprit {hwid, swid, name, aid,\n"
     "                   inclusive_s, exclusive_s, ...} or null, path, peers,\n"
     "                   evidence, rule, baseline {aid, judgement (abnormal |\n"
@@ -91,13 +98,15 @@ struct blame_args {
   int64_t aid;
   long margin_s, depth;
   double ratio;
+  bool dot;
 };
 
 static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, char **argv, struct blame_args *a) {
-  enum { OPT_MARGIN = 0x200, OPT_RATIO, OPT_DEPTH };
+  enum { OPT_MARGIN = 0x200, OPT_RATIO, OPT_DEPTH, OPT_DOT };
   static const struct option opts[] = {{"margin", required_argument, NULL, OPT_MARGIN},
                                        {"ratio", required_argument, NULL, OPT_RATIO},
                                        {"depth", required_argument, NULL, OPT_DEPTH},
+                                       {"dot", no_argument, NULL, OPT_DOT},
                                        SIOX_GLOBAL_LONGOPTS,
                                        {0}};
   int c, rc;
@@ -113,6 +122,9 @@ static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, ch
       a->ratio = strtod(optarg, &end);
       if (*end || end == optarg || !(a->ratio > 1.0 && a->ratio < 1e6))
         return siox_cli_usage(self, "--ratio needs a number above 1, not '%s'", optarg);
+      break;
+    case OPT_DOT:
+      a->dot = true;
       break;
     case OPT_DEPTH:
       if (siox_cli_parse_long(optarg, 1, 1000, &a->depth) != 0)
@@ -169,11 +181,11 @@ static void job_span(PGconn *c, int64_t aid, const char *job, int64_t *from, int
 /* The call's run (its job's span and the peer window q) is left out of the
  * baseline: the episode being judged must not count as the component's
  * normal. */
-static void baseline_score(PGconn *c, const struct siox_blame *b, const struct siox_peer_query *q,
-                           struct baseline_verdict *v) {
+static void baseline_score(PGconn *c, const struct siox_blame *b, const struct siox_act *x,
+                           const struct siox_peer_query *q, struct baseline_verdict *v) {
   char err[512];
   memset(v, 0, sizeof *v);
-  v->aid = b->suspect->aid;
+  v->aid = x->aid;
   v->from_ns = q->from_ns;
   v->to_ns = q->to_ns;
   job_span(c, b->path[0]->aid, q->job, &v->from_ns, &v->to_ns);
@@ -182,8 +194,13 @@ static void baseline_score(PGconn *c, const struct siox_blame *b, const struct s
   v->have = siox_kb_baseline_score(c, v->aid, v->from_ns, v->to_ns + 1, &v->s, err, sizeof err) == 1;
 }
 
-static void explain_baseline(FILE *f, const struct siox_blame *b, const struct baseline_verdict *v) {
-  const struct siox_act *x = b->suspect;
+/* -1 unknown, 0 normal, 1 abnormal: the baseline's vote in the class. */
+static int baseline_vote(const struct baseline_verdict *v) {
+  if (!v->have || !v->s.found) return -1;
+  return v->s.percentile >= BASELINE_ABNORMAL_PCT;
+}
+
+static void explain_baseline(FILE *f, const struct siox_act *x, const struct baseline_verdict *v) {
   char p50[32], p99[32];
   if (!v->have || !v->s.found) {
     fprintf(f, "Baseline: %s %s on %s has no baseline yet (%" PRId64 " sample%s, need %d).\n", x->swid, x->name,
@@ -276,33 +293,102 @@ static void explain_evidence(FILE *f, const struct siox_blame *b, long margin_s)
             b->peer_skipped == 1 ? "" : "s");
 }
 
+/* The component blame names: the resource (else the suspect) when the
+ * class is fault; nobody otherwise. */
+static const struct siox_act *culprit_of(const struct siox_blame *b, const struct siox_blame_wait *o) {
+  if (o->v.cls != SIOX_CLASS_FAULT) return NULL;
+  return o->resource ? o->resource : b->suspect;
+}
+
+/* "job B (62%), job C (20%)": the other jobs the call waited behind. */
+static void other_jobs(FILE *f, const struct siox_wait *w) {
+  const char *sep = "";
+  for (size_t i = 0; i < w->nby; i++) {
+    if (w->by[i].same_job) continue;
+    bool seen = false;
+    for (size_t k = 0; k < i && !seen; k++) seen = !w->by[k].same_job && strcmp(w->by[k].job, w->by[i].job) == 0;
+    if (seen) continue;
+    double share = 0;
+    for (size_t k = i; k < w->nby; k++)
+      if (strcmp(w->by[k].job, w->by[i].job) == 0) share += w->by[k].share;
+    fprintf(f, "%sjob %s (%.0f%% of the wait)", sep, w->by[i].job[0] ? w->by[i].job : "(none)", 100 * share);
+    sep = ", ";
+  }
+}
+
+/* What the verdict lacked, for "No verdict". */
+static void missing(FILE *f, const struct siox_blame *b, const struct siox_blame_wait *o) {
+  fprintf(f, "No verdict: no peers in the window (%zu comparable samples on other nodes, need %zu), ",
+          o->peer_judged ? o->peer.peer_samples : b->peer_samples, b->rule.min_peers);
+  if (o->resource)
+    fprintf(f, "no latency model of its kind (history on %zu component%s, need %d)", o->kind.nodes,
+            o->kind.nodes == 1 ? "" : "s", SIOX_KIND_MIN_NODES);
+  else
+    fprintf(f, "no shared resource reached to model");
+  fprintf(f, " and no baseline of the component (need %d samples).\n", SIOX_KB_MIN_BASELINE);
+}
+
+static void headline(FILE *f, const struct siox_blame *b, const struct siox_blame_wait *o) {
+  const struct siox_act *x = o->resource ? o->resource : b->suspect, *c = culprit_of(b, o);
+  char node[512], d[32];
+  siox_fmt_node(x, node, sizeof(node));
+  switch (o->v.cls) {
+  case SIOX_CLASS_FAULT:
+    fprintf(f, "Culprit: %s (%s), activity %" PRId64 ": fault (its service time is abnormal; decided by %s).\n",
+            siox_fmt_node(c, node, sizeof(node)), c->name, c->aid, siox_evidence_name(o->v.by));
+    break;
+  case SIOX_CLASS_TRANSIENT:
+    fprintf(f, "Transient: %s (%s), activity %" PRId64 ", was slow (decided by %s), but the component's %zu other "
+               "operations around the call took a median of %.1fx its kind's model: a lone outlier, not a fault.\n",
+            node, x->name, x->aid, siox_evidence_name(o->v.by), o->ops, o->ops_ratio);
+    break;
+  case SIOX_CLASS_INTERFERENCE:
+    fprintf(f, "Interference at %s: it served normally (decided by %s), but the call queued %s behind other jobs' "
+               "requests: ",
+            node, siox_evidence_name(o->v.by), siox_fmt_duration(o->w.queued_ns, d, sizeof(d)));
+    other_jobs(f, &o->w);
+    fprintf(f, ". No component is faulty.\n");
+    break;
+  case SIOX_CLASS_SELF:
+    fprintf(f, "Self-inflicted: the call queued %s at %s behind its own job's requests while it served normally "
+               "(decided by %s). Spread the job's files over more servers or make fewer, larger requests; see "
+               "`siox hints` and `siox anomalies` for the knowledge base's findings.\n",
+            siox_fmt_duration(o->w.queued_same_job_ns, d, sizeof(d)), node, siox_evidence_name(o->v.by));
+    break;
+  case SIOX_CLASS_NORMAL:
+    fprintf(f, "Nothing stands out: the time went where it usually goes (decided by %s).\n",
+            siox_evidence_name(o->v.by));
+    break;
+  case SIOX_CLASS_NONE:
+    missing(f, b, o);
+    break;
+  }
+}
+
 /* The verdict in sentences; the caller frees the string. */
-static char *explain(const struct siox_blame *b, long margin_s, const struct baseline_verdict *v) {
-  char *s = NULL, node[512];
+static char *explain(const struct siox_blame *b, const struct siox_blame_wait *o, long margin_s,
+                     const struct baseline_verdict *v) {
+  char *s = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&s, &len);
   if (!f) return NULL;
   const struct siox_act *x = b->suspect;
-  if (b->verdict == SIOX_VERDICT_CULPRIT)
-    fprintf(f, "Culprit: %s (%s), activity %" PRId64 ".\n", siox_fmt_node(x, node, sizeof(node)), x->name, x->aid);
-  else if (b->verdict == SIOX_VERDICT_NORMAL)
-    fprintf(f, "Nothing stands out: the time went where it usually goes.\n");
-  else
-    fprintf(f, "No verdict: too few peers to compare with.\n");
+  headline(f, b, o);
+  siox_blame_wait_text(f, o, b->path[0]);
   explain_where(f, b);
   if (b->verdict != SIOX_VERDICT_NO_PEERS) explain_evidence(f, b, margin_s);
   if (b->verdict == SIOX_VERDICT_NORMAL)
-    fprintf(f, "That is below the rule's %.1fx (or within the peers' p%.0f), so it looks normal.\n", b->rule.ratio,
+    fprintf(f, "Against its peers that is below the rule's %.1fx (or within the peers' p%.0f).\n", b->rule.ratio,
             b->rule.pct * 100);
   if (b->verdict == SIOX_VERDICT_NO_PEERS)
-    fprintf(f, "Only %zu comparable sample%s of %s %s on other nodes in the window +/- %ld s (need %zu); try a "
-               "larger --margin.\n",
+    fprintf(f, "Peers: only %zu comparable sample%s of %s %s on other nodes in the window +/- %ld s (need %zu).\n",
             b->peer_samples, b->peer_samples == 1 ? "" : "s", x->swid, x->name, margin_s, b->rule.min_peers);
-  explain_baseline(f, b, v);
+  explain_baseline(f, o->resource ? o->resource : x, v);
   fprintf(f, "Rule: named when its time%s is >= %.1fx the peers' median and above their p%.0f, with >= %zu peer "
-             "samples.\n",
+             "samples; without peers, >= %.1fx its kind's latency model, else at or above p%.0f of its own baseline; "
+             "a fault only when the component's other operations around the call are slow too.\n",
           b->line ? " over the peers' latency line for its size" : b->per_byte ? " per byte" : "", b->rule.ratio,
-          b->rule.pct * 100, b->rule.min_peers);
+          b->rule.pct * 100, b->rule.min_peers, b->rule.ratio, BASELINE_ABNORMAL_PCT);
   fclose(f);
   return s;
 }
@@ -328,8 +414,7 @@ static void print_text(const struct siox_blame *b, const char *prose) {
            value_str(b, b->peers[i].median, med, sizeof(med)));
 }
 
-static json_object *culprit_json(const struct siox_blame *b) {
-  const struct siox_act *x = b->suspect;
+static json_object *culprit_json(const struct siox_blame *b, const struct siox_act *x) {
   json_object *o = json_object_new_object();
   siox_json_int(o, "aid", x->aid);
   siox_json_str(o, "hwid", x->hwid);
@@ -381,14 +466,17 @@ static json_object *rule_json(const struct siox_blame *b) {
   return o;
 }
 
-static json_object *blame_json(const struct siox_blame *b, const struct siox_peer_query *q, long margin_s,
+static json_object *blame_json(const struct siox_blame *b, const struct siox_blame_wait *w,
+                               const struct siox_peer_query *q, long margin_s,
                                const struct baseline_verdict *v, const char *prose) {
   static const char *const verdicts[] = {"culprit", "normal", "no-peers"};
   json_object *o = json_object_new_object(), *path = json_object_new_array(), *peers = json_object_new_array();
   siox_json_int(o, "aid", b->path[0]->aid);
   siox_json_str(o, "verdict", verdicts[b->verdict]);
-  json_object_object_add(o, "culprit", b->verdict == SIOX_VERDICT_CULPRIT ? culprit_json(b) : NULL);
-  json_object_object_add(o, "suspect", culprit_json(b));
+  const struct siox_act *c = culprit_of(b, w);
+  json_object_object_add(o, "culprit", c ? culprit_json(b, c) : NULL);
+  json_object_object_add(o, "suspect", culprit_json(b, b->suspect));
+  siox_blame_wait_json(o, w);
   for (size_t i = 0; i < b->npath; i++) {
     json_object *a = siox_json_act(b->path[i], b->path[0], false);
     siox_json_dbl(a, "share", share_of(b, b->path[i]) / 100);
@@ -473,16 +561,41 @@ static int judge(const struct blame_args *a, struct siox_blame *b, struct fetch_
 }
 
 static int report(const struct siox_cli *cli, const struct blame_args *a, const struct siox_blame *b,
-                  const struct siox_peer_query *q, const struct baseline_verdict *v) {
-  char *prose = explain(b, a->margin_s, v);
+                  const struct siox_blame_wait *w, const struct siox_peer_query *q, const struct baseline_verdict *v) {
+  char *prose = explain(b, w, a->margin_s, v);
   if (!prose) return SIOX_EXIT_FAIL;
   int rc = SIOX_EXIT_OK;
   if (cli->json)
-    rc = siox_json_print(blame_json(b, q, a->margin_s, v, prose)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
+    rc = siox_json_print(blame_json(b, w, q, a->margin_s, v, prose)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
   else
     print_text(b, prose);
   free(prose);
   return rc;
+}
+
+/* The causal tree in DOT with blame's path in red and the component it
+ * names (the culprit, else the resource with its class) filled. */
+static void picture(struct siox_tree *t, const struct siox_blame *b, const struct siox_blame_wait *w) {
+  const struct siox_act *c = culprit_of(b, w), *m = c ? c : w->resource;
+  char label[128];
+  snprintf(label, sizeof(label), "%s: %s (by %s)", c ? "CULPRIT" : "blame", siox_class_name(w->v.cls),
+           siox_evidence_name(w->v.by));
+  siox_tree_mark(t, b->path, b->npath, m);
+  siox_view_dot(stdout, t, m ? m->aid : 0, label);
+}
+
+/* The waiting step, the baseline of the resource (else the suspect), the class. */
+static int charge(PGconn *c, struct siox_blame *b, struct fetch_ctx *f, struct siox_blame_wait *w,
+                  struct baseline_verdict *v) {
+  char err[2048];
+  int rc = siox_blame_wait_run(c, b, fetch, f, w, err, sizeof(err));
+  if (rc != 0) {
+    fprintf(stderr, "siox: %s\n", err);
+    return SIOX_EXIT_FAIL;
+  }
+  baseline_score(c, b, w->resource ? w->resource : b->suspect, &f->q, v);
+  siox_blame_wait_classify(w, baseline_vote(v));
+  return SIOX_EXIT_OK;
 }
 
 static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char **argv) {
@@ -492,6 +605,7 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   PGconn *c;
   struct siox_tree *t = NULL;
   struct siox_blame b = {0};
+  struct siox_blame_wait w = {0};
   struct fetch_ctx f = {0};
   struct baseline_verdict v;
   struct siox_blame_rule rule = SIOX_BLAME_RULE_DEFAULT;
@@ -501,8 +615,12 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   rc = siox_cli_load(c, a.aid, (int)a.depth, &t);
   if (rc == SIOX_EXIT_OK) rc = siox_blame_walk(t, &rule, &b) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
   if (rc == SIOX_EXIT_OK) rc = judge(&a, &b, &f);
-  if (rc == SIOX_EXIT_OK) baseline_score(c, &b, &f.q, &v);
-  if (rc == SIOX_EXIT_OK) rc = report(cli, &a, &b, &f.q, &v);
+  if (rc == SIOX_EXIT_OK) rc = charge(c, &b, &f, &w, &v);
+  if (rc == SIOX_EXIT_OK && a.dot)
+    picture(t, &b, &w);
+  else if (rc == SIOX_EXIT_OK)
+    rc = report(cli, &a, &b, &w, &f.q, &v);
+  siox_blame_wait_release(&w);
   siox_blame_release(&b);
   fetch_release(&f);
   siox_tree_destroy(t);

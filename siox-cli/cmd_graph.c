@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "blame.h"
 #include "graph_view.h"
 #include "json_out.h"
 #include "session.h"
@@ -31,7 +32,9 @@ static const char help[] =
     "  counted twice), attributes by their ontology names, the error code if any,\n"
     "  and how it is linked to its parent: explicit, or implicit with the\n"
     "  confidence of the match (and flags such as before-parent for read-ahead).\n"
-    "  The critical path follows, at each level, the child that ended last.\n"
+    "  The marked path (the critical path) is blame's walk: at each level the group\n"
+    "  of same-kind children covering the most time, its heaviest member marked\n"
+    "  (see `siox blame`; `siox blame AID --dot` also marks the culprit).\n"
     "\n"
     "OPTIONS\n"
     "  AID              global activity id (decimal), as printed by `siox top`\n"
@@ -114,8 +117,12 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   rc = siox_cli_load(c, a.aid, (int)a.depth, &t);
   PQfinish(c);
   if (rc != SIOX_EXIT_OK) return rc;
+  struct siox_blame b;
+  /* The marked path is blame's walk: the picture and blame agree. */
+  if (siox_blame_walk(t, &SIOX_BLAME_RULE_DEFAULT, &b) == 0) siox_tree_mark(t, b.path, b.npath, NULL);
+  siox_blame_release(&b);
   if (a.fmt == FMT_TEXT) siox_view_text(stdout, t, a.absolute);
-  if (a.fmt == FMT_DOT) siox_view_dot(stdout, t);
+  if (a.fmt == FMT_DOT) siox_view_dot(stdout, t, 0, NULL);
   if (a.fmt == FMT_JSON && siox_json_print(siox_json_act(t->root, t->root, true)) != 0) rc = SIOX_EXIT_FAIL;
   siox_tree_destroy(t);
   return rc;

@@ -261,3 +261,15 @@ int siox_act_add_text(struct siox_act *a, const char *name, const char *unit, co
   }
   return 0;
 }
+
+void siox_tree_mark(struct siox_tree *t, const struct siox_act *const *path, size_t n, const struct siox_act *mark) {
+  for (size_t i = 0; i < t->n; i++) t->acts[i].critical = false;
+  for (size_t i = 0; i < n; i++) {
+    struct siox_act *a = siox_tree_find(t, path[i]->aid);
+    if (a) a->critical = true;
+  }
+  for (struct siox_act *a = mark ? siox_tree_find(t, mark->aid) : NULL; a; a = siox_tree_find(t, a->parent)) {
+    a->critical = true;
+    if (a == t->root) break;
+  }
+}

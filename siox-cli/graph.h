@@ -109,6 +109,11 @@ int64_t siox_exclusive_ns(int64_t start, int64_t end, struct siox_interval *iv, 
  * aid), or NULL for a leaf. */
 struct siox_act *siox_act_critical_child(const struct siox_act *a);
 
+/* Re-marks `critical`: only the n activities of path (blame's walk, so the
+ * picture and blame agree), and mark with all its ancestors (a culprit off
+ * the path; NULL for none). */
+void siox_tree_mark(struct siox_tree *t, const struct siox_act *const *path, size_t n, const struct siox_act *mark);
+
 /* Number of activities reachable from the root (the tree as displayed). */
 size_t siox_tree_size(const struct siox_tree *t);
 

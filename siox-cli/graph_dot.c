@@ -1,7 +1,8 @@
 /*
  * `siox graph --format dot`: the causal tree as a Graphviz digraph, ready for
  * `dot -Tsvg`. Explicit links are solid, implicit ones dashed and labelled
- * with their confidence; the critical path is drawn red and bold.
+ * with their confidence; blame's path is drawn red and bold, its culprit
+ * filled.
  */
 #include <inttypes.h>
 
@@ -19,9 +20,19 @@ static void put_escaped(FILE *f, const char *s) {
   }
 }
 
-static void put_node(FILE *f, const struct siox_act *a) {
+struct mark {
+  int64_t aid;
+  const char *label;
+};
+
+static void put_node(FILE *f, const struct siox_act *a, const struct mark *m) {
   char incl[32], excl[32], bytes[32];
+  bool marked = m->aid && a->aid == m->aid;
   fprintf(f, "  a%" PRId64 " [label=\"", a->aid);
+  if (marked) {
+    put_escaped(f, m->label);
+    fputs("\\n", f);
+  }
   put_escaped(f, a->hwid);
   fputs("\\n", f);
   put_escaped(f, a->swid);
@@ -37,7 +48,10 @@ static void put_node(FILE *f, const struct siox_act *a) {
   if (a->err) fprintf(f, "\\nerr %d", a->err);
   fprintf(f, "\\naid %" PRId64 "\"", a->aid);
   if (a->critical) fputs(", color=red, penwidth=2", f);
-  if (a->err) fputs(", style=filled, fillcolor=\"#ffe0e0\"", f);
+  if (marked)
+    fputs(", style=filled, fillcolor=\"#ff9a9a\", penwidth=3", f);
+  else if (a->err)
+    fputs(", style=filled, fillcolor=\"#ffe0e0\"", f);
   fputs("];\n", f);
 }
 
@@ -55,19 +69,20 @@ static void put_edge(FILE *f, const struct siox_act *p, const struct siox_act *c
   fputs("];\n", f);
 }
 
-static void put_subtree(FILE *f, const struct siox_act *a) {
-  put_node(f, a);
+static void put_subtree(FILE *f, const struct siox_act *a, const struct mark *m) {
+  put_node(f, a, m);
   for (size_t i = 0; i < a->nchildren; i++) {
     put_edge(f, a, a->children[i]);
-    put_subtree(f, a->children[i]);
+    put_subtree(f, a->children[i], m);
   }
 }
 
-void siox_view_dot(FILE *f, const struct siox_tree *t) {
+void siox_view_dot(FILE *f, const struct siox_tree *t, int64_t mark_aid, const char *mark_label) {
+  const struct mark m = {mark_aid, mark_label ? mark_label : ""};
   fprintf(f, "digraph siox_%" PRId64 " {\n", t->root->aid);
   fputs("  rankdir=TB;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n"
         "  edge [fontname=\"Helvetica\", fontsize=9];\n",
         f);
-  put_subtree(f, t->root);
+  put_subtree(f, t->root, &m);
   fputs("}\n", f);
 }

@@ -69,7 +69,7 @@ void siox_view_text(FILE *f, const struct siox_tree *t, bool absolute) {
   if (r->job[0]) fprintf(f, ", job %s", r->job);
   fprintf(f, ", process %d on %s\n", r->pid, r->host[0] ? r->host : "?");
   fprintf(f, "incl = end - start; excl = incl minus the union of the children's intervals; "
-             "* = critical path (latest-ending child at each level)\n\n");
+             "* = critical path (blame's walk: the heaviest group of same-kind children at each level)\n\n");
   print_line(f, t, r, absolute);
   print_subtree(f, t, r, prefix, sizeof(prefix), absolute);
 }

@@ -15,8 +15,9 @@
 void siox_view_text(FILE *f, const struct siox_tree *t, bool absolute);
 
 /* A digraph for `dot -Tsvg`: implicit links dashed with their confidence,
- * the critical path in red. */
-void siox_view_dot(FILE *f, const struct siox_tree *t);
+ * the marked path (blame's walk) in red; the activity mark_aid (0: none)
+ * filled and headed by mark_label (blame's culprit and class). */
+void siox_view_dot(FILE *f, const struct siox_tree *t, int64_t mark_aid, const char *mark_label);
 
 /* "[implicit 0.50 before-parent]", "[explicit]" or "" for the root. */
 const char *siox_view_link(const struct siox_act *a, char *buf, size_t len);

@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 #include "blame.h"
+#include "blame_class.h"
+#include "waiting.h"
 #include "cli.h"
 #include "graph.h"
 
@@ -64,6 +66,31 @@ struct siox_peer_set {
  * frees *out with siox_wh_peers_free. 0, -EIO, -ENOMEM. */
 int siox_wh_peers(PGconn *c, const struct siox_peer_query *q, struct siox_peer_set *out, char *err, size_t errlen);
 void siox_wh_peers_free(struct siox_peer_set *p);
+
+/* ---- waiting (warehouse_waiting.c) ----------------------------------- */
+struct siox_served_set {
+  struct siox_served *s; /* strings borrowed from res; own is false */
+  const char **names;    /* each request's activity name, borrowed */
+  size_t n;
+  PGresult *res;
+};
+/* Every activity of node node_id overlapping [from_ns, to_ns), with the
+ * process and job of the top of its causal chain (the call it served; its
+ * own when nothing links it). 0, -EIO, -ENOMEM. */
+int siox_wh_served(PGconn *c, int32_t node_id, int64_t from_ns, int64_t to_ns, struct siox_served_set *out,
+                   char *err, size_t errlen);
+void siox_wh_served_free(struct siox_served_set *s);
+
+struct siox_kind_set {
+  struct siox_kind_sample *s;
+  size_t n;
+};
+/* The latest samples (at most per_node each) of activity `name` on every
+ * node of layer `swid` that started before to_ns: the history the kind's
+ * latency model learns from. 0, -EIO, -ENOMEM. */
+int siox_wh_kind_samples(PGconn *c, const char *swid, const char *name, int64_t to_ns, long per_node,
+                         struct siox_kind_set *out, char *err, size_t errlen);
+void siox_wh_kind_free(struct siox_kind_set *k);
 
 /* ---- counts ----------------------------------------------------------- */
 struct siox_wh_counts {

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Blame's accuracy on the GlusterFS testbed (issue 10): ROUNDS randomized
+# rounds (default 10; $1 or $BLAME_ROUNDS) of the scenarios in
+# tests/integration/blame_scenarios.sh, each round with a fresh testbed, a
+# random slowed brick and random file placement; (h) on a testbed without a
+# slowed brick. Prints per scenario:
+#   blame_correct_percent_<s>     the expected answer
+#   blame_wrong_names_<s>         a healthy component named (count)
+#   blame_no_verdict_percent_<s>  no verdict
+# usage: bench_blame.sh BUILD_DIR [ROUNDS]   (needs root, /dev/fuse, glusterfsd)
+B=$(cd "$1" && pwd)
+ROUNDS=${2:-${BLAME_ROUNDS:-10}}
+top=$(cd "$(dirname "$0")/.." && pwd)
+export SIOX_SERVER=$B/siox-server/siox-server SIOX_DAEMON=$B/siox-daemon/siox-daemon SIOX_CLI=$B/siox-cli/siox
+export SIOX_WORKLOAD=$B/examples/siox-io-workload SIOX_STRIDED=$B/examples/siox-strided-writes
+export SIOX_TESTBED=$top/testbed/siox-testbed SIOX_XLATOR_DIR=$B/instrumentation/glusterfs/xlator
+if [ "$(id -u)" -ne 0 ] || [ ! -c /dev/fuse ] || ! command -v glusterfsd >/dev/null; then
+  echo "bench_blame: skipped (needs root, /dev/fuse and glusterfsd)" >&2
+  exit 0
+fi
+. "$top/tests/integration/lib.sh"
+. "$top/tests/integration/sys_lib.sh"
+. "$top/tests/integration/blame_scenarios.sh"
+trap 'tb_stop; cleanup' EXIT
+start_server
+start_daemon "" --batch-ms 50
+declare -A ok wrong none
+SCEN="a b f e h"
+for s in $SCEN; do ok[$s]=0 wrong[$s]=0 none[$s]=0; done
+tally() {
+  echo "# round $2 ($1): $OUTCOME: $WHY" >&2
+  case $OUTCOME in
+  correct) ok[$1]=$((ok[$1] + 1)) ;;
+  wrong) wrong[$1]=$((wrong[$1] + 1)) ;;
+  no-verdict) none[$1]=$((none[$1] + 1)) ;;
+  esac
+}
+for r in $(seq "$ROUNDS"); do
+  R="b$$r$r"
+  round_start "$R" $((RANDOM % BRICKS + 1))
+  for s in a b f e; do "scenario_$s" "$R"; tally "$s" "$r"; done
+  round_start "$R-h" ""
+  scenario_h "$R"
+  tally h "$r"
+done
+for s in $SCEN; do
+  echo "blame_correct_percent_$s $((100 * ok[$s] / ROUNDS)) %"
+  echo "blame_wrong_names_$s ${wrong[$s]} count"
+  echo "blame_no_verdict_percent_$s $((100 * none[$s] / ROUNDS)) %"
+done
+echo "blame_rounds $ROUNDS count"

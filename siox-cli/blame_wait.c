@@ -1,0 +1,185 @@
+/*
+ * Blame's waiting step (blame_wait.h): the resource, what it served around
+ * the call, the kind's model and the peers of the resource's request.
+ */
+#include "blame_wait.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Below an implicit link: another process's work (a component), not the
+ * caller waiting for it. */
+static bool remote_on_path(const struct siox_blame *b, size_t i) {
+  for (size_t k = 1; k <= i && k < b->npath; k++)
+    if (b->path[k]->link == SIOX_LINK_IMPLICIT) return true;
+  return false;
+}
+
+static const struct siox_act *pick_resource(const struct siox_blame *b) {
+  if (b->verdict == SIOX_VERDICT_CULPRIT && b->suspect_idx >= b->npath) return b->suspect; /* a candidate */
+  if (b->verdict == SIOX_VERDICT_CULPRIT && remote_on_path(b, b->suspect_idx)) return b->suspect;
+  for (size_t i = b->npath; i-- > 1;)
+    if (remote_on_path(b, i)) return b->path[i];
+  const struct siox_act *best = NULL;
+  for (size_t i = 0; i < b->ncands; i++)
+    if (!best || b->cands[i]->inclusive_ns > best->inclusive_ns) best = b->cands[i];
+  return best;
+}
+
+/* The heaviest child of x on another node (the component x waits for). */
+static const struct siox_act *deeper(const struct siox_act *x) {
+  const struct siox_act *best = NULL;
+  for (size_t i = 0; i < x->nchildren; i++)
+    if (x->children[i]->node_id != x->node_id && (!best || x->children[i]->inclusive_ns > best->inclusive_ns))
+      best = x->children[i];
+  return best;
+}
+
+/* Share of x's interval during which the served set's node was serving
+ * anything (x's own requests or others'). */
+static double busy_share(const struct siox_act *x, const struct siox_served_set *set) {
+  struct siox_wait w;
+  struct siox_served *s = malloc((set->n + 1) * sizeof(*s));
+  if (!s) return 0;
+  for (size_t i = 0; i < set->n; i++) {
+    s[i] = set->s[i];
+    s[i].own = false;
+  }
+  double share = 0;
+  if (siox_wait_analyze(x->start_ns, x->end_ns, "", s, set->n, &w) == 0 && w.total_ns > 0)
+    share = (double)w.queued_ns / (double)w.total_ns;
+  siox_wait_release(&w);
+  free(s);
+  return share;
+}
+
+/* A client subvolume whose time went to waiting for its brick (the brick
+ * busy through most of it: serving this request, its sibling pieces or
+ * others) is charged through to the brick: descend while the component
+ * below was busy for >= half of the component's time. Leaves the chosen
+ * resource in o->resource and what it served in o->served. */
+static int descend(PGconn *c, const struct siox_act *r, struct siox_blame_wait *o, char *err, size_t errlen) {
+  int64_t from = r->start_ns - SIOX_AROUND_NS, to = r->end_ns + SIOX_AROUND_NS;
+  int rc = siox_wh_served(c, o->resource->node_id, from, to, &o->served, err, errlen);
+  const struct siox_act *y;
+  while (rc == 0 && (y = deeper(o->resource)) != NULL) {
+    struct siox_served_set below = {0};
+    if ((rc = siox_wh_served(c, y->node_id, from, to, &below, err, errlen)) != 0) break;
+    if (busy_share(o->resource, &below) < 0.5) {
+      siox_wh_served_free(&below);
+      break;
+    }
+    siox_wh_served_free(&o->served);
+    o->served = below;
+    o->resource = y;
+  }
+  return rc;
+}
+
+/* The call's own activities at node: the aids of the tree below a. */
+static void own_aids(const struct siox_act *a, int32_t node, int64_t *out, size_t *n) {
+  if (a->node_id == node) out[(*n)++] = a->aid;
+  for (size_t i = 0; i < a->nchildren; i++) own_aids(a->children[i], node, out, n);
+}
+
+static size_t tree_count(const struct siox_act *a) {
+  size_t n = 1;
+  for (size_t i = 0; i < a->nchildren; i++) n += tree_count(a->children[i]);
+  return n;
+}
+
+static int mark_own(struct siox_blame_wait *o, const struct siox_act *root) {
+  int64_t *aids = malloc(tree_count(root) * sizeof(*aids));
+  size_t n = 0;
+  if (!aids) return -ENOMEM;
+  own_aids(root, o->resource->node_id, aids, &n);
+  for (size_t i = 0; i < o->served.n; i++)
+    for (size_t k = 0; k < n && !o->served.s[i].own; k++) o->served.s[i].own = o->served.s[i].aid == aids[k];
+  free(aids);
+  return 0;
+}
+
+/* The component's operations of the resource's kind around the call (not
+ * the call's own), against the kind's model. */
+static int judge_ops(struct siox_blame_wait *o) {
+  struct siox_kind_sample *ops = malloc((o->served.n + 1) * sizeof(*ops));
+  double *ns = malloc((o->served.n + 1) * sizeof(*ns));
+  if (!ops || !ns) {
+    free(ops);
+    free(ns);
+    return -ENOMEM;
+  }
+  for (size_t i = 0; i < o->served.n; i++) {
+    const struct siox_served *s = &o->served.s[i];
+    if (s->own) {
+      if (strcmp(o->served.names[i], o->resource->name) == 0 && s->bytes > 0) o->own_bytes += s->bytes;
+      continue;
+    }
+    if (strcmp(o->served.names[i], o->resource->name) != 0) continue;
+    ns[o->ops] = (double)(s->end_ns - s->start_ns);
+    ops[o->ops++] = (struct siox_kind_sample){.node_id = o->resource->node_id, .ns = s->end_ns - s->start_ns,
+                                              .bytes = s->bytes};
+  }
+  o->ops_ratio = siox_kind_model_median_ratio(&o->kind, ops, o->ops);
+  o->ops_median_ns = o->ops ? (int64_t)siox_median(ns, o->ops) : 0;
+  free(ops);
+  free(ns);
+  return 0;
+}
+
+static int peer_judgement(const struct siox_blame_wait *o, const struct siox_blame *b) {
+  const struct siox_blame *p = o->resource == b->suspect ? b : o->peer_judged ? &o->peer : NULL;
+  if (!p || p->verdict == SIOX_VERDICT_NO_PEERS) return -1;
+  return p->verdict == SIOX_VERDICT_CULPRIT;
+}
+
+int siox_blame_wait_run(PGconn *c, const struct siox_blame *b, siox_blame_fetch_fn fetch, void *ctx,
+                        struct siox_blame_wait *o, char *err, size_t errlen) {
+  const struct siox_act *r = b->path[0];
+  memset(o, 0, sizeof(*o));
+  o->in = (struct siox_class_input){.peers = -1, .kind = -1, .baseline = -1, .ratio = b->rule.ratio,
+                                    .wait_share = 0.5};
+  if (!(o->resource = pick_resource(b))) { /* the suspect's own peer judgement stands */
+    o->in.peers = b->verdict == SIOX_VERDICT_NO_PEERS ? -1 : b->verdict == SIOX_VERDICT_CULPRIT;
+    return 0;
+  }
+  int rc = descend(c, r, o, err, errlen);
+  const struct siox_act *x = o->resource;
+  if (rc == 0) rc = mark_own(o, r);
+  if (rc == 0) rc = siox_wait_analyze(r->start_ns, r->end_ns, r->job, o->served.s, o->served.n, &o->w);
+  if (rc == 0)
+    rc = siox_wh_kind_samples(c, x->swid, x->name, r->start_ns, SIOX_KIND_HISTORY_PER_NODE, &o->hist, err, errlen);
+  if (rc == 0) rc = siox_kind_model_fit(o->hist.s, o->hist.n, &o->kind);
+  if (rc == 0) rc = judge_ops(o);
+  if (rc == 0 && x != b->suspect) {
+    rc = siox_blame_judge_act(b, x, fetch, ctx, &o->peer);
+    o->peer_judged = rc == 0;
+  }
+  if (rc == -ENOMEM) snprintf(err, errlen, "out of memory");
+  if (rc != 0) return rc;
+  if (o->kind.have) {
+    o->own_expected_s = siox_kind_model_expect_s(&o->kind, x->bytes);
+    o->own_ratio = o->own_expected_s > 0 ? (double)x->inclusive_ns / 1e9 / o->own_expected_s : 0;
+    o->in.kind = o->own_expected_s > 0 ? o->own_ratio >= b->rule.ratio : -1;
+  }
+  o->in.peers = peer_judgement(o, b);
+  o->in.ops_ratio = o->ops_ratio;
+  o->in.ops = o->ops;
+  o->in.wait = &o->w;
+  return 0;
+}
+
+void siox_blame_wait_classify(struct siox_blame_wait *o, int baseline) {
+  o->in.baseline = baseline;
+  o->v = siox_classify(&o->in);
+}
+
+void siox_blame_wait_release(struct siox_blame_wait *o) {
+  siox_wh_served_free(&o->served);
+  siox_wait_release(&o->w);
+  siox_wh_kind_free(&o->hist);
+  free(o->peer.peers);
+  o->peer.peers = NULL;
+}

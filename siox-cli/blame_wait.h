@@ -1,0 +1,51 @@
+/*
+ * Blame that charges waiting to its cause (README.md "Waiting" and
+ * "Classes"): after blame.c's walk and peer judgement, find the resource
+ * the call's time went to, what it served around the call (waiting.c), how
+ * it served (its peers, its kind's latency model, its baseline) and the
+ * class of the verdict (blame_class.c). This file fetches; the rules are
+ * in the pure files.
+ */
+#ifndef SIOX_CLI_BLAME_WAIT_H
+#define SIOX_CLI_BLAME_WAIT_H
+
+#include <libpq-fe.h>
+
+#include "blame.h"
+#include "blame_class.h"
+#include "warehouse.h"
+#include "waiting.h"
+
+#define SIOX_KIND_HISTORY_PER_NODE 2000
+#define SIOX_AROUND_NS 2000000000LL /* the component's operations around the call: +/- 2 s */
+
+struct siox_blame_wait {
+  const struct siox_act *resource; /* the call's request at the resource (the heaviest); NULL: none reached */
+  struct siox_served_set served;   /* what the resource served around the call */
+  struct siox_wait w;
+  struct siox_kind_set hist;
+  struct siox_kind_model kind;
+  int64_t own_bytes;               /* of the call's own requests of the resource's kind */
+  double own_expected_s;           /* the kind's model for one of them (resource->bytes) */
+  double own_ratio;                /* resource time over that */
+  double ops_ratio;                /* the component's operations of that kind around the call, median ratio */
+  size_t ops;
+  int64_t ops_median_ns;
+  struct siox_blame peer;          /* the resource against its peers (peer.peers owned) */
+  bool peer_judged;
+  struct siox_class_input in;
+  struct siox_class_verdict v;
+};
+
+/* Picks the resource of b (the culprit; else the deepest remote activity
+ * on the path; else the heaviest candidate) and runs the queries and
+ * rules. baseline: the resource's baseline judgement (-1 unknown, 0
+ * normal, 1 abnormal), filled in later by the caller through
+ * siox_blame_wait_classify. 0, or negative errno with a message in err. */
+int siox_blame_wait_run(PGconn *c, const struct siox_blame *b, siox_blame_fetch_fn fetch, void *ctx,
+                        struct siox_blame_wait *out, char *err, size_t errlen);
+/* Decides the class from what run found and the baseline judgement. */
+void siox_blame_wait_classify(struct siox_blame_wait *out, int baseline);
+void siox_blame_wait_release(struct siox_blame_wait *out);
+
+#endif

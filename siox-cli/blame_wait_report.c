@@ -1,0 +1,159 @@
+/*
+ * Blame's waiting step in words and JSON (blame_wait.h): where the call's
+ * time went at the resource (its own service, queued behind whom,
+ * unexplained), the kind's model, and the class with its evidence.
+ */
+#include "blame_wait_report.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "format.h"
+#include "json_out.h"
+
+static const char *dur(int64_t ns, char *buf, size_t len) { return siox_fmt_duration(ns, buf, len); }
+
+/* "job B (pids 12, 13)" for the origins of one job, in order of charge. */
+static void job_pids(FILE *f, const struct siox_wait *w, const char *job) {
+  const char *sep = "";
+  for (size_t i = 0; i < w->nby; i++) {
+    if (strcmp(w->by[i].job, job) != 0) continue;
+    fprintf(f, "%s%s:%d", sep, w->by[i].host, w->by[i].pid);
+    sep = ", ";
+  }
+}
+
+/* One line per job the call queued behind. */
+static void queued_lines(FILE *f, const struct siox_blame_wait *o) {
+  const struct siox_wait *w = &o->w;
+  char d[32], m[32];
+  for (size_t i = 0; i < w->nby; i++) {
+    const char *job = w->by[i].job;
+    bool seen = false;
+    for (size_t k = 0; k < i && !seen; k++) seen = strcmp(w->by[k].job, job) == 0;
+    if (seen) continue;
+    int64_t ns = 0;
+    size_t req = 0;
+    double share = 0;
+    for (size_t k = i; k < w->nby; k++)
+      if (strcmp(w->by[k].job, job) == 0) ns += w->by[k].charged_ns, req += w->by[k].requests, share += w->by[k].share;
+    fprintf(f, "  %s queued behind %zu request%s of %s%s%s (", dur(ns, d, sizeof(d)), req, req == 1 ? "" : "s",
+            job[0] ? "job " : "processes without a job", job, w->by[i].same_job ? ", its own job" : "");
+    job_pids(f, w, job);
+    fprintf(f, "), %.0f%% of the wait, each taking ~%s there (confidence %.2f)\n", 100 * share,
+            dur(w->by[i].median_service_ns, m, sizeof(m)), w->by[i].confidence);
+  }
+}
+
+void siox_blame_wait_text(FILE *f, const struct siox_blame_wait *o, const struct siox_act *root) {
+  const struct siox_act *x = o->resource;
+  char node[512], a[32], e[32], b[32];
+  if (!x) {
+    fprintf(f, "The call reached no shared resource SIOX records (no brick or device below it): its %s exclusive "
+               "time is unexplained.\n",
+            dur(root->exclusive_ns, a, sizeof(a)));
+    return;
+  }
+  const struct siox_wait *w = &o->w;
+  fprintf(f, "%s at %s:\n", dur(w->total_ns, a, sizeof(a)), siox_fmt_node(x, node, sizeof(node)));
+  fprintf(f, "  %s in it serving this call's %zu request%s (%s %s)", dur(w->own_ns, a, sizeof(a)), w->own_requests,
+          w->own_requests == 1 ? "" : "s", x->name, siox_fmt_bytes(o->own_bytes, b, sizeof(b)));
+  if (o->kind.have && x->bytes >= 0)
+    fprintf(f, "; one %s of %s took %s, %s expected by its kind's model (%.1fx)", x->name,
+            siox_fmt_bytes(x->bytes, b, sizeof(b)), dur(x->inclusive_ns, a, sizeof(a)),
+            dur((int64_t)(o->own_expected_s * 1e9), e, sizeof(e)), o->own_ratio);
+  fprintf(f, "\n");
+  queued_lines(f, o);
+  fprintf(f, "  %s unexplained (the call was not served there and the resource was idle)\n",
+          dur(w->unexplained_ns, a, sizeof(a)));
+  if (o->ops)
+    fprintf(f, "Its %zu other %s around the call (+/- %lld s) took a median of %s%s", o->ops, x->name,
+            SIOX_AROUND_NS / 1000000000LL, dur(o->ops_median_ns, a, sizeof(a)), o->ops_ratio > 0 ? "" : ".\n");
+  if (o->ops && o->ops_ratio > 0) fprintf(f, ", %.1fx its kind's model.\n", o->ops_ratio);
+  if (o->kind.have)
+    fprintf(f, "Kind model (%s %s on %zu components, %zu samples): %s + %s per MiB.\n", x->swid, x->name,
+            o->kind.nodes, o->kind.samples, dur((int64_t)(o->kind.a_s * 1e9), a, sizeof(a)),
+            dur((int64_t)(o->kind.b_s * 1048576 * 1e9), b, sizeof(b)));
+  else
+    fprintf(f, "Kind model: none (%s %s history on %zu component%s; needs %d).\n", x->swid, x->name, o->kind.nodes,
+            o->kind.nodes == 1 ? "" : "s", SIOX_KIND_MIN_NODES);
+}
+
+static json_object *queued_json(const struct siox_wait *w) {
+  json_object *arr = json_object_new_array();
+  for (size_t i = 0; i < w->nby; i++) {
+    const struct siox_waited_for *q = &w->by[i];
+    json_object *o = json_object_new_object();
+    siox_json_str(o, "relation", "waited-for");
+    siox_json_str(o, "job", q->job);
+    siox_json_str(o, "host", q->host);
+    siox_json_int(o, "pid", q->pid);
+    json_object_object_add(o, "same_job", json_object_new_boolean(q->same_job));
+    siox_json_int(o, "requests", (int64_t)q->requests);
+    siox_json_dbl(o, "charged_s", (double)q->charged_ns / 1e9);
+    siox_json_dbl(o, "share", q->share);
+    siox_json_dbl(o, "confidence", q->confidence);
+    siox_json_dbl(o, "median_service_s", (double)q->median_service_ns / 1e9);
+    siox_json_int(o, "example_aid", q->first_aid);
+    json_object_array_add(arr, o);
+  }
+  return arr;
+}
+
+static json_object *resource_json(const struct siox_act *x) {
+  json_object *o = json_object_new_object();
+  siox_json_int(o, "aid", x->aid);
+  siox_json_str(o, "hwid", x->hwid);
+  siox_json_str(o, "swid", x->swid);
+  siox_json_str(o, "iid", x->iid);
+  siox_json_str(o, "name", x->name);
+  return o;
+}
+
+static json_object *breakdown_json(const struct siox_blame_wait *o) {
+  const struct siox_wait *w = &o->w;
+  json_object *j = json_object_new_object();
+  siox_json_dbl(j, "total_s", (double)w->total_ns / 1e9);
+  siox_json_dbl(j, "own_service_s", (double)w->own_ns / 1e9);
+  siox_json_int(j, "own_requests", (int64_t)w->own_requests);
+  siox_json_int(j, "own_bytes", o->own_bytes);
+  siox_json_dbl(j, "expected_s", o->own_expected_s);
+  siox_json_dbl(j, "own_ratio", o->own_ratio);
+  siox_json_dbl(j, "queued_s", (double)w->queued_ns / 1e9);
+  siox_json_dbl(j, "queued_same_job_s", (double)w->queued_same_job_ns / 1e9);
+  siox_json_dbl(j, "queued_other_jobs_s", (double)w->queued_other_jobs_ns / 1e9);
+  json_object_object_add(j, "queued_behind", queued_json(w));
+  siox_json_dbl(j, "unexplained_s", (double)w->unexplained_ns / 1e9);
+  siox_json_int(j, "component_ops", (int64_t)o->ops);
+  siox_json_dbl(j, "component_ops_median_s", (double)o->ops_median_ns / 1e9);
+  siox_json_dbl(j, "component_ops_ratio", o->ops_ratio);
+  return j;
+}
+
+static json_object *kind_json(const struct siox_kind_model *k) {
+  json_object *j = json_object_new_object();
+  json_object_object_add(j, "fitted", json_object_new_boolean(k->have));
+  siox_json_dbl(j, "a_s", k->a_s);
+  siox_json_dbl(j, "b_s_per_byte", k->b_s);
+  siox_json_int(j, "components", (int64_t)k->nodes);
+  siox_json_int(j, "samples", (int64_t)k->samples);
+  return j;
+}
+
+void siox_blame_wait_json(json_object *out, const struct siox_blame_wait *o) {
+  siox_json_str(out, "class", siox_class_name(o->v.cls));
+  siox_json_str(out, "decided_by", siox_evidence_name(o->v.by));
+  json_object_object_add(out, "resource", o->resource ? resource_json(o->resource) : NULL);
+  json_object_object_add(out, "breakdown", o->resource ? breakdown_json(o) : NULL);
+  json_object_object_add(out, "kind_model", o->resource ? kind_json(&o->kind) : NULL);
+  json_object *jobs = json_object_new_array();
+  if (o->v.cls == SIOX_CLASS_INTERFERENCE)
+    for (size_t i = 0; i < o->w.nby; i++)
+      if (!o->w.by[i].same_job) {
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++) seen = strcmp(o->w.by[k].job, o->w.by[i].job) == 0;
+        if (!seen) json_object_array_add(jobs, json_object_new_string(o->w.by[i].job));
+      }
+  json_object_object_add(out, "interfering_jobs", jobs);
+}

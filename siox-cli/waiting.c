@@ -1,0 +1,182 @@
+/*
+ * Waiting at one resource (waiting.h). The rules (README.md "Waiting"):
+ *
+ * - The call's own service is the union of its own requests at the
+ *   resource, clipped to the call. The rest of the call is the gap.
+ * - Every instant of the gap at which the resource was serving requests of
+ *   others is queued time: the call was not being served, the resource was
+ *   busy. An instant with k others in service charges 1/k to each (a brick
+ *   with several io-threads serves several at once; none of them alone
+ *   held the call back).
+ * - The charges are summed per origin process (the top of each request's
+ *   causal chain: the application call it served); its share is its charge
+ *   over the gap.
+ * - Confidence: the resource's busy share of the gap (a resource busy for
+ *   10% of the wait explains little of it even where it was busy), halved
+ *   for a request that reached the resource after the call's own first one
+ *   (FIFO puts it behind the call, so it competed rather than queued ahead).
+ * - What no request explains is unexplained, with the time it covers.
+ */
+#include "waiting.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_i64(const void *x, const void *y) {
+  int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+  return (a > b) - (a < b);
+}
+
+static int64_t clip(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+static bool covers(const struct siox_served *r, int64_t a, int64_t b) { return r->start_ns <= a && r->end_ns >= b; }
+
+static bool same_origin(const struct siox_served *a, const struct siox_served *b) {
+  return a->pid == b->pid && strcmp(a->host, b->host) == 0 && strcmp(a->job, b->job) == 0;
+}
+
+/* The breakpoints of every interval inside [start, end], sorted, unique. */
+static size_t breakpoints(int64_t start, int64_t end, const struct siox_served *s, size_t n, int64_t *p) {
+  size_t m = 0;
+  p[m++] = start;
+  p[m++] = end;
+  for (size_t i = 0; i < n; i++) {
+    p[m++] = clip(s[i].start_ns, start, end);
+    p[m++] = clip(s[i].end_ns, start, end);
+  }
+  qsort(p, m, sizeof(*p), cmp_i64);
+  size_t u = 0;
+  for (size_t i = 0; i < m; i++)
+    if (u == 0 || p[i] != p[u - 1]) p[u++] = p[i];
+  return u;
+}
+
+/* First start of the call's own requests (end when it has none). */
+static int64_t own_first(int64_t end, const struct siox_served *s, size_t n) {
+  int64_t f = end;
+  for (size_t i = 0; i < n; i++)
+    if (s[i].own && s[i].start_ns < f) f = s[i].start_ns;
+  return f;
+}
+
+/* Sweeps the elementary segments: own service, queued time, and each
+ * other request's charge (charge[i], ns) and weight (for confidence). */
+static void sweep(struct siox_wait *w, const int64_t *p, size_t np, const struct siox_served *s, size_t n,
+                  double *charge) {
+  for (size_t k = 0; k + 1 < np; k++) {
+    int64_t a = p[k], b = p[k + 1];
+    size_t busy = 0;
+    bool own = false;
+    for (size_t i = 0; i < n; i++) {
+      if (!covers(&s[i], a, b)) continue;
+      if (s[i].own)
+        own = true;
+      else
+        busy++;
+    }
+    if (own) {
+      w->own_ns += b - a;
+      continue;
+    }
+    if (busy == 0) continue;
+    w->queued_ns += b - a;
+    for (size_t i = 0; i < n; i++)
+      if (!s[i].own && covers(&s[i], a, b)) charge[i] += (double)(b - a) / (double)busy;
+  }
+}
+
+static int cmp_by(const void *x, const void *y) {
+  const struct siox_waited_for *a = x, *b = y;
+  return (a->charged_ns < b->charged_ns) - (a->charged_ns > b->charged_ns);
+}
+
+/* The median service time of origin g's requests that were charged. */
+static int64_t origin_median(const struct siox_served *s, size_t n, const double *charge, const struct siox_served *g,
+                             int64_t *tmp) {
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!s[i].own && charge[i] > 0 && same_origin(&s[i], g)) tmp[m++] = s[i].end_ns - s[i].start_ns;
+  if (m == 0) return 0;
+  qsort(tmp, m, sizeof(*tmp), cmp_i64);
+  return m % 2 ? tmp[m / 2] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
+}
+
+/* Groups the charged requests by origin process into w->by. */
+static void group(struct siox_wait *w, const char *job, const struct siox_served *s, size_t n, const double *charge,
+                  int64_t first_own, int64_t *tmp, bool *done) {
+  double busy = w->gap_ns > 0 ? (double)w->queued_ns / (double)w->gap_ns : 0;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i].own || charge[i] <= 0 || done[i]) continue;
+    struct siox_waited_for g = {.job = s[i].job, .host = s[i].host, .pid = s[i].pid,
+                                .same_job = job[0] && strcmp(s[i].job, job) == 0, .first_aid = s[i].aid};
+    double sum = 0, weighted = 0;
+    for (size_t j = i; j < n; j++) {
+      if (s[j].own || charge[j] <= 0 || done[j] || !same_origin(&s[j], &s[i])) continue;
+      done[j] = true;
+      g.requests++;
+      sum += charge[j];
+      weighted += charge[j] * (s[j].start_ns <= first_own ? 1.0 : 0.5);
+    }
+    g.charged_ns = (int64_t)(sum + 0.5);
+    g.share = w->gap_ns > 0 ? sum / (double)w->gap_ns : 0;
+    g.confidence = sum > 0 ? busy * weighted / sum : 0;
+    g.median_service_ns = origin_median(s, n, charge, &s[i], tmp);
+    if (g.same_job)
+      w->queued_same_job_ns += g.charged_ns;
+    else
+      w->queued_other_jobs_ns += g.charged_ns;
+    w->by[w->nby++] = g;
+  }
+  if (w->nby > 1) qsort(w->by, w->nby, sizeof(*w->by), cmp_by);
+}
+
+static void own_totals(struct siox_wait *w, int64_t start, int64_t end, const struct siox_served *s, size_t n,
+                       const double *charge, int64_t *tmp) {
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i].own && s[i].end_ns > start && s[i].start_ns < end) {
+      w->own_requests++;
+      if (s[i].bytes > 0) w->own_bytes += s[i].bytes;
+    }
+    if (!s[i].own && charge[i] > 0) {
+      w->others++;
+      tmp[m++] = s[i].end_ns - s[i].start_ns;
+    }
+  }
+  if (m) {
+    qsort(tmp, m, sizeof(*tmp), cmp_i64);
+    w->others_median_ns = m % 2 ? tmp[m / 2] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
+  }
+}
+
+int siox_wait_analyze(int64_t start_ns, int64_t end_ns, const char *job, const struct siox_served *s, size_t n,
+                      struct siox_wait *out) {
+  memset(out, 0, sizeof(*out));
+  if (end_ns < start_ns) return -EINVAL;
+  out->total_ns = end_ns - start_ns;
+  int64_t *p = malloc((2 * n + 2) * sizeof(*p)), *tmp = malloc((n + 1) * sizeof(*tmp));
+  double *charge = calloc(n + 1, sizeof(*charge));
+  bool *done = calloc(n + 1, sizeof(*done));
+  out->by = calloc(n + 1, sizeof(*out->by));
+  int rc = p && tmp && charge && done && out->by ? 0 : -ENOMEM;
+  if (rc == 0) {
+    sweep(out, p, breakpoints(start_ns, end_ns, s, n, p), s, n, charge);
+    out->gap_ns = out->total_ns - out->own_ns;
+    out->unexplained_ns = out->gap_ns - out->queued_ns;
+    own_totals(out, start_ns, end_ns, s, n, charge, tmp);
+    group(out, job ? job : "", s, n, charge, own_first(end_ns, s, n), tmp, done);
+  }
+  free(p);
+  free(tmp);
+  free(charge);
+  free(done);
+  if (rc) siox_wait_release(out);
+  return rc;
+}
+
+void siox_wait_release(struct siox_wait *w) {
+  free(w->by);
+  w->by = NULL;
+  w->nby = 0;
+}

@@ -1,0 +1,68 @@
+/*
+ * Waiting made visible (README.md "Waiting"): a shared resource (a brick, a
+ * client's connection to one brick) is a queue. Given the interval of one
+ * call, the requests the call itself made at the resource (its own
+ * service) and every request the resource served around it (with the
+ * process and job each came from), this says how much of the call's time
+ * the resource spent serving the call, how much serving others while the
+ * call waited (the `waited-for` relation, per origin, with the share of the
+ * gap it explains and a confidence), and how much is left unexplained.
+ * Pure: no database; the warehouse query is in warehouse_waiting.c.
+ */
+#ifndef SIOX_CLI_WAITING_H
+#define SIOX_CLI_WAITING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One request the resource served. Strings are borrowed. */
+struct siox_served {
+  int64_t aid;
+  int64_t start_ns, end_ns;
+  int64_t bytes;   /* io/bytes, or -1 */
+  int64_t origin;  /* aid of the call it served (top of its causal chain) */
+  int32_t pid;     /* the origin's process */
+  const char *host, *job; /* the origin's host and job ("" unknown) */
+  bool own;        /* one of the analysed call's own requests */
+};
+
+/* The requests of one origin process that the call waited behind. */
+struct siox_waited_for {
+  const char *job, *host; /* borrowed */
+  int32_t pid;
+  bool same_job;      /* the call's own job */
+  size_t requests;    /* its requests served during the gap */
+  int64_t charged_ns; /* its part of the gap (concurrent requests split it) */
+  double share;       /* charged_ns / gap */
+  double confidence;  /* see waiting.c: the resource's busy share of the gap, halved for requests that arrived after
+                         the call's own first request (not queued ahead of it) */
+  int64_t median_service_ns; /* its requests' median time at the resource */
+  int64_t first_aid;  /* an example request */
+};
+
+struct siox_wait {
+  int64_t total_ns;        /* the call's inclusive time */
+  int64_t own_ns;          /* union of the call's own requests at the resource, inside the call */
+  size_t own_requests;
+  int64_t own_bytes;       /* their io/bytes (0 when unknown) */
+  int64_t gap_ns;          /* total - own: the time the call was not being served there */
+  int64_t queued_ns;       /* part of the gap the resource was serving others */
+  int64_t queued_same_job_ns, queued_other_jobs_ns;
+  int64_t unexplained_ns;  /* gap - queued */
+  size_t others;           /* requests of others served during the gap */
+  int64_t others_median_ns;
+  struct siox_waited_for *by; /* owned; largest charge first */
+  size_t nby;
+};
+
+/* Analyses the call [start_ns, end_ns) of job `job` against the n requests
+ * s[] of one resource. Others' requests are clipped to the gap (the call's
+ * interval minus its own service); time when several others were served at
+ * once is split evenly among them. out owns its array (siox_wait_release).
+ * 0, -EINVAL (end < start), -ENOMEM. */
+int siox_wait_analyze(int64_t start_ns, int64_t end_ns, const char *job, const struct siox_served *s, size_t n,
+                      struct siox_wait *out);
+void siox_wait_release(struct siox_wait *w);
+
+#endif

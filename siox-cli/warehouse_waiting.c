@@ -1,0 +1,110 @@
+/*
+ * Warehouse queries of blame's waiting analysis (README.md "Waiting"): what
+ * one resource served around a call, and where each request came from; and
+ * the history of one kind of operation across all its components, for the
+ * kind's latency model.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "warehouse.h"
+
+#define BYTES_EXPR "a.attr_vals[array_position(a.attr_ids, (SELECT id FROM ontology WHERE name = 'io/bytes'))]"
+
+/* The origin of a request is the top of its causal chain (causal_edges
+ * upwards, explicit and implicit links, at most 16 levels): the
+ * application call whose process and job it served. */
+static const char served_sql[] =
+    "WITH RECURSIVE s AS ("
+    "  SELECT a.aid, a.start_ns, a.end_ns, coalesce(" BYTES_EXPR ", -1) AS bytes, ty.name"
+    "    FROM activities a JOIN activity_types ty ON ty.type_id = a.type_id"
+    "   WHERE a.node_id = $1::int AND a.start_ns < $3::bigint AND a.end_ns > $2::bigint"
+    "), up(aid, cur, d) AS ("
+    "  SELECT aid, aid, 0 FROM s"
+    "  UNION ALL"
+    "  SELECT up.aid, e.parent_aid, up.d + 1 FROM up JOIN causal_edges e ON e.child_aid = up.cur WHERE up.d < 16"
+    "), top AS (SELECT DISTINCT ON (aid) aid, cur FROM up ORDER BY aid, d DESC)"
+    "SELECT s.aid, s.start_ns, s.end_ns, s.bytes, t.cur, coalesce(p.pid, 0), coalesce(p.host, ''),"
+    "       coalesce(p.job, ''), s.name"
+    "  FROM s JOIN top t ON t.aid = s.aid JOIN activities r ON r.aid = t.cur"
+    "  LEFT JOIN processes p ON p.proc_id = r.proc_id ORDER BY s.start_ns, s.aid";
+
+int siox_wh_served(PGconn *c, int32_t node_id, int64_t from_ns, int64_t to_ns, struct siox_served_set *out,
+                   char *err, size_t errlen) {
+  char node[16], from[24], to[24];
+  snprintf(node, sizeof(node), "%d", node_id);
+  snprintf(from, sizeof(from), "%lld", (long long)from_ns);
+  snprintf(to, sizeof(to), "%lld", (long long)to_ns);
+  const char *params[] = {node, from, to};
+  PGresult *res = PQexecParams(c, served_sql, 3, NULL, params, NULL, NULL, 0);
+  if (PQresultStatus(res) != PGRES_TUPLES_OK)
+    return siox_wh_failed(res, c, "finding what the resource served", err, errlen);
+  out->n = (size_t)PQntuples(res);
+  out->s = calloc(out->n + 1, sizeof(*out->s));
+  out->names = calloc(out->n + 1, sizeof(*out->names));
+  if (!out->s || !out->names) {
+    free(out->s);
+    free(out->names);
+    PQclear(res);
+    return -ENOMEM;
+  }
+  out->res = res;
+  for (int r = 0; r < (int)out->n; r++) {
+    out->s[r] = (struct siox_served){
+        .aid = siox_wh_i64(res, r, 0), .start_ns = siox_wh_i64(res, r, 1), .end_ns = siox_wh_i64(res, r, 2),
+        .bytes = siox_wh_i64(res, r, 3), .origin = siox_wh_i64(res, r, 4), .pid = (int32_t)siox_wh_i64(res, r, 5),
+        .host = PQgetvalue(res, r, 6), .job = PQgetvalue(res, r, 7)};
+    out->names[r] = PQgetvalue(res, r, 8);
+  }
+  return 0;
+}
+
+void siox_wh_served_free(struct siox_served_set *s) {
+  free(s->s);
+  free(s->names);
+  PQclear(s->res);
+  s->s = NULL;
+  s->names = NULL;
+  s->res = NULL;
+}
+
+/* Per node, its latest samples: one slow node with many operations does
+ * not crowd the others out of the history. */
+static const char kind_sql[] =
+    "SELECT n.node_id, x.ns, x.bytes FROM nodes n"
+    "  CROSS JOIN LATERAL ("
+    "    SELECT a.end_ns - a.start_ns AS ns, coalesce(" BYTES_EXPR ", -1) AS bytes"
+    "      FROM activities a"
+    "     WHERE a.node_id = n.node_id AND a.start_ns < $3::bigint AND a.err = 0"
+    "       AND a.type_id = (SELECT t.type_id FROM activity_types t WHERE t.node_id = n.node_id AND t.name = $2)"
+    "     ORDER BY a.start_ns DESC LIMIT $4::bigint) x"
+    " WHERE n.swid = $1";
+
+int siox_wh_kind_samples(PGconn *c, const char *swid, const char *name, int64_t to_ns, long per_node,
+                         struct siox_kind_set *out, char *err, size_t errlen) {
+  char to[24], lim[24];
+  snprintf(to, sizeof(to), "%lld", (long long)to_ns);
+  snprintf(lim, sizeof(lim), "%ld", per_node);
+  const char *params[] = {swid, name, to, lim};
+  PGresult *res = PQexecParams(c, kind_sql, 4, NULL, params, NULL, NULL, 0);
+  if (PQresultStatus(res) != PGRES_TUPLES_OK)
+    return siox_wh_failed(res, c, "loading the kind's history", err, errlen);
+  out->n = (size_t)PQntuples(res);
+  out->s = calloc(out->n + 1, sizeof(*out->s));
+  if (!out->s) {
+    PQclear(res);
+    return -ENOMEM;
+  }
+  for (int r = 0; r < (int)out->n; r++)
+    out->s[r] = (struct siox_kind_sample){.node_id = (int32_t)siox_wh_i64(res, r, 0),
+                                          .ns = siox_wh_i64(res, r, 1), .bytes = siox_wh_i64(res, r, 2)};
+  PQclear(res);
+  return 0;
+}
+
+void siox_wh_kind_free(struct siox_kind_set *k) {
+  free(k->s);
+  k->s = NULL;
+  k->n = 0;
+}
