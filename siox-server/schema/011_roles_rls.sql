@@ -55,6 +55,19 @@ CREATE TABLE siox_activity_grants (
 CREATE FUNCTION siox_my_uid() RETURNS integer LANGUAGE sql STABLE PARALLEL SAFE
   AS $$ SELECT uid FROM siox_users WHERE role = current_user $$;
 
+-- 1 when every process of job j (the knowledge base's key: processes.job,
+-- or proc:<proc_id> for a process without one) is the caller's. The
+-- knowledge base analyses a job by its id alone, so a job whose id two
+-- users' processes carry (a forged or reused id) mixes their data: its
+-- findings and load are for the admin only. SECURITY DEFINER: it must see
+-- the other user's processes, which row-level security hides from the
+-- caller; session_user is the caller's login role.
+CREATE FUNCTION siox_job_is_mine(j text) RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER
+  SET search_path FROM CURRENT
+  AS $$ SELECT coalesce(bool_and(p.uid = u.uid), false)
+          FROM siox_users u, processes p
+         WHERE u.role = session_user AND (p.job = j OR (p.job = '' AND 'proc:' || p.proc_id = j)) $$;
+
 GRANT SELECT ON ALL TABLES IN SCHEMA public TO siox_reader, siox_admin;
 GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON ALL TABLES IN SCHEMA public TO siox_writer;
 GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO siox_writer;
@@ -91,12 +104,12 @@ DECLARE
     ['descriptors', 'scope_key IN (SELECT p.proc_id::text FROM processes p WHERE p.uid = (SELECT siox_my_uid()))'],
     ['siox_activity_grants', 'uid = (SELECT siox_my_uid())'],
     -- knowledge base: per-job and per-application rows
-    ['kb_findings', 'job IN (SELECT CASE WHEN p.job <> '''' THEN p.job ELSE ''proc:'' || p.proc_id END FROM processes p WHERE p.uid = (SELECT siox_my_uid()))'],
-    ['kb_analysis_runs', 'job IN (SELECT CASE WHEN p.job <> '''' THEN p.job ELSE ''proc:'' || p.proc_id END FROM processes p WHERE p.uid = (SELECT siox_my_uid()))'],
+    ['kb_findings', 'siox_job_is_mine(job)'],
+    ['kb_analysis_runs', 'siox_job_is_mine(job)'],
     ['kb_apps', 'exe IN (SELECT p.exe FROM processes p WHERE p.uid = (SELECT siox_my_uid()))'],
     ['kb_hint_sets', 'app_id IN (SELECT a.app_id FROM kb_apps a)'],
     -- node and host loads are component aggregates; a job's is its owner's
-    ['kb_capacity', 'kind <> ''job'' OR key IN (SELECT CASE WHEN p.job <> '''' THEN p.job ELSE ''proc:'' || p.proc_id END FROM processes p WHERE p.uid = (SELECT siox_my_uid()))']];
+    ['kb_capacity', 'kind <> ''job'' OR siox_job_is_mine(key)']];
 BEGIN
   FOR i IN 1 .. array_length(rules, 1) LOOP
     t := rules[i][1];
