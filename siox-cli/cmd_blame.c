@@ -160,11 +160,14 @@ static const char *baseline_judgement(const struct baseline_verdict *v) {
 
 /* The time span of the call's whole run: every activity of the processes of
  * its job (of its process, without a job), found by aid range per process.
+ * A job is keyed by (uid, job id): another user's processes that carry the
+ * same id are not part of it.
  * Widens [*from, *to]; leaves them as they are on error. */
 static void job_span(PGconn *c, int64_t aid, const char *job, int64_t *from, int64_t *to) {
   static const char sql[] =
       "SELECT min(a.start_ns), max(a.end_ns) FROM processes p, activities a"
-      " WHERE (CASE WHEN $2 <> '' THEN p.job = $2 ELSE p.proc_id = ($1::bigint >> 32) END)"
+      " WHERE (CASE WHEN $2 <> '' THEN p.job = $2 AND p.uid = (SELECT uid FROM processes WHERE proc_id = ($1::bigint >> 32))"
+      "             ELSE p.proc_id = ($1::bigint >> 32) END)"
       "   AND a.aid BETWEEN (p.proc_id::bigint << 32) AND ((p.proc_id::bigint << 32) | 4294967295)";
   char a[24];
   snprintf(a, sizeof a, "%" PRId64, aid);
@@ -553,7 +556,7 @@ static void fetch_release(struct fetch_ctx *f) {
 static int judge(const struct blame_args *a, struct siox_blame *b, struct fetch_ctx *f) {
   const struct siox_act *r = b->path[0];
   int64_t margin = (int64_t)a->margin_s * 1000000000;
-  f->q = (struct siox_peer_query){.job = r->job, .from_ns = r->start_ns - margin, .to_ns = r->end_ns + margin,
+  f->q = (struct siox_peer_query){.job = r->job, .call_aid = r->aid, .from_ns = r->start_ns - margin, .to_ns = r->end_ns + margin,
                                   .limit = PEER_LIMIT};
   int rc = siox_blame_find(b, fetch, f);
   if (rc == -ENOMEM) fprintf(stderr, "siox: out of memory\n");

@@ -15,6 +15,10 @@ static int read_conninfo(const char *dir, char *buf, size_t len, char *err, size
   char path[4096];
   snprintf(path, sizeof(path), "%s/conninfo", dir);
   FILE *f = fopen(path, "r");
+  if (!f && errno == EACCES) {
+    snprintf(err, errlen, "permission denied: cannot read %s (the warehouse address); ask the admin", path);
+    return -EACCES;
+  }
   if (!f) {
     int rc = -errno;
     snprintf(err, errlen,
@@ -63,6 +67,18 @@ static int pick_conninfo(const struct siox_cli *cli, char *buf, size_t len, char
   return read_conninfo(SIOX_DEFAULT_DATA_DIR, buf, len, err, errlen);
 }
 
+/* 1 when libpq's connection error says the server is up but refused this
+ * user (libpq gives no SQLSTATE for connection failures): a socket the user
+ * may not open, failed authentication, no role, no pg_hba.conf entry. */
+static int refused(const char *msg) {
+  static const char *const says[] = {"Permission denied", "permission denied", "authentication failed",
+                                     "no pg_hba.conf entry"};
+  for (size_t i = 0; i < sizeof(says) / sizeof(says[0]); i++)
+    if (strstr(msg, says[i])) return 1;
+  const char *role = strstr(msg, "role \"");
+  return role && strstr(role, "\" does not exist");
+}
+
 PGconn *siox_wh_connect(const struct siox_cli *cli, char *err, size_t errlen) {
   char info[4096], where[1024];
   if (pick_conninfo(cli, info, sizeof(info), err, errlen)) return NULL;
@@ -75,16 +91,24 @@ PGconn *siox_wh_connect(const struct siox_cli *cli, char *err, size_t errlen) {
   char msg[1024];
   snprintf(msg, sizeof(msg), "%s", c ? PQerrorMessage(c) : "out of memory");
   msg[strcspn(msg, "\n")] = '\0'; /* libpq's messages end in newlines */
-  snprintf(err, errlen, "cannot reach the warehouse at %s: %s; is siox-server running? (--data-dir, --db)", where,
-           msg);
+  if (refused(msg))
+    snprintf(err, errlen,
+             "permission denied: the warehouse at %s refused you: %s (a user's role exists once siox-server has "
+             "stored one of the user's processes; --db for another database)",
+             where, msg);
+  else
+    snprintf(err, errlen, "cannot reach the warehouse at %s: %s; is siox-server running? (--data-dir, --db)", where,
+             msg);
   PQfinish(c);
   return NULL;
 }
 
 int siox_wh_failed(PGresult *res, PGconn *c, const char *what, char *err, size_t errlen) {
   const char *m = res ? PQresultErrorMessage(res) : "";
+  const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
   if (!m || !*m) m = PQerrorMessage(c);
-  snprintf(err, errlen, "%s: %s", what, m);
+  /* 42501 insufficient_privilege: e.g. `siox hints --analyze` by a user */
+  snprintf(err, errlen, "%s%s: %s", state && strcmp(state, "42501") == 0 ? "permission denied: " : "", what, m);
   err[strcspn(err, "\n")] = '\0';
   PQclear(res);
   return -EIO;

@@ -53,6 +53,7 @@ void siox_wh_top_free(struct siox_top *t);
 struct siox_peer_query {
   const char *swid, *name; /* the suspect's layer and activity type */
   const char *job;         /* the call's job; "" matches only job-less processes */
+  int64_t call_aid;        /* the call: its process's uid keys the job */
   int64_t from_ns, to_ns;  /* start times within this window */
   long limit;              /* the samples nearest to mid_ns are kept */
   int64_t mid_ns;

@@ -57,7 +57,9 @@ void siox_wh_top_free(struct siox_top *t) {
 }
 
 /* Server-side processes (bricks, devices) serve every job and carry none,
- * so "same job" admits them too. The nearest samples in time are kept. */
+ * so "same job" admits them too. A job is keyed by (uid, job id): another
+ * user's processes that carry the same id are not in it. The nearest
+ * samples in time are kept. */
 static const char peers_sql[] =
     "SELECT a.aid, a.node_id, n.hwid, n.iid, a.end_ns - a.start_ns, coalesce(" BYTES_EXPR ", -1)"
     "  FROM activities a"
@@ -65,18 +67,20 @@ static const char peers_sql[] =
     "  JOIN nodes n ON n.node_id = a.node_id"
     "  LEFT JOIN processes p ON p.proc_id = a.proc_id"
     " WHERE n.swid = $1 AND ty.name = $2"
-    "   AND coalesce(p.job, '') IN ($3, '')"
+    "   AND (coalesce(p.job, '') = ''"
+    "        OR (p.job = $3 AND p.uid = (SELECT uid FROM processes WHERE proc_id = ($8::bigint >> 32))))"
     "   AND a.start_ns BETWEEN $4::bigint AND $5::bigint"
     " ORDER BY abs(a.start_ns - $6::bigint), a.aid LIMIT $7::bigint";
 
 int siox_wh_peers(PGconn *c, const struct siox_peer_query *q, struct siox_peer_set *out, char *err, size_t errlen) {
-  char from[24], to[24], mid[24], limit[24];
+  char from[24], to[24], mid[24], limit[24], call[24];
+  snprintf(call, sizeof(call), "%lld", (long long)q->call_aid);
   snprintf(from, sizeof(from), "%lld", (long long)q->from_ns);
   snprintf(to, sizeof(to), "%lld", (long long)q->to_ns);
   snprintf(mid, sizeof(mid), "%lld", (long long)q->mid_ns);
   snprintf(limit, sizeof(limit), "%ld", q->limit);
-  const char *params[] = {q->swid, q->name, q->job ? q->job : "", from, to, mid, limit};
-  PGresult *res = PQexecParams(c, peers_sql, 7, NULL, params, NULL, NULL, 0);
+  const char *params[] = {q->swid, q->name, q->job ? q->job : "", from, to, mid, limit, call};
+  PGresult *res = PQexecParams(c, peers_sql, 8, NULL, params, NULL, NULL, 0);
   if (PQresultStatus(res) != PGRES_TUPLES_OK) return siox_wh_failed(res, c, "finding peer activities", err, errlen);
   out->n = (size_t)PQntuples(res);
   out->s = calloc(out->n ? out->n : 1, sizeof(*out->s));

@@ -1,6 +1,6 @@
 /*
  * Loading one causal tree from the warehouse: the activity, everything it
- * caused (explicit and implicit links, via the causal_edges view) down to a
+ * caused (explicit and implicit links: the causal_edges view's two halves) down to a
  * depth limit, with node, type, process and attributes named by the
  * ontology. The result is a graph.c tree; the views and blame work on that.
  */
@@ -13,13 +13,22 @@
 
 /* An activity reached along two paths (several parents, as with collective
  * buffering) is shown once: under the shallowest, most confident parent.
- * The depth limit also ends any cycle a bad link could make. */
+ * The depth limit also ends any cycle a bad link could make.
+ * Each level looks its children up by index (LATERAL, the two halves of
+ * causal_edges spelled out): joining the view instead let the planner hash
+ * the whole warehouse once per level (seconds at 200k activities), and
+ * row-level security's per-row test made that worse for users. */
 static const char tree_sql[] =
     "WITH RECURSIVE t(aid, parent_aid, kind, confidence, flags, depth) AS ("
     "  SELECT $1::bigint, NULL::bigint, 'root'::text, 1.0::real, ''::text, 0"
     "  UNION ALL"
     "  SELECT e.child_aid, e.parent_aid, e.kind, e.confidence, e.flags, t.depth + 1"
-    "    FROM t JOIN causal_edges e ON e.parent_aid = t.aid"
+    "    FROM t, LATERAL ("
+    "      SELECT a.parent_aid, a.aid AS child_aid, 'explicit'::text AS kind, 1.0::real AS confidence,"
+    "             ''::text AS flags FROM activities a WHERE a.parent_aid = t.aid"
+    "      UNION ALL"
+    "      SELECT l.parent_aid, l.child_aid, 'implicit', l.confidence, l.flags"
+    "        FROM causal_links l WHERE l.parent_aid = t.aid) e"
     "   WHERE t.depth < $2::int"
     "), u AS ("
     "  SELECT DISTINCT ON (aid) aid, parent_aid, kind, confidence, flags, depth"

@@ -98,6 +98,17 @@ struct client_ident { /* who a session is: kernel's word plus HELLO */
   const char *host, *exe, *args, *job;
 };
 
+/* job_id.c: the job id of a client, from its cgroup or environment. */
+enum job_source { JOB_NONE, JOB_CGROUP, JOB_ENVIRON, JOB_CLAIMED, JOB_EXITED };
+#define JOB_ID_MAX 512
+/* Writes the client's job id to out ("" for none, "claimed:<claim>" when
+ * only the HELLO of a live process says so, the claim itself for a process
+ * that has exited) and returns where it came from. */
+enum job_source job_id_of_peer(uint32_t pid, uint32_t uid, const char *claimed, char *out, size_t cap);
+/* Parsers, for the unit test: 0 with the id in out, or -ENOENT. */
+int job_id_from_cgroup(const char *text, char *out, size_t cap);
+int job_id_from_environ(const char *env, size_t len, char *out, size_t cap);
+
 struct batcher {
   struct siox_block block;
   uint64_t generation; /* bumped on every seal: sessions re-register */

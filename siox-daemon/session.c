@@ -25,7 +25,8 @@ struct session {
   size_t cap, len;
   bool hello_seen, closing, counted, hint_waiting;
   struct client_ident ident;
-  char *strs; /* owned: exe, args, job NUL-terminated back to back */
+  char *strs; /* owned: exe, args, claimed job NUL-terminated back to back */
+  char job[JOB_ID_MAX]; /* the job id used: job_id.c */
   uint32_t clock_flags;
   uint64_t tsc0;
   int64_t ns0;
@@ -96,6 +97,10 @@ static int on_hello(struct session *s, const uint8_t *p, uint32_t len) {
     dst += lens[i] + 1;
     src += lens[i];
   }
+  if (job_id_of_peer(s->ident.pid, s->ident.uid, s->ident.job, s->job, sizeof s->job) == JOB_CLAIMED)
+    fprintf(stderr, "siox-daemon: client pid %u uid %u: job id only claimed in its HELLO: stored as %s\n",
+            s->ident.pid, s->ident.uid, s->job);
+  s->ident.job = s->job;
   s->ident.nonce = h.nonce;
   s->clock_flags = h.clock_flags;
   s->tsc0 = h.tsc0;

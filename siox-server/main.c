@@ -43,15 +43,6 @@ static int write_file(const char *path, const char *text) {
   return rename(tmp, path) == 0 ? 0 : -errno;
 }
 
-/* Writes DIR/conninfo for `siox`; the directory must exist. */
-static int write_conninfo(const char *dir, const char *conninfo) {
-  char path[4200], line[4400];
-  if (mkdir(dir, 0755) != 0 && errno != EEXIST) return -errno;
-  snprintf(path, sizeof path, "%s/conninfo", dir);
-  snprintf(line, sizeof line, "%s\n", conninfo);
-  return write_file(path, line);
-}
-
 static void on_signal(uv_signal_t *h, int signum) {
   siox_log("signal %d: stopping", signum);
   uv_stop(h->loop);
@@ -68,6 +59,7 @@ static int serve(struct siox_server *s, const char *conninfo) {
     return rc;
   }
   if ((rc = siox_kb_thread_start(s, conninfo)) != 0) siox_log("analysis thread: %s (analyses off)", strerror(-rc));
+  siox_roles_start(s);
   uv_timer_init(s->loop, &s->match_timer);
   s->match_timer.data = s;
   uv_timer_start(&s->match_timer, siox_session_match_tick, (uint64_t)s->opt->match_ms, (uint64_t)s->opt->match_ms);
@@ -78,6 +70,7 @@ static int serve(struct siox_server *s, const char *conninfo) {
   siox_log("listening on %s:%d", s->opt->host, s->opt->port);
   uv_run(s->loop, UV_RUN_DEFAULT);
   siox_net_stop(s);
+  siox_roles_stop(s);
   uv_close((uv_handle_t *)&s->match_timer, NULL);
   uv_close((uv_handle_t *)&sigint, NULL);
   uv_close((uv_handle_t *)&sigterm, NULL);
@@ -106,22 +99,42 @@ static int check_site_db(const char *conninfo) {
   return -EINVAL;
 }
 
+/* The server's conninfo for --db (with --db-passfile) into buf, and the
+ * one for `siox` (no password) into pub. */
+static int site_conninfo(const struct siox_server_options *o, char *buf, size_t cap, char *pub, size_t pubcap) {
+  int rc = check_site_db(o->db);
+  if (rc == 0 && (rc = siox_conninfo_rebuild(o->db, o->db_passfile, 1, buf, cap)) < 0)
+    siox_log("--db: too long");
+  if (rc == 0 && (rc = siox_conninfo_rebuild(o->db, NULL, 0, pub, pubcap)) == 1) {
+    siox_log("warning: --db holds a password; it is not written to %s/conninfo (use --db-passfile)", o->data_dir);
+    rc = 0;
+  }
+  return rc;
+}
+
 static int prepare_db(struct siox_server *s, struct siox_pg *pg, const char **conninfo) {
+  static char site[8192], pub[8192];
+  const char *users = pub;
   int rc;
   if (s->opt->db) {
-    if ((rc = check_site_db(s->opt->db)) != 0) return rc;
-    *conninfo = s->opt->db;
+    if ((rc = site_conninfo(s->opt, site, sizeof site, pub, sizeof pub)) != 0) return rc;
+    *conninfo = site;
   } else {
     if ((rc = siox_pg_start(pg, s->opt->data_dir, s->opt->pg_bindir)) != 0) return rc;
     *conninfo = pg->conninfo;
+    users = pg->users_conninfo;
   }
   PGconn *c = siox_db_connect(*conninfo, CONNECT_WAIT_MS);
   if (!c && s->opt->db)
     siox_log("--db: cannot connect to the database (gave up after %d s; reason above)", CONNECT_WAIT_MS / 1000);
   if (!c) return -EIO;
   rc = siox_migrate(c);
+  if (rc == 0 && (rc = siox_roles_prepare(c, s->opt->admin_group, !s->opt->db)) == -EPERM && s->opt->db) {
+    siox_log("--db: may not create roles; users' login roles must be made by the site (members of siox_reader)");
+    rc = 0;
+  }
   PQfinish(c);
-  if (rc == 0 && (rc = write_conninfo(s->opt->data_dir, *conninfo)) != 0)
+  if (rc == 0 && (rc = siox_conninfo_write(s->opt->data_dir, users)) != 0)
     siox_log("cannot write %s/conninfo: %s", s->opt->data_dir, strerror(-rc));
   return rc;
 }

@@ -15,7 +15,8 @@ const char siox_server_usage[] =
     "    siox-server - SIOX ingest and causal-matching server\n"
     "\n"
     "SYNOPSIS\n"
-    "    siox-server [--listen HOST:PORT] [--data-dir DIR | --db CONNINFO]\n"
+    "    siox-server [--listen HOST:PORT] [--data-dir DIR | --db CONNINFO [--db-passfile FILE]]\n"
+    "                [--admin-group GROUP]\n"
     "                [--token-file FILE] [--pid-file FILE] [--pg-bindir DIR]\n"
     "                [--match-ms N] [--late-ms N]\n"
     "                [--analyze-idle S] [--analyze-every S] [--no-analyze]\n"
@@ -33,6 +34,16 @@ const char siox_server_usage[] =
     "    root, PostgreSQL runs as the 'postgres' user. Either way the libpq\n"
     "    conninfo of the warehouse is written to DIR/conninfo for `siox`.\n"
     "\n"
+    "ACCESS\n"
+    "    Every user reads only their own processes, jobs and activities, plus\n"
+    "    the server-side activities (bricks, devices) causally below them, and\n"
+    "    the per-component aggregates (row-level security, schema 011). The\n"
+    "    embedded cluster takes peer authentication on DIR/socket (reachable by\n"
+    "    every user): Unix user alice logs in as role alice, which the server\n"
+    "    creates (member of siox_reader) when it first stores one of alice's\n"
+    "    processes. DIR/conninfo (mode 0644) holds no password and no user.\n"
+    "    Roles: siox_writer (ingest), siox_reader (users), siox_admin (all).\n"
+    "\n"
     "OPTIONS\n"
     "    --listen HOST:PORT   address for daemons and status queries\n"
     "                         (default " SIOX_SERVER_DEFAULT_LISTEN ")\n"
@@ -42,6 +53,14 @@ const char siox_server_usage[] =
     "                         is created or upgraded on start (PostgreSQL 13 or\n"
     "                         later with the contrib extension btree_gist, which\n"
     "                         the database owner may create)\n"
+    "    --db-passfile FILE   the password for --db, in libpq's .pgpass format\n"
+    "                         (host:port:db:user:password lines, mode 0600);\n"
+    "                         a password in CONNINFO itself works too but is\n"
+    "                         never written to DIR/conninfo\n"
+    "    --admin-group GROUP  Unix group whose members read every user's rows\n"
+    "                         (warehouse role siox_admin); default: none, so\n"
+    "                         only root, postgres and the server's own user\n"
+    "                         (the embedded cluster's superusers) see all\n"
     "    --token-file FILE    require the secret in FILE (trailing newline\n"
     "                         ignored) in every daemon's Hello\n"
     "    --pid-file FILE      write the server's pid to FILE\n"
@@ -71,7 +90,8 @@ const char siox_server_usage[] =
     "    malformed frame gets an Error{reason} and that connection is closed.\n"
     "\n"
     "FILES\n"
-    "    DIR/conninfo         libpq conninfo of the warehouse\n"
+    "    DIR/conninfo         libpq conninfo of the warehouse, for `siox`\n"
+    "    DIR/socket           the embedded cluster's socket for users\n"
     "    DIR/pg               embedded cluster (DIR/pg/log: its log)\n"
     "\n"
     "EXIT STATUS\n"
@@ -124,6 +144,7 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
       {"match-ms", required_argument, 0, 'm'}, {"late-ms", required_argument, 0, 'L'},
       {"analyze-idle", required_argument, 0, 'I'}, {"analyze-every", required_argument, 0, 'E'},
       {"no-analyze", no_argument, 0, 'N'},
+      {"db-passfile", required_argument, 0, 'P'}, {"admin-group", required_argument, 0, 'G'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   defaults(o);
@@ -158,12 +179,15 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
         return snprintf(err, errcap, "--analyze-every: expected 1..86400 seconds, got '%s'", optarg), -EINVAL;
       break;
     case 'N': o->no_analyze = 1; break;
+    case 'P': o->db_passfile = optarg; break;
+    case 'G': o->admin_group = optarg; break;
     case 'h': o->help = 1; break;
     default:
       return snprintf(err, errcap, "unknown or incomplete option '%s'", argv[optind - 1]), -EINVAL;
     }
   }
   if (optind < argc) return snprintf(err, errcap, "unexpected argument '%s'", argv[optind]), -EINVAL;
+  if (o->db_passfile && !o->db) return snprintf(err, errcap, "--db-passfile needs --db"), -EINVAL;
   if (!o->data_dir[0]) return snprintf(err, errcap, "--data-dir must not be empty"), -EINVAL;
   return 0;
 }

@@ -13,6 +13,8 @@ struct siox_server_options {
   int port;
   const char *data_dir;   /* points into argv or a default */
   const char *db;         /* NULL: embedded PostgreSQL */
+  const char *db_passfile; /* libpq passfile for --db (NULL: libpq's default) */
+  const char *admin_group; /* members get siox_admin (NULL: none) */
   const char *token_file; /* NULL: no token required */
   const char *pid_file;
   const char *pg_bindir;  /* NULL: pg_config --bindir, then the Debian path */

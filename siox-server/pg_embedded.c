@@ -180,7 +180,11 @@ static int create_database(struct siox_pg *pg) {
   if (r && PQntuples(r) == 0) rc = siox_db_exec(c, "CREATE DATABASE siox");
   PQclear(r);
   PQfinish(c);
-  snprintf(pg->conninfo, sizeof pg->conninfo, "host=%s dbname=siox user=postgres", host);
+  snprintf(pg->conninfo, sizeof pg->conninfo, "host=%.4150s dbname=siox user=postgres", host);
+  char sock[4096], users[4200];
+  siox_pg_users_socket_dir(pg, sock, sizeof sock);
+  conn_quote(users, sizeof users, sock);
+  snprintf(pg->users_conninfo, sizeof pg->users_conninfo, "host=%.4150s dbname=siox", users);
   return rc;
 }
 
@@ -192,6 +196,21 @@ static void open_data_dir(const char *dir) {
     siox_log("adding search permission for others to %s (postgres must reach %s/pg)", dir, dir);
     if (chmod(dir, (st.st_mode & 07777) | S_IXOTH) != 0) siox_log("chmod %s: %s", dir, strerror(errno));
   }
+}
+
+/* The access rules were just rewritten: an adopted postmaster rereads them
+ * (SIGHUP), and one of a cluster from before the users' socket existed is
+ * restarted once (fast shutdown) so that it opens that socket. */
+static int open_to_users(struct siox_pg *pg) {
+  pid_t pid = running_postmaster(pg);
+  if (siox_pg_access_ready(pg)) return pid && kill(pid, SIGHUP) != 0 ? -errno : 0;
+  siox_log("restarting the postmaster %d once, to open the users' socket", (int)pid);
+  if (pid && kill(pid, SIGINT) != 0) return -errno;
+  for (int i = 0; i < 600 && running_postmaster(pg); i++) usleep(100 * 1000);
+  if (running_postmaster(pg)) return siox_log("postmaster %d did not stop", (int)pid), -ETIMEDOUT;
+  int rc = start_postmaster(pg);
+  if (rc == 0 && !siox_pg_access_ready(pg)) return siox_log("the users' socket did not appear"), -EIO;
+  return rc;
 }
 
 int siox_pg_start(struct siox_pg *pg, const char *data_dir, const char *bindir) {
@@ -206,7 +225,9 @@ int siox_pg_start(struct siox_pg *pg, const char *data_dir, const char *bindir) 
   open_data_dir(abs);
   snprintf(pg->dir, sizeof pg->dir, "%s/pg", abs);
   find_bindir(pg, bindir);
-  if ((rc = init_cluster(pg)) != 0 || (rc = start_postmaster(pg)) != 0) return rc;
+  if ((rc = init_cluster(pg)) != 0 || (rc = siox_pg_access_write(pg)) != 0 || (rc = start_postmaster(pg)) != 0 ||
+      (rc = open_to_users(pg)) != 0)
+    return rc;
   pg->started = 1;
   return create_database(pg);
 }

@@ -38,6 +38,7 @@ struct siox_pg {
   char dir[4096];     /* DIR/pg, absolute */
   char bindir[1024];
   char conninfo[4200];
+  char users_conninfo[4200]; /* DIR/socket, no user: for `siox` (pg_access.c) */
   int started;        /* we own it: stop it on exit */
 };
 
@@ -46,6 +47,13 @@ struct siox_pg {
 int siox_pg_start(struct siox_pg *pg, const char *data_dir, const char *bindir);
 /* Stops the cluster if siox_pg_start started or adopted it. */
 void siox_pg_stop(struct siox_pg *pg);
+
+/* pg_access.c: peer authentication and the users' socket DIR/socket.
+ * Writes pg_hba.conf, pg_ident.conf and the socket settings (every start). */
+int siox_pg_access_write(const struct siox_pg *pg);
+/* 1 when the postmaster listens on the users' socket. */
+int siox_pg_access_ready(const struct siox_pg *pg);
+void siox_pg_users_socket_dir(const struct siox_pg *pg, char *out, size_t cap);
 
 /* ---- migrate.c: schema versions and the ontology ------------------------- */
 
@@ -172,7 +180,28 @@ struct siox_server {
   int match_pending;
   struct siox_conn *conns; /* intrusive list, for shutdown */
   struct siox_kb_thread *kb; /* kb_thread.c: job analyses (NULL: off) */
+  struct siox_roles *roles;  /* roles.c: users' login roles and grants */
 };
+
+/* ---- conninfo.c: --db conninfo and DIR/conninfo ------------------------- */
+
+/* Rebuilds conninfo `in` (keywords or URI) as keywords into out, with
+ * passfile added (NULL: none) and, unless keep_secrets, without password or
+ * passfile. Returns 0, 1 when a password was left out, or a negative errno. */
+int siox_conninfo_rebuild(const char *in, const char *passfile, int keep_secrets, char *out, size_t cap);
+/* Writes DIR/conninfo (mode 0644: it must hold no secret). */
+int siox_conninfo_write(const char *dir, const char *conninfo);
+
+/* ---- roles.c: users' warehouse roles (schema 011) ------------------------ */
+
+/* At start: superuser roles for the Unix users owning the embedded cluster
+ * (embedded != 0) and siox_admin roles for --admin-group's members.
+ * Returns 0 or a negative errno (-EPERM: the database may not create roles). */
+int siox_roles_prepare(PGconn *c, const char *admin_group, int embedded);
+/* Every second, on the database thread: login roles for the uids of new
+ * processes, then the grants of server-side rows to the users they served. */
+int siox_roles_start(struct siox_server *s);
+void siox_roles_stop(struct siox_server *s);
 
 /* Binds and listens on opt->host:opt->port. Returns 0 or a libuv error. */
 int siox_net_start(struct siox_server *s);

@@ -44,6 +44,30 @@ PGPID=$(head -n 1 "$T/pg/postmaster.pid")
 # ---- migrate, ingest, restart ------------------------------------------------
 "$DRIVER" "$SERVER" "host=$T/run dbname=site_siox user=postgres" || fail "server_test_db"
 
+# ---- DIR/conninfo holds no secret ----------------------------------------------
+# with_db NAME ARGS...: runs siox-server with ARGS until it wrote
+# $T/NAME/conninfo, then stops it by its pid.
+with_db() {
+  local name=$1 pid
+  shift
+  "$SERVER" --listen 127.0.0.1:0 --data-dir "$T/$name" "$@" >"$T/$name.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 300); do [ -s "$T/$name/conninfo" ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -TERM "$pid" 2>/dev/null || true
+  wait "$pid" || true
+  [ -s "$T/$name/conninfo" ] || { cat "$T/$name.log"; fail "$name: no conninfo written"; }
+  [ "$(stat -c %a "$T/$name/conninfo")" = 644 ] || fail "$name: conninfo mode $(stat -c %a "$T/$name/conninfo")"
+}
+with_db pw --db "postgresql://postgres:sekrit-pw@/site_siox?host=$T/run"
+grep -q sekrit-pw "$T/pw/conninfo" && fail "the --db password was written to DIR/conninfo"
+grep -q "password" "$T/pw/conninfo" && fail "DIR/conninfo names a password"
+grep -q "dbname='site_siox'" "$T/pw/conninfo" || fail "DIR/conninfo lost the database: $(cat "$T/pw/conninfo")"
+grep -q "holds a password; it is not written" "$T/pw.log" || fail "no warning about the password in --db"
+printf '*:*:site_siox:postgres:sekrit-pw\n' >"$T/pgpass" && chmod 600 "$T/pgpass"
+with_db passfile --db "host=$T/run dbname=site_siox user=postgres" --db-passfile "$T/pgpass"
+grep -q pgpass "$T/passfile/conninfo" && fail "DIR/conninfo names the server's passfile"
+echo "server_db: DIR/conninfo is 0644 and holds no password"
+
 # ---- bad --db values ---------------------------------------------------------
 # expect_fail WHAT MESSAGE CONNINFO: siox-server must exit non-zero, saying MESSAGE.
 expect_fail() {

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Two users (issue 9, part 6): the chain workload runs once as `nobody` and
+# once as `daemon` (existing system users, no accounts are made). Each one's
+# `siox top`, `siox graph` and `siox blame`, run as that user, show only
+# their own activities and job, and so does a direct SELECT on activities
+# through psql; root (the cluster's superuser, admin) sees both. A user with
+# no role in the warehouse is told "permission denied", and DIR/conninfo is
+# world-readable without a password.
+. "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to run workloads as other users"; exit 77; }
+USER_A=nobody USER_B=daemon USER_NONE=www-data
+for u in $USER_A $USER_B $USER_NONE; do
+  id -u "$u" >/dev/null 2>&1 || { echo "SKIP: no system user $u"; exit 77; }
+done
+
+# as USER CMD...: runs CMD as USER with that user's groups only.
+as() {
+  local u=$1
+  shift
+  setpriv --reuid="$u" --regid="$(id -g "$u")" --clear-groups env HOME=/ "$@"
+}
+
+start_server
+start_daemon "" --batch-ms 50
+
+perm=$(stat -c %a "$SERVER_DIR/conninfo")
+[ "$perm" = 644 ] || fail "DIR/conninfo has mode $perm, want 644"
+grep -q password "$SERVER_DIR/conninfo" && fail "DIR/conninfo holds a password"
+
+# Writes 4 (A) and 6 (B): 4 activities a write, 2 per process.
+SIOX_JOB_ID=job-of-a as $USER_A "$SIOX_CHAIN" -n 4 -o file-of-a >>"$T/workload.log" 2>&1 || fail "workload of $USER_A"
+SIOX_JOB_ID=job-of-b as $USER_B "$SIOX_CHAIN" -n 6 -o file-of-b >>"$T/workload.log" 2>&1 || fail "workload of $USER_B"
+wait_activities 40 60
+for u in $USER_A $USER_B; do
+  for _ in $(seq 50); do
+    [ "$(sql "SELECT count(*) FROM siox_users WHERE role = '$u'")" = 1 ] && break
+    sleep 0.2
+  done
+done
+
+# Each user's own view: counts by SQL and through the CLI.
+check_user() {
+  local u=$1 n=$2 mine=$3 other=$4 uid
+  uid=$(id -u "$u")
+  local rows
+  rows=$(as "$u" psql "$(cat "$SERVER_DIR/conninfo")" -XAtqc \
+    "SELECT count(*), count(*) FILTER (WHERE proc_id IN (SELECT proc_id FROM processes WHERE uid = $uid)) FROM activities") \
+    || fail "$u: psql SELECT on activities failed"
+  [ "$rows" = "$n|$n" ] || fail "$u: SELECT on activities gave '$rows', want $n of their own only"
+  as "$u" "$SIOX_CLI" --data-dir "$SERVER_DIR" top -n 100 --json >"$T/top-$u.json" 2>"$T/top-$u.err" || fail "$u: siox top failed: $(cat "$T/top-$u.err")"
+  as "$u" "$SIOX_CLI" --data-dir "$SERVER_DIR" top -n 100 >"$T/top-$u.txt" || fail "$u: siox top (text) failed"
+  local got
+  got=$(json_get "$T/top-$u.json" 'len(j.get("activities", j) if isinstance(j, dict) else j)')
+  [ "$got" = "$n" ] || fail "$u: siox top lists $got activities, want $n"
+  local aid
+  aid=$(top_first_aid "$T/top-$u.json")
+  as "$u" "$SIOX_CLI" --data-dir "$SERVER_DIR" graph "$aid" >"$T/graph-$u.txt" || fail "$u: siox graph $aid failed"
+  as "$u" "$SIOX_CLI" --data-dir "$SERVER_DIR" blame "$aid" >"$T/blame-$u.txt" || fail "$u: siox blame $aid failed"
+  for f in "$T/top-$u.txt" "$T/graph-$u.txt" "$T/blame-$u.txt"; do
+    grep -q "$other" "$f" && fail "$u sees $other in $(basename "$f"): $(cat "$f")"
+  done
+  grep -q "$mine" "$T/graph-$u.txt" || fail "$u's graph does not name their job $mine: $(cat "$T/graph-$u.txt")"
+  grep -q "device" "$T/graph-$u.txt" || fail "$u's graph lacks the device layer: $(cat "$T/graph-$u.txt")"
+  # The other user's activity is not there for this user at all.
+  local theirs
+  theirs=$(sql "SELECT min(aid) FROM activities a JOIN processes p USING (proc_id) WHERE p.job = '$other'")
+  as "$u" "$SIOX_CLI" --data-dir "$SERVER_DIR" graph "$theirs" >/dev/null 2>"$T/theirs-$u.err" \
+    && fail "$u can load the causal tree of $other's activity $theirs"
+  grep -q "not in the warehouse" "$T/theirs-$u.err" || fail "$u on $other's activity: $(cat "$T/theirs-$u.err")"
+  log "$u sees their $n activities and job $mine only (top, graph, blame, psql)"
+}
+check_user $USER_A 16 job-of-a job-of-b
+check_user $USER_B 24 job-of-b job-of-a
+
+# The admin (root: the embedded cluster's superuser) sees both.
+siox_cli top -n 100 --json >"$T/top-root.json" || fail "root: siox top failed"
+got=$(json_get "$T/top-root.json" 'len(j.get("activities", j) if isinstance(j, dict) else j)')
+[ "$got" = 40 ] || fail "root: siox top lists $got activities, want 40"
+[ "$(sql "SELECT count(DISTINCT job) FROM processes")" = 2 ] || fail "root does not see both jobs"
+
+# A user the server never stored a process of has no role: permission denied.
+as $USER_NONE "$SIOX_CLI" --data-dir "$SERVER_DIR" top >/dev/null 2>"$T/none.err" && fail "$USER_NONE read the warehouse"
+grep -q "permission denied" "$T/none.err" || fail "$USER_NONE was not told 'permission denied': $(cat "$T/none.err")"
+grep -q "is siox-server running" "$T/none.err" && fail "$USER_NONE was asked whether siox-server runs"
+log "two users: each sees their own only, root sees both, a stranger gets 'permission denied'"
