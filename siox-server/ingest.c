@@ -349,14 +349,16 @@ static int copy_facts(struct siox_batch_ctx *x, int dedup) {
 static int upsert_stats(struct siox_batch_ctx *x) {
   for (size_t i = 0; i < x->blk.n_stats; i++) {
     const struct siox_block_stats *s = &x->blk.stats[i];
-    char p[24], a[24], r[24], d[24];
+    char p[24], a[24], r[24], d[24], dv[24];
     const char *v[] = {siox_i64s(p, x->proc_ids[s->proc]), siox_i64s(a, (int64_t)s->activities),
-                       siox_i64s(r, (int64_t)s->records), siox_i64s(d, (int64_t)s->dropped)};
+                       siox_i64s(r, (int64_t)s->records), siox_i64s(d, (int64_t)s->dropped),
+                       siox_i64s(dv, (int64_t)s->dropped_daemon)};
     PGresult *res = siox_db_query(x->db->conn,
-                                  "INSERT INTO client_stats (proc_id, activities, records, dropped) VALUES ($1, $2, $3, $4)"
-                                  " ON CONFLICT (proc_id) DO UPDATE SET activities = EXCLUDED.activities, records ="
-                                  " EXCLUDED.records, dropped = EXCLUDED.dropped, updated_at = now()",
-                                  4, v);
+                                  "INSERT INTO client_stats (proc_id, activities, records, dropped, dropped_validation)"
+                                  " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (proc_id) DO UPDATE SET activities ="
+                                  " EXCLUDED.activities, records = EXCLUDED.records, dropped = EXCLUDED.dropped,"
+                                  " dropped_validation = EXCLUDED.dropped_validation, updated_at = now()",
+                                  5, v);
     if (!res) return -EIO;
     PQclear(res);
   }

@@ -12,3 +12,8 @@ CREATE TABLE quarantined_batches (
   quarantined_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (daemon_id, seq)
 );
+
+-- Activity records the daemon's validation dropped for each client
+-- (Stats.dropped_daemon): counted where the loss happened, next to the
+-- client's own `dropped`.
+ALTER TABLE client_stats ADD COLUMN dropped_validation bigint NOT NULL DEFAULT 0;
