@@ -55,6 +55,11 @@ static void build_frames(struct rank *r, uint64_t nonce) {
   const uint64_t tsc0 = 1000000000ull;
   const int64_t ns0 = 1700000000000000000ll;
   synth_hello(&r->frames, nonce, SIOX_CW_CLOCK_TSC, tsc0, ns0, "/usr/bin/ior", "ior -w -t 4k -b 128m", "4711");
+  struct synth_buf reg = {0}; /* node and type first, as libsiox-client does: the daemon validates against them */
+  synth_node(&reg, 1, "node1", "POSIX", "");
+  synth_type(&reg, 1, 1, "write");
+  synth_batch(&r->frames, 0, tsc0, ns0, &reg);
+  synth_buf_free(&reg);
   uint64_t aid = 1, t = tsc0 + 1000, rng = nonce * 0x9e3779b97f4a7c15ull + 1;
   for (int f = 0; f < FRAMES; f++) {
     struct synth_buf recs = {0};

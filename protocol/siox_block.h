@@ -79,6 +79,7 @@ struct siox_block_descriptor {
 struct siox_block_stats {
   uint32_t proc;
   uint64_t activities, records, dropped;
+  uint64_t dropped_daemon; /* activity records the daemon's validation dropped */
 };
 
 struct siox_block_activity {

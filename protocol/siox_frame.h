@@ -27,8 +27,9 @@ enum siox_frame_type {
   SIOX_FRAME_STATUS_REPLY = 9,
   SIOX_FRAME_HINT_QUERY = 10, /* daemon -> server: HintQuery */
   SIOX_FRAME_HINT_REPLY = 11, /* server -> daemon: HintReply */
+  SIOX_FRAME_SKIP = 12,       /* daemon -> server: Skip (a quarantined batch) */
 };
-#define SIOX_FRAME_TYPE_LAST SIOX_FRAME_HINT_REPLY
+#define SIOX_FRAME_TYPE_LAST SIOX_FRAME_SKIP
 
 struct siox_frame_hdr {
   uint32_t magic;

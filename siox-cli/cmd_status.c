@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "json_out.h"
 #include "status_probe.h"
@@ -28,7 +29,10 @@ static const char help[] =
     "             implicit links, and activities clients dropped (buffers full,\n"
     "             no daemon) as they last reported\n"
     "  A part that does not answer is shown as \"unreachable: <reason>\"; the\n"
-    "  others are still shown.\n"
+    "  others are still shown. A part that answers but cannot do its work is\n"
+    "  shown as \"DEGRADED: <reason>\" (the server, while its database is\n"
+    "  unreachable: it reconnects by itself, and restarts its embedded\n"
+    "  PostgreSQL when that died; see its db_ok, db_reconnects, db_restarts).\n"
     "\n"
     "OPTIONS\n"
     "  --socket PATH       the daemon's socket (default $SIOX_SOCKET, else\n"
@@ -36,7 +40,8 @@ static const char help[] =
     "  --server HOST:PORT  the server (default " SIOX_DEFAULT_SERVER ")\n"
     "\n"
     "EXIT STATUS\n"
-    "  0 all three parts answered; 1 at least one is unreachable; 2 bad command line.\n"
+    "  0 all three parts answered and are healthy; 1 at least one is unreachable or\n"
+    "  degraded; 2 bad command line.\n"
     "\n"
     "EXAMPLES\n"
     "  siox status\n"
@@ -71,9 +76,15 @@ static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, ch
 
 /* ---- one part each: prints text, or adds to the JSON object ------------ */
 
+/* A part that answers is healthy unless it says otherwise (health is empty
+ * from older versions). The server says so when its database is away. */
+static bool healthy(const Siox__StatusReply *r) { return !r->health || !*r->health || strcmp(r->health, "ok") == 0; }
+
 static json_object *reply_json(const Siox__StatusReply *r) {
   json_object *o = json_object_new_object(), *cs = json_object_new_object();
   siox_json_str(o, "role", r->role);
+  siox_json_str(o, "health", healthy(r) ? "ok" : r->health);
+  json_object_object_add(o, "healthy", json_object_new_boolean(healthy(r)));
   siox_json_int(o, "uptime_s", (int64_t)r->uptime_s);
   for (size_t i = 0; i < r->n_counters; i++) siox_json_int(cs, r->counters[i]->name, r->counters[i]->value);
   json_object_object_add(o, "counters", cs);
@@ -82,13 +93,15 @@ static json_object *reply_json(const Siox__StatusReply *r) {
 
 static void reply_text(const char *label, const char *addr, const Siox__StatusReply *r) {
   uint64_t up = r->uptime_s;
-  printf("%-10s %s: ok (%s), up %" PRIu64 "d %02" PRIu64 ":%02" PRIu64 ":%02" PRIu64 "\n", label, addr,
+  char state[512] = "ok";
+  if (!healthy(r)) snprintf(state, sizeof state, "DEGRADED: %s", r->health);
+  printf("%-10s %s: %s (%s), up %" PRIu64 "d %02" PRIu64 ":%02" PRIu64 ":%02" PRIu64 "\n", label, addr, state,
          r->role && *r->role ? r->role : "?", up / 86400, up / 3600 % 24, up / 60 % 60, up % 60);
   for (size_t i = 0; i < r->n_counters; i++)
     printf("%-10s   %-32s %" PRId64 "\n", "", r->counters[i]->name, r->counters[i]->value);
 }
 
-/* Daemon or server. Returns true when it answered. */
+/* Daemon or server. Returns true when it answered and is healthy. */
 static bool probe_part(const struct siox_cli *cli, json_object *all, const char *label, const char *addr,
                        Siox__StatusReply *(*probe)(const char *, char *, size_t)) {
   char err[1024];
@@ -104,8 +117,9 @@ static bool probe_part(const struct siox_cli *cli, json_object *all, const char 
   } else {
     printf("%-10s %s: unreachable: %s\n", label, addr, err);
   }
+  bool ok = r && healthy(r);
   if (r) siox__status_reply__free_unpacked(r, NULL);
-  return r != NULL;
+  return ok;
 }
 
 static void counts_out(const struct siox_cli *cli, json_object *o, const struct siox_wh_counts *n) {

@@ -6,6 +6,8 @@
  * here allocates per record: the block's arrays and string arena are reused.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <siox/siox_ontology.h>
@@ -61,6 +63,9 @@ struct add_ctx {
   struct batcher *b;
   uint32_t proc;
   const struct clock_conv *cc;
+  struct batcher_slot *slot;
+  const struct client_ident *who;
+  struct daemon_counters *ctr;
 };
 
 static void copy_numeric(struct siox_value *dst, const struct siox_cw_attr *src) {
@@ -207,8 +212,30 @@ static int add_desc(struct add_ctx *c, const struct cw_rec *r) {
   return 0;
 }
 
+/* Counts and logs a record validate_record refused; the log line is written
+ * for the 1st, 2nd, 4th, 8th ... drop of a client, so a client that sends
+ * nothing but bad records cannot flood the log. */
+static void dropped(struct add_ctx *c, const struct cw_rec *r, const char *why) {
+  uint64_t n = ++c->slot->dropped_records;
+  c->ctr->records_dropped_validation++;
+  if (r->type == SIOX_REC_ACTIVITY) {
+    c->slot->dropped_validation++;
+    c->ctr->activities_dropped_validation++;
+  }
+  if ((n & (n - 1)) == 0)
+    fprintf(stderr,
+            "siox-daemon: client pid %u uid %u: record type %u dropped (daemon_validation): %s; %" PRIu64
+            " of its records dropped so far\n",
+            c->who->pid, c->who->uid, r->type, why, n);
+}
+
 static int add_record(void *ctx, const struct cw_rec *r) {
   struct add_ctx *c = ctx;
+  const char *why = validate_record(c->slot, r);
+  if (why) {
+    dropped(c, r, why);
+    return 0;
+  }
   switch (r->type) {
   case SIOX_REC_ACTIVITY:
     return add_activity(c, r);
@@ -231,8 +258,8 @@ static int add_record(void *ctx, const struct cw_rec *r) {
 }
 
 int batcher_add_records(struct batcher *b, struct batcher_slot *slot, const struct client_ident *who,
-                        const struct clock_conv *cc, const uint8_t *recs, size_t len) {
-  struct add_ctx c = {.b = b, .cc = cc};
+                        const struct clock_conv *cc, const uint8_t *recs, size_t len, struct daemon_counters *ctr) {
+  struct add_ctx c = {.b = b, .cc = cc, .slot = slot, .who = who, .ctr = ctr};
   int rc = proc_index(b, slot, who, &c.proc);
   if (rc < 0)
     return rc;
@@ -253,5 +280,6 @@ int batcher_add_stats(struct batcher *b, struct batcher_slot *slot, const struct
   s->activities = st->activities;
   s->records = st->records;
   s->dropped = st->dropped;
+  s->dropped_daemon = slot->dropped_validation;
   return 0;
 }

@@ -115,17 +115,38 @@ struct batcher {
   uint64_t activities; /* in the open block */
 };
 
-/* What a session keeps so that the batcher can find its process entry. */
+/* What a session keeps so that the batcher can find its process entry,
+ * and its client's validation state (validate.c). */
 struct batcher_slot {
   uint64_t generation;
   uint32_t proc;
+  struct validate_state *vs;   /* owned: validate_free() when the session ends */
+  uint64_t dropped_validation; /* activity records of this client dropped by validate.c */
+  uint64_t dropped_records;    /* all its records dropped by validate.c */
 };
+
+/* ---------------------------------------------------------------------------
+ * Validation (validate.c): the server's per-record rules, applied to each
+ * client record before it enters the batch, so that a record the server
+ * would refuse (and with it the whole batch of every client) is dropped
+ * alone, counted and attributed to its client.
+ * ------------------------------------------------------------------------- */
+struct validate_state;
+struct daemon_counters;
+/* NULL when the record may enter the batch; else why not (static). Records
+ * the registrations (nodes, types, targets) of the client in slot->vs,
+ * allocating it on first use. A refused registration is not recorded. */
+const char *validate_record(struct batcher_slot *slot, const struct cw_rec *r);
+void validate_free(struct batcher_slot *slot);
 
 void batcher_init(struct batcher *b);
 void batcher_destroy(struct batcher *b);
-/* Adds the records of one validated BATCH payload for client `who`. */
+/* Adds the records of one walked BATCH payload for client `who`; a record
+ * that fails validate_record is dropped alone, counted in *ctr and in the
+ * slot (it reaches the warehouse with the client's next Stats) and logged
+ * with the client's pid and uid. */
 int batcher_add_records(struct batcher *b, struct batcher_slot *slot, const struct client_ident *who,
-                        const struct clock_conv *cc, const uint8_t *recs, size_t len);
+                        const struct clock_conv *cc, const uint8_t *recs, size_t len, struct daemon_counters *ctr);
 int batcher_add_stats(struct batcher *b, struct batcher_slot *slot, const struct client_ident *who,
                       const struct siox_cw_stats *st);
 /* Empties the block for the next batch (after the caller encoded it). */
@@ -136,7 +157,8 @@ void batcher_reset(struct batcher *b);
  * ------------------------------------------------------------------------- */
 struct spool_entry {
   uint64_t seq;
-  uint64_t bytes; /* file size */
+  uint64_t bytes;   /* file size */
+  bool quarantined; /* moved to <state-dir>/quarantine: send a Skip for it */
 };
 
 struct spool {
@@ -180,6 +202,12 @@ int spool_read(const struct spool *s, uint64_t seq, struct spool_batch *out);
 /* Unlinks every batch with seq <= upto (acknowledged). Returns count. */
 int spool_ack(struct spool *s, uint64_t upto);
 bool spool_full(const struct spool *s);
+/* Moves batch seq to qdir/<seq>.sxb; its entry stays, marked quarantined
+ * (it no longer counts against max_bytes), until acked. 0 or -errno. */
+int spool_quarantine(struct spool *s, uint64_t seq, const char *qdir);
+/* At start: adds a quarantined entry for seq (above the acked floor) in
+ * seq order. 0 or -ENOMEM. */
+int spool_add_quarantined(struct spool *s, uint64_t seq);
 static inline const struct spool_entry *spool_at(const struct spool *s, size_t i) {
   return &s->ents[(s->head + i) % s->cap];
 }
@@ -239,6 +267,8 @@ int hint_cache_put(struct hint_cache *c, const char *key, size_t len, const stru
  * ------------------------------------------------------------------------- */
 struct daemon_counters {
   uint64_t clients, activities_received, batches_sealed, batches_acked, bad_frames;
+  uint64_t records_dropped_validation, activities_dropped_validation; /* validate.c */
+  uint64_t batches_quarantined, activities_quarantined; /* quarantine.c */
   uint64_t client_dropped_closed; /* dropped counts of sessions already gone */
 };
 
@@ -322,6 +352,16 @@ void hints_counters(const struct daemon *d, int64_t out[4]);
 
 /* status.c: StatusReply payload (malloc'd, caller frees). */
 int status_build(struct daemon *d, uint8_t **out, size_t *out_len);
+
+/* quarantine.c: batches the server rejected as never acceptable. */
+/* Moves spooled batch seq to <state-dir>/quarantine/<seq>.sxb with the
+ * server's reason in <seq>.reason, counts and logs it. 0 or -errno. */
+int quarantine_batch(struct daemon *d, uint64_t seq, const char *reason);
+/* At start: puts quarantined batches not yet skipped (above the acked
+ * floor) back in the spool's order, so that their Skips are sent. */
+int quarantine_load(struct daemon *d);
+/* Activities and reason of quarantined batch seq, for its Skip. 0 or -errno. */
+int quarantine_info(const struct daemon *d, uint64_t seq, uint32_t *activities, char *reason, size_t n);
 
 /* uplink.c */
 int uplink_start(struct daemon *d);

@@ -41,6 +41,7 @@ static void on_closed(uv_handle_t *h) {
   struct session *s = h->data;
   free(s->buf);
   free(s->strs);
+  validate_free(&s->slot);
   free(s);
 }
 
@@ -127,7 +128,7 @@ static int on_batch(struct session *s, const uint8_t *p, uint32_t len) {
   clock_conv_init(&cc, s->clock_flags, s->tsc0, s->ns0, b.tsc_ref, b.ns_ref);
   struct batcher *bt = &s->d->batcher;
   uint64_t before = bt->activities;
-  int rc = batcher_add_records(bt, &s->slot, &s->ident, &cc, recs, b.bytes);
+  int rc = batcher_add_records(bt, &s->slot, &s->ident, &cc, recs, b.bytes, &s->d->ctr);
   s->d->ctr.activities_received += bt->activities - before;
   if (rc < 0)
     return violation(s, "out of memory adding records");

@@ -34,7 +34,7 @@ static int ring_push(struct spool *s, uint64_t seq, uint64_t bytes) {
     s->cap = cap;
     s->head = 0;
   }
-  s->ents[(s->head + s->n) % s->cap] = (struct spool_entry){seq, bytes};
+  s->ents[(s->head + s->n) % s->cap] = (struct spool_entry){seq, bytes, false};
   s->n++;
   s->bytes += bytes;
   return 0;
@@ -211,6 +211,44 @@ int spool_ack(struct spool *s, uint64_t upto) {
     count++;
   }
   return count;
+}
+
+int spool_quarantine(struct spool *s, uint64_t seq, const char *qdir) {
+  for (size_t i = 0; i < s->n; i++) {
+    struct spool_entry *e = &s->ents[(s->head + i) % s->cap];
+    if (e->seq != seq || e->quarantined)
+      continue;
+    char from[4096], to[4096];
+    spool_path(s, seq, "", from, sizeof from);
+    snprintf(to, sizeof to, "%s/%" PRIu64 ".sxb", qdir, seq);
+    if (rename(from, to) < 0)
+      return -errno;
+    s->bytes -= e->bytes;
+    e->bytes = 0;
+    e->quarantined = true;
+    return 0;
+  }
+  return -ENOENT;
+}
+
+int spool_add_quarantined(struct spool *s, uint64_t seq) {
+  int rc = ring_push(s, seq, 0);
+  if (rc < 0)
+    return rc;
+  /* Only at start, so re-sorting the whole ring is fine: make it linear. */
+  struct spool_entry *lin = malloc(s->n * sizeof *lin);
+  if (!lin)
+    return -ENOMEM;
+  for (size_t i = 0; i < s->n; i++)
+    lin[i] = *spool_at(s, i);
+  lin[s->n - 1].quarantined = true;
+  qsort(lin, s->n, sizeof *lin, cmp_entry);
+  memcpy(s->ents, lin, s->n * sizeof *lin);
+  free(lin);
+  s->head = 0;
+  if (seq >= s->next_seq)
+    s->next_seq = seq + 1;
+  return 0;
 }
 
 void spool_batch_free(struct spool_batch *b) {

@@ -36,6 +36,10 @@ int status_build(struct daemon *d, uint8_t **out, size_t *out_len) {
       {"hint_cache_hits", hc[1]},
       {"hint_queries_forwarded", hc[2]},
       {"hint_link_connected", hc[3]},
+      {"records_dropped_validation", (int64_t)d->ctr.records_dropped_validation},
+      {"activities_dropped_validation", (int64_t)d->ctr.activities_dropped_validation},
+      {"batches_quarantined", (int64_t)d->ctr.batches_quarantined},
+      {"activities_quarantined", (int64_t)d->ctr.activities_quarantined},
   };
   enum { N = sizeof rows / sizeof rows[0] };
   Siox__Counter cs[N], *ptrs[N];

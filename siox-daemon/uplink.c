@@ -3,8 +3,16 @@
  * server who we are; HelloReply says which batch it stored last, so the
  * spool is trimmed and the rest resent in seq order. A bounded window of
  * batches is in flight; Acks are cumulative and unlink spool files. On any
- * error the connection is dropped and retried with backoff (100 ms .. 2 s);
- * nothing is lost or reordered because the spool is the only send queue.
+ * error the connection is dropped and retried with backoff (100 ms .. 2 s,
+ * back to 100 ms only once an Ack shows progress); nothing is lost or
+ * reordered because the spool is the only send queue, and the server stores
+ * only the batch right after the last one it acked.
+ *
+ * The server's Error says what to do (its kind): RETRY_LATER (the database
+ * failed; the batch and everything after it are resent after the backoff)
+ * or REJECTED (batch seq can never be stored): that batch is quarantined
+ * (quarantine.c) and a Skip is sent in its place, so the batches after it
+ * are stored and the loss is recorded in the warehouse.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -105,7 +113,24 @@ static int send_batch(struct uplink *u, const struct spool_batch *b) {
   return rc;
 }
 
-/* Sends spooled batches after u->sent while the window has room. */
+/* A quarantined batch's stand-in: the server records the loss and acks. */
+static int send_skip(struct uplink *u, uint64_t seq) {
+  char reason[512];
+  Siox__Skip m = SIOX__SKIP__INIT;
+  m.daemon_id = u->d->daemon_id;
+  m.seq = seq;
+  m.reason = reason;
+  quarantine_info(u->d, seq, &m.activities, reason, sizeof reason);
+  int rc = send_msg(u, SIOX_FRAME_SKIP, &m.base);
+  if (rc == 0) {
+    fprintf(stderr, "siox-daemon: batch %" PRIu64 " is quarantined; sending Skip (%u activities)\n", seq, m.activities);
+    u->sent = seq;
+    u->inflight++;
+  }
+  return rc;
+}
+
+/* Sends spooled batches (or Skips) after u->sent while the window has room. */
 static void pump(struct uplink *u) {
   struct spool *s = &u->d->spool;
   if (u->state != UP_READY)
@@ -115,8 +140,10 @@ static void pump(struct uplink *u) {
     if (e->seq <= u->sent)
       continue;
     struct spool_batch b;
-    int rc = spool_read(s, e->seq, &b);
-    if (rc == 0) {
+    int rc;
+    if (e->quarantined) {
+      rc = send_skip(u, e->seq);
+    } else if ((rc = spool_read(s, e->seq, &b)) == 0) {
       rc = send_batch(u, &b);
       spool_batch_free(&b);
     }
@@ -167,7 +194,6 @@ static void on_hello_reply(struct uplink *u, const uint8_t *p, size_t n) {
   u->sent = 0;
   u->inflight = 0;
   u->state = UP_READY;
-  u->backoff_ms = BACKOFF_MIN_MS;
   fprintf(stderr, "siox-daemon: connected to %s:%d\n", u->d->cfg.server_host, u->d->cfg.server_port);
   uv_timer_start(&u->ping, on_ping, 0, PING_MS);
   daemon_backpressure(u->d);
@@ -188,6 +214,7 @@ static void on_ack(struct uplink *u, const uint8_t *p, size_t n) {
   }
   u->d->ctr.batches_acked += (uint64_t)k;
   u->inflight = (unsigned)k > u->inflight ? 0 : u->inflight - (unsigned)k;
+  u->backoff_ms = BACKOFF_MIN_MS; /* progress: the next failure retries soon again */
   daemon_backpressure(u->d);
   pump(u);
 }
@@ -205,7 +232,15 @@ static void on_pong(struct uplink *u, const uint8_t *p, size_t n) {
 
 static void on_error_msg(struct uplink *u, const uint8_t *p, size_t n) {
   Siox__Error *m = siox__error__unpack(NULL, n, p);
-  fprintf(stderr, "siox-daemon: server says: %s\n", m && m->reason ? m->reason : "(unreadable error)");
+  const char *reason = m && m->reason ? m->reason : "(unreadable error)";
+  if (m && m->kind == SIOX__ERROR_KIND__ERROR_REJECTED && m->seq) {
+    fprintf(stderr, "siox-daemon: server rejects batch %" PRIu64 " for good: %s\n", m->seq, reason);
+    quarantine_batch(u->d, m->seq, reason);
+  } else if (m && m->kind == SIOX__ERROR_KIND__ERROR_RETRY_LATER) {
+    fprintf(stderr, "siox-daemon: server says (transient; resending after %u ms): %s\n", u->backoff_ms, reason);
+  } else {
+    fprintf(stderr, "siox-daemon: server says: %s\n", reason);
+  }
   siox__error__free_unpacked(m, NULL);
   uplink_drop(u, "server error");
 }
@@ -383,6 +418,9 @@ int uplink_start(struct daemon *d) {
   uv_timer_init(d->loop, &u->ping);
   u->retry.data = u->ping.data = u;
   d->uplink = u;
+  int rc = quarantine_load(d);
+  if (rc < 0)
+    fprintf(stderr, "siox-daemon: reading the quarantine: %s\n", strerror(-rc));
   start_connect(u);
   return 0;
 }

@@ -103,7 +103,7 @@ int siox_hints_on_query(struct siox_conn *c, const uint8_t *p, size_t len) {
 }
 
 int siox_hints_start(struct siox_server *s, const char *conninfo) {
-  int rc = siox_worker_start(&s->hint_worker, s->loop, conninfo);
+  int rc = siox_worker_start(&s->hint_worker, s->loop, conninfo, "hints");
   if (rc != 0) return siox_log("cannot connect the hint lookup thread to the database"), rc;
   /* Like the ingest worker's: at shutdown the loop must end without it. */
   uv_unref((uv_handle_t *)&s->hint_worker.async);

@@ -12,6 +12,7 @@
 
 #include "ingest.h"
 #include "siox/siox_ontology.h"
+#include "siox_record_rules.h"
 #include "text.h"
 
 #define S(x) ((x) ? (x) : "")
@@ -42,10 +43,15 @@ static void clean(char *s) {
   if (s) siox_text_clean(s, strlen(s));
 }
 
-static int check_value(struct siox_batch_ctx *x, struct siox_value *v, int want_desc) {
-  const struct siox_attr_info *a = siox_attr_lookup(v->attr);
-  if (!a) return bad(x, "unknown attribute id %llu%.0llu", v->attr, 0);
-  if (want_desc && a->scope == SIOX_SCOPE_NONE) return bad(x, "attribute id %llu is not a descriptor type%.0llu", v->attr, 0);
+/* A rule of siox_record_rules.h failed: the batch is refused with the
+ * rule's reason and the offending id. */
+static int broken(struct siox_batch_ctx *x, const char *rule, const char *what, unsigned long long id) {
+  snprintf(x->reason, x->reason_len, "%s %llu%s", rule, id, what);
+  return -EBADMSG;
+}
+
+static int check_value(struct siox_batch_ctx *x, struct siox_value *v, const char *rule) {
+  if (rule) return broken(x, rule, "", v->attr);
   if (v->vtype == SIOX_VT_STR && v->bytes) siox_text_clean(v->bytes, v->len);
   return 0;
 }
@@ -58,24 +64,30 @@ static void clean_strings(struct siox_block *b) {
   for (size_t i = 0; i < b->n_targets; i++) clean(b->targets[i].hwid), clean(b->targets[i].swid);
 }
 
+/* The content rules (protocol/record_rules.c), which siox-daemon applies to
+ * each client record too; the registry rules (types, nodes, targets) are
+ * checked against the warehouse as the transaction resolves them. */
 static int validate(struct siox_batch_ctx *x) {
   struct siox_block *b = &x->blk;
   int rc = 0;
   clean_strings(b);
-  for (size_t i = 0; rc == 0 && i < b->n_attrs; i++) {
-    rc = check_value(x, &b->attrs[i], 0);
-    if (rc == 0 && b->attrs[i].vtype > SIOX_VT_F64)
-      rc = bad(x, "attribute id %llu: a string among numeric attributes%.0llu", b->attrs[i].attr, 0);
+  for (size_t i = 0; rc == 0 && i < b->n_attrs; i++)
+    rc = check_value(x, &b->attrs[i], siox_rule_numeric_attr(b->attrs[i].attr, b->attrs[i].vtype));
+  for (size_t i = 0; rc == 0 && i < b->n_string_attrs; i++)
+    rc = check_value(x, &b->string_attrs[i].value, siox_rule_attr(b->string_attrs[i].value.attr));
+  for (size_t i = 0; rc == 0 && i < b->n_node_attrs; i++)
+    rc = check_value(x, &b->node_attrs[i].value, siox_rule_attr(b->node_attrs[i].value.attr));
+  for (size_t i = 0; rc == 0 && i < b->n_descriptors; i++) {
+    struct siox_block_descriptor *d = &b->descriptors[i];
+    const char *rule = siox_rule_desc_record(d->kind, d->nvalues, d->aid);
+    if (rule) rc = broken(x, rule, " (descriptor record kind)", d->kind);
+    for (uint32_t k = 0; rc == 0 && k < d->nvalues && k < 2; k++)
+      rc = check_value(x, &d->values[k], siox_rule_desc_value(d->values[k].attr));
   }
-  for (size_t i = 0; rc == 0 && i < b->n_string_attrs; i++) rc = check_value(x, &b->string_attrs[i].value, 0);
-  for (size_t i = 0; rc == 0 && i < b->n_node_attrs; i++) rc = check_value(x, &b->node_attrs[i].value, 0);
-  for (size_t i = 0; rc == 0 && i < b->n_descriptors; i++)
-    for (uint32_t k = 0; rc == 0 && k < b->descriptors[i].nvalues && k < 2; k++)
-      rc = check_value(x, &b->descriptors[i].values[k], 1);
-  /* Global aids put proc_id in the upper 32 bits: local aids must fit below. */
-  for (size_t i = 0; rc == 0 && i < b->n_activities; i++)
-    if ((b->activities[i].aid | b->activities[i].parent) >> 32)
-      rc = bad(x, "activity aid %llu (parent %llu) exceeds 32 bits", b->activities[i].aid, b->activities[i].parent);
+  for (size_t i = 0; rc == 0 && i < b->n_activities; i++) {
+    const char *rule = siox_rule_aid(b->activities[i].aid, b->activities[i].parent);
+    if (rule) rc = broken(x, rule, " (activity aid)", b->activities[i].aid);
+  }
   return rc;
 }
 
@@ -132,7 +144,7 @@ static int upsert_type(struct siox_batch_ctx *x, const struct siox_block_type *t
   struct siox_key2 k = {(uint64_t)proc_id, t->type_id};
   if (siox_hmap_get(&x->db->types, &k, sizeof k)) return 0;
   int rc = siox_node_of(x->db, proc_id, t->unid, &node_id);
-  if (rc == -ENOENT) return bad(x, "activity type %llu names unknown node %llu", t->type_id, t->unid);
+  if (rc == -ENOENT) return bad(x, "activity type %llu " SIOX_RULE_UNKNOWN_NODE " (%llu)", t->type_id, t->unid);
   if (rc) return rc;
   char n[24], p[24], l[24];
   const char *v[] = {siox_i64s(n, node_id), S(t->name), siox_i64s(p, proc_id), siox_i64s(l, t->type_id)};
@@ -156,7 +168,7 @@ static int type_of(struct siox_batch_ctx *x, int64_t proc_id, uint32_t local, ui
   const char *v[] = {siox_i64s(p, proc_id), siox_i64s(l, local)};
   PGresult *r = siox_db_query(x->db->conn, "SELECT type_id, node_id FROM process_types WHERE proc_id = $1 AND local_type = $2", 2, v);
   if (!r) return -EIO;
-  int rc = PQntuples(r) == 1 ? 0 : bad(x, "activity of unknown type %llu (process %llu)", local, (unsigned long long)proc_id);
+  int rc = PQntuples(r) == 1 ? 0 : bad(x, SIOX_RULE_UNKNOWN_TYPE " (type %llu, process %llu)", local, (unsigned long long)proc_id);
   if (rc == 0) {
     out[0] = strtoull(PQgetvalue(r, 0, 0), NULL, 10);
     out[1] = strtoull(PQgetvalue(r, 0, 1), NULL, 10);
@@ -183,7 +195,7 @@ static int upsert_edge(struct siox_batch_ctx *x, const struct siox_block_edge *e
   int64_t proc_id = x->proc_ids[e->proc], from, to;
   int rc = siox_node_of(x->db, proc_id, e->from, &from);
   if (rc == 0) rc = siox_node_of(x->db, proc_id, e->to, &to);
-  if (rc == -ENOENT) return bad(x, "edge between unknown nodes %llu -> %llu", e->from, e->to);
+  if (rc == -ENOENT) return bad(x, "edge %llu -> %llu " SIOX_RULE_UNKNOWN_NODE, e->from, e->to);
   if (rc) return rc;
   struct siox_key2 k = {(uint64_t)from, (uint64_t)to};
   if (siox_hmap_get(&x->db->edges, &k, sizeof k)) return 0;
@@ -197,7 +209,7 @@ static int upsert_edge(struct siox_batch_ctx *x, const struct siox_block_edge *e
 static int upsert_node_attr(struct siox_batch_ctx *x, const struct siox_block_node_attr *a) {
   int64_t node_id;
   int rc = siox_node_of(x->db, x->proc_ids[a->proc], a->unid, &node_id);
-  if (rc == -ENOENT) return bad(x, "attribute of unknown node %llu%.0llu", a->unid, 0);
+  if (rc == -ENOENT) return bad(x, "node attribute %llu%.0llu: " SIOX_RULE_UNKNOWN_NODE, a->unid, 0);
   if (rc) return rc;
   char n[24], id[24], num[40];
   const struct siox_value *v = &a->value;
@@ -337,14 +349,16 @@ static int copy_facts(struct siox_batch_ctx *x, int dedup) {
 static int upsert_stats(struct siox_batch_ctx *x) {
   for (size_t i = 0; i < x->blk.n_stats; i++) {
     const struct siox_block_stats *s = &x->blk.stats[i];
-    char p[24], a[24], r[24], d[24];
+    char p[24], a[24], r[24], d[24], dv[24];
     const char *v[] = {siox_i64s(p, x->proc_ids[s->proc]), siox_i64s(a, (int64_t)s->activities),
-                       siox_i64s(r, (int64_t)s->records), siox_i64s(d, (int64_t)s->dropped)};
+                       siox_i64s(r, (int64_t)s->records), siox_i64s(d, (int64_t)s->dropped),
+                       siox_i64s(dv, (int64_t)s->dropped_daemon)};
     PGresult *res = siox_db_query(x->db->conn,
-                                  "INSERT INTO client_stats (proc_id, activities, records, dropped) VALUES ($1, $2, $3, $4)"
-                                  " ON CONFLICT (proc_id) DO UPDATE SET activities = EXCLUDED.activities, records ="
-                                  " EXCLUDED.records, dropped = EXCLUDED.dropped, updated_at = now()",
-                                  4, v);
+                                  "INSERT INTO client_stats (proc_id, activities, records, dropped, dropped_validation)"
+                                  " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (proc_id) DO UPDATE SET activities ="
+                                  " EXCLUDED.activities, records = EXCLUDED.records, dropped = EXCLUDED.dropped,"
+                                  " dropped_validation = EXCLUDED.dropped_validation, updated_at = now()",
+                                  5, v);
     if (!res) return -EIO;
     PQclear(res);
   }
@@ -372,13 +386,25 @@ static int set_acked(struct siox_batch_ctx *x) {
   return r ? 0 : -EIO;
 }
 
+/* The one rule that keeps a failed batch from being skipped: only the batch
+ * right after acked_seq may be stored. 0 (store), 1 (duplicate) or -ERANGE
+ * (a gap: reason set). */
+static int seq_rule(uint64_t seq, uint64_t acked, struct siox_ingest_result *res) {
+  res->acked = acked;
+  if (seq <= acked) return res->duplicate = 1;
+  if (seq == acked + 1) return 0;
+  snprintf(res->reason, sizeof res->reason, "batch %llu does not follow acked_seq %llu; resend from %llu",
+           (unsigned long long)seq, (unsigned long long)acked, (unsigned long long)acked + 1);
+  return -ERANGE;
+}
+
 static int transaction(struct siox_batch_ctx *x, struct siox_ingest_result *res, int dedup) {
   int64_t acked = 0;
   int rc = siox_db_exec(x->db->conn, "BEGIN");
   if (rc == 0) rc = lock_daemon(x, &acked);
-  if (rc == 0 && (uint64_t)acked >= x->msg->seq) {
-    res->duplicate = 1;
-    return siox_db_exec(x->db->conn, "ROLLBACK");
+  if (rc == 0 && (rc = seq_rule(x->msg->seq, (uint64_t)acked, res)) != 0) {
+    int end = siox_db_exec(x->db->conn, "ROLLBACK");
+    return rc < 0 ? rc : end;
   }
   if (rc == 0) rc = dictionaries(x);
   if (rc == 0) rc = copy_facts(x, dedup);
@@ -396,20 +422,23 @@ static int transaction(struct siox_batch_ctx *x, struct siox_ingest_result *res,
   return rc;
 }
 
-static int already_acked(struct siox_db *db, const Siox__Batch *m, int *yes) {
+/* The daemon's acked_seq (0 for a daemon without a row yet). */
+static int acked_seq(struct siox_db *db, uint64_t daemon_id, uint64_t *acked) {
   char d[24];
-  const char *v[] = {siox_i64s(d, (int64_t)m->daemon_id)};
-  int64_t acked = 0;
-  int rc = query1(db, "SELECT acked_seq FROM daemons WHERE daemon_id = $1", 1, v, &acked);
-  *yes = rc == 0 && (uint64_t)acked >= m->seq;
+  const char *v[] = {siox_i64s(d, (int64_t)daemon_id)};
+  int64_t a = 0;
+  int rc = query1(db, "SELECT acked_seq FROM daemons WHERE daemon_id = $1", 1, v, &a);
+  *acked = (uint64_t)a;
   return rc == -ENOENT ? 0 : rc;
 }
 
 int siox_ingest_batch(struct siox_db *db, const Siox__Batch *m, const char *hostname, struct siox_block *blk,
                       int decode_rc, const char *why, struct siox_ingest_result *res) {
   struct siox_batch_ctx x = {.db = db, .msg = m, .hostname = hostname, .reason = res->reason, .reason_len = sizeof res->reason};
-  int dup, rc = already_acked(db, m, &dup);
-  if (rc || dup) return res->duplicate = dup, rc;
+  uint64_t acked = 0;
+  int rc = acked_seq(db, m->daemon_id, &acked);
+  if (rc == 0) rc = seq_rule(m->seq, acked, res);
+  if (rc) return rc < 0 ? rc : 0; /* 1: duplicate */
   x.blk = *blk; /* borrowed: the caller frees it */
   if (decode_rc != 0) {
     snprintf(res->reason, sizeof res->reason, "undecodable block: %s", why ? why : "?");
@@ -423,6 +452,37 @@ int siox_ingest_batch(struct siox_db *db, const Siox__Batch *m, const char *host
   }
   free(x.proc_ids);
   return rc == -ENOMEM ? -EIO : rc;
+}
+
+int siox_ingest_skip(struct siox_db *db, const Siox__Skip *m, const char *hostname, struct siox_ingest_result *res) {
+  char d[24], s[24], a[24];
+  const char *v[] = {siox_i64s(d, (int64_t)m->daemon_id), siox_i64s(s, (int64_t)m->seq), siox_i64s(a, m->activities),
+                     m->reason ? m->reason : ""};
+  const char *dv[] = {v[0], hostname};
+  int64_t acked = 0;
+  int rc = siox_db_exec(db->conn, "BEGIN");
+  if (rc == 0)
+    rc = query1(db,
+                "INSERT INTO daemons (daemon_id, hostname) VALUES ($1, $2) ON CONFLICT (daemon_id)"
+                " DO UPDATE SET last_seen = now() RETURNING acked_seq",
+                2, dv, &acked);
+  if (rc == 0) rc = seq_rule(m->seq, (uint64_t)acked, res);
+  if (rc == 0) {
+    PGresult *r = siox_db_query(db->conn,
+                                "INSERT INTO quarantined_batches (daemon_id, seq, activities, reason)"
+                                " VALUES ($1, $2, $3, $4)",
+                                4, v);
+    rc = r ? 0 : -EIO;
+    PQclear(r);
+    r = rc ? NULL : siox_db_query(db->conn, "UPDATE daemons SET acked_seq = $2 WHERE daemon_id = $1", 2, v);
+    rc = r ? 0 : -EIO;
+    PQclear(r);
+    if (rc == 0) rc = siox_db_exec(db->conn, "COMMIT");
+    if (rc) PQclear(PQexec(db->conn, "ROLLBACK"));
+    return rc;
+  }
+  PQclear(PQexec(db->conn, "ROLLBACK"));
+  return rc < 0 ? rc : 0;
 }
 
 int siox_ingest_hello(struct siox_db *db, uint64_t daemon_id, const char *hostname, uint64_t *acked) {

@@ -75,7 +75,8 @@ static void *run(void *arg) {
     if (!c || PQstatus(c) != CONNECTION_OK) {
       set_cancel(k, NULL);
       if (c) PQfinish(c);
-      if (!(c = siox_db_connect(k->conninfo, 0))) continue; /* the database is away: retry next period */
+      if (!(c = siox_db_connect(k->conninfo, 0)) && siox_pg_revive() == 0) c = siox_db_connect(k->conninfo, 0);
+      if (!c) continue; /* the database is away: retry next period */
       set_cancel(k, c);
       settle_late(c);
     }

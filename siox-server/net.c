@@ -73,14 +73,32 @@ static void send_frame(struct siox_conn *c, uint16_t type, const ProtobufCMessag
 
 void siox_conn_send(struct siox_conn *c, uint16_t type, const ProtobufCMessage *msg) { send_frame(c, type, msg, 0); }
 
+/* Sends Error{reason, kind, seq} and closes once it is written. Returns 1,
+ * or 0 when the connection was already closing (nothing sent). */
+static int error_close(struct siox_conn *c, const char *reason, Siox__ErrorKind kind, uint64_t seq) {
+  if (c->closing) return 0;
+  siox_conn_read(c, 0);
+  Siox__Error e = SIOX__ERROR__INIT;
+  e.reason = (char *)reason;
+  e.kind = kind;
+  e.seq = seq;
+  send_frame(c, SIOX_FRAME_ERROR, &e.base, 1);
+  return 1;
+}
+
+/* bad_frames counts what the peer sent wrong, once per connection: nothing
+ * when the connection is already closing (an earlier reject counted it). */
 void siox_conn_reject(struct siox_conn *c, const char *reason) {
   if (c->closing) return;
   siox_log("%s: rejected: %s; closing connection", c->peer, reason);
   c->srv->n.bad_frames++;
-  siox_conn_read(c, 0);
-  Siox__Error e = SIOX__ERROR__INIT;
-  e.reason = (char *)reason;
-  send_frame(c, SIOX_FRAME_ERROR, &e.base, 1);
+  error_close(c, reason, SIOX__ERROR_KIND__ERROR_UNSPECIFIED, 0);
+}
+
+void siox_conn_refuse(struct siox_conn *c, Siox__ErrorKind kind, uint64_t seq, const char *reason) {
+  if (c->closing) return;
+  siox_log("%s: %s; closing connection", c->peer, reason);
+  error_close(c, reason, kind, seq);
 }
 
 static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ingest.h"
+#include "siox_record_rules.h"
 #include "siox/siox_ontology.h"
 #include "siox_client_wire.h"
 
@@ -271,7 +272,7 @@ static int one_record(struct siox_db *db, const struct siox_block *b, int64_t pr
   case SIOX_DESC_RECEIVE:
     if (!r->aid) return snprintf(reason, rlen, "send/receive record without an activity"), -EBADMSG;
     rc = remote_call(db, proc_id, r, &d, rows);
-    if (rc == -ENOENT) return snprintf(reason, rlen, "send to unknown target %u", r->node), -EBADMSG;
+    if (rc == -ENOENT) return snprintf(reason, rlen, SIOX_RULE_UNKNOWN_TARGET " (target %u)", r->node), -EBADMSG;
     return rc;
   default: return snprintf(reason, rlen, "unknown descriptor record kind %u", r->kind), -EBADMSG;
   }

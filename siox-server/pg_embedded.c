@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <pthread.h>
+#include <time.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -213,6 +215,60 @@ static int open_to_users(struct siox_pg *pg) {
   return rc;
 }
 
+/* ---- revival after a crash (siox_pg_revive) ------------------------------- */
+
+static pthread_mutex_t revive_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct siox_pg *revive_pg; /* the cluster we run; NULL with --db */
+static int64_t revive_last_ms, revive_count;
+
+/* Is pid a PostgreSQL process? A postmaster.pid whose pid was reused by
+ * another program is stale too. /proc/PID/comm is readable by anyone. */
+static int is_postgres(pid_t pid) {
+  char path[64], comm[64] = "";
+  snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return 1; /* no /proc: trust kill(pid, 0) */
+  if (!fgets(comm, sizeof comm, f)) comm[0] = '\0';
+  fclose(f);
+  return strncmp(comm, "postgres", 8) == 0 || strncmp(comm, "postmaster", 10) == 0;
+}
+
+static int64_t revive_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int siox_pg_revive(void) {
+  pthread_mutex_lock(&revive_mu);
+  struct siox_pg *pg = revive_pg;
+  int rc = 0;
+  pid_t pid = pg ? running_postmaster(pg) : 0;
+  if (!pg || !pg->started) rc = -ENODEV;
+  else if (pid && is_postgres(pid)) rc = 0; /* alive (maybe still recovering): reconnecting is enough */
+  else if (revive_now_ms() - revive_last_ms < 2000) rc = -EAGAIN;
+  else {
+    char path[4200];
+    revive_last_ms = revive_now_ms();
+    snprintf(path, sizeof path, "%s/postmaster.pid", pg->dir);
+    siox_log("embedded PostgreSQL: postmaster is gone; restarting it (crash recovery runs first)");
+    if (pid && unlink(path) == 0) siox_log("embedded PostgreSQL: removed stale %s (pid %d is not postgres)", path, (int)pid);
+    rc = start_postmaster(pg);
+    if (rc == 0) revive_count++;
+    siox_log(rc == 0 ? "embedded PostgreSQL: restarted, recovery done" : "embedded PostgreSQL: restart failed; will retry");
+    revive_last_ms = revive_now_ms();
+  }
+  pthread_mutex_unlock(&revive_mu);
+  return rc;
+}
+
+int64_t siox_pg_restarts(void) {
+  pthread_mutex_lock(&revive_mu);
+  int64_t n = revive_count;
+  pthread_mutex_unlock(&revive_mu);
+  return n;
+}
+
 int siox_pg_start(struct siox_pg *pg, const char *data_dir, const char *bindir) {
   memset(pg, 0, sizeof *pg);
   int rc = mkdir_p(data_dir, 0755);
@@ -229,11 +285,16 @@ int siox_pg_start(struct siox_pg *pg, const char *data_dir, const char *bindir) 
       (rc = open_to_users(pg)) != 0)
     return rc;
   pg->started = 1;
-  return create_database(pg);
+  rc = create_database(pg);
+  if (rc == 0) revive_pg = pg;
+  return rc;
 }
 
 void siox_pg_stop(struct siox_pg *pg) {
   if (!pg->started) return;
+  pthread_mutex_lock(&revive_mu);
+  revive_pg = NULL; /* no revival while we stop it */
+  pthread_mutex_unlock(&revive_mu);
   char pgctl[1100];
   snprintf(pgctl, sizeof pgctl, "%s/pg_ctl", pg->bindir);
   char *argv[] = {pgctl, "-D", pg->dir, "-m", "fast", "-w", "-t", "60", "stop", NULL};

@@ -47,6 +47,15 @@ struct siox_pg {
 int siox_pg_start(struct siox_pg *pg, const char *data_dir, const char *bindir);
 /* Stops the cluster if siox_pg_start started or adopted it. */
 void siox_pg_stop(struct siox_pg *pg);
+/* For any thread whose connection failed: when the embedded cluster's
+ * postmaster is gone (killed, crashed), starts it again with pg_ctl, which
+ * lets PostgreSQL's crash recovery run first; a stale postmaster.pid is
+ * removed. At most one attempt per 2 s, serialised across threads. Returns 0
+ * when the postmaster runs (again), -ENODEV without an embedded cluster
+ * (--db), or a negative errno. */
+int siox_pg_revive(void);
+/* Times siox_pg_revive started the postmaster again. */
+int64_t siox_pg_restarts(void);
 
 /* pg_access.c: peer authentication and the users' socket DIR/socket.
  * Writes pg_hba.conf, pg_ident.conf and the socket settings (every start). */
@@ -99,12 +108,19 @@ struct siox_worker {
   pthread_cond_t cv;
   struct siox_job *in_head, *in_tail, *out_head, *out_tail;
   int stop;
-  int db_ok; /* written by the worker, read by status (int: atomic enough) */
+  const char *name; /* in log lines: "ingest", "hints" */
+  /* Written by the worker, read by status (aligned ints: atomic enough). */
+  int db_ok;
+  int64_t db_reconnects;
+  /* Reconnect backoff (worker thread only). */
+  unsigned backoff_ms, attempts;
+  int64_t next_try_ms;
   struct siox_db db;
 };
 
-/* Connects to conninfo and starts the thread. Returns 0 or a negative errno. */
-int siox_worker_start(struct siox_worker *w, uv_loop_t *loop, const char *conninfo);
+/* Connects to conninfo and starts the thread (name: for log lines).
+ * Returns 0 or a negative errno. */
+int siox_worker_start(struct siox_worker *w, uv_loop_t *loop, const char *conninfo, const char *name);
 /* Queues j; jobs run one at a time, in submission order. */
 void siox_worker_submit(struct siox_worker *w, struct siox_job *j);
 /* Finishes queued jobs, joins the thread and closes the connection. */
@@ -116,6 +132,7 @@ void siox_db_caches_clear(struct siox_db *db);
 
 struct siox_ingest_result {
   int duplicate;        /* seq <= acked_seq: acked again, nothing stored */
+  uint64_t acked;       /* the daemon's acked_seq before this batch */
   uint64_t activities;  /* stored */
   char reason[256];     /* why, when the batch was rejected */
 };
@@ -123,11 +140,18 @@ struct siox_ingest_result {
 /* Stores batch b of a daemon (hostname from its Hello), whose block was
  * decoded into blk beforehand (decode_rc/why: siox_block_decode's result;
  * done off the database thread so that it overlaps the previous COPY).
- * Returns 0, -EBADMSG for a batch that can never be stored (reason set), or
- * -EIO for a database failure (the daemon should retry later). */
+ * Only seq == acked_seq + 1 is stored: a lower seq is a duplicate (0,
+ * duplicate set), a higher one a gap (-ERANGE, reason set: an earlier batch
+ * was not stored, so this one must wait for it).
+ * Returns 0, -EBADMSG for a batch that can never be stored (reason set),
+ * -ERANGE, or -EIO for a database failure (the daemon should retry later). */
 struct siox_block;
 int siox_ingest_batch(struct siox_db *db, const Siox__Batch *b, const char *hostname, struct siox_block *blk,
                       int decode_rc, const char *why, struct siox_ingest_result *r);
+/* Records a batch the daemon quarantined (Skip): in quarantined_batches,
+ * and acked_seq = seq, under the same seq rule as a batch (duplicate,
+ * -ERANGE). 0, -ERANGE or -EIO. */
+int siox_ingest_skip(struct siox_db *db, const Siox__Skip *m, const char *hostname, struct siox_ingest_result *r);
 /* Records the daemon and returns its acked_seq in *acked. 0 or -EIO. */
 int siox_ingest_hello(struct siox_db *db, uint64_t daemon_id, const char *hostname, uint64_t *acked);
 
@@ -160,6 +184,7 @@ int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result
 struct siox_counters {
   int64_t connections, batches_ingested, batches_duplicate, activities_ingested, bad_frames, links_implicit,
       receives_unmatched, db_errors;
+  int64_t batches_rejected, batches_out_of_order, batches_skipped, activities_skipped; /* session.c */
   int64_t hint_queries, hint_sets_served; /* hints.c */
 };
 
@@ -218,6 +243,11 @@ struct siox_conn {
   int hello_done, closing, reading;
   int hint_link; /* the daemon's hint-query connection: no batches (hints.c) */
   int pending; /* jobs in flight that point at this connection */
+  /* Set on the database thread when a batch (or Skip) of this connection
+   * failed: every later job of the connection is then skipped unstored and
+   * unacked, so nothing is stored past the gap (the daemon resends from
+   * acked_seq + 1). Read and written only on the database thread. */
+  int db_failed;
   struct batch_job *decoding, *decoding_tail; /* batches being decoded, in arrival order */
   uint64_t daemon_id;
   char hostname[256];
@@ -226,8 +256,13 @@ struct siox_conn {
 
 /* Queues a frame of type with the packed message (NULL: empty payload). */
 void siox_conn_send(struct siox_conn *c, uint16_t type, const ProtobufCMessage *msg);
-/* Logs reason, sends Error{reason}, closes the connection. */
+/* The peer broke the protocol: logs reason, counts bad_frames, sends
+ * Error{reason}, closes the connection. Nothing when already closing. */
 void siox_conn_reject(struct siox_conn *c, const char *reason);
+/* Not a protocol error (the database failed, or a batch's content was
+ * refused): logs, sends Error{reason, kind, seq}, closes; bad_frames is
+ * left alone. Nothing when already closing. */
+void siox_conn_refuse(struct siox_conn *c, Siox__ErrorKind kind, uint64_t seq, const char *reason);
 /* Closes without a message. Safe to call twice. */
 void siox_conn_close(struct siox_conn *c);
 /* Drops one job reference; frees a closed connection when none remain. */

@@ -13,6 +13,7 @@
 #include "server.h"
 #include "siox_block.h"
 #include "siox_frame.h"
+#include "text.h"
 
 /* Batches of one connection waiting for the database before we stop
  * reading from it: bounds memory, and TCP pushes back on the daemon. */
@@ -45,8 +46,7 @@ static void hello_done(struct siox_job *j, struct siox_db *db) {
   (void)db;
   if (h->rc != 0) {
     c->srv->n.db_errors++;
-    siox_conn_reject(c, "database unavailable; retry later");
-    c->srv->n.bad_frames--; /* not the daemon's fault */
+    siox_conn_refuse(c, SIOX__ERROR_KIND__ERROR_RETRY_LATER, 0, "database unavailable; retry later");
   } else {
     Siox__HelloReply r = SIOX__HELLO_REPLY__INIT;
     r.acked_seq = h->acked;
@@ -95,14 +95,17 @@ static int on_hello(struct siox_conn *c, const uint8_t *p, size_t len) {
 
 /* A batch travels: loop (envelope unpacked) -> libuv threadpool (block
  * decoded, overlapping the database thread's work on earlier batches) ->
- * loop (released to the database thread in arrival order) -> db thread. */
+ * loop (released to the database thread in arrival order) -> db thread.
+ * A Skip (a batch the daemon quarantined) takes the same queue, already
+ * "decoded", so that it never overtakes the batches before it. */
 struct batch_job {
   struct siox_job base;
   uv_work_t decode;
   struct batch_job *next_decoding;
   int decoded;
   struct siox_conn *conn;
-  Siox__Batch *msg;
+  Siox__Batch *msg;  /* a Batch, or */
+  Siox__Skip *skip;  /* a Skip */
   struct siox_block blk;
   int decode_rc;
   const char *why;
@@ -110,9 +113,20 @@ struct batch_job {
   struct siox_ingest_result res;
 };
 
+static uint64_t job_seq(const struct batch_job *b) { return b->msg ? b->msg->seq : b->skip->seq; }
+
+/* After one failure, nothing more of this connection is stored: its later
+ * batches would land past the failed one (see siox_conn.db_failed). */
 static void batch_run(struct siox_job *j, struct siox_db *db) {
   struct batch_job *b = (struct batch_job *)j;
-  b->rc = siox_ingest_batch(db, b->msg, b->conn->hostname, &b->blk, b->decode_rc, b->why, &b->res);
+  struct siox_conn *c = b->conn;
+  if (c->db_failed) {
+    b->rc = -ECANCELED;
+    return;
+  }
+  if (b->msg) b->rc = siox_ingest_batch(db, b->msg, c->hostname, &b->blk, b->decode_rc, b->why, &b->res);
+  else b->rc = siox_ingest_skip(db, b->skip, c->hostname, &b->res);
+  if (b->rc != 0) c->db_failed = 1;
 }
 
 static void decode_work(uv_work_t *w) {
@@ -122,15 +136,42 @@ static void decode_work(uv_work_t *w) {
 
 /* Hands decoded batches to the database thread, never overtaking an
  * earlier batch of the same connection that is still being decoded. */
-static void decode_done(uv_work_t *w, int status) {
-  struct batch_job *b = w->data;
-  struct siox_conn *c = b->conn;
-  (void)status;
-  b->decoded = 1;
+static void release_decoded(struct siox_conn *c) {
   while (c->decoding && c->decoding->decoded) {
     struct batch_job *head = c->decoding;
     if (!(c->decoding = head->next_decoding)) c->decoding_tail = NULL;
     siox_worker_submit(&c->srv->worker, &head->base);
+  }
+}
+
+static void decode_done(uv_work_t *w, int status) {
+  struct batch_job *b = w->data;
+  (void)status;
+  b->decoded = 1;
+  release_decoded(b->conn);
+}
+
+/* What the daemon is told when a batch was not stored. */
+static void batch_refused(struct batch_job *b) {
+  struct siox_conn *c = b->conn;
+  struct siox_server *s = c->srv;
+  char why[400];
+  uint64_t seq = job_seq(b);
+  switch (b->rc) {
+  case -ECANCELED: return; /* an earlier batch failed; that Error was sent */
+  case -EBADMSG:
+    s->n.batches_rejected++;
+    snprintf(why, sizeof why, "batch %llu rejected, never acceptable: %s", (unsigned long long)seq, b->res.reason);
+    siox_conn_refuse(c, SIOX__ERROR_KIND__ERROR_REJECTED, seq, why);
+    return;
+  case -ERANGE:
+    s->n.batches_out_of_order++;
+    siox_conn_refuse(c, SIOX__ERROR_KIND__ERROR_RETRY_LATER, seq, b->res.reason);
+    return;
+  default:
+    s->n.db_errors++;
+    snprintf(why, sizeof why, "database error; batch %llu not stored, retry later", (unsigned long long)seq);
+    siox_conn_refuse(c, SIOX__ERROR_KIND__ERROR_RETRY_LATER, seq, why);
   }
 }
 
@@ -142,27 +183,43 @@ static void batch_done(struct siox_job *j, struct siox_db *db) {
   (void)db;
   if (rc == 0) {
     if (b->res.duplicate) s->n.batches_duplicate++;
+    else if (b->skip) s->n.batches_skipped++, s->n.activities_skipped += b->skip->activities;
     else s->n.batches_ingested++;
     s->n.activities_ingested += (int64_t)b->res.activities;
+    if (b->skip && !b->res.duplicate)
+      siox_log("%s: daemon %llu skipped batch %llu (%u activities, quarantined by the daemon: %s)", c->peer,
+               (unsigned long long)c->daemon_id, (unsigned long long)b->skip->seq, b->skip->activities,
+               b->skip->reason ? b->skip->reason : "");
     Siox__Ack a = SIOX__ACK__INIT;
-    a.seq = b->msg->seq;
+    a.seq = job_seq(b);
     siox_conn_send(c, SIOX_FRAME_ACK, &a.base);
-  } else if (rc == -EBADMSG) {
-    char why[320];
-    snprintf(why, sizeof why, "batch %llu: %s", (unsigned long long)b->msg->seq, b->res.reason);
-    siox_conn_reject(c, why);
   } else {
-    s->n.db_errors++;
-    siox_conn_reject(c, "database error; batch not stored, retry later");
-    s->n.bad_frames--;
+    batch_refused(b);
   }
   siox_conn_read(c, 1);
-  siox__batch__free_unpacked(b->msg, NULL);
+  if (b->msg) siox__batch__free_unpacked(b->msg, NULL);
+  if (b->skip) siox__skip__free_unpacked(b->skip, NULL);
   siox_block_free(&b->blk);
   siox_conn_unref(c);
   free(b);
   /* New remote calls may have arrived: match soon rather than at the next tick. */
   if (rc == 0 && !s->match_pending) uv_timer_start(&s->match_timer, siox_session_match_tick, 20, s->opt->match_ms);
+}
+
+/* Queues b behind the connection's earlier batches. */
+static struct batch_job *batch_job_new(struct siox_conn *c) {
+  struct batch_job *b = calloc(1, sizeof *b);
+  if (!b) return NULL;
+  b->base.run = batch_run;
+  b->base.done = batch_done;
+  b->conn = c;
+  siox_block_init(&b->blk);
+  b->decode.data = b;
+  if (++c->pending >= MAX_PENDING_BATCHES) siox_conn_read(c, 0);
+  if (c->decoding_tail) c->decoding_tail->next_decoding = b;
+  else c->decoding = b;
+  c->decoding_tail = b;
+  return b;
 }
 
 static int on_batch(struct siox_conn *c, const uint8_t *p, size_t len) {
@@ -174,23 +231,31 @@ static int on_batch(struct siox_conn *c, const uint8_t *p, size_t len) {
     siox__batch__free_unpacked(m, NULL);
     return siox_conn_reject(c, "Batch daemon_id differs from Hello"), -EPROTO;
   }
-  struct batch_job *b = calloc(1, sizeof *b);
+  struct batch_job *b = batch_job_new(c);
   if (!b) return siox__batch__free_unpacked(m, NULL), siox_conn_reject(c, "out of memory"), -ENOMEM;
-  b->base.run = batch_run;
-  b->base.done = batch_done;
-  b->conn = c;
   b->msg = m;
-  siox_block_init(&b->blk);
-  b->decode.data = b;
-  if (++c->pending >= MAX_PENDING_BATCHES) siox_conn_read(c, 0);
-  if (c->decoding_tail) c->decoding_tail->next_decoding = b;
-  else c->decoding = b;
-  c->decoding_tail = b;
   int rc = uv_queue_work(c->srv->loop, &b->decode, decode_work, decode_done);
   if (rc != 0) { /* cannot happen with a valid loop; decode inline rather than lose order */
     decode_work(&b->decode);
     decode_done(&b->decode, rc);
   }
+  return 0;
+}
+
+static int on_skip(struct siox_conn *c, const uint8_t *p, size_t len) {
+  if (!c->hello_done || c->hint_link) return siox_conn_reject(c, "Skip before Hello or on a hint link"), -EPROTO;
+  Siox__Skip *m = siox__skip__unpack(NULL, len, p);
+  if (!m) return siox_conn_reject(c, "undecodable Skip"), -EBADMSG;
+  if (m->daemon_id != c->daemon_id) {
+    siox__skip__free_unpacked(m, NULL);
+    return siox_conn_reject(c, "Skip daemon_id differs from Hello"), -EPROTO;
+  }
+  if (m->reason) siox_text_clean(m->reason, strlen(m->reason)); /* goes into a text column */
+  struct batch_job *b = batch_job_new(c);
+  if (!b) return siox__skip__free_unpacked(m, NULL), siox_conn_reject(c, "out of memory"), -ENOMEM;
+  b->skip = m;
+  b->decoded = 1;
+  release_decoded(c);
   return 0;
 }
 
@@ -223,6 +288,12 @@ static int on_status(struct siox_conn *c) {
            {"receives_unmatched", s->n.receives_unmatched},
            {"db_errors", s->n.db_errors},
            {"db_ok", s->worker.db_ok},
+           {"db_reconnects", s->worker.db_reconnects + (s->hints_on ? s->hint_worker.db_reconnects : 0)},
+           {"db_restarts", siox_pg_restarts()},
+           {"batches_rejected", s->n.batches_rejected},
+           {"batches_out_of_order", s->n.batches_out_of_order},
+           {"batches_skipped", s->n.batches_skipped},
+           {"activities_skipped", s->n.activities_skipped},
            {"hint_queries", s->n.hint_queries},
            {"hint_sets_served", s->n.hint_sets_served}};
   enum { N = sizeof v / sizeof v[0] };
@@ -235,6 +306,8 @@ static int on_status(struct siox_conn *c) {
   }
   Siox__StatusReply r = SIOX__STATUS_REPLY__INIT;
   r.role = "server";
+  /* Healthy means the server can store: the database is part of it. */
+  r.health = s->worker.db_ok ? "ok" : "database unreachable; reconnecting (batches wait in the daemons' spools)";
   r.uptime_s = (uint64_t)(now_ns() - (int64_t)s->started_ns) / 1000000000u;
   r.n_counters = N;
   r.counters = cp;
@@ -247,6 +320,7 @@ int siox_session_frame(struct siox_conn *c, uint16_t type, const uint8_t *payloa
   switch (type) {
   case SIOX_FRAME_HELLO: return on_hello(c, payload, len);
   case SIOX_FRAME_BATCH: return on_batch(c, payload, len);
+  case SIOX_FRAME_SKIP: return on_skip(c, payload, len);
   case SIOX_FRAME_PING: return on_ping(c, payload, len);
   case SIOX_FRAME_STATUS_REQUEST: return on_status(c);
   case SIOX_FRAME_HINT_QUERY: return siox_hints_on_query(c, payload, len);

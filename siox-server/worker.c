@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "server.h"
 
@@ -22,17 +23,49 @@ void siox_db_caches_clear(struct siox_db *db) {
   db->n_targets = 0;
 }
 
-/* Reconnects when the server went away; jobs then fail with -EIO until it is back. */
+#define RECONNECT_MIN_MS 100
+#define RECONNECT_MAX_MS 5000
+
+static int64_t mono_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Reconnects when the database went away (a killed backend, a restarted or
+ * crashed postmaster), with exponential backoff: between attempts, jobs fail
+ * at once with -EIO and their daemons retry later. When the embedded
+ * cluster's postmaster is gone, it is restarted (siox_pg_revive). Each step
+ * is logged once, not once per job. */
 static void ensure_connected(struct siox_worker *w) {
   struct siox_db *db = &w->db;
   if (db->conn && PQstatus(db->conn) == CONNECTION_OK) return;
-  siox_log("database connection lost; reconnecting");
+  int64_t now = mono_ms();
+  if (w->db_ok) {
+    siox_log("%s: database connection lost; reconnecting", w->name);
+    w->db_ok = 0;
+    w->backoff_ms = 0;
+    w->attempts = 0;
+    w->next_try_ms = now;
+  }
+  if (now < w->next_try_ms) return;
   if (db->conn) PQfinish(db->conn);
   db->conn = siox_db_connect(db->conninfo, 0);
+  if (!db->conn && siox_pg_revive() == 0) db->conn = siox_db_connect(db->conninfo, 0);
   siox_db_caches_clear(db);
   db->match_watermark = -1; /* reload from match_state */
   db->activities_arrived = 1;
-  if (!db->conn) db->conn = PQconnectdb(db->conninfo); /* keep a handle; status BAD */
+  w->attempts++;
+  if (db->conn) {
+    w->db_reconnects++;
+    w->db_ok = 1;
+    siox_log("%s: database reconnected (attempt %u)", w->name, w->attempts);
+    return;
+  }
+  w->backoff_ms = w->backoff_ms ? w->backoff_ms * 2 : RECONNECT_MIN_MS;
+  if (w->backoff_ms > RECONNECT_MAX_MS) w->backoff_ms = RECONNECT_MAX_MS;
+  w->next_try_ms = now + w->backoff_ms;
+  siox_log("%s: database unreachable (attempt %u); next attempt in %u ms", w->name, w->attempts, w->backoff_ms);
 }
 
 static struct siox_job *pop(struct siox_job **head, struct siox_job **tail) {
@@ -61,7 +94,7 @@ static void *thread_main(void *arg) {
     pthread_mutex_unlock(&w->mu);
     ensure_connected(w);
     j->run(j, &w->db);
-    w->db_ok = PQstatus(w->db.conn) == CONNECTION_OK;
+    if (PQstatus(w->db.conn) != CONNECTION_OK) ensure_connected(w); /* log the loss now, retry on the next job */
     pthread_mutex_lock(&w->mu);
     push(&w->out_head, &w->out_tail, j);
     uv_async_send(&w->async);
@@ -83,8 +116,9 @@ static void on_async(uv_async_t *a) {
   }
 }
 
-int siox_worker_start(struct siox_worker *w, uv_loop_t *loop, const char *conninfo) {
+int siox_worker_start(struct siox_worker *w, uv_loop_t *loop, const char *conninfo, const char *name) {
   memset(w, 0, sizeof *w);
+  w->name = name;
   w->db.conninfo = strdup(conninfo);
   w->db.conn = siox_db_connect(conninfo, 0);
   if (!w->db.conninfo || !w->db.conn) return free(w->db.conninfo), -EIO;

@@ -103,6 +103,11 @@ void siox__conn_close(void) {
   sock = -1;
   slen = ssent = 0;
   reg_pending = 0;
+  /* The next connection may be a new daemon session, which validates each
+   * activity against the nodes and types this process registered on it:
+   * re-send the whole registration log there (the server's upserts make
+   * the repeat harmless). */
+  reg_shipped = 0;
   atomic_store(&connected, 0);
 }
 

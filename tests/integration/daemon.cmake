@@ -4,3 +4,11 @@ add_executable(test_daemon_replay ${CMAKE_CURRENT_LIST_DIR}/test_daemon_replay.c
 target_link_libraries(test_daemon_replay PRIVATE siox-daemon-testkit)
 add_test(NAME test_daemon_replay COMMAND test_daemon_replay $<TARGET_FILE:siox-daemon>)
 set_tests_properties(test_daemon_replay PROPERTIES LABELS integration TIMEOUT 120)
+# Poison records and a quarantined batch through the real daemon and server
+# (issue 9): each bad record is dropped alone, a rejected batch is skipped
+# with its loss recorded, everything else is stored.
+add_executable(test_ingest_poison ${CMAKE_CURRENT_LIST_DIR}/test_ingest_poison.c)
+target_link_libraries(test_ingest_poison PRIVATE siox-daemon-testkit siox-server-harness siox-daemon-core)
+add_dependencies(test_ingest_poison siox-server siox-daemon)
+add_test(NAME test_ingest_poison COMMAND test_ingest_poison $<TARGET_FILE:siox-server> $<TARGET_FILE:siox-daemon>)
+set_tests_properties(test_ingest_poison PROPERTIES LABELS integration TIMEOUT 180)

@@ -104,6 +104,14 @@ static int client_open(uint64_t nonce) {
     return fd;
   struct synth_buf b = {0};
   synth_hello(&b, nonce, SIOX_CW_CLOCK_TSC, 1000, 1700000000000000000ll, "/bin/test", "test -x", "job1");
+  /* The node and activity type the activities name, as libsiox-client
+   * registers them on every connection (the daemon drops activities of a
+   * type their client never registered, as the server would refuse them). */
+  struct synth_buf r = {0};
+  synth_node(&r, 1, "host1", "POSIX", "");
+  synth_type(&r, 1, 1, "write");
+  synth_batch(&b, 0, 1000, 1700000000000000000ll, &r);
+  synth_buf_free(&r);
   synth_write_all(fd, b.p, b.len);
   synth_buf_free(&b);
   return fd;

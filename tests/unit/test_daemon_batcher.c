@@ -35,18 +35,19 @@ static void test_two_processes(void **state) {
   struct client_ident a = {100, 1000, 0xa, "nodeX", "/bin/ior", "ior -w", "j1"};
   struct client_ident b = {200, 1001, 0xb, "nodeX", "/bin/ior", "ior -w", "j1"};
   struct batcher_slot sa = {0}, sb = {0};
+  struct daemon_counters ctr = {0};
   struct clock_conv cc;
   /* 3 ticks per ns, so tick 3000 is ns 1000 + base. */
   clock_conv_init(&cc, SIOX_CW_CLOCK_TSC, 0, 1000000, 3000000, 2000000);
   struct synth_buf r = {0};
   rank_records(&r, 1, 0, 3, true);
-  assert_int_equal(batcher_add_records(&bt, &sa, &a, &cc, r.p, r.len), 0);
+  assert_int_equal(batcher_add_records(&bt, &sa, &a, &cc, r.p, r.len, &ctr), 0);
   synth_buf_free(&r);
   rank_records(&r, 1, 4096, 2, true);
-  assert_int_equal(batcher_add_records(&bt, &sb, &b, &cc, r.p, r.len), 0);
+  assert_int_equal(batcher_add_records(&bt, &sb, &b, &cc, r.p, r.len, &ctr), 0);
   synth_buf_free(&r);
   rank_records(&r, 4, 3 * 8192, 1, false);
-  assert_int_equal(batcher_add_records(&bt, &sa, &a, &cc, r.p, r.len), 0);
+  assert_int_equal(batcher_add_records(&bt, &sa, &a, &cc, r.p, r.len, &ctr), 0);
   synth_buf_free(&r);
   struct siox_cw_stats st = {6, 8, 3};
   assert_int_equal(batcher_add_stats(&bt, &sb, &b, &st), 0);
@@ -88,11 +89,13 @@ static void test_two_processes(void **state) {
   batcher_reset(&bt);
   assert_int_equal(bt.block.n_processes, 0);
   rank_records(&r, 5, 0, 1, false);
-  assert_int_equal(batcher_add_records(&bt, &sb, &b, &cc, r.p, r.len), 0);
+  assert_int_equal(batcher_add_records(&bt, &sb, &b, &cc, r.p, r.len, &ctr), 0);
   assert_int_equal(bt.block.n_processes, 1);
   assert_int_equal(bt.block.processes[0].pid, 200);
   assert_int_equal(bt.block.activities[0].proc, 0);
   synth_buf_free(&r);
+  validate_free(&sa);
+  validate_free(&sb);
   batcher_destroy(&bt);
 }
 

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# A failing database never costs a batch (issue 9, parts 1 and 3), through
+# the real binaries:
+#  1. B1: a backlog (the daemon spools while the server is down), then the
+#     server starts and its backends are killed with pg_terminate_backend
+#     several times while it works through the backlog;
+#  2. kill -9 of the embedded postmaster mid-ingest: the server restarts it
+#     by itself (crash recovery) and ingest resumes;
+#  3. a postmaster that cannot be restarted (pg_ctl missing): `siox status`
+#     says the server is DEGRADED (exit status 1), not "ok"; connections
+#     closed by their peer while their Hello fails do not push bad_frames
+#     below 0; once pg_ctl is back the server recovers by itself.
+# Each time: activities made = stored + counted drops, exactly, no duplicate.
+. "$(dirname "$0")/lib.sh"
+
+WRITES=${WRITES:-6000}   # x4 activities per chain run
+PG_BIN=$(pg_config --bindir 2>/dev/null || echo /usr/lib/postgresql/15/bin)
+[ -x "$PG_BIN/pg_ctl" ] || PG_BIN=/usr/lib/postgresql/15/bin
+# The server's PostgreSQL binaries, through links the test can take away.
+mkdir -p "$T/pgbin"
+for f in "$PG_BIN"/*; do ln -s "$f" "$T/pgbin/$(basename "$f")"; done
+chmod 755 "$T/pgbin"
+
+# The embedded cluster, as the superuser (socket in DIR/pg/run).
+pg_sql() { psql "host=$SERVER_DIR/pg/run dbname=siox user=postgres" -v ON_ERROR_STOP=1 -Atqc "$1"; }
+postmaster_pid() { head -n 1 "$SERVER_DIR/pg/postmaster.pid"; }
+stored() { sql "SELECT count(*) FROM activities" 2>/dev/null || echo 0; }
+server_counter() {
+  "$SIOX_CLI" status --server "127.0.0.1:$SERVER_PORT" --json >"$T/status.json" 2>/dev/null || true
+  json_get "$T/status.json" "j['server'].get('counters', {}).get('$1', 'none')"
+}
+
+# Made = stored + what clients and the daemon's validation counted as
+# dropped; waits for the count to settle, then checks it exactly.
+check_accounting() {
+  local made=$1 n drops
+  for _ in $(seq 600); do
+    n=$(stored)
+    drops=$(sql "SELECT coalesce(sum(dropped + dropped_validation), 0) FROM client_stats" 2>/dev/null || echo 0)
+    [ $((n + drops)) -eq "$made" ] && break
+    [ $((n + drops)) -gt "$made" ] && fail "stored $n + dropped $drops exceeds the $made made"
+    sleep 0.2
+  done
+  [ $((n + drops)) -eq "$made" ] || fail "made $made, stored $n, counted drops $drops: $((made - n - drops)) lost uncounted"
+  local dups
+  dups=$(sql "SELECT count(*) - count(DISTINCT aid) FROM activities")
+  [ "$dups" -eq 0 ] || fail "$dups duplicate activities"
+  log "made $made = stored $n + counted drops $drops"
+}
+
+# Kills every backend of the siox database but ours, $1 times, $2 s apart,
+# while the warehouse is still short of $3 activities.
+kill_backends() {
+  local kills=0
+  for _ in $(seq "$1"); do
+    [ "$(stored)" -lt "$3" ] || break
+    k=$(pg_sql "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                WHERE datname = 'siox' AND pid <> pg_backend_pid() AND backend_type = 'client backend'")
+    kills=$((kills + k))
+    sleep "$2"
+  done
+  log "terminated $kills server backends"
+}
+
+run_chain() {
+  "$SIOX_CHAIN" --writes "$WRITES" --slow-device -1 --fast-us 0 --block 4096 --object "$1" >>"$T/chain.log" 2>&1 \
+    || fail "workload $1 failed"
+}
+
+log "1 (B1): a backlog spooled while the server is down, backends killed during ingest"
+start_daemon "127.0.0.1:$SERVER_PORT" --batch-ms 20 --batch-activities 256
+run_chain backlog
+made=$((4 * WRITES))
+spooled=$(ls "$T/daemon/spool" | grep -c '\.sxb$' || true)
+log "daemon spooled $spooled batches"
+[ "$spooled" -gt 20 ] || fail "only $spooled batches spooled: no backlog"
+start_server --pg-bindir "$T/pgbin"
+kill_backends 12 0.25 "$made"
+check_accounting "$made"
+grep -q "database connection lost" "$T/server.log" || fail "the server never saw its connection die"
+
+log "2: kill -9 of the postmaster mid-ingest"
+"$SIOX_CHAIN" --writes "$WRITES" --slow-device -1 --fast-us 50 --block 4096 --object pm >>"$T/chain.log" 2>&1 &
+CHAIN_PID=$!
+PIDS+=("$CHAIN_PID")
+before=$made
+for _ in $(seq 300); do [ "$(stored)" -gt "$before" ] && break; sleep 0.05; done
+old_pm=$(postmaster_pid)
+kill -KILL "$old_pm"
+log "killed postmaster $old_pm"
+wait "$CHAIN_PID" || fail "workload failed while the postmaster was down"
+made=$((made + 4 * WRITES))
+check_accounting "$made"
+[ "$(postmaster_pid)" != "$old_pm" ] || fail "the postmaster was not restarted"
+grep -q "postmaster is gone; restarting it" "$T/server.log" || fail "the restart was not logged"
+[ "$(server_counter db_restarts)" -ge 1 ] || fail "db_restarts not counted"
+
+log "3: the postmaster cannot come back: status says so, bad_frames stays >= 0"
+rm "$T/pgbin/pg_ctl"
+kill -KILL "$(postmaster_pid)"
+for _ in $(seq 100); do
+  "$SIOX_CLI" --data-dir "$SERVER_DIR" status --socket "$DAEMON_SOCK" --server "127.0.0.1:$SERVER_PORT" \
+    >"$T/status.txt" 2>&1 && rc=0 || rc=$?
+  grep -q "DEGRADED" "$T/status.txt" && break
+  # A Hello that reaches the database job only after its peer hung up.
+  python3 -c '
+import socket, struct, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(struct.pack(">IHHI", 0x53494f58, 1, 1, 2) + b"\x08\x07")
+s.close()' "$SERVER_PORT"
+  sleep 0.2
+done
+cat "$T/status.txt"
+grep -q "server .*DEGRADED: database unreachable" "$T/status.txt" || fail "siox status does not show the database down"
+[ "$rc" -eq 1 ] || fail "siox status exit status $rc while the database is down, want 1"
+bf=$(server_counter bad_frames)
+[ "$bf" -ge 0 ] || fail "bad_frames is $bf"
+ln -s "$PG_BIN/pg_ctl" "$T/pgbin/pg_ctl"
+"$SIOX_CHAIN" --writes 500 --slow-device -1 --fast-us 0 --object after >>"$T/chain.log" 2>&1 || fail "workload failed"
+made=$((made + 2000))
+check_accounting "$made"
+[ "$(server_counter db_ok)" = 1 ] || fail "db_ok not back to 1"
+"$SIOX_CLI" --data-dir "$SERVER_DIR" status --socket "$DAEMON_SOCK" --server "127.0.0.1:$SERVER_PORT" >"$T/status.txt" 2>&1 \
+  || { cat "$T/status.txt"; fail "siox status not ok after recovery"; }
+log "db_reconnects $(server_counter db_reconnects), db_restarts $(server_counter db_restarts), bad_frames $bf"
