@@ -20,6 +20,8 @@
 /* ---------------------------------------------------------------------------
  * Configuration (main.c fills it from the command line)
  * ------------------------------------------------------------------------- */
+enum daemon_auth { DAEMON_AUTH_MUNGE, DAEMON_AUTH_TOKEN, DAEMON_AUTH_NONE };
+
 struct daemon_config {
   const char *socket_path;
   char server_host[256];
@@ -29,6 +31,8 @@ struct daemon_config {
   uint32_t batch_activities;
   uint32_t batch_ms;
   const char *token_file;
+  enum daemon_auth auth;    /* --auth (credential.c) */
+  const char *munge_socket; /* NULL: libmunge's default */
   const char *pid_file;
   bool hints_off;        /* --hints off: answer every hint query "disabled" */
   uint32_t hints_ttl_ms; /* --hints-ttl: cache lifetime of server answers */
@@ -311,6 +315,14 @@ void hints_counters(const struct daemon *d, int64_t out[4]);
 
 /* status.c: StatusReply payload (malloc'd, caller frees). */
 int status_build(struct daemon *d, uint8_t **out, size_t *out_len);
+
+/* credential.c: what proves the daemon's identity in each Hello (--auth).
+ * Sets m's token or munge_cred; *cred (a MUNGE credential, NULL for the
+ * other methods) must stay alive until m is packed, then be freed. Encoding
+ * asks munged and may block briefly; it happens once per connection.
+ * Returns 0, or -EACCES after logging why. */
+struct Siox__Hello;
+int daemon_hello_credential(const struct daemon *d, struct Siox__Hello *m, char **cred);
 
 /* uplink.c */
 int uplink_start(struct daemon *d);

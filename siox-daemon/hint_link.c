@@ -165,12 +165,13 @@ static void on_connected(uv_connect_t *req, int status) {
   m.daemon_id = l->d->daemon_id;
   m.hostname = l->d->hostname;
   m.version = SIOX_DAEMON_VERSION;
-  m.token.data = l->d->token;
-  m.token.len = l->d->token_len;
   m.hint_link = true;
   l->state = LINK_HELLO;
-  int rc = uv_read_start((uv_stream_t *)&l->tcp, on_alloc, on_read);
+  char *cred;
+  int rc = daemon_hello_credential(l->d, &m, &cred);
+  if (rc == 0) rc = uv_read_start((uv_stream_t *)&l->tcp, on_alloc, on_read);
   if (rc == 0) rc = send_frame(l, SIOX_FRAME_HELLO, &m.base);
+  free(cred);
   if (rc < 0) link_drop(l, uv_strerror(rc));
 }
 

@@ -310,9 +310,12 @@ static int send_hello(struct uplink *u) {
   m.daemon_id = u->d->daemon_id;
   m.hostname = u->d->hostname;
   m.version = SIOX_DAEMON_VERSION;
-  m.token.data = u->d->token;
-  m.token.len = u->d->token_len;
-  return send_msg(u, SIOX_FRAME_HELLO, &m.base);
+  char *cred;
+  int rc = daemon_hello_credential(u->d, &m, &cred);
+  if (rc == 0)
+    rc = send_msg(u, SIOX_FRAME_HELLO, &m.base);
+  free(cred);
+  return rc;
 }
 
 static void on_connected(uv_connect_t *req, int status) {

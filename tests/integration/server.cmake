@@ -2,7 +2,7 @@
 # PostgreSQL in a temp dir, free loopback port) and stops it by pid.
 add_library(siox-server-harness STATIC ${CMAKE_CURRENT_LIST_DIR}/server_harness.c)
 target_include_directories(siox-server-harness PUBLIC ${CMAKE_CURRENT_LIST_DIR})
-target_link_libraries(siox-server-harness PUBLIC siox-protocol siox-ontology PkgConfig::LIBPQ)
+target_link_libraries(siox-server-harness PUBLIC siox-protocol siox-ontology PkgConfig::LIBPQ PkgConfig::MUNGE)
 
 foreach(t ingest badinput restart link waiting late merge)
   add_executable(server_test_${t} ${CMAKE_CURRENT_LIST_DIR}/server_test_${t}.c)
