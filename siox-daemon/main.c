@@ -61,6 +61,12 @@ static const char usage[] =
     "        --token-file is given, else munge.\n"
     "    --munge-socket PATH\n"
     "        munged's socket. Default: libmunge's (/run/munge/munge.socket.2).\n"
+    "    --tls\n"
+    "        Speak TLS to the server (OpenSSL; for a server started with\n"
+    "        --tls-cert). Its certificate must verify against --tls-ca, else\n"
+    "        the system's CAs, and name --server's host (name or address).\n"
+    "    --tls-ca FILE\n"
+    "        PEM CA certificate(s) for --tls; implies --tls.\n"
     "    --token-file F\n"
     "        This daemon's token (trailing newline dropped); the server's\n"
     "        token file holds the line 'DAEMON_ID TOKEN' for it.\n"
@@ -106,6 +112,8 @@ enum {
   OPT_TOKEN,
   OPT_AUTH,
   OPT_MUNGE_SOCKET,
+  OPT_TLS,
+  OPT_TLS_CA,
   OPT_PID,
   OPT_HINTS,
   OPT_HINTS_TTL,
@@ -122,6 +130,8 @@ static const struct option options[] = {
     {"token-file", required_argument, 0, OPT_TOKEN},
     {"auth", required_argument, 0, OPT_AUTH},
     {"munge-socket", required_argument, 0, OPT_MUNGE_SOCKET},
+    {"tls", no_argument, 0, OPT_TLS},
+    {"tls-ca", required_argument, 0, OPT_TLS_CA},
     {"pid-file", required_argument, 0, OPT_PID},
     {"hints", required_argument, 0, OPT_HINTS},
     {"hints-ttl", required_argument, 0, OPT_HINTS_TTL},
@@ -225,6 +235,13 @@ static int parse_args(int argc, char **argv, struct daemon_config *c, bool *done
       break;
     case OPT_MUNGE_SOCKET:
       c->munge_socket = optarg;
+      break;
+    case OPT_TLS:
+      c->tls = true;
+      break;
+    case OPT_TLS_CA:
+      c->tls = true;
+      c->tls_ca = optarg;
       break;
     case OPT_PID:
       c->pid_file = optarg;

@@ -133,11 +133,13 @@ int main(int argc, char **argv) {
   int rc = 0;
   if (opt.pid_file && (rc = write_file(opt.pid_file, pid)) != 0) siox_log("pid file %s: %s", opt.pid_file, strerror(-rc));
   if (rc == 0) rc = siox_auth_init(&s.auth, &opt);
+  if (rc == 0) rc = siox_tls_start(&s);
   if (rc == 0) rc = prepare_db(&s, &pg, &conninfo);
   if (rc == 0) rc = serve(&s, conninfo);
   siox_pg_stop(&pg);
   uv_loop_close(s.loop);
   siox_auth_free(&s.auth);
+  siox_tls_stop(&s);
   if (opt.pid_file) unlink(opt.pid_file);
   siox_log(rc == 0 ? "stopped" : "startup failed");
   return rc == 0 ? 0 : 1;

@@ -205,6 +205,7 @@ struct siox_server {
   uv_timer_t match_timer;
   const struct siox_server_options *opt;
   struct siox_auth auth; /* auth.c */
+  struct ssl_ctx_st *tls_ctx; /* tls.c: NULL without --tls-cert */
   struct siox_worker worker;
   struct siox_worker hint_worker; /* hints.c: lookups off the ingest thread */
   int hints_on, hints_inflight;
@@ -238,6 +239,7 @@ struct siox_conn {
   uint64_t daemon_id;
   char hostname[256];
   struct siox_owner owner; /* who authenticated (valid when authenticated) */
+  struct siox_tls_pipe *tls; /* tls.c: NULL on a plaintext connection */
   char peer[64];
 };
 
@@ -256,6 +258,22 @@ void siox_conn_read(struct siox_conn *c, int on);
 int siox_session_frame(struct siox_conn *c, uint16_t type, const uint8_t *payload, size_t len);
 /* Timer: queue a matcher pass unless one is pending. */
 void siox_session_match_tick(uv_timer_t *t);
+
+/* ---- tls.c: TLS on connections (hooks for net.c) --------------------------- */
+
+/* Loads --tls-cert/--tls-key; without them refuses (-EPERM) to listen
+ * beyond loopback unless --insecure. 0 or a negative errno (logged). */
+int siox_tls_start(struct siox_server *s);
+void siox_tls_stop(struct siox_server *s);
+/* A new connection's TLS state when the server runs TLS. 0 or -ENOMEM. */
+int siox_tls_accept(struct siox_conn *c);
+void siox_tls_conn_free(struct siox_conn *c);
+/* n bytes from the socket: their plaintext is appended to c->buf, and
+ * *out (malloc'd, may be NULL) holds bytes to send back (handshake).
+ * 0, or <0 (logged) when the peer does not speak TLS properly: close. */
+int siox_tls_read(struct siox_conn *c, const uint8_t *raw, size_t n, uint8_t **out, size_t *outlen);
+/* Encrypts a frame into *out (malloc'd). 0 or <0. */
+int siox_tls_seal(struct siox_conn *c, const uint8_t *plain, size_t n, uint8_t **out, size_t *outlen);
 
 /* ---- hints.c: hint queries forwarded by daemons ---------------------------- */
 
