@@ -8,3 +8,8 @@ add_dependencies(bench_server siox-server)
 add_executable(bench_match ${CMAKE_CURRENT_LIST_DIR}/bench_match.c)
 target_link_libraries(bench_match PRIVATE siox-server-harness)
 add_dependencies(bench_match siox-server)
+
+# Hello round trip with MUNGE vs --auth none (bench/run): bench_auth $<TARGET_FILE:siox-server> [N]
+add_executable(bench_auth ${CMAKE_CURRENT_LIST_DIR}/bench_auth.c)
+target_link_libraries(bench_auth PRIVATE siox-server-harness)
+add_dependencies(bench_auth siox-server)

@@ -47,8 +47,26 @@ stop_all() {
 }
 trap stop_all EXIT
 
-echo "== starting siox-server (private PostgreSQL under $DEMO_DIR/server)"
-"$B/siox-server/siox-server" --listen "127.0.0.1:$PORT" --data-dir "$DEMO_DIR/server" \
+# MUNGE authenticates the daemon to the server (their default): the system
+# munged when it answers, else a private one with a fresh key under
+# DEMO_DIR/munge, stopped with the stack.
+MUNGE_SOCK=/run/munge/munge.socket.2
+if ! munge -n -S "$MUNGE_SOCK" 2>/dev/null | unmunge -S "$MUNGE_SOCK" >/dev/null 2>&1; then
+  MUNGE_SOCK=$DEMO_DIR/munge/munge.sock
+  echo "== starting a private munged ($MUNGE_SOCK)"
+  mkdir -p "$DEMO_DIR/munge"
+  chmod 755 "$DEMO_DIR/munge"
+  dd if=/dev/urandom of="$DEMO_DIR/munge/munge.key" bs=128 count=1 status=none
+  chmod 600 "$DEMO_DIR/munge/munge.key"
+  munged --socket="$MUNGE_SOCK" --key-file="$DEMO_DIR/munge/munge.key" --pid-file="$DEMO_DIR/munge/munged.pid" \
+    --log-file="$DEMO_DIR/munge/munged.log" --seed-file="$DEMO_DIR/munge/munged.seed"
+  for _ in $(seq 100); do [ -s "$DEMO_DIR/munge/munged.pid" ] && break; sleep 0.05; done
+  PIDS+=("$(cat "$DEMO_DIR/munge/munged.pid")")
+fi
+export SIOX_MUNGE_SOCKET=$MUNGE_SOCK   # `siox status` signs its request with it
+
+echo "== starting siox-server (private PostgreSQL under $DEMO_DIR/server, MUNGE authentication)"
+"$B/siox-server/siox-server" --listen "127.0.0.1:$PORT" --data-dir "$DEMO_DIR/server" --munge-socket "$MUNGE_SOCK" \
   >"$DEMO_DIR/server.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 300); do [ -s "$DEMO_DIR/server/conninfo" ] && break; sleep 0.1; done
@@ -56,7 +74,7 @@ for _ in $(seq 300); do [ -s "$DEMO_DIR/server/conninfo" ] && break; sleep 0.1; 
 
 echo "== starting siox-daemon"
 export SIOX_SOCKET=$DEMO_DIR/daemon.sock
-"$B/siox-daemon/siox-daemon" --socket "$SIOX_SOCKET" --server "127.0.0.1:$PORT" \
+"$B/siox-daemon/siox-daemon" --socket "$SIOX_SOCKET" --server "127.0.0.1:$PORT" --munge-socket "$MUNGE_SOCK" \
   --state-dir "$DEMO_DIR/daemon" --batch-ms 50 >"$DEMO_DIR/daemon.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 100); do [ -S "$SIOX_SOCKET" ] && break; sleep 0.1; done

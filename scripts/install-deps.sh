@@ -8,6 +8,7 @@ PACKAGES=(
   libuv1-dev libprotobuf-c-dev protobuf-c-compiler
   libpq-dev postgresql postgresql-client
   liblz4-dev libcmocka-dev libjson-c-dev
+  munge libmunge-dev libssl-dev
   graphviz gnuplot-nox
   glusterfs-server glusterfs-client libglusterfs-dev liburcu-dev uuid-dev
   openmpi-bin libopenmpi-dev libhdf5-openmpi-dev

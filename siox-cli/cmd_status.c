@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +25,10 @@ static const char help[] =
     "  Asks three parts of SIOX how they are, each on its own:\n"
     "  daemon     the node's siox-daemon, over its unix socket: uptime and counters\n"
     "             (clients, batches, spool, ...)\n"
-    "  server     siox-server, over TCP: uptime and counters (ingest, links, ...)\n"
+    "  server     siox-server, over TCP: uptime and counters (ingest, links, ...);\n"
+    "             the request carries a MUNGE credential of the caller (munged's\n"
+    "             socket: $SIOX_MUNGE_SOCKET, else the default), without which the\n"
+    "             server shows only its health (db_ok)\n"
     "  warehouse  the PostgreSQL warehouse: activities, processes, nodes, daemons,\n"
     "             implicit links, and activities clients dropped (buffers full,\n"
     "             no daemon) as they last reported\n"
@@ -99,6 +103,9 @@ static void reply_text(const char *label, const char *addr, const Siox__StatusRe
          r->role && *r->role ? r->role : "?", up / 86400, up / 3600 % 24, up / 60 % 60, up % 60);
   for (size_t i = 0; i < r->n_counters; i++)
     printf("%-10s   %-32s %" PRId64 "\n", "", r->counters[i]->name, r->counters[i]->value);
+  if (r->role && !strcmp(r->role, "server") && r->n_counters <= 1)
+    printf("%-10s   (other counters only for a MUNGE-authenticated caller: is munged running?"
+           " SIOX_MUNGE_SOCKET names its socket)\n", "");
 }
 
 /* Daemon or server. Returns true when it answered and is healthy. */

@@ -2,12 +2,14 @@
  * `siox status` probes. Daemon: connect to its unix socket, send one
  * SIOX_CW_STATUS frame with an empty payload, read one SIOX_CW_STATUS frame
  * back holding a packed siox.StatusReply. Server: connect over TCP, send a
- * SIOX_FRAME_STATUS_REQUEST frame, read SIOX_FRAME_STATUS_REPLY. Every read
+ * SIOX_FRAME_STATUS_REQUEST frame signed with a MUNGE credential of the
+ * caller, read SIOX_FRAME_STATUS_REPLY (counters only when it verified). Every read
  * is bounded by a timeout and every length checked before use.
  */
 #include "status_probe.h"
 
 #include <errno.h>
+#include <munge.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdint.h>
@@ -17,8 +19,10 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "hello_cred.h"
 #include "siox_client_wire.h"
 #include "siox_frame.h"
 
@@ -178,14 +182,39 @@ static void read_error_frame(int fd, uint32_t len, char *err, size_t errlen) {
   free(buf);
 }
 
+/* A MUNGE credential as whoever runs `siox` (the server shows its counters
+ * only to authenticated peers); NULL when munged cannot be reached, and the
+ * server then answers with its health alone. Socket: $SIOX_MUNGE_SOCKET,
+ * else libmunge's default. */
+static char *status_credential(void) {
+  char payload[SIOX_CRED_PAYLOAD_MAX], *cred = NULL;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  int n = siox_status_cred_payload(payload, sizeof payload, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+  munge_ctx_t ctx = n > 0 ? munge_ctx_create() : NULL;
+  if (!ctx) return NULL;
+  const char *sock = getenv("SIOX_MUNGE_SOCKET");
+  munge_err_t e = sock && *sock ? munge_ctx_set(ctx, MUNGE_OPT_SOCKET, sock) : EMUNGE_SUCCESS;
+  if (e == EMUNGE_SUCCESS) e = munge_encode(&cred, ctx, payload, n);
+  munge_ctx_destroy(ctx);
+  if (e == EMUNGE_SUCCESS) return cred;
+  free(cred);
+  return NULL;
+}
+
 static Siox__StatusReply *server_exchange(int fd, char *err, size_t errlen) {
   Siox__StatusRequest req = SIOX__STATUS_REQUEST__INIT;
-  uint8_t out[SIOX_FRAME_HDR_LEN + 16], in[SIOX_FRAME_HDR_LEN];
-  size_t plen = siox__status_request__get_packed_size(&req); /* 0 today; packed anyway */
-  if (plen > sizeof(out) - SIOX_FRAME_HDR_LEN) return snprintf(err, errlen, "request too large"), NULL;
+  char *cred = status_credential();
+  if (cred) req.munge_cred.data = (uint8_t *)cred, req.munge_cred.len = strlen(cred);
+  uint8_t in[SIOX_FRAME_HDR_LEN];
+  size_t plen = siox__status_request__get_packed_size(&req);
+  uint8_t *out = malloc(SIOX_FRAME_HDR_LEN + plen);
+  if (!out) return free(cred), snprintf(err, errlen, "out of memory"), NULL;
   siox__status_request__pack(&req, out + SIOX_FRAME_HDR_LEN);
+  free(cred);
   siox_frame_hdr_encode(out, SIOX_FRAME_STATUS_REQUEST, (uint32_t)plen);
   int rc = write_full(fd, out, SIOX_FRAME_HDR_LEN + plen);
+  free(out);
   if (rc == 0) rc = read_full(fd, in, sizeof(in));
   if (rc) {
     snprintf(err, errlen, "%s", rc == -ECONNRESET ? "the server closed the connection without answering" : strerror(-rc));

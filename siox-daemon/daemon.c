@@ -167,6 +167,8 @@ int daemon_start(struct daemon *d, uv_loop_t *loop, const struct daemon_config *
     snprintf(d->hostname, sizeof d->hostname, "unknown");
   batcher_init(&d->batcher);
   int rc = open_state(d);
+  if (rc == 0)
+    rc = tls_link_init(d);
   if (rc < 0)
     return rc;
   fprintf(stderr, "siox-daemon: id %016" PRIx64 ", %zu spooled batches to replay, next seq %" PRIu64 "\n",
@@ -195,5 +197,6 @@ void daemon_close(struct daemon *d) {
   hints_free(d);
   batcher_destroy(&d->batcher);
   spool_close(&d->spool);
+  tls_link_free(d);
   free(d->token);
 }

@@ -20,6 +20,8 @@
 /* ---------------------------------------------------------------------------
  * Configuration (main.c fills it from the command line)
  * ------------------------------------------------------------------------- */
+enum daemon_auth { DAEMON_AUTH_MUNGE, DAEMON_AUTH_TOKEN, DAEMON_AUTH_NONE };
+
 struct daemon_config {
   const char *socket_path;
   char server_host[256];
@@ -29,6 +31,10 @@ struct daemon_config {
   uint32_t batch_activities;
   uint32_t batch_ms;
   const char *token_file;
+  enum daemon_auth auth;    /* --auth (credential.c) */
+  const char *munge_socket; /* NULL: libmunge's default */
+  bool tls;                 /* --tls: TLS to the server (tls_link.c) */
+  const char *tls_ca;       /* --tls-ca: CA file (NULL: system CAs) */
   const char *pid_file;
   bool hints_off;        /* --hints off: answer every hint query "disabled" */
   uint32_t hints_ttl_ms; /* --hints-ttl: cache lifetime of server answers */
@@ -284,6 +290,7 @@ struct daemon {
   char hostname[256];
   uint8_t *token;
   size_t token_len;
+  struct ssl_ctx_st *tls_ctx; /* tls_link.c: NULL without --tls */
   int64_t start_ns;
 
   uv_pipe_t listener;
@@ -362,6 +369,32 @@ int quarantine_batch(struct daemon *d, uint64_t seq, const char *reason);
 int quarantine_load(struct daemon *d);
 /* Activities and reason of quarantined batch seq, for its Skip. 0 or -errno. */
 int quarantine_info(const struct daemon *d, uint64_t seq, uint32_t *activities, char *reason, size_t n);
+/* credential.c: what proves the daemon's identity in each Hello (--auth).
+ * Sets m's token or munge_cred; *cred (a MUNGE credential, NULL for the
+ * other methods) must stay alive until m is packed, then be freed. Encoding
+ * asks munged and may block briefly; it happens once per connection.
+ * Returns 0, or -EACCES after logging why. */
+struct Siox__Hello;
+int daemon_hello_credential(const struct daemon *d, struct Siox__Hello *m, char **cred);
+
+/* tls_link.c: TLS hooks of uplink.c and hint_link.c (no-ops without --tls). */
+struct siox_tls_pipe;
+int tls_link_init(struct daemon *d); /* the client context; 0 or <0 (logged) */
+void tls_link_free(struct daemon *d);
+/* A connected socket's TLS state (*p stays NULL without --tls) and the
+ * handshake bytes to send first (*hs malloc'd, may be NULL). 0 or <0. */
+int tls_link_open(const struct daemon *d, struct siox_tls_pipe **p, uint8_t **hs, size_t *hslen);
+void tls_link_close(struct siox_tls_pipe **p);
+/* on_alloc for a TLS connection: a scratch buffer for ciphertext. */
+void tls_link_alloc(uv_buf_t *out);
+/* on_read: frees buf, appends the plaintext to rbuf, returns bytes to send
+ * back in *out (malloc'd, may be NULL). 0, or <0 (logged): drop. */
+int tls_link_input(struct siox_tls_pipe *p, const uv_buf_t *buf, ssize_t n, uint8_t **rbuf, size_t *rlen,
+                   size_t *rcap, uint8_t **out, size_t *outlen);
+/* true once the handshake is done (always without TLS). */
+bool tls_link_ready(const struct siox_tls_pipe *p);
+/* Encrypts a frame into *out (malloc'd). 0 or <0. */
+int tls_link_seal(struct siox_tls_pipe *p, const uint8_t *plain, size_t n, uint8_t **out, size_t *outlen);
 
 /* uplink.c */
 int uplink_start(struct daemon *d);

@@ -33,6 +33,7 @@ struct hint_link {
   unsigned backoff_ms;
   uint8_t *rbuf; /* owned: bytes of an incomplete server frame */
   size_t rlen, rcap;
+  struct siox_tls_pipe *tls; /* tls_link.c: NULL without --tls */
 };
 
 struct frame_write {
@@ -49,16 +50,35 @@ static void on_written(uv_write_t *w, int status) {
   if (status < 0 && status != UV_ECANCELED) link_drop(l, uv_strerror(status));
 }
 
+static int write_fw(struct hint_link *l, struct frame_write *fw, size_t n) {
+  fw->w.data = l;
+  uv_buf_t b = uv_buf_init((char *)fw->buf, (unsigned)n);
+  int rc = uv_write(&fw->w, (uv_stream_t *)&l->tcp, &b, 1, on_written);
+  if (rc < 0) free(fw);
+  return rc;
+}
+
+/* Queues a copy of n bytes (TLS handshake or sealed records). */
+static int write_copy(struct hint_link *l, const uint8_t *p, size_t n) {
+  struct frame_write *fw = malloc(sizeof *fw + n);
+  if (!fw) return -ENOMEM;
+  memcpy(fw->buf, p, n);
+  return write_fw(l, fw, n);
+}
+
 static int send_frame(struct hint_link *l, uint16_t type, const ProtobufCMessage *msg) {
   size_t n = protobuf_c_message_get_packed_size(msg);
   struct frame_write *fw = malloc(sizeof *fw + SIOX_FRAME_HDR_LEN + n);
   if (!fw) return -ENOMEM;
   siox_frame_hdr_encode(fw->buf, type, (uint32_t)n);
   protobuf_c_message_pack(msg, fw->buf + SIOX_FRAME_HDR_LEN);
-  fw->w.data = l;
-  uv_buf_t b = uv_buf_init((char *)fw->buf, (unsigned)(SIOX_FRAME_HDR_LEN + n));
-  int rc = uv_write(&fw->w, (uv_stream_t *)&l->tcp, &b, 1, on_written);
-  if (rc < 0) free(fw);
+  if (!l->tls) return write_fw(l, fw, SIOX_FRAME_HDR_LEN + n);
+  uint8_t *sealed;
+  size_t slen;
+  int rc = tls_link_seal(l->tls, fw->buf, SIOX_FRAME_HDR_LEN + n, &sealed, &slen);
+  free(fw);
+  if (rc == 0) rc = write_copy(l, sealed, slen);
+  free(sealed);
   return rc;
 }
 
@@ -89,6 +109,7 @@ static void dispatch(struct hint_link *l, uint16_t type, const uint8_t *p, size_
 
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *out) {
   struct hint_link *l = h->data;
+  if (l->tls) return tls_link_alloc(out);
   if (l->rcap - l->rlen < suggested) {
     uint8_t *nb = realloc(l->rbuf, l->rlen + suggested);
     if (!nb) {
@@ -101,14 +122,30 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *out) {
   *out = uv_buf_init((char *)l->rbuf + l->rlen, (unsigned)(l->rcap - l->rlen));
 }
 
+static int send_hello(struct hint_link *l);
+
+/* TLS hook: decrypts into rbuf, answers the handshake, says Hello once it
+ * is done. <0: dropped. */
+static int tls_in(struct hint_link *l, ssize_t nread, const uv_buf_t *buf) {
+  uint8_t *out;
+  size_t outlen;
+  int rc = tls_link_input(l->tls, buf, nread, &l->rbuf, &l->rlen, &l->rcap, &out, &outlen);
+  if (rc == 0 && outlen) rc = write_copy(l, out, outlen);
+  free(out);
+  if (rc == 0 && l->state == LINK_CONNECTING && tls_link_ready(l->tls)) rc = send_hello(l);
+  if (rc < 0) link_drop(l, "TLS failure");
+  return rc;
+}
+
 static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
-  (void)buf;
   struct hint_link *l = st->data;
   if (nread < 0) {
+    if (l->tls) free(buf->base);
     link_drop(l, nread == UV_EOF ? "server closed the connection" : uv_strerror((int)nread));
     return;
   }
-  l->rlen += (size_t)nread;
+  if (!l->tls) l->rlen += (size_t)nread;
+  else if (tls_in(l, nread, buf) < 0) return;
   size_t off = 0;
   while (l->tcp_open && l->state != LINK_DOWN && l->rlen - off >= SIOX_FRAME_HDR_LEN) {
     struct siox_frame_hdr h;
@@ -149,10 +186,25 @@ static void link_drop(struct hint_link *l, const char *why) {
   bool was_ready = l->state == LINK_READY;
   l->rlen = 0;
   l->state = LINK_DOWN;
+  tls_link_close(&l->tls);
   hints_link_lost(l->d);
   if (!l->tcp_open || uv_is_closing((uv_handle_t *)&l->tcp)) return;
   if (was_ready) fprintf(stderr, "siox-daemon: hint link lost: %s\n", why);
   uv_close((uv_handle_t *)&l->tcp, on_tcp_closed);
+}
+
+static int send_hello(struct hint_link *l) {
+  Siox__Hello m = SIOX__HELLO__INIT;
+  m.daemon_id = l->d->daemon_id;
+  m.hostname = l->d->hostname;
+  m.version = SIOX_DAEMON_VERSION;
+  m.hint_link = true;
+  l->state = LINK_HELLO;
+  char *cred;
+  int rc = daemon_hello_credential(l->d, &m, &cred);
+  if (rc == 0) rc = send_frame(l, SIOX_FRAME_HELLO, &m.base);
+  free(cred);
+  return rc;
 }
 
 static void on_connected(uv_connect_t *req, int status) {
@@ -161,16 +213,13 @@ static void on_connected(uv_connect_t *req, int status) {
     link_drop(l, uv_strerror(status));
     return;
   }
-  Siox__Hello m = SIOX__HELLO__INIT;
-  m.daemon_id = l->d->daemon_id;
-  m.hostname = l->d->hostname;
-  m.version = SIOX_DAEMON_VERSION;
-  m.token.data = l->d->token;
-  m.token.len = l->d->token_len;
-  m.hint_link = true;
-  l->state = LINK_HELLO;
-  int rc = uv_read_start((uv_stream_t *)&l->tcp, on_alloc, on_read);
-  if (rc == 0) rc = send_frame(l, SIOX_FRAME_HELLO, &m.base);
+  uint8_t *hs;
+  size_t hslen;
+  int rc = tls_link_open(l->d, &l->tls, &hs, &hslen);
+  if (rc == 0 && hslen) rc = write_copy(l, hs, hslen);
+  free(hs);
+  if (rc == 0) rc = uv_read_start((uv_stream_t *)&l->tcp, on_alloc, on_read);
+  if (rc == 0 && !l->tls) rc = send_hello(l); /* with TLS, after the handshake (tls_in) */
   if (rc < 0) link_drop(l, uv_strerror(rc));
 }
 
@@ -224,6 +273,7 @@ void hint_link_stop(struct hint_link *l) {
 
 void hint_link_free(struct hint_link *l) {
   if (!l) return;
+  tls_link_close(&l->tls);
   free(l->rbuf);
   free(l);
 }

@@ -49,9 +49,27 @@ static const char usage[] =
     "        Seal a batch once it holds N activities. Default: 65536.\n"
     "    --batch-ms N\n"
     "        ...or N milliseconds after its first record. Default: 200.\n"
+    "    --auth munge|token|none\n"
+    "        How the daemon proves its identity to the server (which must use\n"
+    "        the same method). munge: each Hello carries a fresh MUNGE\n"
+    "        credential whose payload names this daemon's id and host name;\n"
+    "        the server learns the daemon's uid and host from munged, and the\n"
+    "        daemon id then belongs to that identity. token: the Hello carries\n"
+    "        the secret of --token-file, which the server's token file lists\n"
+    "        for this daemon id (DIR/daemon.id). none: nothing (only a server\n"
+    "        run with --auth none accepts it). Default: token when\n"
+    "        --token-file is given, else munge.\n"
+    "    --munge-socket PATH\n"
+    "        munged's socket. Default: libmunge's (/run/munge/munge.socket.2).\n"
+    "    --tls\n"
+    "        Speak TLS to the server (OpenSSL; for a server started with\n"
+    "        --tls-cert). Its certificate must verify against --tls-ca, else\n"
+    "        the system's CAs, and name --server's host (name or address).\n"
+    "    --tls-ca FILE\n"
+    "        PEM CA certificate(s) for --tls; implies --tls.\n"
     "    --token-file F\n"
-    "        Shared secret sent to the server in Hello (trailing newline\n"
-    "        dropped). Default: none.\n"
+    "        This daemon's token (trailing newline dropped); the server's\n"
+    "        token file holds the line 'DAEMON_ID TOKEN' for it.\n"
     "    --pid-file F\n"
     "        Write the daemon's pid to F (removed on exit).\n"
     "    --hints on|off\n"
@@ -92,6 +110,10 @@ enum {
   OPT_BATCH_ACT,
   OPT_BATCH_MS,
   OPT_TOKEN,
+  OPT_AUTH,
+  OPT_MUNGE_SOCKET,
+  OPT_TLS,
+  OPT_TLS_CA,
   OPT_PID,
   OPT_HINTS,
   OPT_HINTS_TTL,
@@ -106,6 +128,10 @@ static const struct option options[] = {
     {"batch-activities", required_argument, 0, OPT_BATCH_ACT},
     {"batch-ms", required_argument, 0, OPT_BATCH_MS},
     {"token-file", required_argument, 0, OPT_TOKEN},
+    {"auth", required_argument, 0, OPT_AUTH},
+    {"munge-socket", required_argument, 0, OPT_MUNGE_SOCKET},
+    {"tls", no_argument, 0, OPT_TLS},
+    {"tls-ca", required_argument, 0, OPT_TLS_CA},
     {"pid-file", required_argument, 0, OPT_PID},
     {"hints", required_argument, 0, OPT_HINTS},
     {"hints-ttl", required_argument, 0, OPT_HINTS_TTL},
@@ -165,6 +191,7 @@ static int bad_usage(const char *what, const char *arg) {
 static int parse_args(int argc, char **argv, struct daemon_config *c, bool *done) {
   uint64_t v;
   int opt;
+  bool auth_given = false;
   while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
     switch (opt) {
     case OPT_SOCKET:
@@ -195,6 +222,27 @@ static int parse_args(int argc, char **argv, struct daemon_config *c, bool *done
     case OPT_TOKEN:
       c->token_file = optarg;
       break;
+    case OPT_AUTH:
+      auth_given = true;
+      if (strcmp(optarg, "munge") == 0)
+        c->auth = DAEMON_AUTH_MUNGE;
+      else if (strcmp(optarg, "token") == 0)
+        c->auth = DAEMON_AUTH_TOKEN;
+      else if (strcmp(optarg, "none") == 0)
+        c->auth = DAEMON_AUTH_NONE;
+      else
+        return bad_usage("--auth (munge, token or none)", optarg);
+      break;
+    case OPT_MUNGE_SOCKET:
+      c->munge_socket = optarg;
+      break;
+    case OPT_TLS:
+      c->tls = true;
+      break;
+    case OPT_TLS_CA:
+      c->tls = true;
+      c->tls_ca = optarg;
+      break;
     case OPT_PID:
       c->pid_file = optarg;
       break;
@@ -222,6 +270,10 @@ static int parse_args(int argc, char **argv, struct daemon_config *c, bool *done
   }
   if (optind < argc)
     return bad_usage("argument", argv[optind]);
+  if (!auth_given && c->token_file)
+    c->auth = DAEMON_AUTH_TOKEN;
+  if (c->auth == DAEMON_AUTH_TOKEN && !c->token_file)
+    return bad_usage("--auth token without --token-file", "token");
   return 0;
 }
 

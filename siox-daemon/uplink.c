@@ -45,6 +45,7 @@ struct uplink {
   uint64_t sent; /* highest seq written on this connection */
   unsigned inflight;
   bool stopping;
+  struct siox_tls_pipe *tls; /* tls_link.c: NULL without --tls */
 };
 
 struct frame_write {
@@ -68,28 +69,42 @@ static void on_written(uv_write_t *w, int status) {
     uplink_drop(u, uv_strerror(status));
 }
 
-/* Packs msg into a frame of `type` and queues it; the buffer is freed when
- * the write completes. */
-static int send_msg(struct uplink *u, uint16_t type, const ProtobufCMessage *msg) {
-  size_t n = protobuf_c_message_get_packed_size(msg);
+/* Queues n bytes of buf (owned: freed when the write completes). */
+static int write_owned(struct uplink *u, uint8_t *buf, size_t n) {
   struct frame_write *fw = malloc(sizeof *fw);
-  uint8_t *buf = malloc(SIOX_FRAME_HDR_LEN + n);
-  if (!fw || !buf) {
-    free(fw);
+  if (!fw) {
     free(buf);
     return -ENOMEM;
   }
-  siox_frame_hdr_encode(buf, type, (uint32_t)n);
-  protobuf_c_message_pack(msg, buf + SIOX_FRAME_HDR_LEN);
   fw->buf = buf;
   fw->w.data = u;
-  uv_buf_t b = uv_buf_init((char *)buf, (unsigned)(SIOX_FRAME_HDR_LEN + n));
+  uv_buf_t b = uv_buf_init((char *)buf, (unsigned)n);
   int rc = uv_write(&fw->w, (uv_stream_t *)&u->tcp, &b, 1, on_written);
   if (rc < 0) {
     free(buf);
     free(fw);
   }
   return rc;
+}
+
+/* Packs msg into a frame of `type` (sealed with TLS when on) and queues it. */
+static int send_msg(struct uplink *u, uint16_t type, const ProtobufCMessage *msg) {
+  size_t n = protobuf_c_message_get_packed_size(msg);
+  uint8_t *buf = malloc(SIOX_FRAME_HDR_LEN + n);
+  if (!buf)
+    return -ENOMEM;
+  siox_frame_hdr_encode(buf, type, (uint32_t)n);
+  protobuf_c_message_pack(msg, buf + SIOX_FRAME_HDR_LEN);
+  n += SIOX_FRAME_HDR_LEN;
+  if (u->tls) {
+    uint8_t *sealed;
+    int rc = tls_link_seal(u->tls, buf, n, &sealed, &n);
+    free(buf);
+    if (rc < 0)
+      return rc;
+    buf = sealed;
+  }
+  return write_owned(u, buf, n);
 }
 
 static int send_batch(struct uplink *u, const struct spool_batch *b) {
@@ -266,6 +281,8 @@ static void dispatch(struct uplink *u, uint16_t type, const uint8_t *p, size_t n
 
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *out) {
   struct uplink *u = h->data;
+  if (u->tls)
+    return tls_link_alloc(out);
   if (u->rcap - u->rlen < suggested) {
     uint8_t *nb = realloc(u->rbuf, u->rlen + suggested);
     if (!nb) {
@@ -278,14 +295,39 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *out) {
   *out = uv_buf_init((char *)u->rbuf + u->rlen, (unsigned)(u->rcap - u->rlen));
 }
 
+static int send_hello(struct uplink *u);
+
+/* TLS hook: decrypts into rbuf, answers the handshake, says Hello once it
+ * is done. <0: dropped. */
+static int tls_in(struct uplink *u, ssize_t nread, const uv_buf_t *buf) {
+  uint8_t *out;
+  size_t outlen;
+  int rc = tls_link_input(u->tls, buf, nread, &u->rbuf, &u->rlen, &u->rcap, &out, &outlen);
+  if (rc == 0 && outlen)
+    rc = write_owned(u, out, outlen);
+  else
+    free(out);
+  if (rc == 0 && u->state == UP_CONNECTING && tls_link_ready(u->tls) && (rc = send_hello(u)) == 0)
+    u->state = UP_HELLO;
+  if (rc < 0)
+    uplink_drop(u, "TLS failure");
+  return rc;
+}
+
 static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
-  (void)buf;
   struct uplink *u = st->data;
   if (nread < 0) {
+    if (u->tls)
+      free(buf->base);
     uplink_drop(u, nread == UV_EOF ? "server closed the connection" : uv_strerror((int)nread));
     return;
   }
-  u->rlen += (size_t)nread;
+  if (u->tls) {
+    if (tls_in(u, nread, buf) < 0)
+      return;
+  } else {
+    u->rlen += (size_t)nread;
+  }
   size_t off = 0;
   while (u->tcp_open && u->rlen - off >= SIOX_FRAME_HDR_LEN) {
     struct siox_frame_hdr h;
@@ -337,6 +379,7 @@ static void uplink_drop(struct uplink *u, const char *why) {
   if (u->state == UP_READY || u->state == UP_HELLO)
     fprintf(stderr, "siox-daemon: server connection lost: %s\n", why);
   u->state = UP_DOWN;
+  tls_link_close(&u->tls);
   uv_close((uv_handle_t *)&u->tcp, on_tcp_closed);
 }
 
@@ -345,9 +388,12 @@ static int send_hello(struct uplink *u) {
   m.daemon_id = u->d->daemon_id;
   m.hostname = u->d->hostname;
   m.version = SIOX_DAEMON_VERSION;
-  m.token.data = u->d->token;
-  m.token.len = u->d->token_len;
-  return send_msg(u, SIOX_FRAME_HELLO, &m.base);
+  char *cred;
+  int rc = daemon_hello_credential(u->d, &m, &cred);
+  if (rc == 0)
+    rc = send_msg(u, SIOX_FRAME_HELLO, &m.base);
+  free(cred);
+  return rc;
 }
 
 static void on_connected(uv_connect_t *req, int status) {
@@ -356,14 +402,22 @@ static void on_connected(uv_connect_t *req, int status) {
     uplink_drop(u, uv_strerror(status));
     return;
   }
-  int rc = uv_read_start((uv_stream_t *)&u->tcp, on_alloc, on_read);
+  uint8_t *hs;
+  size_t hslen;
+  int rc = tls_link_open(u->d, &u->tls, &hs, &hslen);
+  if (rc == 0 && hslen)
+    rc = write_owned(u, hs, hslen);
+  else
+    free(hs);
   if (rc == 0)
+    rc = uv_read_start((uv_stream_t *)&u->tcp, on_alloc, on_read);
+  if (rc == 0 && !u->tls)
     rc = send_hello(u);
   if (rc < 0) {
     uplink_drop(u, uv_strerror(rc));
     return;
   }
-  u->state = UP_HELLO;
+  u->state = u->tls ? UP_CONNECTING : UP_HELLO; /* with TLS, Hello follows the handshake (tls_in) */
 }
 
 static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *ai) {
@@ -444,6 +498,7 @@ void uplink_stop(struct uplink *u) {
 void uplink_free(struct uplink *u) {
   if (!u)
     return;
+  tls_link_close(&u->tls);
   free(u->rbuf);
   free(u);
 }

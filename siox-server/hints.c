@@ -82,7 +82,7 @@ int siox_hints_on_hello(struct siox_conn *c, Siox__Hello *m) {
 
 int siox_hints_on_query(struct siox_conn *c, const uint8_t *p, size_t len) {
   struct siox_server *s = c->srv;
-  if (!c->hello_done) return siox_conn_reject(c, "HintQuery before Hello"), -EPROTO;
+  if (!c->authenticated) return siox_conn_reject(c, "HintQuery before an accepted Hello"), -EPROTO;
   Siox__HintQuery *q = siox__hint_query__unpack(NULL, len, p);
   if (!q) return siox_conn_reject(c, "undecodable HintQuery"), -EBADMSG;
   s->n.hint_queries++;

@@ -365,17 +365,37 @@ static int upsert_stats(struct siox_batch_ctx *x) {
   return 0;
 }
 
-/* Locks the daemon's row and returns its acked_seq. */
+/* The owner columns' text parameters: NULL (SQL NULL) for no owner. */
+struct owner_params {
+  char uid[24];
+  const char *auth, *uid_p, *host;
+};
+
+static void owner_params(const struct siox_owner *o, struct owner_params *p) {
+  int owned = o && o->auth[0];
+  p->auth = owned ? o->auth : NULL;
+  p->uid_p = owned && o->uid >= 0 ? siox_i64s(p->uid, o->uid) : NULL;
+  p->host = owned ? o->host : NULL;
+}
+
+/* Locks the daemon's row and returns its acked_seq. The first stored batch
+ * makes the row, owned by the session's identity; a row owned by another
+ * identity is not touched (no row returned: -ENOENT). */
 static int lock_daemon(struct siox_batch_ctx *x, int64_t *acked) {
   char d[24], o[24], u[24];
+  struct owner_params op;
+  owner_params(x->owner, &op);
   const char *v[] = {siox_i64s(d, (int64_t)x->msg->daemon_id), x->hostname, siox_i64s(o, x->msg->clock_offset_ns),
-                     siox_i64s(u, (int64_t)x->msg->clock_uncertainty_ns)};
+                     siox_i64s(u, (int64_t)x->msg->clock_uncertainty_ns), op.auth, op.uid_p, op.host};
   return query1(x->db,
-                "INSERT INTO daemons (daemon_id, hostname, clock_offset_ns, clock_uncertainty_ns) VALUES ($1, $2, $3, $4)"
+                "INSERT INTO daemons (daemon_id, hostname, clock_offset_ns, clock_uncertainty_ns, owner_auth, owner_uid,"
+                " owner_host) VALUES ($1, $2, $3, $4, $5, $6, $7)"
                 " ON CONFLICT (daemon_id) DO UPDATE SET hostname = EXCLUDED.hostname, clock_offset_ns ="
                 " EXCLUDED.clock_offset_ns, clock_uncertainty_ns = EXCLUDED.clock_uncertainty_ns, last_seen = now()"
+                " WHERE (daemons.owner_auth, daemons.owner_uid, daemons.owner_host) IS NOT DISTINCT FROM"
+                " (EXCLUDED.owner_auth, EXCLUDED.owner_uid, EXCLUDED.owner_host)"
                 " RETURNING acked_seq",
-                4, v, acked);
+                7, v, acked);
 }
 
 static int set_acked(struct siox_batch_ctx *x) {
@@ -401,7 +421,10 @@ static int seq_rule(uint64_t seq, uint64_t acked, struct siox_ingest_result *res
 static int transaction(struct siox_batch_ctx *x, struct siox_ingest_result *res, int dedup) {
   int64_t acked = 0;
   int rc = siox_db_exec(x->db->conn, "BEGIN");
-  if (rc == 0) rc = lock_daemon(x, &acked);
+  if (rc == 0 && (rc = lock_daemon(x, &acked)) == -ENOENT) {
+    snprintf(x->reason, x->reason_len, "daemon id %llu belongs to another identity", (unsigned long long)x->msg->daemon_id);
+    rc = -EACCES; /* another session won the id after this one's Hello */
+  }
   if (rc == 0 && (rc = seq_rule(x->msg->seq, (uint64_t)acked, res)) != 0) {
     int end = siox_db_exec(x->db->conn, "ROLLBACK");
     return rc < 0 ? rc : end;
@@ -432,9 +455,10 @@ static int acked_seq(struct siox_db *db, uint64_t daemon_id, uint64_t *acked) {
   return rc == -ENOENT ? 0 : rc;
 }
 
-int siox_ingest_batch(struct siox_db *db, const Siox__Batch *m, const char *hostname, struct siox_block *blk,
-                      int decode_rc, const char *why, struct siox_ingest_result *res) {
-  struct siox_batch_ctx x = {.db = db, .msg = m, .hostname = hostname, .reason = res->reason, .reason_len = sizeof res->reason};
+int siox_ingest_batch(struct siox_db *db, const Siox__Batch *m, const char *hostname, const struct siox_owner *owner,
+                      struct siox_block *blk, int decode_rc, const char *why, struct siox_ingest_result *res) {
+  struct siox_batch_ctx x = {.db = db, .msg = m, .hostname = hostname, .owner = owner, .reason = res->reason,
+                             .reason_len = sizeof res->reason};
   uint64_t acked = 0;
   int rc = acked_seq(db, m->daemon_id, &acked);
   if (rc == 0) rc = seq_rule(m->seq, acked, res);
@@ -454,18 +478,24 @@ int siox_ingest_batch(struct siox_db *db, const Siox__Batch *m, const char *host
   return rc == -ENOMEM ? -EIO : rc;
 }
 
-int siox_ingest_skip(struct siox_db *db, const Siox__Skip *m, const char *hostname, struct siox_ingest_result *res) {
+int siox_ingest_skip(struct siox_db *db, const Siox__Skip *m, const char *hostname, const struct siox_owner *owner,
+                     struct siox_ingest_result *res) {
   char d[24], s[24], a[24];
   const char *v[] = {siox_i64s(d, (int64_t)m->daemon_id), siox_i64s(s, (int64_t)m->seq), siox_i64s(a, m->activities),
                      m->reason ? m->reason : ""};
-  const char *dv[] = {v[0], hostname};
+  struct owner_params op;
+  owner_params(owner, &op);
+  const char *dv[] = {v[0], hostname, op.auth, op.uid_p, op.host};
   int64_t acked = 0;
   int rc = siox_db_exec(db->conn, "BEGIN");
   if (rc == 0)
     rc = query1(db,
-                "INSERT INTO daemons (daemon_id, hostname) VALUES ($1, $2) ON CONFLICT (daemon_id)"
-                " DO UPDATE SET last_seen = now() RETURNING acked_seq",
-                2, dv, &acked);
+                "INSERT INTO daemons (daemon_id, hostname, owner_auth, owner_uid, owner_host)"
+                " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (daemon_id) DO UPDATE SET last_seen = now()"
+                " WHERE (daemons.owner_auth, daemons.owner_uid, daemons.owner_host) IS NOT DISTINCT FROM"
+                " (EXCLUDED.owner_auth, EXCLUDED.owner_uid, EXCLUDED.owner_host) RETURNING acked_seq",
+                5, dv, &acked);
+  if (rc == -ENOENT) rc = -EACCES; /* the id belongs to another identity */
   if (rc == 0) rc = seq_rule(m->seq, (uint64_t)acked, res);
   if (rc == 0) {
     PGresult *r = siox_db_query(db->conn,
@@ -485,14 +515,31 @@ int siox_ingest_skip(struct siox_db *db, const Siox__Skip *m, const char *hostna
   return rc < 0 ? rc : 0;
 }
 
-int siox_ingest_hello(struct siox_db *db, uint64_t daemon_id, const char *hostname, uint64_t *acked) {
+int siox_ingest_hello(struct siox_db *db, uint64_t daemon_id, const struct siox_owner *owner, uint64_t *acked,
+                      char *other, size_t other_len) {
   char d[24];
-  const char *v[] = {siox_i64s(d, (int64_t)daemon_id), hostname};
-  int64_t a = 0;
-  int rc = query1(db,
-                  "INSERT INTO daemons (daemon_id, hostname) VALUES ($1, $2) ON CONFLICT (daemon_id)"
-                  " DO UPDATE SET hostname = EXCLUDED.hostname, last_seen = now() RETURNING acked_seq",
-                  2, v, &a);
-  *acked = (uint64_t)a;
+  struct owner_params op;
+  owner_params(owner, &op);
+  const char *v[] = {siox_i64s(d, (int64_t)daemon_id), op.auth, op.uid_p, op.host};
+  /* No row is made here: an unknown daemon has acked 0. A row from before
+   * schema 14 (no owner) goes to the first identity that says Hello. */
+  PGresult *r = siox_db_query(db->conn,
+                              "UPDATE daemons SET last_seen = now(),"
+                              " owner_auth = CASE WHEN owner_auth IS NULL THEN $2 ELSE owner_auth END,"
+                              " owner_uid = CASE WHEN owner_auth IS NULL THEN $3::bigint ELSE owner_uid END,"
+                              " owner_host = CASE WHEN owner_auth IS NULL THEN $4 ELSE owner_host END"
+                              " WHERE daemon_id = $1 RETURNING acked_seq, owner_auth, owner_uid, owner_host",
+                              4, v);
+  if (!r) return -EIO;
+  *acked = 0;
+  int rc = 0;
+  if (PQntuples(r) == 1) {
+    struct siox_owner row = {.uid = PQgetisnull(r, 0, 2) ? -1 : strtoll(PQgetvalue(r, 0, 2), NULL, 10)};
+    snprintf(row.auth, sizeof row.auth, "%s", PQgetvalue(r, 0, 1));
+    snprintf(row.host, sizeof row.host, "%s", PQgetvalue(r, 0, 3));
+    *acked = (uint64_t)strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    if (!siox_owner_equal(&row, owner)) rc = -EACCES, siox_owner_describe(&row, other, other_len);
+  }
+  PQclear(r);
   return rc;
 }

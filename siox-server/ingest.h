@@ -16,6 +16,7 @@ struct siox_batch_ctx {
   struct siox_db *db;
   const Siox__Batch *msg;
   const char *hostname;
+  const struct siox_owner *owner; /* the session's identity (auth.c) */
   struct siox_block blk;
   int64_t *proc_ids; /* warehouse proc_id per blk.processes entry */
   char *reason;      /* -EBADMSG explanation */

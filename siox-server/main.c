@@ -17,22 +17,6 @@
 
 #define CONNECT_WAIT_MS 30000 /* a starting (embedded or site) PostgreSQL gets this long */
 
-/* Reads the token file; trailing newlines are not part of the secret. */
-static int read_token(struct siox_server *s, const char *path) {
-  FILE *f = fopen(path, "r");
-  if (!f) return siox_log("token file %s: %s", path, strerror(errno)), -errno;
-  char buf[4096];
-  size_t n = fread(buf, 1, sizeof buf, f);
-  fclose(f);
-  while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r')) n--;
-  if (n == 0) return siox_log("token file %s is empty", path), -EINVAL;
-  s->token = malloc(n);
-  if (!s->token) return -ENOMEM;
-  memcpy(s->token, buf, n);
-  s->token_len = n;
-  return 0;
-}
-
 static int write_file(const char *path, const char *text) {
   char tmp[4200];
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
@@ -161,12 +145,14 @@ int main(int argc, char **argv) {
   snprintf(pid, sizeof pid, "%d\n", (int)getpid());
   int rc = 0;
   if (opt.pid_file && (rc = write_file(opt.pid_file, pid)) != 0) siox_log("pid file %s: %s", opt.pid_file, strerror(-rc));
-  if (rc == 0 && opt.token_file) rc = read_token(&s, opt.token_file);
+  if (rc == 0) rc = siox_auth_init(&s.auth, &opt);
+  if (rc == 0) rc = siox_tls_start(&s);
   if (rc == 0) rc = prepare_db(&s, &pg, &conninfo);
   if (rc == 0) rc = serve(&s, conninfo);
   siox_pg_stop(&pg);
   uv_loop_close(s.loop);
-  free(s.token);
+  siox_auth_free(&s.auth);
+  siox_tls_stop(&s);
   if (opt.pid_file) unlink(opt.pid_file);
   siox_log(rc == 0 ? "stopped" : "startup failed");
   return rc == 0 ? 0 : 1;

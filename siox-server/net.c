@@ -23,6 +23,7 @@ static void on_closed(uv_handle_t *h) {
 void siox_conn_unref(struct siox_conn *c) {
   if (c->pending > 0) c->pending--;
   if (c->pending > 0 || !c->closing || c->tcp.data) return;
+  siox_tls_conn_free(c);
   free(c->buf);
   free(c);
 }
@@ -52,6 +53,38 @@ static void on_written(uv_write_t *req, int status) {
   free(w);
 }
 
+/* Queues n bytes as they are (ciphertext of a TLS connection). */
+static void write_raw(struct siox_conn *c, const uint8_t *p, size_t n, int close_after) {
+  struct write_req *w = malloc(sizeof *w + n);
+  if (!w) {
+    siox_log("%s: out of memory for a reply; closing", c->peer);
+    siox_conn_close(c);
+    return;
+  }
+  memcpy(w->data, p, n);
+  w->conn = c;
+  w->close_after = close_after;
+  uv_buf_t b = uv_buf_init((char *)w->data, (unsigned)n);
+  c->pending++;
+  int rc = uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_written);
+  if (rc < 0) on_written(&w->req, rc);
+}
+
+/* TLS hook: encrypts the frame w holds and sends the ciphertext instead. */
+static void send_sealed(struct siox_conn *c, struct write_req *w, size_t n) {
+  uint8_t *out;
+  size_t outlen;
+  if (siox_tls_seal(c, w->data, n, &out, &outlen) != 0) {
+    siox_log("%s: TLS: cannot encrypt a reply; closing", c->peer);
+    free(w);
+    siox_conn_close(c);
+    return;
+  }
+  write_raw(c, out, outlen, w->close_after);
+  free(out);
+  free(w);
+}
+
 static void send_frame(struct siox_conn *c, uint16_t type, const ProtobufCMessage *msg, int close_after) {
   if (c->closing) return;
   size_t len = msg ? protobuf_c_message_get_packed_size(msg) : 0;
@@ -65,6 +98,7 @@ static void send_frame(struct siox_conn *c, uint16_t type, const ProtobufCMessag
   if (msg) protobuf_c_message_pack(msg, w->data + SIOX_FRAME_HDR_LEN);
   w->conn = c;
   w->close_after = close_after;
+  if (c->tls) return send_sealed(c, w, SIOX_FRAME_HDR_LEN + len);
   uv_buf_t b = uv_buf_init((char *)w->data, (unsigned)(SIOX_FRAME_HDR_LEN + len));
   c->pending++;
   int rc = uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_written);
@@ -104,6 +138,11 @@ void siox_conn_refuse(struct siox_conn *c, Siox__ErrorKind kind, uint64_t seq, c
 static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
   struct siox_conn *c = h->data;
   (void)hint;
+  if (c->tls) { /* ciphertext goes to a scratch buffer; plaintext to c->buf */
+    *buf = uv_buf_init(malloc(READ_CHUNK), READ_CHUNK);
+    if (!buf->base) buf->len = 0;
+    return;
+  }
   if (c->cap - c->len < READ_CHUNK) {
     size_t ncap = c->cap ? c->cap : READ_CHUNK * 2;
     while (ncap - c->len < READ_CHUNK) ncap *= 2;
@@ -136,9 +175,25 @@ static void drain_frames(struct siox_conn *c) {
   c->len -= off;
 }
 
+/* TLS hook: decrypts into c->buf and answers the handshake. <0: closed. */
+static int tls_in(struct siox_conn *c, ssize_t n, const uv_buf_t *buf) {
+  uint8_t *out = NULL;
+  size_t outlen = 0;
+  int rc = siox_tls_read(c, (const uint8_t *)buf->base, (size_t)n, &out, &outlen);
+  free(buf->base);
+  if (rc == 0 && outlen) write_raw(c, out, outlen, 0);
+  free(out);
+  if (rc != 0) siox_conn_close(c);
+  return rc;
+}
+
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
   struct siox_conn *c = s->data;
-  (void)buf;
+  if (c->tls && n > 0) {
+    if (tls_in(c, n, buf) == 0) drain_frames(c);
+    return;
+  }
+  if (c->tls) free(buf->base);
   if (n > 0) {
     c->len += (size_t)n;
     drain_frames(c);
@@ -197,6 +252,7 @@ static void on_connection(uv_stream_t *l, int status) {
   if (s->conns) s->conns->prev = c;
   s->conns = c;
   s->n.connections++;
+  if (siox_tls_accept(c) != 0) return siox_log("%s: TLS: out of memory; closing", c->peer), siox_conn_close(c);
   siox_conn_read(c, 1);
 }
 

@@ -17,7 +17,9 @@ const char siox_server_usage[] =
     "SYNOPSIS\n"
     "    siox-server [--listen HOST:PORT] [--data-dir DIR | --db CONNINFO [--db-passfile FILE]]\n"
     "                [--admin-group GROUP]\n"
-    "                [--token-file FILE] [--pid-file FILE] [--pg-bindir DIR]\n"
+    "                [--auth munge|token|none] [--munge-socket PATH]\n"
+    "                [--token-file FILE] [--tls-cert FILE --tls-key FILE]\n"
+    "                [--insecure] [--pid-file FILE] [--pg-bindir DIR]\n"
     "                [--match-ms N] [--late-ms N]\n"
     "                [--analyze-idle S] [--analyze-every S] [--no-analyze]\n"
     "\n"
@@ -61,8 +63,32 @@ const char siox_server_usage[] =
     "                         (warehouse role siox_admin); default: none, so\n"
     "                         only root, postgres and the server's own user\n"
     "                         (the embedded cluster's superusers) see all\n"
-    "    --token-file FILE    require the secret in FILE (trailing newline\n"
-    "                         ignored) in every daemon's Hello\n"
+    "    --auth METHOD        how daemons prove who they are (default munge,\n"
+    "                         or token when only --token-file is given):\n"
+    "                         munge  the Hello carries a MUNGE credential bound\n"
+    "                                to its daemon id and hostname; the uid and\n"
+    "                                origin address MUNGE vouches for become the\n"
+    "                                daemon id's owner (needs a running munged\n"
+    "                                with the cluster's key)\n"
+    "                         token  the Hello carries the daemon id's own token\n"
+    "                                from --token-file\n"
+    "                         none   no authentication at all: anyone who reaches\n"
+    "                                the port can send as any daemon (tests only;\n"
+    "                                logged as a warning)\n"
+    "                         A daemon id belongs to the first identity that\n"
+    "                         stored a batch under it (table daemons, columns\n"
+    "                         owner_*); a Hello from another identity is refused.\n"
+    "    --munge-socket PATH  munged's socket (default: libmunge's,\n"
+    "                         /run/munge/munge.socket.2)\n"
+    "    --token-file FILE    --auth token's secrets: one 'DAEMON_ID TOKEN' line\n"
+    "                         per daemon (DAEMON_ID: hex, as in the daemon's\n"
+    "                         STATE/daemon.id; '#' starts a comment). A token\n"
+    "                         opens a session only for its own daemon id. The\n"
+    "                         old one-shared-token file is refused.\n"
+    "    --tls-cert FILE      PEM certificate (chain) for TLS; with --tls-key,\n"
+    "    --tls-key FILE       every connection must speak TLS (OpenSSL)\n"
+    "    --insecure           allow listening beyond loopback without TLS\n"
+    "                         (otherwise such a server refuses to start)\n"
     "    --pid-file FILE      write the server's pid to FILE\n"
     "    --pg-bindir DIR      where initdb, pg_ctl and postgres live (default:\n"
     "                         `pg_config --bindir`, else /usr/lib/postgresql/15/bin)\n"
@@ -83,11 +109,15 @@ const char siox_server_usage[] =
     "\n"
     "PROTOCOL\n"
     "    Frames of protocol/siox_frame.h carrying protobuf messages of\n"
-    "    protocol/siox.proto. A daemon sends Hello first and gets HelloReply\n"
-    "    {acked_seq}; each Batch is answered with Ack{seq} once committed; a\n"
-    "    batch with seq <= acked_seq is acknowledged again and not stored twice.\n"
-    "    Ping gets Pong (CLOCK_REALTIME), StatusRequest gets StatusReply. Any\n"
-    "    malformed frame gets an Error{reason} and that connection is closed.\n"
+    "    protocol/siox.proto (inside TLS with --tls-cert). A daemon sends Hello\n"
+    "    first, authenticated as --auth says, and gets HelloReply {acked_seq};\n"
+    "    each Batch is answered with Ack{seq} once committed; a batch with\n"
+    "    seq <= acked_seq is acknowledged again and not stored twice. Ping gets\n"
+    "    Pong (CLOCK_REALTIME). StatusRequest gets StatusReply with every\n"
+    "    counter for an authenticated peer (an accepted Hello, or a request\n"
+    "    signed with MUNGE as `siox status` does), else db_ok alone. Any\n"
+    "    malformed frame or failed authentication gets an Error{reason}, is\n"
+    "    logged, and that connection is closed.\n"
     "\n"
     "FILES\n"
     "    DIR/conninfo         libpq conninfo of the warehouse, for `siox`\n"
@@ -145,12 +175,15 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
       {"analyze-idle", required_argument, 0, 'I'}, {"analyze-every", required_argument, 0, 'E'},
       {"no-analyze", no_argument, 0, 'N'},
       {"db-passfile", required_argument, 0, 'P'}, {"admin-group", required_argument, 0, 'G'},
+      {"auth", required_argument, 0, 'A'},     {"munge-socket", required_argument, 0, 'M'},
+      {"tls-cert", required_argument, 0, 'C'}, {"tls-key", required_argument, 0, 'K'},
+      {"insecure", no_argument, 0, 'S'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   defaults(o);
   optind = 0; /* glibc: full re-initialisation, so parsing can run twice */
   opterr = 0;
-  int c;
+  int c, auth_given = 0;
   while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
     switch (c) {
     case 'l':
@@ -181,6 +214,17 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
     case 'N': o->no_analyze = 1; break;
     case 'P': o->db_passfile = optarg; break;
     case 'G': o->admin_group = optarg; break;
+    case 'A':
+      auth_given = 1;
+      if (!strcmp(optarg, "munge")) o->auth = SIOX_AUTH_MUNGE;
+      else if (!strcmp(optarg, "token")) o->auth = SIOX_AUTH_TOKEN;
+      else if (!strcmp(optarg, "none")) o->auth = SIOX_AUTH_NONE;
+      else return snprintf(err, errcap, "--auth: expected munge, token or none, got '%s'", optarg), -EINVAL;
+      break;
+    case 'M': o->munge_socket = optarg; break;
+    case 'C': o->tls_cert = optarg; break;
+    case 'K': o->tls_key = optarg; break;
+    case 'S': o->insecure = 1; break;
     case 'h': o->help = 1; break;
     default:
       return snprintf(err, errcap, "unknown or incomplete option '%s'", argv[optind - 1]), -EINVAL;
@@ -188,6 +232,10 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
   }
   if (optind < argc) return snprintf(err, errcap, "unexpected argument '%s'", argv[optind]), -EINVAL;
   if (o->db_passfile && !o->db) return snprintf(err, errcap, "--db-passfile needs --db"), -EINVAL;
+  if (!auth_given && o->token_file) o->auth = SIOX_AUTH_TOKEN;
+  if (o->auth == SIOX_AUTH_TOKEN && !o->token_file)
+    return snprintf(err, errcap, "--auth token needs --token-file"), -EINVAL;
+  if (!o->tls_cert != !o->tls_key) return snprintf(err, errcap, "--tls-cert and --tls-key go together"), -EINVAL;
   if (!o->data_dir[0]) return snprintf(err, errcap, "--data-dir must not be empty"), -EINVAL;
   return 0;
 }

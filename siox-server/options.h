@@ -8,6 +8,9 @@
 #define SIOX_SERVER_DEFAULT_LISTEN "127.0.0.1:7410"
 #define SIOX_SERVER_DEFAULT_DATA_DIR "/var/lib/siox/server"
 
+/* --auth: how a daemon's Hello proves who it is (auth.c). */
+enum siox_auth_mode { SIOX_AUTH_MUNGE, SIOX_AUTH_TOKEN, SIOX_AUTH_NONE };
+
 struct siox_server_options {
   char host[256];
   int port;
@@ -15,7 +18,11 @@ struct siox_server_options {
   const char *db;         /* NULL: embedded PostgreSQL */
   const char *db_passfile; /* libpq passfile for --db (NULL: libpq's default) */
   const char *admin_group; /* members get siox_admin (NULL: none) */
-  const char *token_file; /* NULL: no token required */
+  const char *token_file; /* --auth token: DAEMON_ID TOKEN lines */
+  enum siox_auth_mode auth; /* default munge; --token-file alone selects token */
+  const char *munge_socket; /* NULL: libmunge's default socket */
+  const char *tls_cert, *tls_key; /* both or neither: TLS on every connection */
+  int insecure;           /* --insecure: allow plaintext beyond loopback */
   const char *pid_file;
   const char *pg_bindir;  /* NULL: pg_config --bindir, then the Debian path */
   int match_ms;           /* implicit-link matcher period */

@@ -128,6 +128,42 @@ void siox_worker_stop(struct siox_worker *w);
 /* Drops every cache (after a rollback). */
 void siox_db_caches_clear(struct siox_db *db);
 
+/* ---- auth.c: who is at the other end (--auth) --------------------------- */
+
+/* The identity that owns a daemon id (table daemons, owner_*). */
+struct siox_owner {
+  char auth[8];   /* "munge" or "token"; "" under --auth none: no owner */
+  int64_t uid;    /* munge: the uid the credential vouches for; else -1 */
+  char host[256]; /* munge: the credential's origin address; token: the Hello's hostname */
+};
+
+struct siox_token {
+  uint64_t daemon_id;
+  unsigned char *secret;
+  size_t len;
+};
+
+struct siox_auth {
+  enum siox_auth_mode mode;
+  const char *munge_socket; /* NULL: libmunge's default */
+  struct siox_token *tokens; /* --auth token: one per daemon id */
+  size_t n_tokens;
+};
+
+/* Sets up --auth (reads --token-file, warns loudly about none). 0 or <0. */
+int siox_auth_init(struct siox_auth *a, const struct siox_server_options *o);
+void siox_auth_free(struct siox_auth *a);
+/* Authenticates a Hello: MUNGE credential made for its daemon id and
+ * hostname, or that id's token. May block on munged: call it off the loop.
+ * 0 with *who filled, or -EACCES with why. */
+int siox_auth_hello(const struct siox_auth *a, const Siox__Hello *m, struct siox_owner *who, char *why, size_t wl);
+/* A StatusRequest's credential: 0 when it is a valid MUNGE status
+ * credential (any uid) or under --auth none, else -EACCES with why. May block. */
+int siox_auth_status(const struct siox_auth *a, const ProtobufCBinaryData *cred, char *why, size_t wl);
+int siox_owner_equal(const struct siox_owner *x, const struct siox_owner *y);
+/* "munge uid 1000 at 10.0.0.7", for logs and refusals. Returns buf. */
+const char *siox_owner_describe(const struct siox_owner *o, char *buf, size_t len);
+
 /* ---- ingest.c: one batch, one transaction ------------------------------- */
 
 struct siox_ingest_result {
@@ -146,14 +182,21 @@ struct siox_ingest_result {
  * Returns 0, -EBADMSG for a batch that can never be stored (reason set),
  * -ERANGE, or -EIO for a database failure (the daemon should retry later). */
 struct siox_block;
-int siox_ingest_batch(struct siox_db *db, const Siox__Batch *b, const char *hostname, struct siox_block *blk,
-                      int decode_rc, const char *why, struct siox_ingest_result *r);
+/* The daemon's row is made with its first stored batch, owned by *owner; a
+ * batch for a daemon id another identity owns is -EACCES (reason set). */
+int siox_ingest_batch(struct siox_db *db, const Siox__Batch *b, const char *hostname, const struct siox_owner *owner,
+                      struct siox_block *blk, int decode_rc, const char *why, struct siox_ingest_result *r);
 /* Records a batch the daemon quarantined (Skip): in quarantined_batches,
  * and acked_seq = seq, under the same seq rule as a batch (duplicate,
- * -ERANGE). 0, -ERANGE or -EIO. */
-int siox_ingest_skip(struct siox_db *db, const Siox__Skip *m, const char *hostname, struct siox_ingest_result *r);
-/* Records the daemon and returns its acked_seq in *acked. 0 or -EIO. */
-int siox_ingest_hello(struct siox_db *db, uint64_t daemon_id, const char *hostname, uint64_t *acked);
+ * -ERANGE) and the same ownership rule (-EACCES). 0, -ERANGE, -EACCES or -EIO. */
+int siox_ingest_skip(struct siox_db *db, const Siox__Skip *m, const char *hostname, const struct siox_owner *owner,
+                     struct siox_ingest_result *r);
+/* A Hello: returns the daemon's acked_seq in *acked (0 and no row made for
+ * a daemon id never stored). A row without owner (made before schema 14) is
+ * claimed by *owner. -EACCES when another identity owns the id (its
+ * description in other), 0, or -EIO. */
+int siox_ingest_hello(struct siox_db *db, uint64_t daemon_id, const struct siox_owner *owner, uint64_t *acked,
+                      char *other, size_t other_len);
 
 /* ---- objects.c: descriptors -> canonical objects ------------------------- */
 
@@ -195,8 +238,8 @@ struct siox_server {
   uv_tcp_t listener;
   uv_timer_t match_timer;
   const struct siox_server_options *opt;
-  char *token; /* NULL: none required */
-  size_t token_len;
+  struct siox_auth auth; /* auth.c */
+  struct ssl_ctx_st *tls_ctx; /* tls.c: NULL without --tls-cert */
   struct siox_worker worker;
   struct siox_worker hint_worker; /* hints.c: lookups off the ingest thread */
   int hints_on, hints_inflight;
@@ -240,7 +283,11 @@ struct siox_conn {
   struct siox_conn *next, *prev;
   uint8_t *buf;
   size_t len, cap;
-  int hello_done, closing, reading;
+  /* hello_done: a Hello arrived (a second one is refused). authenticated:
+   * that Hello passed --auth and the daemon id's ownership check; only
+   * then are batches taken and counters shown. Unauthenticated peers get
+   * nothing but Pong and a countless StatusReply. */
+  int hello_done, authenticated, closing, reading;
   int hint_link; /* the daemon's hint-query connection: no batches (hints.c) */
   int pending; /* jobs in flight that point at this connection */
   /* Set on the database thread when a batch (or Skip) of this connection
@@ -251,6 +298,8 @@ struct siox_conn {
   struct batch_job *decoding, *decoding_tail; /* batches being decoded, in arrival order */
   uint64_t daemon_id;
   char hostname[256];
+  struct siox_owner owner; /* who authenticated (valid when authenticated) */
+  struct siox_tls_pipe *tls; /* tls.c: NULL on a plaintext connection */
   char peer[64];
 };
 
@@ -274,6 +323,22 @@ void siox_conn_read(struct siox_conn *c, int on);
 int siox_session_frame(struct siox_conn *c, uint16_t type, const uint8_t *payload, size_t len);
 /* Timer: queue a matcher pass unless one is pending. */
 void siox_session_match_tick(uv_timer_t *t);
+
+/* ---- tls.c: TLS on connections (hooks for net.c) --------------------------- */
+
+/* Loads --tls-cert/--tls-key; without them refuses (-EPERM) to listen
+ * beyond loopback unless --insecure. 0 or a negative errno (logged). */
+int siox_tls_start(struct siox_server *s);
+void siox_tls_stop(struct siox_server *s);
+/* A new connection's TLS state when the server runs TLS. 0 or -ENOMEM. */
+int siox_tls_accept(struct siox_conn *c);
+void siox_tls_conn_free(struct siox_conn *c);
+/* n bytes from the socket: their plaintext is appended to c->buf, and
+ * *out (malloc'd, may be NULL) holds bytes to send back (handshake).
+ * 0, or <0 (logged) when the peer does not speak TLS properly: close. */
+int siox_tls_read(struct siox_conn *c, const uint8_t *raw, size_t n, uint8_t **out, size_t *outlen);
+/* Encrypts a frame into *out (malloc'd). 0 or <0. */
+int siox_tls_seal(struct siox_conn *c, const uint8_t *plain, size_t n, uint8_t **out, size_t *outlen);
 
 /* ---- hints.c: hint queries forwarded by daemons ---------------------------- */
 

@@ -1,6 +1,6 @@
 /*
  * The daemon <-> server conversation, one complete frame at a time (net.c
- * cuts them): Hello with its token first, then Batch, Ping, StatusRequest.
+ * cuts them): Hello with its credential first, then Batch, Ping, StatusRequest.
  * Hello and Batch become jobs for the database thread (worker.c); their
  * replies (HelloReply, Ack, Error) are sent when the job comes back.
  */
@@ -27,67 +27,126 @@ static int64_t now_ns(void) {
 
 /* ---- Hello ---------------------------------------------------------------- */
 
+/* A Hello travels: loop (unpacked) -> libuv threadpool (authenticated:
+ * munge_decode talks to munged and must not stall the loop) -> loop
+ * (hint links answered; other live sessions checked for the daemon id) ->
+ * database thread (ownership in the warehouse, acked_seq) -> loop (reply). */
 struct hello_job {
   struct siox_job base;
+  uv_work_t auth;
   struct siox_conn *conn;
-  uint64_t daemon_id, acked;
+  Siox__Hello *msg;
+  struct siox_owner who;
   int rc;
-  char hostname[256];
+  uint64_t acked;
+  char why[320];
 };
+
+static void hello_free(struct hello_job *h) {
+  siox__hello__free_unpacked(h->msg, NULL);
+  siox_conn_unref(h->conn);
+  free(h);
+}
 
 static void hello_run(struct siox_job *j, struct siox_db *db) {
   struct hello_job *h = (struct hello_job *)j;
-  h->rc = siox_ingest_hello(db, h->daemon_id, h->hostname, &h->acked);
+  h->rc = siox_ingest_hello(db, h->msg->daemon_id, &h->who, &h->acked, h->why, sizeof h->why);
+}
+
+/* Refuses a daemon id that another identity holds (logged with both). */
+static void refuse_owned(struct siox_conn *c, const struct hello_job *h, const char *other) {
+  char mine[320], why[800];
+  siox_owner_describe(&h->who, mine, sizeof mine);
+  snprintf(why, sizeof why, "daemon id %llu belongs to %s; refused for %s", (unsigned long long)h->msg->daemon_id,
+           other, mine);
+  siox_conn_reject(c, why);
 }
 
 static void hello_done(struct siox_job *j, struct siox_db *db) {
   struct hello_job *h = (struct hello_job *)j;
   struct siox_conn *c = h->conn;
   (void)db;
-  if (h->rc != 0) {
+  if (h->rc == -EACCES) {
+    refuse_owned(c, h, h->why);
+  } else if (h->rc != 0) {
     c->srv->n.db_errors++;
     siox_conn_refuse(c, SIOX__ERROR_KIND__ERROR_RETRY_LATER, 0, "database unavailable; retry later");
-  } else {
+  } else if (!c->closing) {
+    c->authenticated = 1;
     Siox__HelloReply r = SIOX__HELLO_REPLY__INIT;
     r.acked_seq = h->acked;
     r.server_version = "siox-server 0.1";
     siox_conn_send(c, SIOX_FRAME_HELLO_REPLY, &r.base);
-    siox_log("%s: daemon %llu (%s) connected, acked_seq %llu", c->peer, (unsigned long long)h->daemon_id,
-             h->hostname, (unsigned long long)h->acked);
+    char who[320];
+    siox_log("%s: daemon %llu (%s) connected, acked_seq %llu; identity: %s", c->peer, (unsigned long long)c->daemon_id,
+             c->hostname, (unsigned long long)h->acked, siox_owner_describe(&h->who, who, sizeof who));
   }
-  siox_conn_unref(c);
-  free(h);
+  hello_free(h);
 }
 
-static int token_ok(const struct siox_server *s, const ProtobufCBinaryData *t) {
-  if (!s->token) return 1;
-  if (t->len != s->token_len) return 0;
-  unsigned char diff = 0; /* constant time: no early exit on the first mismatch */
-  for (size_t i = 0; i < t->len; i++) diff |= t->data[i] ^ (unsigned char)s->token[i];
-  return diff == 0;
+/* Another live, authenticated session of this daemon id under a different
+ * identity (its first batch may not be stored yet, so the warehouse does
+ * not know the owner). NULL when there is none. */
+static const struct siox_conn *live_rival(const struct siox_conn *c, uint64_t id, const struct siox_owner *who) {
+  for (const struct siox_conn *o = c->srv->conns; o; o = o->next)
+    if (o != c && o->authenticated && !o->hint_link && o->daemon_id == id && !siox_owner_equal(&o->owner, who))
+      return o;
+  return NULL;
+}
+
+static void auth_work(uv_work_t *w) {
+  struct hello_job *h = w->data;
+  h->rc = siox_auth_hello(&h->conn->srv->auth, h->msg, &h->who, h->why, sizeof h->why);
+}
+
+static void auth_done(uv_work_t *w, int status) {
+  struct hello_job *h = w->data;
+  struct siox_conn *c = h->conn;
+  if (status != 0 && h->rc == 0) h->rc = -EACCES, snprintf(h->why, sizeof h->why, "authentication cancelled");
+  if (c->closing) return hello_free(h);
+  if (h->rc != 0) {
+    char why[400];
+    snprintf(why, sizeof why, "authentication failed: %s", h->why);
+    siox_conn_reject(c, why);
+    return hello_free(h);
+  }
+  const struct siox_conn *rival = live_rival(c, h->msg->daemon_id, &h->who);
+  if (rival) {
+    char other[320];
+    refuse_owned(c, h, siox_owner_describe(&rival->owner, other, sizeof other));
+    return hello_free(h);
+  }
+  c->owner = h->who;
+  c->daemon_id = h->msg->daemon_id;
+  snprintf(c->hostname, sizeof c->hostname, "%s", h->msg->hostname ? h->msg->hostname : "");
+  if (h->msg->hint_link) { /* no batches on it: no ownership to check */
+    c->authenticated = 1;
+    siox_hints_on_hello(c, h->msg);
+    h->msg = NULL;
+    return hello_free(h);
+  }
+  h->base.run = hello_run;
+  h->base.done = hello_done;
+  siox_worker_submit(&c->srv->worker, &h->base); /* keeps the connection reference */
 }
 
 static int on_hello(struct siox_conn *c, const uint8_t *p, size_t len) {
   if (c->hello_done) return siox_conn_reject(c, "second Hello on one connection"), -EPROTO;
   Siox__Hello *m = siox__hello__unpack(NULL, len, p);
   if (!m) return siox_conn_reject(c, "undecodable Hello"), -EBADMSG;
-  int ok = token_ok(c->srv, &m->token);
-  if (ok && m->hint_link) return siox_hints_on_hello(c, m);
-  struct hello_job *h = ok ? calloc(1, sizeof *h) : NULL;
-  if (h) {
-    c->hello_done = 1;
-    c->daemon_id = h->daemon_id = m->daemon_id;
-    snprintf(h->hostname, sizeof h->hostname, "%s", m->hostname ? m->hostname : "");
-    snprintf(c->hostname, sizeof c->hostname, "%s", h->hostname);
-  }
-  siox__hello__free_unpacked(m, NULL);
-  if (!ok) return siox_conn_reject(c, "bad token"), -EACCES;
-  if (!h) return siox_conn_reject(c, "out of memory"), -ENOMEM;
-  h->base.run = hello_run;
-  h->base.done = hello_done;
+  struct hello_job *h = calloc(1, sizeof *h);
+  if (!h) return siox__hello__free_unpacked(m, NULL), siox_conn_reject(c, "out of memory"), -ENOMEM;
+  c->hello_done = 1;
   h->conn = c;
+  h->msg = m;
+  h->auth.data = h;
   c->pending++;
-  siox_worker_submit(&c->srv->worker, &h->base);
+  int rc = uv_queue_work(c->srv->loop, &h->auth, auth_work, auth_done);
+  if (rc != 0) {
+    h->rc = -EACCES;
+    snprintf(h->why, sizeof h->why, "cannot queue the check: %s", uv_strerror(rc));
+    auth_done(&h->auth, 0);
+  }
   return 0;
 }
 
@@ -124,8 +183,8 @@ static void batch_run(struct siox_job *j, struct siox_db *db) {
     b->rc = -ECANCELED;
     return;
   }
-  if (b->msg) b->rc = siox_ingest_batch(db, b->msg, c->hostname, &b->blk, b->decode_rc, b->why, &b->res);
-  else b->rc = siox_ingest_skip(db, b->skip, c->hostname, &b->res);
+  if (b->msg) b->rc = siox_ingest_batch(db, b->msg, c->hostname, &c->owner, &b->blk, b->decode_rc, b->why, &b->res);
+  else b->rc = siox_ingest_skip(db, b->skip, c->hostname, &c->owner, &b->res);
   if (b->rc != 0) c->db_failed = 1;
 }
 
@@ -163,6 +222,9 @@ static void batch_refused(struct batch_job *b) {
     s->n.batches_rejected++;
     snprintf(why, sizeof why, "batch %llu rejected, never acceptable: %s", (unsigned long long)seq, b->res.reason);
     siox_conn_refuse(c, SIOX__ERROR_KIND__ERROR_REJECTED, seq, why);
+    return;
+  case -EACCES: /* another identity stored under this daemon id first */
+    siox_conn_refuse(c, SIOX__ERROR_KIND__ERROR_UNSPECIFIED, seq, b->res.reason);
     return;
   case -ERANGE:
     s->n.batches_out_of_order++;
@@ -223,7 +285,7 @@ static struct batch_job *batch_job_new(struct siox_conn *c) {
 }
 
 static int on_batch(struct siox_conn *c, const uint8_t *p, size_t len) {
-  if (!c->hello_done) return siox_conn_reject(c, "Batch before Hello"), -EPROTO;
+  if (!c->authenticated) return siox_conn_reject(c, "Batch before an accepted Hello"), -EPROTO;
   if (c->hint_link) return siox_conn_reject(c, "Batch on a hint link"), -EPROTO;
   Siox__Batch *m = siox__batch__unpack(NULL, len, p);
   if (!m) return siox_conn_reject(c, "undecodable Batch"), -EBADMSG;
@@ -243,7 +305,7 @@ static int on_batch(struct siox_conn *c, const uint8_t *p, size_t len) {
 }
 
 static int on_skip(struct siox_conn *c, const uint8_t *p, size_t len) {
-  if (!c->hello_done || c->hint_link) return siox_conn_reject(c, "Skip before Hello or on a hint link"), -EPROTO;
+  if (!c->authenticated || c->hint_link) return siox_conn_reject(c, "Skip before an accepted Hello or on a hint link"), -EPROTO;
   Siox__Skip *m = siox__skip__unpack(NULL, len, p);
   if (!m) return siox_conn_reject(c, "undecodable Skip"), -EBADMSG;
   if (m->daemon_id != c->daemon_id) {
@@ -274,12 +336,15 @@ static int on_ping(struct siox_conn *c, const uint8_t *p, size_t len) {
   return 0;
 }
 
-static int on_status(struct siox_conn *c) {
+/* full: every counter; else only db_ok, the health `siox status` needs
+ * (nothing about what was stored, by whom, or how often). */
+static void send_status(struct siox_conn *c, int full) {
   struct siox_server *s = c->srv;
   struct {
     const char *name;
     int64_t v;
-  } v[] = {{"connections", s->n.connections},
+  } v[] = {{"db_ok", s->worker.db_ok},
+           {"connections", s->n.connections},
            {"batches_ingested", s->n.batches_ingested},
            {"batches_duplicate", s->n.batches_duplicate},
            {"activities_ingested", s->n.activities_ingested},
@@ -287,7 +352,6 @@ static int on_status(struct siox_conn *c) {
            {"links_implicit", s->n.links_implicit},
            {"receives_unmatched", s->n.receives_unmatched},
            {"db_errors", s->n.db_errors},
-           {"db_ok", s->worker.db_ok},
            {"db_reconnects", s->worker.db_reconnects + (s->hints_on ? s->hint_worker.db_reconnects : 0)},
            {"db_restarts", siox_pg_restarts()},
            {"batches_rejected", s->n.batches_rejected},
@@ -309,9 +373,58 @@ static int on_status(struct siox_conn *c) {
   /* Healthy means the server can store: the database is part of it. */
   r.health = s->worker.db_ok ? "ok" : "database unreachable; reconnecting (batches wait in the daemons' spools)";
   r.uptime_s = (uint64_t)(now_ns() - (int64_t)s->started_ns) / 1000000000u;
-  r.n_counters = N;
+  r.n_counters = full ? N : 1;
   r.counters = cp;
   siox_conn_send(c, SIOX_FRAME_STATUS_REPLY, &r.base);
+}
+
+/* A StatusRequest's MUNGE credential, checked on the threadpool. */
+struct status_job {
+  uv_work_t work;
+  struct siox_conn *conn;
+  Siox__StatusRequest *msg;
+  int rc;
+  char why[320];
+};
+
+static void status_work(uv_work_t *w) {
+  struct status_job *j = w->data;
+  j->rc = siox_auth_status(&j->conn->srv->auth, &j->msg->munge_cred, j->why, sizeof j->why);
+}
+
+static void status_done(uv_work_t *w, int status) {
+  struct status_job *j = w->data;
+  if (!j->conn->closing) {
+    if (j->rc != 0 || status != 0) siox_log("%s: status request without counters: %s", j->conn->peer, j->why);
+    send_status(j->conn, j->rc == 0 && status == 0);
+  }
+  siox__status_request__free_unpacked(j->msg, NULL);
+  siox_conn_unref(j->conn);
+  free(j);
+}
+
+/* Counters go to an authenticated session, to a request carrying a valid
+ * MUNGE status credential (`siox status` signs as whoever runs it), or to
+ * anyone under --auth none; all others see only that the server is up. */
+static int on_status(struct siox_conn *c, const uint8_t *p, size_t len) {
+  Siox__StatusRequest *m = siox__status_request__unpack(NULL, len, p);
+  if (!m) return siox_conn_reject(c, "undecodable StatusRequest"), -EBADMSG;
+  struct status_job *j = NULL;
+  if (c->authenticated || c->srv->auth.mode == SIOX_AUTH_NONE || m->munge_cred.len == 0 ||
+      !(j = calloc(1, sizeof *j))) {
+    siox__status_request__free_unpacked(m, NULL);
+    send_status(c, c->authenticated || c->srv->auth.mode == SIOX_AUTH_NONE);
+    return 0;
+  }
+  j->conn = c;
+  j->msg = m;
+  j->work.data = j;
+  c->pending++;
+  if (uv_queue_work(c->srv->loop, &j->work, status_work, status_done) != 0) {
+    j->rc = -EAGAIN;
+    snprintf(j->why, sizeof j->why, "cannot queue the check");
+    status_done(&j->work, 0);
+  }
   return 0;
 }
 
@@ -322,7 +435,7 @@ int siox_session_frame(struct siox_conn *c, uint16_t type, const uint8_t *payloa
   case SIOX_FRAME_BATCH: return on_batch(c, payload, len);
   case SIOX_FRAME_SKIP: return on_skip(c, payload, len);
   case SIOX_FRAME_PING: return on_ping(c, payload, len);
-  case SIOX_FRAME_STATUS_REQUEST: return on_status(c);
+  case SIOX_FRAME_STATUS_REQUEST: return on_status(c, payload, len);
   case SIOX_FRAME_HINT_QUERY: return siox_hints_on_query(c, payload, len);
   default:
     snprintf(why, sizeof why, "unexpected frame type %u from a daemon", type);

@@ -11,3 +11,8 @@ foreach(t pipeline_chain pipeline_restart ingest_db_failures)
   set_tests_properties(integration_${t} PROPERTIES
     LABELS integration TIMEOUT 300 ENVIRONMENT "${SIOX_IT_ENV}")
 endforeach()
+
+# Authenticated daemons end to end: MUNGE + TLS, a plaintext daemon refused,
+# no plaintext listener beyond loopback.
+add_test(NAME integration_auth_tls COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_auth_tls.sh)
+set_tests_properties(integration_auth_tls PROPERTIES LABELS integration TIMEOUT 300 ENVIRONMENT "${SIOX_IT_ENV}")

@@ -56,13 +56,35 @@ wait_port() {
   fail "$what did not listen on port $port"
 }
 
+# A private munged (MUNGE authenticates every daemon's Hello and `siox
+# status`): fresh random key, socket $MUNGE_SOCK, stopped by its pid file's
+# pid at exit. Idempotent; start_server and start_daemon call it.
+MUNGE_DIR="$T/munge"
+MUNGE_SOCK="$MUNGE_DIR/munge.sock"
+start_munged() {
+  [ -S "$MUNGE_SOCK" ] && return 0
+  command -v munged >/dev/null || fail "munged is not installed (scripts/install-deps.sh)"
+  mkdir -p "$MUNGE_DIR"
+  chmod 755 "$MUNGE_DIR"   # munged wants its socket's directory searchable by all
+  dd if=/dev/urandom of="$MUNGE_DIR/munge.key" bs=128 count=1 status=none
+  chmod 600 "$MUNGE_DIR/munge.key"
+  munged --socket="$MUNGE_SOCK" --key-file="$MUNGE_DIR/munge.key" --pid-file="$MUNGE_DIR/munged.pid" \
+    --log-file="$MUNGE_DIR/munged.log" --seed-file="$MUNGE_DIR/munged.seed" 2>>"$T/munged.log" ||
+    fail "munged did not start: $(tail -n 3 "$MUNGE_DIR/munged.log" 2>/dev/null)"
+  for _ in $(seq 100); do [ -S "$MUNGE_SOCK" ] && [ -s "$MUNGE_DIR/munged.pid" ] && break; sleep 0.05; done
+  [ -s "$MUNGE_DIR/munged.pid" ] || fail "munged wrote no pid file"
+  PIDS=("$(cat "$MUNGE_DIR/munged.pid")" "${PIDS[@]}")   # stopped last
+  export SIOX_MUNGE_SOCKET="$MUNGE_SOCK"                 # for `siox status`
+}
+
 SERVER_PORT=${SERVER_PORT:-$(free_port)}
 SERVER_DIR="$T/server"
 SERVER_PID=""
 
 start_server() {
   mkdir -p "$SERVER_DIR"
-  "$SIOX_SERVER" --listen "127.0.0.1:$SERVER_PORT" --data-dir "$SERVER_DIR" "$@" \
+  start_munged
+  "$SIOX_SERVER" --listen "127.0.0.1:$SERVER_PORT" --data-dir "$SERVER_DIR" --munge-socket "$MUNGE_SOCK" "$@" \
     >>"$T/server.log" 2>&1 &
   SERVER_PID=$!
   PIDS+=("$SERVER_PID")
@@ -75,7 +97,8 @@ DAEMON_PID=""
 start_daemon() {
   local server=${1:-127.0.0.1:$SERVER_PORT}
   shift || true
-  "$SIOX_DAEMON" --socket "$DAEMON_SOCK" --server "$server" --state-dir "$T/daemon" "$@" \
+  start_munged
+  "$SIOX_DAEMON" --socket "$DAEMON_SOCK" --server "$server" --state-dir "$T/daemon" --munge-socket "$MUNGE_SOCK" "$@" \
     >>"$T/daemon.log" 2>&1 &
   DAEMON_PID=$!
   PIDS+=("$DAEMON_PID")

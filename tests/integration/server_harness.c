@@ -22,8 +22,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <munge.h>
+#include <sys/random.h>
+
+#include "hello_cred.h"
 #include "siox/siox_ontology.h"
 #include "siox_frame.h"
+
+const char *harness_munge_socket;
 
 static int free_port(void) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -44,7 +50,50 @@ int harness_init(struct harness *h, const char *server_bin) {
   snprintf(h->log, sizeof h->log, "%s/server.log", h->dir);
   h->bin = server_bin;
   h->port = free_port();
-  return h->port > 0 ? 0 : -EADDRINUSE;
+  if (h->port <= 0) return -EADDRINUSE;
+  char mdir[300];
+  snprintf(mdir, sizeof mdir, "%s/munge", h->dir);
+  if ((h->munged_pid = harness_munged_start(mdir, h->munge_sock, sizeof h->munge_sock)) < 0) return h->munged_pid = 0, -EIO;
+  harness_munge_socket = h->munge_sock;
+  return 0;
+}
+
+pid_t harness_munged_start(const char *dir, char *sock, size_t sock_len) {
+  char key[400], log[400], seed[400], pidf[400];
+  unsigned char k[128];
+  snprintf(key, sizeof key, "%s/munge.key", dir);
+  snprintf(log, sizeof log, "%s/munged.log", dir);
+  snprintf(seed, sizeof seed, "%s/munged.seed", dir);
+  snprintf(pidf, sizeof pidf, "%s/munged.pid", dir);
+  snprintf(sock, sock_len, "%s/munge.sock", dir);
+  if (mkdir(dir, 0755) != 0 && errno != EEXIST) return -1;
+  chmod(dir, 0755); /* munged wants its socket's directory searchable by all */
+  int fd = open(key, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (fd < 0 || getrandom(k, sizeof k, 0) != (ssize_t)sizeof k || write(fd, k, sizeof k) != (ssize_t)sizeof k)
+    return fd >= 0 ? close(fd) : 0, -1;
+  close(fd);
+  char a_sock[420], a_key[420], a_log[420], a_seed[420], a_pid[420];
+  snprintf(a_sock, sizeof a_sock, "--socket=%s", sock);
+  snprintf(a_key, sizeof a_key, "--key-file=%s", key);
+  snprintf(a_log, sizeof a_log, "--log-file=%s", log);
+  snprintf(a_seed, sizeof a_seed, "--seed-file=%s", seed);
+  snprintf(a_pid, sizeof a_pid, "--pid-file=%s", pidf);
+  pid_t pid = fork();
+  if (pid == 0) {
+    int null = open("/dev/null", O_WRONLY); /* it logs to its log file too */
+    if (null >= 0) dup2(null, 2), close(null);
+    execlp("munged", "munged", "--foreground", a_sock, a_key, a_log, a_seed, a_pid, (char *)NULL);
+    _exit(127);
+  }
+  for (int i = 0; pid > 0 && i < 100; i++) { /* until the socket exists */
+    struct stat st;
+    if (stat(sock, &st) == 0) return pid;
+    if (waitpid(pid, NULL, WNOHANG) == pid) break;
+    usleep(50 * 1000);
+  }
+  fprintf(stderr, "harness: munged did not start (see %s)\n", log);
+  if (pid > 0) kill(pid, SIGTERM), waitpid(pid, NULL, 0);
+  return -1;
 }
 
 static int child_alive(struct harness *h) {
@@ -56,8 +105,8 @@ static int child_alive(struct harness *h) {
 int harness_start(struct harness *h, const char *const *extra) {
   char listen[64];
   snprintf(listen, sizeof listen, "127.0.0.1:%d", h->port);
-  const char *argv[32] = {h->bin, "--listen", listen, "--data-dir", h->data_dir};
-  int n = 5;
+  const char *argv[32] = {h->bin, "--listen", listen, "--data-dir", h->data_dir, "--munge-socket", h->munge_sock};
+  int n = 7;
   for (; extra && *extra && n < 30; extra++) argv[n++] = *extra;
   argv[n] = NULL;
   pid_t pid = fork();
@@ -112,6 +161,7 @@ void harness_cleanup(struct harness *h) {
   if (f && fscanf(f, "%ld", &pid) == 1 && pid > 0 && kill((pid_t)pid, SIGINT) == 0) /* SIGINT: fast shutdown */
     for (int i = 0; i < 300 && kill((pid_t)pid, 0) == 0; i++) usleep(100 * 1000);
   if (f) fclose(f);
+  if (h->munged_pid > 0) kill(h->munged_pid, SIGTERM), waitpid(h->munged_pid, NULL, 0), h->munged_pid = 0;
   if (!getenv("SIOX_KEEP_TEST_DIR")) nftw(h->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
@@ -126,8 +176,9 @@ int harness_setup(struct harness *h, int argc, char **argv, const char *token, c
   if (token) {
     snprintf(token_path, sizeof token_path, "%s/token", h->dir);
     FILE *f = fopen(token_path, "w");
-    if (f) fprintf(f, "%s\n", token), fclose(f);
+    if (f) fputs(token, f), fclose(f);
     args[n++] = "--token-file", args[n++] = token_path;
+    args[n++] = "--auth", args[n++] = "token";
   }
   for (; extra && *extra && n < 31; extra++) args[n++] = *extra;
   args[n] = NULL;
@@ -246,21 +297,70 @@ int cli_recv(int fd, uint16_t *type, uint8_t **payload, uint32_t *len, int timeo
   return 0;
 }
 
-long long cli_hello(int fd, uint64_t daemon_id, const char *host, const char *token) {
-  Siox__Hello m = SIOX__HELLO__INIT;
-  m.daemon_id = daemon_id;
-  m.hostname = (char *)host;
-  m.version = 1;
-  if (token) m.token.data = (uint8_t *)token, m.token.len = strlen(token);
+char *cli_munge(const void *payload, size_t len) {
+  char *cred = NULL;
+  munge_ctx_t ctx = munge_ctx_create();
+  if (!ctx) return NULL;
+  munge_err_t e = harness_munge_socket ? munge_ctx_set(ctx, MUNGE_OPT_SOCKET, harness_munge_socket) : EMUNGE_SUCCESS;
+  if (e == EMUNGE_SUCCESS) e = munge_encode(&cred, ctx, payload, (int)len);
+  if (e != EMUNGE_SUCCESS) fprintf(stderr, "harness: munge_encode: %s\n", munge_ctx_strerror(ctx)), free(cred), cred = NULL;
+  munge_ctx_destroy(ctx);
+  return cred;
+}
+
+long long cli_hello_msg(int fd, const Siox__Hello *m) {
   uint16_t type;
   uint8_t *p;
   uint32_t len;
-  if (cli_send(fd, SIOX_FRAME_HELLO, &m.base) != 0 || cli_recv(fd, &type, &p, &len, 30000) != 0) return -1;
+  if (cli_send(fd, SIOX_FRAME_HELLO, &m->base) != 0 || cli_recv(fd, &type, &p, &len, 30000) != 0) return -1;
   long long acked = -1;
   Siox__HelloReply *r = type == SIOX_FRAME_HELLO_REPLY ? siox__hello_reply__unpack(NULL, len, p) : NULL;
   if (r) acked = (long long)r->acked_seq, siox__hello_reply__free_unpacked(r, NULL);
   free(p);
   return acked;
+}
+
+long long cli_hello(int fd, uint64_t daemon_id, const char *host, const char *token) {
+  Siox__Hello m = SIOX__HELLO__INIT;
+  m.daemon_id = daemon_id;
+  m.hostname = (char *)host;
+  m.version = 1;
+  char *cred = NULL;
+  if (token) {
+    m.token.data = (uint8_t *)token, m.token.len = strlen(token);
+  } else if (harness_munge_socket) {
+    char payload[SIOX_CRED_PAYLOAD_MAX];
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int n = siox_hello_cred_payload(payload, sizeof payload, daemon_id, host, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+    if (n > 0 && (cred = cli_munge(payload, (size_t)n))) m.munge_cred.data = (uint8_t *)cred, m.munge_cred.len = strlen(cred);
+  }
+  long long acked = cli_hello_msg(fd, &m);
+  free(cred);
+  return acked;
+}
+
+Siox__StatusReply *cli_status(int fd, int sign) {
+  Siox__StatusRequest q = SIOX__STATUS_REQUEST__INIT;
+  char payload[SIOX_CRED_PAYLOAD_MAX], *cred = NULL;
+  int n = siox_status_cred_payload(payload, sizeof payload, (int64_t)time(NULL) * 1000000000);
+  if (sign && n > 0 && (cred = cli_munge(payload, (size_t)n))) q.munge_cred.data = (uint8_t *)cred, q.munge_cred.len = strlen(cred);
+  uint16_t type = 0;
+  uint8_t *p = NULL;
+  uint32_t len = 0;
+  Siox__StatusReply *r = NULL;
+  if (cli_send(fd, SIOX_FRAME_STATUS_REQUEST, &q.base) == 0 && cli_recv(fd, &type, &p, &len, 10000) == 0 &&
+      type == SIOX_FRAME_STATUS_REPLY)
+    r = siox__status_reply__unpack(NULL, len, p);
+  free(p);
+  free(cred);
+  return r;
+}
+
+long long status_counter(const Siox__StatusReply *r, const char *name) {
+  for (size_t i = 0; r && i < r->n_counters; i++)
+    if (strcmp(r->counters[i]->name, name) == 0) return r->counters[i]->value;
+  return -1;
 }
 
 int cli_batch(int fd, uint64_t daemon_id, uint64_t seq, int64_t offset_ns, uint64_t unc_ns, const struct siox_block *blk) {

@@ -22,7 +22,13 @@ struct harness {
   const char *bin;
   int port;
   pid_t pid;          /* 0: not running */
+  char munge_sock[300]; /* DIR/munge/munge.sock of the private munged */
+  pid_t munged_pid;   /* 0: none */
 };
+
+/* The socket of the private munged that harness_init started: cli_hello
+ * signs Hellos with it (NULL before harness_init). */
+extern const char *harness_munge_socket;
 
 /* ---- test verdicts (shared by tests/integration/server_test_*.c) ---- */
 extern int harness_failures;
@@ -38,7 +44,8 @@ extern int harness_failures;
   } while (0)
 
 /* A test's start: argv[1] is the siox-server binary. Creates the temp dir,
- * writes token (when not NULL) to DIR/token and passes --token-file, adds
+ * writes token (when not NULL: the server's token file, 'DAEMON_ID TOKEN'
+ * lines) to DIR/token and passes --token-file (--auth token), adds
  * extra (NULL-terminated, may be NULL) and starts the server. Returns 0, or
  * -1 after saying why and cleaning up. */
 int harness_setup(struct harness *h, int argc, char **argv, const char *token, const char *const *extra);
@@ -46,10 +53,15 @@ int harness_setup(struct harness *h, int argc, char **argv, const char *token, c
  * dir and prints the verdict. Returns main's exit status. */
 int harness_finish(struct harness *h, const char *name);
 
-/* Creates the temp dir and picks a free port. Returns 0 or -errno. */
+/* Creates the temp dir, picks a free port and starts a private munged
+ * (DIR/munge). Returns 0 or a negative errno. */
 int harness_init(struct harness *h, const char *server_bin);
-/* Starts siox-server (extra_args: NULL-terminated, may be NULL) and waits
- * until it accepts connections. Returns 0, or -1 if it died or timed out. */
+/* Starts a munged with a fresh random key in dir (created, 0755), socket
+ * dir/munge.sock, in the foreground as a child. Its pid, or -1. */
+pid_t harness_munged_start(const char *dir, char *sock, size_t sock_len);
+/* Starts siox-server (extra_args: NULL-terminated, may be NULL; default
+ * --auth munge with the private munged's socket) and waits until it accepts
+ * connections. Returns 0, or -1 if it died or timed out. */
 int harness_start(struct harness *h, const char *const *extra_args);
 /* SIGTERM and wait. Returns the exit status, -1 on timeout (then SIGKILL). */
 int harness_stop(struct harness *h);
@@ -71,8 +83,20 @@ int cli_send(int fd, uint16_t type, const ProtobufCMessage *m);
 /* Receives one frame (payload malloc'd, caller frees). Returns 0, -1 on EOF
  * or error, -2 on timeout. */
 int cli_recv(int fd, uint16_t *type, uint8_t **payload, uint32_t *len, int timeout_ms);
-/* Hello; returns acked_seq (>= 0) or -1. */
+/* Hello; returns acked_seq (>= 0) or -1. Without a token it carries a
+ * MUNGE credential for (daemon_id, host) from harness_munge_socket. */
 long long cli_hello(int fd, uint64_t daemon_id, const char *host, const char *token);
+/* Encodes payload as a MUNGE credential via harness_munge_socket; malloc'd
+ * (caller frees) or NULL. */
+char *cli_munge(const void *payload, size_t len);
+/* Sends a Hello as given (credential fields set by the caller) and returns
+ * acked_seq, or -1 when the server answered anything else (closing). */
+long long cli_hello_msg(int fd, const Siox__Hello *m);
+/* Sends a StatusRequest (signed: with a MUNGE status credential) and
+ * returns the reply (siox__status_reply__free_unpacked), or NULL. */
+Siox__StatusReply *cli_status(int fd, int sign);
+/* A counter of a StatusReply, -1 when absent. */
+long long status_counter(const Siox__StatusReply *r, const char *name);
 /* Encodes blk and sends it as Batch seq. 0 or -1. */
 int cli_batch(int fd, uint64_t daemon_id, uint64_t seq, int64_t offset_ns, uint64_t unc_ns, const struct siox_block *blk);
 /* Waits for Ack >= seq. Returns the acked seq, -1 on EOF/Error, -2 on timeout. */

@@ -5,7 +5,7 @@
  * inside the send's interval. A decoy send on the same object lies 10 s
  * later and a decoy receive 20 s later: the matcher must write exactly one
  * causal_links row, (S, R) with confidence 1.0, and keep the decoy
- * receive unmatched. The server requires a token (--token-file).
+ * receive unmatched. The server requires per-daemon tokens (--auth token).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +50,9 @@ static void receiver_batch(struct siox_block *b) {
 
 static void send_one(int port, uint64_t daemon, const char *host, void (*fill)(struct siox_block *)) {
   int fd = cli_connect(port);
-  CHECK(cli_hello(fd, daemon, host, "s3cret") == 0, "hello");
+  char token[32];
+  snprintf(token, sizeof token, "s3cret-%llu", (unsigned long long)daemon); /* each daemon id has its own */
+  CHECK(cli_hello(fd, daemon, host, token) == 0, "hello");
   struct siox_block b;
   siox_block_init(&b);
   fill(&b);
@@ -63,9 +65,12 @@ static void send_one(int port, uint64_t daemon, const char *host, void (*fill)(s
 int main(int argc, char **argv) {
   struct harness h;
   const char *const args[] = {"--match-ms", "200", NULL};
-  if (harness_setup(&h, argc, argv, "s3cret", args) != 0) return 1;
+  if (harness_setup(&h, argc, argv, "1 s3cret-1\n2 s3cret-2\n", args) != 0) return 1;
   int bad = cli_connect(h.port); /* a daemon with the wrong token is turned away */
-  CHECK(cli_hello(bad, 3, "intruder", "guess") < 0, "wrong token rejected");
+  CHECK(cli_hello(bad, 1, "intruder", "guess") < 0, "wrong token rejected");
+  close(bad);
+  bad = cli_connect(h.port); /* daemon 2's token does not open a session for daemon 1 */
+  CHECK(cli_hello(bad, 1, "client1", "s3cret-2") < 0, "another daemon's token rejected");
   close(bad);
   /* Receiver first: the matcher must also link a sender that arrives late. */
   send_one(h.port, 2, "brick1", receiver_batch);

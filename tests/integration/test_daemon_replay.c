@@ -68,8 +68,10 @@ static pid_t start_daemon(void) {
   snprintf(server, sizeof server, "127.0.0.1:%d", srv.port);
   pid_t pid = fork();
   if (pid == 0) {
+    /* --auth none: the fake server checks no credential (the real one's
+     * authentication is tested in server_auth and daemon_auth). */
     execl(daemon_path, daemon_path, "--socket", sock, "--server", server, "--state-dir", state, "--batch-activities",
-          "50", "--batch-ms", "20", (char *)NULL);
+          "50", "--batch-ms", "20", "--auth", "none", (char *)NULL);
     _exit(127);
   }
   for (int i = 0; i < 500; i++) { /* wait for the socket (up to 5 s) */

@@ -34,4 +34,10 @@ done
 
 siox_cli status --socket "$DAEMON_SOCK" --server "127.0.0.1:$SERVER_PORT" --json >"$T/status.json" \
   || fail "siox status reports a component down"
+# siox status signs its request with MUNGE (lib.sh exports SIOX_MUNGE_SOCKET): the server shows its counters.
+n=$(json_get "$T/status.json" 'j["server"]["counters"].get("activities_ingested", -1)')
+[ "$n" -eq "$total" ] || fail "siox status: server activities_ingested $n, want $total"
+n=$(SIOX_MUNGE_SOCKET=$T/none.sock siox_cli status --server "127.0.0.1:$SERVER_PORT" --socket "$DAEMON_SOCK" --json |
+  python3 -c 'import json,sys; c=json.load(sys.stdin)["server"]["counters"]; print(len(c) if "db_ok" in c else -1)')
+[ "$n" -eq 1 ] || fail "siox status without MUNGE: $n server counters, want db_ok alone"
 log "pipeline chain test passed"

@@ -75,6 +75,34 @@ static void test_late_ms(void **state) {
   assert_int_not_equal(parse(&o, 3, big), 0);
 }
 
+/* --auth: munge by default, token implied by --token-file alone, and the
+ * combinations that cannot work refused; TLS files go in pairs. */
+static void test_auth_tls(void **state) {
+  (void)state;
+  struct siox_server_options o;
+  const char *def[] = {"siox-server", NULL};
+  assert_int_equal(parse(&o, 1, def), 0);
+  assert_int_equal(o.auth, SIOX_AUTH_MUNGE);
+  const char *tok[] = {"siox-server", "--token-file", "/t", NULL};
+  assert_int_equal(parse(&o, 3, tok), 0);
+  assert_int_equal(o.auth, SIOX_AUTH_TOKEN);
+  const char *none[] = {"siox-server", "--auth", "none", "--munge-socket", "/m", NULL};
+  assert_int_equal(parse(&o, 5, none), 0);
+  assert_int_equal(o.auth, SIOX_AUTH_NONE);
+  assert_string_equal(o.munge_socket, "/m");
+  const char *notok[] = {"siox-server", "--auth", "token", NULL};
+  assert_int_not_equal(parse(&o, 3, notok), 0);
+  const char *bad[] = {"siox-server", "--auth", "kerberos", NULL};
+  assert_int_not_equal(parse(&o, 3, bad), 0);
+  const char *half[] = {"siox-server", "--tls-cert", "/c", NULL};
+  assert_int_not_equal(parse(&o, 3, half), 0);
+  const char *tls[] = {"siox-server", "--tls-cert", "/c", "--tls-key", "/k", "--insecure", NULL};
+  assert_int_equal(parse(&o, 6, tls), 0);
+  assert_string_equal(o.tls_cert, "/c");
+  assert_string_equal(o.tls_key, "/k");
+  assert_true(o.insecure);
+}
+
 static void test_rejects(void **state) {
   (void)state;
   struct siox_server_options o;
@@ -96,6 +124,7 @@ int main(void) {
       cmocka_unit_test(test_all_options),
       cmocka_unit_test(test_hostport),
       cmocka_unit_test(test_late_ms),
+      cmocka_unit_test(test_auth_tls),
       cmocka_unit_test(test_rejects),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
