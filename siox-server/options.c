@@ -19,6 +19,7 @@ const char siox_server_usage[] =
     "                [--token-file FILE] [--pid-file FILE] [--pg-bindir DIR]\n"
     "                [--match-ms N] [--late-ms N]\n"
     "                [--analyze-idle S] [--analyze-every S] [--no-analyze]\n"
+    "                [--memory-mb N]\n"
     "\n"
     "DESCRIPTION\n"
     "    Accepts batches of activities from siox-daemon over TCP, stores them\n"
@@ -60,6 +61,19 @@ const char siox_server_usage[] =
     "                         still works on demand). Analyses run on a thread and\n"
     "                         database connection of their own, never on ingest;\n"
     "                         after them it folds the baselines and capacity.\n"
+    "    --memory-mb N        bound the memory that peers can make the server\n"
+    "                         hold (default 512, at least 64): N/2 for decoding\n"
+    "                         batches (4 at once, each refused beyond N/16 of\n"
+    "                         lz4 output plus protobuf), N/8 for frames larger\n"
+    "                         than 128 KiB being received, N/4 for connections\n"
+    "                         (192 KiB each; the connection limit is the smaller\n"
+    "                         of N/4 / 192 KiB and the fd limit - 64). A Hello\n"
+    "                         is due within 10 s and may be at most 64 KiB; a\n"
+    "                         frame must complete within 30 s of reading; a\n"
+    "                         peer with 64 KiB of unread replies is not read.\n"
+    "                         When connections are at the limit, the oldest\n"
+    "                         one without a Hello is closed to admit a new one.\n"
+    "                         PostgreSQL's own memory is not part of N.\n"
     "    -h, --help           show this text\n"
     "\n"
     "PROTOCOL\n"
@@ -114,6 +128,7 @@ static void defaults(struct siox_server_options *o) {
   o->late_ms = 2000;
   o->analyze_idle_s = 5;
   o->analyze_every_s = 60;
+  o->memory_mb = 512;
 }
 
 int siox_server_options_parse(int argc, char **argv, struct siox_server_options *o, char *err, unsigned errcap) {
@@ -123,7 +138,7 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
       {"pid-file", required_argument, 0, 'p'}, {"pg-bindir", required_argument, 0, 'B'},
       {"match-ms", required_argument, 0, 'm'}, {"late-ms", required_argument, 0, 'L'},
       {"analyze-idle", required_argument, 0, 'I'}, {"analyze-every", required_argument, 0, 'E'},
-      {"no-analyze", no_argument, 0, 'N'},
+      {"no-analyze", no_argument, 0, 'N'},     {"memory-mb", required_argument, 0, 'M'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   defaults(o);
@@ -158,6 +173,10 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
         return snprintf(err, errcap, "--analyze-every: expected 1..86400 seconds, got '%s'", optarg), -EINVAL;
       break;
     case 'N': o->no_analyze = 1; break;
+    case 'M':
+      if (parse_int(optarg, 64, 1048576, &o->memory_mb) != 0)
+        return snprintf(err, errcap, "--memory-mb: expected 64..1048576 MiB, got '%s'", optarg), -EINVAL;
+      break;
     case 'h': o->help = 1; break;
     default:
       return snprintf(err, errcap, "unknown or incomplete option '%s'", argv[optind - 1]), -EINVAL;
