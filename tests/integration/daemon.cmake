@@ -4,3 +4,10 @@ add_executable(test_daemon_replay ${CMAKE_CURRENT_LIST_DIR}/test_daemon_replay.c
 target_link_libraries(test_daemon_replay PRIVATE siox-daemon-testkit)
 add_test(NAME test_daemon_replay COMMAND test_daemon_replay $<TARGET_FILE:siox-daemon>)
 set_tests_properties(test_daemon_replay PROPERTIES LABELS integration TIMEOUT 120)
+
+# Client buffer bound (--memory-mb): 32 clients with 15 MiB unfinished frames;
+# the daemon's peak RSS stays under the bound and a good client keeps storing.
+add_executable(test_daemon_limits ${CMAKE_CURRENT_LIST_DIR}/test_daemon_limits.c)
+target_link_libraries(test_daemon_limits PRIVATE siox-daemon-testkit)
+add_test(NAME test_daemon_limits COMMAND test_daemon_limits $<TARGET_FILE:siox-daemon>)
+set_tests_properties(test_daemon_limits PROPERTIES LABELS integration TIMEOUT 120)
