@@ -13,3 +13,9 @@ add_dependencies(bench_match siox-server)
 add_executable(bench_auth ${CMAKE_CURRENT_LIST_DIR}/bench_auth.c)
 target_link_libraries(bench_auth PRIVATE siox-server-harness)
 add_dependencies(bench_auth siox-server)
+# Memory under a 10 x 100k activities/s burst (bench/run burst): server and
+# daemon peak RSS next to their --memory-mb bounds.
+#   bench_burst $<TARGET_FILE:siox-server> $<TARGET_FILE:siox-daemon>
+add_executable(bench_burst ${CMAKE_CURRENT_LIST_DIR}/bench_burst.c)
+target_link_libraries(bench_burst PRIVATE siox-server-harness siox-daemon-testkit)
+add_dependencies(bench_burst siox-server siox-daemon)

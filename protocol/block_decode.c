@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <lz4.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,9 +309,27 @@ static int get_activities(struct siox_block *b, const Siox__Block *pb, const cha
 
 /* ---- entry point ---------------------------------------------------------- */
 
-static int unpack(const uint8_t *in, size_t in_len, size_t raw_len, Siox__Block **pb, const char **why) {
+/* lz4 cannot expand one input byte into more than 255 output bytes (a
+ * match length is extended by one 255 byte per input byte), so a larger
+ * declared size is a lie: refuse it before allocating it. */
+#define LZ4_MAX_RATIO 255u
+#define LZ4_SLACK 64u
+
+/* The protobuf-c allocations of a block of raw_len bytes: the amplification
+ * budget, and never more than half of what the decode may use after the
+ * raw buffer (the other half is for the converted block, about as large). */
+static size_t unpack_budget(size_t raw_len, size_t max_mem) {
+  size_t amp = UNPACK_BUDGET_BASE + UNPACK_BUDGET_FACTOR * raw_len;
+  size_t cap = max_mem > raw_len ? (max_mem - raw_len) / 2 : 0;
+  return amp < cap ? amp : cap;
+}
+
+static int unpack(const uint8_t *in, size_t in_len, size_t raw_len, size_t max_mem, Siox__Block **pb,
+                  const char **why) {
   if (raw_len > SIOX_FRAME_MAX_PAYLOAD) BAD("declared raw size above the frame limit");
   if (in_len > INT_MAX) BAD("compressed payload too large");
+  if (raw_len > (size_t)LZ4_MAX_RATIO * in_len + LZ4_SLACK) BAD("declared raw size beyond what lz4 can expand to");
+  if (raw_len >= max_mem / 2) BAD("declared raw size above the decode memory budget");
   char *raw = malloc(raw_len ? raw_len : 1);
   if (!raw) return -ENOMEM;
   int n = LZ4_decompress_safe((const char *)in, raw, (int)in_len, (int)raw_len);
@@ -318,7 +337,7 @@ static int unpack(const uint8_t *in, size_t in_len, size_t raw_len, Siox__Block 
     free(raw);
     BAD(n < 0 ? "lz4 data corrupt or larger than declared" : "lz4 data shorter than declared");
   }
-  struct budget budget = {UNPACK_BUDGET_BASE + UNPACK_BUDGET_FACTOR * raw_len};
+  struct budget budget = {unpack_budget(raw_len, max_mem)};
   ProtobufCAllocator alloc = {budget_alloc, budget_free, &budget};
   *pb = siox__block__unpack(&alloc, raw_len, (const uint8_t *)raw);
   free(raw);
@@ -335,10 +354,15 @@ static int convert(struct siox_block *b, const Siox__Block *pb, const char **why
 }
 
 int siox_block_decode(const uint8_t *in, size_t in_len, size_t raw_len, struct siox_block *b, const char **why) {
+  return siox_block_decode_limited(in, in_len, raw_len, SIZE_MAX, b, why);
+}
+
+int siox_block_decode_limited(const uint8_t *in, size_t in_len, size_t raw_len, size_t max_mem, struct siox_block *b,
+                              const char **why) {
   const char *reason = NULL;
   Siox__Block *pb = NULL;
   siox_block_reset(b);
-  int rc = unpack(in, in_len, raw_len, &pb, &reason);
+  int rc = unpack(in, in_len, raw_len, max_mem, &pb, &reason);
   if (!rc) rc = check_names(pb, &reason);
   if (!rc) rc = check_records(pb, &reason);
   if (!rc) rc = check_columns(pb->activities, &reason);

@@ -164,4 +164,14 @@ int siox_block_encode(const struct siox_block *b, uint8_t **out, size_t *out_len
  * from the ontology (the wire has one bytes case); unknown ids get BYTES. */
 int siox_block_decode(const uint8_t *in, size_t in_len, size_t raw_len, struct siox_block *b, const char **why);
 
+/* siox_block_decode under an absolute memory bound: the lz4 output
+ * (raw_len) plus protobuf-c's allocations stay within max_mem / 2 ... max_mem
+ * (raw_len must be below max_mem / 2; the unpack gets at most half of the
+ * rest, the other half is left for the converted block). A payload that needs
+ * more is refused with -EBADMSG ("... decode memory budget") before it can
+ * grow: a 263 KB lz4 bomb declaring 64 MiB of empty messages costs max_mem,
+ * not gigabytes. siox_block_decode is this with no absolute bound. */
+int siox_block_decode_limited(const uint8_t *in, size_t in_len, size_t raw_len, size_t max_mem, struct siox_block *b,
+                              const char **why);
+
 #endif

@@ -90,6 +90,7 @@ static void close_all(struct daemon *d) {
   uv_close((uv_handle_t *)&d->stop_timer, NULL);
   uv_close((uv_handle_t *)&d->sig_term, NULL);
   uv_close((uv_handle_t *)&d->sig_int, NULL);
+  budget_close(d);
   if (d->uplink)
     uplink_stop(d->uplink);
   hints_stop(d);
@@ -180,6 +181,7 @@ int daemon_start(struct daemon *d, uv_loop_t *loop, const struct daemon_config *
   d->batch_timer.data = d->stop_timer.data = d->sig_term.data = d->sig_int.data = d;
   uv_signal_start(&d->sig_term, on_signal, SIGTERM);
   uv_signal_start(&d->sig_int, on_signal, SIGINT);
+  budget_init(d);
   if ((rc = hints_start(d)) < 0 || (rc = listener_start(d)) < 0) {
     fprintf(stderr, "siox-daemon: socket %s: %s\n", cfg->socket_path, uv_strerror(rc));
     begin_stop(d);

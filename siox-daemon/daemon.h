@@ -38,6 +38,7 @@ struct daemon_config {
   const char *pid_file;
   bool hints_off;        /* --hints off: answer every hint query "disabled" */
   uint32_t hints_ttl_ms; /* --hints-ttl: cache lifetime of server answers */
+  uint32_t memory_mb;    /* --memory-mb: half of it bounds client buffers (budget.c) */
 };
 
 /* ---------------------------------------------------------------------------
@@ -278,6 +279,16 @@ struct daemon_counters {
   uint64_t client_dropped_closed; /* dropped counts of sessions already gone */
 };
 
+/* budget.c: bytes of partial client frames, all sessions together. */
+struct client_budget {
+  size_t limit, used;
+  uint64_t refused, waits; /* large frames refused; times a session had to wait */
+  unsigned waiting;        /* sessions not read until budget frees */
+  uv_timer_t sweep;        /* frame timeouts */
+  int64_t last_log_ns;
+  uint64_t unlogged;
+};
+
 struct session;
 struct uplink;
 struct hints;
@@ -298,6 +309,7 @@ struct daemon {
   bool reading_paused;      /* backpressure from the spool */
   bool spool_failed;        /* last seal could not be spooled: retrying */
 
+  struct client_budget budget;
   struct batcher batcher;
   uv_timer_t batch_timer;
   struct spool spool;
@@ -335,6 +347,21 @@ void sessions_pause(struct daemon *d, bool pause);
 /* session.c */
 int session_accept(struct daemon *d, uv_stream_t *server);
 void sessions_close_all(struct daemon *d);
+/* Resumes the sessions that waited for client buffer budget. */
+void sessions_budget_resume(struct daemon *d);
+/* Closes sessions whose frame in progress has not completed within 30 s of
+ * being read (now: clock_realtime_ns). */
+void sessions_expire(struct daemon *d, int64_t now);
+
+/* budget.c: the client buffer bound. */
+void budget_init(struct daemon *d);
+void budget_close(struct daemon *d);
+/* A session's buffer grows from old_cap to new_cap for a frame of frame
+ * bytes: 0 (taken), -ENOBUFS (a large frame that must be refused) or
+ * -EAGAIN (wait until budget_put frees some). Logged, at most once a second. */
+int budget_take(struct daemon *d, size_t old_cap, size_t new_cap, size_t frame, uint32_t pid);
+/* cap bytes of buffer were freed. */
+void budget_put(struct daemon *d, size_t cap);
 
 /* Sends one frame of type with the n payload bytes (copied) to the
  * session's client and closes the connection once it is written. */

@@ -84,6 +84,16 @@ static const char usage[] =
     "        Keep the server's answers for S seconds per (uid, executable,\n"
     "        arguments, file, component), so that the ranks of a job ask the\n"
     "        server once. 0 disables the cache. Default: 5.\n"
+    "    --memory-mb N\n"
+    "        Bound on what clients can make the daemon hold. Half of N is for\n"
+    "        frames being received from clients, all clients together: frames\n"
+    "        above 1 MiB (libsiox-client sends at most 256 KiB) may use half of\n"
+    "        that and are refused beyond it (the client is closed); other frames\n"
+    "        wait, unread, until buffers are freed. A frame not complete 30 s\n"
+    "        after it could be read closes its client. Every refusal is logged\n"
+    "        (at most a line a second) and counted in `siox status`. The rest of\n"
+    "        N covers the open batch (--batch-activities) and its encoding.\n"
+    "        Default: 256.\n"
     "    --help\n"
     "        Show this text.\n"
     "\n"
@@ -117,6 +127,7 @@ enum {
   OPT_PID,
   OPT_HINTS,
   OPT_HINTS_TTL,
+  OPT_MEMORY,
   OPT_HELP
 };
 
@@ -135,6 +146,7 @@ static const struct option options[] = {
     {"pid-file", required_argument, 0, OPT_PID},
     {"hints", required_argument, 0, OPT_HINTS},
     {"hints-ttl", required_argument, 0, OPT_HINTS_TTL},
+    {"memory-mb", required_argument, 0, OPT_MEMORY},
     {"help", no_argument, 0, OPT_HELP},
     {0, 0, 0, 0},
 };
@@ -180,6 +192,7 @@ static void defaults(struct daemon_config *c) {
   c->batch_activities = 65536;
   c->batch_ms = 200;
   c->hints_ttl_ms = 5000;
+  c->memory_mb = 256;
 }
 
 static int bad_usage(const char *what, const char *arg) {
@@ -258,6 +271,11 @@ static int parse_args(int argc, char **argv, struct daemon_config *c, bool *done
       else if (parse_u64(optarg, 86400, &v) < 0)
         return bad_usage("--hints-ttl", optarg);
       c->hints_ttl_ms = (uint32_t)(v * 1000);
+      break;
+    case OPT_MEMORY:
+      if (parse_u64(optarg, 1u << 20, &v) < 0 || v < 16)
+        return bad_usage("--memory-mb (16 or more)", optarg);
+      c->memory_mb = (uint32_t)v;
       break;
     case 'h':
     case OPT_HELP:

@@ -24,6 +24,8 @@ struct session {
   uint8_t *buf; /* owned: bytes read but not yet consumed */
   size_t cap, len;
   bool hello_seen, closing, counted, hint_waiting;
+  bool budget_waiting, budget_refused; /* budget.c said wait / refuse */
+  int64_t frame_start_ns;              /* when the frame in progress could first be read */
   struct client_ident ident;
   char *strs; /* owned: exe, args, claimed job NUL-terminated back to back */
   char job[JOB_ID_MAX]; /* the job id used: job_id.c */
@@ -39,6 +41,7 @@ struct session {
  * ------------------------------------------------------------------------- */
 static void on_closed(uv_handle_t *h) {
   struct session *s = h->data;
+  budget_put(s->d, s->cap);
   free(s->buf);
   free(s->strs);
   validate_free(&s->slot);
@@ -51,6 +54,8 @@ static void session_close(struct session *s) {
   s->closing = true;
   if (s->hint_waiting)
     hints_session_gone(s->d, s);
+  if (s->budget_waiting)
+    s->d->budget.waiting--;
   if ((*s->pprev = s->next))
     s->next->pprev = s->pprev;
   if (s->counted) {
@@ -253,6 +258,29 @@ static int consume(struct session *s) {
   return 0;
 }
 
+/* Asks budget.c for the growth of s's buffer to want; false when the
+ * session must wait or its frame is refused (on_read acts on the flags). */
+static bool session_budget(struct session *s, size_t want) {
+  size_t frame = want;
+  if (s->len >= HDR_LEN) {
+    struct siox_cw_frame_hdr fh;
+    memcpy(&fh, s->buf, HDR_LEN);
+    frame = fh.length;
+  }
+  int rc = budget_take(s->d, s->cap, want, frame, s->ident.pid);
+  if (rc == -ENOBUFS)
+    s->budget_refused = true;
+  if (rc == -EAGAIN && !s->budget_waiting) {
+    s->budget_waiting = true;
+    s->d->budget.waiting++;
+  }
+  if (rc == 0 && s->budget_waiting) {
+    s->budget_waiting = false;
+    s->d->budget.waiting--;
+  }
+  return rc == 0;
+}
+
 /* Room for the rest of the frame in progress (its header tells how much),
  * at least READ_CHUNK. Frames are bounded, so is the buffer. */
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *out) {
@@ -265,10 +293,15 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *out) {
     if (fh.length <= SIOX_CW_MAX_PAYLOAD && HDR_LEN + fh.length > s->len)
       want = HDR_LEN + fh.length > want ? HDR_LEN + fh.length : want;
   }
+  if (want > s->cap && !session_budget(s, want)) {
+    *out = uv_buf_init(NULL, 0); /* libuv reports UV_ENOBUFS to on_read */
+    return;
+  }
   if (want > s->cap) {
     uint8_t *nb = realloc(s->buf, want);
     if (!nb) {
-      *out = uv_buf_init(NULL, 0); /* libuv reports UV_ENOBUFS to on_read */
+      budget_put(s->d, want - s->cap);
+      *out = uv_buf_init(NULL, 0);
       return;
     }
     s->buf = nb;
@@ -282,25 +315,67 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
   struct session *s = st->data;
   if (s->closing)
     return;
+  if (nread == UV_ENOBUFS && s->budget_refused)
+    return (void)violation(s, "frame refused: client buffers at the daemon's --memory-mb bound");
+  if (nread == UV_ENOBUFS && s->budget_waiting)
+    return (void)uv_read_stop(st); /* sessions_budget_resume restarts it */
   if (nread < 0) {
     if (nread != UV_EOF)
       fprintf(stderr, "siox-daemon: client pid %u: %s\n", s->ident.pid, uv_strerror((int)nread));
     session_close(s);
     return;
   }
-  s->len += (size_t)nread;
+  size_t before = s->len + (size_t)nread;
+  if (s->len == 0)
+    s->frame_start_ns = clock_realtime_ns();
+  s->len = before;
   /* While the spool is full, a new connection is still read until it has
    * said who it is, so status queries get answered; clients then wait. */
-  if (consume(s) == 0 && s->d->reading_paused && s->hello_seen)
+  if (consume(s) < 0)
+    return;
+  if (s->len != before)
+    s->frame_start_ns = clock_realtime_ns(); /* a frame completed: the next one starts */
+  if (s->len == 0 && s->cap > 2 * READ_CHUNK) { /* a large frame is done: give its buffer back */
+    budget_put(s->d, s->cap);
+    free(s->buf);
+    s->buf = NULL;
+    s->cap = 0;
+  }
+  if (s->d->reading_paused && s->hello_seen)
     uv_read_stop(st);
+}
+
+void sessions_budget_resume(struct daemon *d) {
+  for (struct session *s = d->sessions; s; s = s->next) {
+    if (!s->budget_waiting || (d->reading_paused && s->hello_seen))
+      continue;
+    s->frame_start_ns = clock_realtime_ns();
+    uv_read_start((uv_stream_t *)&s->pipe, on_alloc, on_read); /* on_alloc asks the budget again */
+  }
+}
+
+/* A partial frame that could be read but has not completed in this time is
+ * a stalled or hostile client holding budget. */
+#define FRAME_TIMEOUT_NS (30 * 1000000000LL)
+
+void sessions_expire(struct daemon *d, int64_t now) {
+  struct session *next;
+  for (struct session *s = d->sessions; s; s = next) {
+    next = s->next;
+    bool readable = !s->budget_waiting && !(d->reading_paused && s->hello_seen) && !s->hint_waiting;
+    if (s->len && readable && now - s->frame_start_ns > FRAME_TIMEOUT_NS)
+      violation(s, "frame incomplete 30 s after it could be read");
+  }
 }
 
 void sessions_pause(struct daemon *d, bool pause) {
   for (struct session *s = d->sessions; s; s = s->next) {
     if (pause)
       uv_read_stop((uv_stream_t *)&s->pipe);
-    else
+    else {
+      s->frame_start_ns = clock_realtime_ns(); /* its frame could not progress meanwhile */
       uv_read_start((uv_stream_t *)&s->pipe, on_alloc, on_read);
+    }
   }
 }
 

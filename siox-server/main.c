@@ -36,8 +36,10 @@ static int serve(struct siox_server *s, const char *conninfo) {
   uv_signal_t sigint, sigterm;
   int rc = siox_worker_start(&s->worker, s->loop, conninfo, "ingest");
   if (rc != 0) return siox_log("cannot connect the database worker"), rc;
+  siox_limits_init(s);
   if ((rc = siox_hints_start(s, conninfo)) != 0 || (rc = siox_net_start(s)) != 0) {
     if (s->hints_on) siox_log("listen %s:%d: %s", s->opt->host, s->opt->port, uv_strerror(rc));
+    siox_limits_stop(s);
     siox_hints_stop(s);
     siox_worker_stop(&s->worker);
     return rc;

@@ -12,7 +12,10 @@
 #include "server.h"
 #include "siox_frame.h"
 
-#define READ_CHUNK (256u << 10)
+/* Read chunk: small before the Hello, whose frames are at most 64 KiB
+ * (limits.c), so an unauthenticated connection holds under 100 KiB. */
+#define READ_CHUNK (64u << 10)
+#define PREAUTH_CHUNK (16u << 10)
 
 static void on_closed(uv_handle_t *h) {
   struct siox_conn *c = h->data;
@@ -24,6 +27,7 @@ void siox_conn_unref(struct siox_conn *c) {
   if (c->pending > 0) c->pending--;
   if (c->pending > 0 || !c->closing || c->tcp.data) return;
   siox_tls_conn_free(c);
+  siox_limits_shrunk(c);
   free(c->buf);
   free(c);
 }
@@ -43,14 +47,34 @@ struct write_req {
   uv_write_t req;
   struct siox_conn *conn;
   int close_after;
+  size_t cost; /* counted in conn->out_bytes until written */
   uint8_t data[];
 };
 
+static void drain_frames(struct siox_conn *c);
+static void apply_reading(struct siox_conn *c);
+
 static void on_written(uv_write_t *req, int status) {
   struct write_req *w = (struct write_req *)req;
-  if ((status < 0 && status != UV_ECANCELED) || w->close_after) siox_conn_close(w->conn);
-  siox_conn_unref(w->conn);
+  struct siox_conn *c = w->conn;
+  c->out_bytes -= w->cost;
+  if ((status < 0 && status != UV_ECANCELED) || w->close_after) siox_conn_close(c);
   free(w);
+  /* A peer that reads its replies again: serve the frames kept waiting. */
+  if (c->write_full && !c->closing && c->out_bytes <= SIOX_CONN_WRITE_MAX / 2) {
+    c->write_full = 0;
+    drain_frames(c);
+    apply_reading(c);
+  }
+  siox_conn_unref(c);
+}
+
+/* Counts a reply's n bytes against the connection's write queue. A peer
+ * that does not read its replies (a Ping flood) stops being read. */
+static void account_write(struct siox_conn *c, struct write_req *w, size_t n) {
+  w->cost = sizeof *w + n;
+  c->out_bytes += w->cost;
+  if (c->out_bytes > SIOX_CONN_WRITE_MAX && !w->close_after) c->write_full = 1;
 }
 
 /* Queues n bytes as they are (ciphertext of a TLS connection). */
@@ -64,6 +88,7 @@ static void write_raw(struct siox_conn *c, const uint8_t *p, size_t n, int close
   memcpy(w->data, p, n);
   w->conn = c;
   w->close_after = close_after;
+  account_write(c, w, n);
   uv_buf_t b = uv_buf_init((char *)w->data, (unsigned)n);
   c->pending++;
   int rc = uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_written);
@@ -99,6 +124,7 @@ static void send_frame(struct siox_conn *c, uint16_t type, const ProtobufCMessag
   w->conn = c;
   w->close_after = close_after;
   if (c->tls) return send_sealed(c, w, SIOX_FRAME_HDR_LEN + len);
+  account_write(c, w, SIOX_FRAME_HDR_LEN + len);
   uv_buf_t b = uv_buf_init((char *)w->data, (unsigned)(SIOX_FRAME_HDR_LEN + len));
   c->pending++;
   int rc = uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_written);
@@ -135,18 +161,26 @@ void siox_conn_refuse(struct siox_conn *c, Siox__ErrorKind kind, uint64_t seq, c
   error_close(c, reason, kind, seq);
 }
 
+/* Room for the rest of the frame in progress (drain_frames leaves the
+ * buffer starting at a frame whose header it has accepted) plus a chunk:
+ * one realloc per large frame, never more than limits.c granted. */
 static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
   struct siox_conn *c = h->data;
+  size_t chunk = c->authenticated ? READ_CHUNK : PREAUTH_CHUNK, need = c->len + chunk;
   (void)hint;
   if (c->tls) { /* ciphertext goes to a scratch buffer; plaintext to c->buf */
     *buf = uv_buf_init(malloc(READ_CHUNK), READ_CHUNK);
     if (!buf->base) buf->len = 0;
     return;
   }
-  if (c->cap - c->len < READ_CHUNK) {
-    size_t ncap = c->cap ? c->cap : READ_CHUNK * 2;
-    while (ncap - c->len < READ_CHUNK) ncap *= 2;
-    uint8_t *nb = realloc(c->buf, ncap);
+  if (c->len >= SIOX_FRAME_HDR_LEN) {
+    struct siox_frame_hdr fh;
+    if (siox_frame_hdr_decode(c->buf, &fh, NULL) == 0 && SIOX_FRAME_HDR_LEN + fh.length + chunk > need)
+      need = SIOX_FRAME_HDR_LEN + fh.length + chunk;
+  }
+  if (need > c->cap) {
+    size_t ncap = need > SIOX_CONN_SMALL_BUF || 2 * chunk < need ? need : 2 * chunk;
+    uint8_t *nb = siox_limits_grow(c, ncap) == 0 ? realloc(c->buf, ncap) : NULL;
     if (!nb) {
       *buf = uv_buf_init(NULL, 0); /* libuv reports UV_ENOBUFS */
       return;
@@ -157,22 +191,51 @@ static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
   *buf = uv_buf_init((char *)c->buf + c->len, (unsigned)(c->cap - c->len));
 }
 
-/* Cuts complete frames off the front of the buffer. */
+/* A header announcing more than limits.c lets this connection send (or
+ * more buffer than the global budget has left) is refused before its bytes
+ * are read. Returns 0 or -1 after rejecting. */
+static int frame_allowed(struct siox_conn *c, const struct siox_frame_hdr *h) {
+  char why[160];
+  size_t max = siox_limits_frame_max(c);
+  if (h->length > max) {
+    snprintf(why, sizeof why, "frame of %u bytes %s (limit %zu)", h->length,
+             c->authenticated ? "too large" : "before an accepted Hello", max);
+    return siox_conn_reject(c, why), -1;
+  }
+  if (siox_limits_grow(c, SIOX_FRAME_HDR_LEN + (size_t)h->length + READ_CHUNK) != 0) {
+    siox_conn_reject(c, "server busy: connection buffers at the --memory-mb bound; retry later");
+    c->srv->n.bad_frames--; /* not the peer's fault */
+    return -1;
+  }
+  return 0;
+}
+
+/* Cuts complete frames off the front of the buffer; stops early while the
+ * peer does not read its replies. */
 static void drain_frames(struct siox_conn *c) {
   size_t off = 0;
-  while (!c->closing && c->len - off >= SIOX_FRAME_HDR_LEN) {
+  while (!c->closing && !c->write_full && c->len - off >= SIOX_FRAME_HDR_LEN) {
     struct siox_frame_hdr h;
     const char *why = "bad header";
     if (siox_frame_hdr_decode(c->buf + off, &h, &why) != 0) {
       siox_conn_reject(c, why);
       return;
     }
+    if (frame_allowed(c, &h) != 0) return;
     if (c->len - off < SIOX_FRAME_HDR_LEN + (size_t)h.length) break;
     if (siox_session_frame(c, h.type, c->buf + off + SIOX_FRAME_HDR_LEN, h.length) != 0) return;
     off += SIOX_FRAME_HDR_LEN + h.length;
   }
+  if (c->closing) return;
   if (off) memmove(c->buf, c->buf + off, c->len - off);
   c->len -= off;
+  if (off && c->len) c->frame_start_ns = siox_limits_now();
+  if (c->len == 0 && c->cap > SIOX_CONN_SMALL_BUF) { /* an idle connection holds no large buffer */
+    free(c->buf);
+    c->buf = NULL;
+    c->cap = 0;
+    siox_limits_shrunk(c);
+  }
 }
 
 /* TLS hook: decrypts into c->buf and answers the handshake. <0: closed. */
@@ -181,6 +244,10 @@ static int tls_in(struct siox_conn *c, ssize_t n, const uv_buf_t *buf) {
   size_t outlen = 0;
   int rc = siox_tls_read(c, (const uint8_t *)buf->base, (size_t)n, &out, &outlen);
   free(buf->base);
+  if (rc == 0 && siox_limits_grow(c, c->cap) != 0) { /* plaintext counts against the same budget */
+    siox_log("%s: TLS: no buffer budget left for %zu bytes; closing", c->peer, c->cap);
+    rc = -ENOBUFS;
+  }
   if (rc == 0 && outlen) write_raw(c, out, outlen, 0);
   free(out);
   if (rc != 0) siox_conn_close(c);
@@ -195,8 +262,10 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
   }
   if (c->tls) free(buf->base);
   if (n > 0) {
+    if (c->len == 0) c->frame_start_ns = siox_limits_now();
     c->len += (size_t)n;
     drain_frames(c);
+    apply_reading(c);
   } else if (n == UV_EOF) {
     char why[128];
     if (c->len == 0) return siox_conn_close(c);
@@ -208,11 +277,23 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
   }
 }
 
+/* Reads when the session wants to and the peer reads its replies. */
+static void apply_reading(struct siox_conn *c) {
+  int on = c->reading && !c->write_full;
+  if (c->closing || on == c->uv_reading) return;
+  c->uv_reading = on;
+  if (on) {
+    c->frame_start_ns = siox_limits_now(); /* a paused partial frame could not progress */
+    uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+  } else {
+    uv_read_stop((uv_stream_t *)&c->tcp);
+  }
+}
+
 void siox_conn_read(struct siox_conn *c, int on) {
-  if (c->closing || on == c->reading) return;
+  if (c->closing) return;
   c->reading = on;
-  if (on) uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
-  else uv_read_stop((uv_stream_t *)&c->tcp);
+  apply_reading(c);
 }
 
 static void peer_name(struct siox_conn *c) {
@@ -248,6 +329,12 @@ static void on_connection(uv_stream_t *l, int status) {
   }
   uv_tcp_nodelay(&c->tcp, 1);
   peer_name(c);
+  if (!siox_limits_admit(s, c)) {
+    c->closing = 1;
+    c->pending = 1;
+    uv_close((uv_handle_t *)&c->tcp, on_closed);
+    return;
+  }
   c->next = s->conns;
   if (s->conns) s->conns->prev = c;
   s->conns = c;
@@ -269,5 +356,6 @@ int siox_net_start(struct siox_server *s) {
 
 void siox_net_stop(struct siox_server *s) {
   if (!uv_is_closing((uv_handle_t *)&s->listener)) uv_close((uv_handle_t *)&s->listener, NULL);
+  siox_limits_stop(s);
   while (s->conns) siox_conn_close(s->conns);
 }

@@ -22,6 +22,7 @@ const char siox_server_usage[] =
     "                [--insecure] [--pid-file FILE] [--pg-bindir DIR]\n"
     "                [--match-ms N] [--late-ms N]\n"
     "                [--analyze-idle S] [--analyze-every S] [--no-analyze]\n"
+    "                [--memory-mb N]\n"
     "\n"
     "DESCRIPTION\n"
     "    Accepts batches of activities from siox-daemon over TCP, stores them\n"
@@ -105,6 +106,19 @@ const char siox_server_usage[] =
     "                         still works on demand). Analyses run on a thread and\n"
     "                         database connection of their own, never on ingest;\n"
     "                         after them it folds the baselines and capacity.\n"
+    "    --memory-mb N        bound the memory that peers can make the server\n"
+    "                         hold (default 512, at least 64): N/2 for decoding\n"
+    "                         batches (4 at once, each refused beyond N/16 of\n"
+    "                         lz4 output plus protobuf), N/8 for frames larger\n"
+    "                         than 128 KiB being received, N/4 for connections\n"
+    "                         (192 KiB each; the connection limit is the smaller\n"
+    "                         of N/4 / 192 KiB and the fd limit - 64). A Hello\n"
+    "                         is due within 10 s and may be at most 64 KiB; a\n"
+    "                         frame must complete within 30 s of reading; a\n"
+    "                         peer with 64 KiB of unread replies is not read.\n"
+    "                         When connections are at the limit, the oldest\n"
+    "                         one without a Hello is closed to admit a new one.\n"
+    "                         PostgreSQL's own memory is not part of N.\n"
     "    -h, --help           show this text\n"
     "\n"
     "PROTOCOL\n"
@@ -164,6 +178,7 @@ static void defaults(struct siox_server_options *o) {
   o->late_ms = 2000;
   o->analyze_idle_s = 5;
   o->analyze_every_s = 60;
+  o->memory_mb = 512;
 }
 
 int siox_server_options_parse(int argc, char **argv, struct siox_server_options *o, char *err, unsigned errcap) {
@@ -178,6 +193,7 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
       {"auth", required_argument, 0, 'A'},     {"munge-socket", required_argument, 0, 'M'},
       {"tls-cert", required_argument, 0, 'C'}, {"tls-key", required_argument, 0, 'K'},
       {"insecure", no_argument, 0, 'S'},
+      {"memory-mb", required_argument, 0, 'Y'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   defaults(o);
@@ -225,6 +241,10 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
     case 'C': o->tls_cert = optarg; break;
     case 'K': o->tls_key = optarg; break;
     case 'S': o->insecure = 1; break;
+    case 'Y':
+      if (parse_int(optarg, 64, 1048576, &o->memory_mb) != 0)
+        return snprintf(err, errcap, "--memory-mb: expected 64..1048576 MiB, got '%s'", optarg), -EINVAL;
+      break;
     case 'h': o->help = 1; break;
     default:
       return snprintf(err, errcap, "unknown or incomplete option '%s'", argv[optind - 1]), -EINVAL;

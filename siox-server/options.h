@@ -30,6 +30,7 @@ struct siox_server_options {
   int analyze_idle_s;     /* kb_thread.c: a job quiet this long has ended */
   int analyze_every_s;    /* kb_thread.c: re-analyse a running job this often */
   int no_analyze;         /* --no-analyze: no analysis thread */
+  int memory_mb;          /* --memory-mb: limits.c's bound */
   int help;
 };
 

@@ -229,6 +229,25 @@ struct siox_counters {
       receives_unmatched, db_errors;
   int64_t batches_rejected, batches_out_of_order, batches_skipped, activities_skipped; /* session.c */
   int64_t hint_queries, hint_sets_served; /* hints.c */
+  int64_t connections_refused, connections_evicted, connections_timed_out; /* limits.c */
+};
+
+/* limits.c: what the server may hold (--memory-mb), see README. */
+struct siox_decode_wait {
+  struct siox_decode_wait *next;
+  void (*start)(struct siox_decode_wait *w); /* called once a slot is ours */
+};
+struct siox_limits {
+  size_t memory;             /* --memory-mb, bytes */
+  size_t decode_mem;         /* per decode: siox_block_decode_limited's max_mem */
+  int decode_slots, decodes_busy;
+  struct siox_decode_wait *wait_head, *wait_tail;
+  size_t input_budget, input_used; /* connection buffers beyond SIOX_CONN_SMALL_BUF */
+  int max_conns;
+  uv_timer_t sweep;
+  int64_t last_log_ns;
+  uint64_t unlogged;
+  int worked, trim_due;
 };
 
 struct siox_conn;
@@ -249,6 +268,7 @@ struct siox_server {
   struct siox_conn *conns; /* intrusive list, for shutdown */
   struct siox_kb_thread *kb; /* kb_thread.c: job analyses (NULL: off) */
   struct siox_roles *roles;  /* roles.c: users' login roles and grants */
+  struct siox_limits lim;
 };
 
 /* ---- conninfo.c: --db conninfo and DIR/conninfo ------------------------- */
@@ -287,7 +307,10 @@ struct siox_conn {
    * that Hello passed --auth and the daemon id's ownership check; only
    * then are batches taken and counters shown. Unauthenticated peers get
    * nothing but Pong and a countless StatusReply. */
-  int hello_done, authenticated, closing, reading;
+  int hello_done, authenticated, closing, reading; /* reading: the session's wish (siox_conn_read) */
+  int uv_reading, write_full;        /* net.c: actually reading; replies above SIOX_CONN_WRITE_MAX */
+  size_t out_bytes, granted;         /* unsent reply bytes; buffer bytes granted by limits.c */
+  int64_t accepted_ns, frame_start_ns; /* CLOCK_MONOTONIC, for limits.c's timeouts */
   int hint_link; /* the daemon's hint-query connection: no batches (hints.c) */
   int pending; /* jobs in flight that point at this connection */
   /* Set on the database thread when a batch (or Skip) of this connection
@@ -318,6 +341,34 @@ void siox_conn_close(struct siox_conn *c);
 void siox_conn_unref(struct siox_conn *c);
 /* Starts or stops reading (backpressure while batches wait for the db). */
 void siox_conn_read(struct siox_conn *c, int on);
+
+/* ---- limits.c: memory and connection bounds -------------------------------- */
+
+/* A connection's buffer up to this needs no grant; replies beyond
+ * SIOX_CONN_WRITE_MAX unsent stop reading it until half has been written. */
+#define SIOX_CONN_SMALL_BUF (128u << 10)
+#define SIOX_CONN_WRITE_MAX (64u << 10)
+
+/* Raises RLIMIT_NOFILE, derives the bounds from opt->memory_mb, starts the
+ * timeout sweep. */
+void siox_limits_init(struct siox_server *s);
+void siox_limits_stop(struct siox_server *s);
+/* CLOCK_MONOTONIC ns. */
+int64_t siox_limits_now(void);
+/* Largest frame payload c may send now (small until its Hello). */
+size_t siox_limits_frame_max(const struct siox_conn *c);
+/* c's buffer must hold need bytes: 0, or -ENOBUFS when the global input
+ * budget cannot grant it. */
+int siox_limits_grow(struct siox_conn *c, size_t need);
+/* c's buffer was freed: returns its grant. */
+void siox_limits_shrunk(struct siox_conn *c);
+/* Calls w->start once a decode slot is free (FIFO); the slot is held until
+ * siox_limits_decode_release, i.e. until the decoded block is freed. */
+void siox_limits_decode_acquire(struct siox_server *s, struct siox_decode_wait *w);
+void siox_limits_decode_release(struct siox_server *s);
+/* A new connection c (not yet listed): 1 to keep it (possibly after closing
+ * the oldest unauthenticated one), 0 to refuse it (logged). */
+int siox_limits_admit(struct siox_server *s, struct siox_conn *c);
 
 /* Handles one complete frame. Returns 0, or <0 after rejecting. */
 int siox_session_frame(struct siox_conn *c, uint16_t type, const uint8_t *payload, size_t len);

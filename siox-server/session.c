@@ -5,6 +5,7 @@
  * replies (HelloReply, Ack, Error) are sent when the job comes back.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,7 @@ static int on_hello(struct siox_conn *c, const uint8_t *p, size_t len) {
  * "decoded", so that it never overtakes the batches before it. */
 struct batch_job {
   struct siox_job base;
+  struct siox_decode_wait slot; /* limits.c: a decode slot, held until batch_done */
   uv_work_t decode;
   struct batch_job *next_decoding;
   int decoded;
@@ -190,7 +192,8 @@ static void batch_run(struct siox_job *j, struct siox_db *db) {
 
 static void decode_work(uv_work_t *w) {
   struct batch_job *b = w->data;
-  b->decode_rc = siox_block_decode(b->msg->block.data, b->msg->block.len, b->msg->raw_bytes, &b->blk, &b->why);
+  b->decode_rc = siox_block_decode_limited(b->msg->block.data, b->msg->block.len, b->msg->raw_bytes,
+                                           b->conn->srv->lim.decode_mem, &b->blk, &b->why);
 }
 
 /* Hands decoded batches to the database thread, never overtaking an
@@ -237,6 +240,17 @@ static void batch_refused(struct batch_job *b) {
   }
 }
 
+/* A decode slot is ours (limits.c bounds how many blocks are decoded or
+ * waiting for the database at once). */
+static void decode_start(struct siox_decode_wait *w) {
+  struct batch_job *b = (struct batch_job *)((char *)w - offsetof(struct batch_job, slot));
+  int rc = uv_queue_work(b->conn->srv->loop, &b->decode, decode_work, decode_done);
+  if (rc != 0) { /* cannot happen with a valid loop; decode inline rather than lose order */
+    decode_work(&b->decode);
+    decode_done(&b->decode, rc);
+  }
+}
+
 static void batch_done(struct siox_job *j, struct siox_db *db) {
   struct batch_job *b = (struct batch_job *)j;
   struct siox_conn *c = b->conn;
@@ -262,6 +276,7 @@ static void batch_done(struct siox_job *j, struct siox_db *db) {
   if (b->msg) siox__batch__free_unpacked(b->msg, NULL);
   if (b->skip) siox__skip__free_unpacked(b->skip, NULL);
   siox_block_free(&b->blk);
+  if (b->msg) siox_limits_decode_release(s); /* a Skip held no decode slot */
   siox_conn_unref(c);
   free(b);
   /* New remote calls may have arrived: match soon rather than at the next tick. */
@@ -296,11 +311,8 @@ static int on_batch(struct siox_conn *c, const uint8_t *p, size_t len) {
   struct batch_job *b = batch_job_new(c);
   if (!b) return siox__batch__free_unpacked(m, NULL), siox_conn_reject(c, "out of memory"), -ENOMEM;
   b->msg = m;
-  int rc = uv_queue_work(c->srv->loop, &b->decode, decode_work, decode_done);
-  if (rc != 0) { /* cannot happen with a valid loop; decode inline rather than lose order */
-    decode_work(&b->decode);
-    decode_done(&b->decode, rc);
-  }
+  b->slot.start = decode_start;
+  siox_limits_decode_acquire(c->srv, &b->slot);
   return 0;
 }
 
@@ -359,7 +371,10 @@ static void send_status(struct siox_conn *c, int full) {
            {"batches_skipped", s->n.batches_skipped},
            {"activities_skipped", s->n.activities_skipped},
            {"hint_queries", s->n.hint_queries},
-           {"hint_sets_served", s->n.hint_sets_served}};
+           {"hint_sets_served", s->n.hint_sets_served},
+           {"connections_refused", s->n.connections_refused},
+           {"connections_evicted", s->n.connections_evicted},
+           {"connections_timed_out", s->n.connections_timed_out}};
   enum { N = sizeof v / sizeof v[0] };
   Siox__Counter cs[N], *cp[N];
   for (int i = 0; i < N; i++) {

@@ -12,3 +12,10 @@ target_link_libraries(test_ingest_poison PRIVATE siox-daemon-testkit siox-server
 add_dependencies(test_ingest_poison siox-server siox-daemon)
 add_test(NAME test_ingest_poison COMMAND test_ingest_poison $<TARGET_FILE:siox-server> $<TARGET_FILE:siox-daemon>)
 set_tests_properties(test_ingest_poison PROPERTIES LABELS integration TIMEOUT 180)
+
+# Client buffer bound (--memory-mb): 32 clients with 15 MiB unfinished frames;
+# the daemon's peak RSS stays under the bound and a good client keeps storing.
+add_executable(test_daemon_limits ${CMAKE_CURRENT_LIST_DIR}/test_daemon_limits.c)
+target_link_libraries(test_daemon_limits PRIVATE siox-daemon-testkit)
+add_test(NAME test_daemon_limits COMMAND test_daemon_limits $<TARGET_FILE:siox-daemon>)
+set_tests_properties(test_daemon_limits PROPERTIES LABELS integration TIMEOUT 120)

@@ -12,6 +12,14 @@ foreach(t ingest badinput restart link waiting late merge grants auth)
   set_tests_properties(server_${t} PROPERTIES LABELS integration TIMEOUT 300 SKIP_RETURN_CODE 77)
 endforeach()
 
+# Memory and connection bounds under attack (issue 9 part 5): bombs, big
+# unauthenticated Hellos, a Ping flood, fd exhaustion; RSS under --memory-mb.
+add_executable(server_test_limits ${CMAKE_CURRENT_LIST_DIR}/server_test_limits.c)
+target_link_libraries(server_test_limits PRIVATE siox-server-harness Threads::Threads)
+add_dependencies(server_test_limits siox-server)
+add_test(NAME server_limits COMMAND server_test_limits $<TARGET_FILE:siox-server>)
+set_tests_properties(server_limits PROPERTIES LABELS integration TIMEOUT 300)
+
 # --db CONNINFO against a site PostgreSQL: server_db.sh starts a throwaway
 # cluster and stops it by pid; server_test_db drives the server against it.
 add_executable(server_test_db ${CMAKE_CURRENT_LIST_DIR}/server_test_db.c)

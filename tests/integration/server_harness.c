@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -96,6 +97,20 @@ pid_t harness_munged_start(const char *dir, char *sock, size_t sock_len) {
   return -1;
 }
 
+int harness_server_nofile;
+
+long harness_server_kb(const struct harness *h, const char *field) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)h->pid);
+  FILE *f = fopen(path, "r");
+  long kb = -1;
+  size_t n = strlen(field);
+  while (f && fgets(line, sizeof line, f))
+    if (strncmp(line, field, n) == 0) kb = atol(line + n);
+  if (f) fclose(f);
+  return kb;
+}
+
 static int child_alive(struct harness *h) {
   int st;
   if (h->pid && waitpid(h->pid, &st, WNOHANG) == h->pid) h->pid = 0;
@@ -113,6 +128,8 @@ int harness_start(struct harness *h, const char *const *extra) {
   if (pid == 0) {
     int fd = open(h->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd >= 0) dup2(fd, 2), close(fd);
+    struct rlimit r = {(rlim_t)harness_server_nofile, (rlim_t)harness_server_nofile};
+    if (harness_server_nofile > 0) setrlimit(RLIMIT_NOFILE, &r);
     execv(h->bin, (char *const *)argv);
     _exit(127);
   }

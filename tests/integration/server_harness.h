@@ -43,6 +43,13 @@ extern int harness_failures;
     }                                                                 \
   } while (0)
 
+/* When > 0, harness_start runs the server with RLIMIT_NOFILE soft = hard =
+ * this (the fd-exhaustion test). */
+extern int harness_server_nofile;
+/* kB of the server's "VmHWM:" (peak RSS) or "VmRSS:" in /proc/PID/status; -1
+ * when unreadable. */
+long harness_server_kb(const struct harness *h, const char *field);
+
 /* A test's start: argv[1] is the siox-server binary. Creates the temp dir,
  * writes token (when not NULL: the server's token file, 'DAEMON_ID TOKEN'
  * lines) to DIR/token and passes --token-file (--auth token), adds

@@ -158,6 +158,37 @@ static void test_lz4_level(void **state) {
   free(f);
 }
 
+/* An lz4 bomb (2-byte empty Process messages, ~255x compression) is refused
+ * under siox_block_decode_limited's absolute bound, whatever the factor
+ * budget would allow; a declared size lz4 cannot reach is refused before it
+ * is allocated; a normal block decodes under a small bound. */
+static void test_decode_memory_bound(void **state) {
+  (void)state;
+  const size_t raw = 8u << 20;
+  uint8_t *pb = malloc(raw), *z = malloc((size_t)LZ4_compressBound((int)raw));
+  for (size_t i = 0; i < raw; i += 2) pb[i] = 0x0a, pb[i + 1] = 0;
+  int zlen = LZ4_compress_default((char *)pb, (char *)z, (int)raw, LZ4_compressBound((int)raw));
+  assert_true(zlen > 0 && (size_t)zlen < raw / 200);
+  struct siox_block b;
+  siox_block_init(&b);
+  const char *why = NULL;
+  assert_int_equal(siox_block_decode_limited(z, (size_t)zlen, raw, 4u << 20, &b, &why), -EBADMSG);
+  assert_non_null(strstr(why, "decode memory budget"));
+  assert_int_equal(siox_block_decode_limited(z, (size_t)zlen, raw, 32u << 20, &b, &why), -EBADMSG);
+  assert_non_null(strstr(why, "budget"));
+  assert_int_equal(siox_block_decode_limited(z, 100, raw, SIZE_MAX, &b, &why), -EBADMSG);
+  assert_non_null(strstr(why, "lz4 can expand"));
+  struct fx *f = fx_new();
+  size_t flen, fraw;
+  uint8_t *fz = compress_pb(&f->blk, &flen, &fraw);
+  assert_int_equal(siox_block_decode_limited(fz, flen, fraw, 4u << 20, &b, &why), 0);
+  siox_block_free(&b);
+  free(fz);
+  free(f);
+  free(z);
+  free(pb);
+}
+
 /* Valid lz4 around bytes that are no Block. */
 static void test_protobuf_garbage(void **state) {
   (void)state;
@@ -306,6 +337,7 @@ int main(void) {
       cmocka_unit_test(test_float_flags),            cmocka_unit_test(test_activity_ranges),
       cmocka_unit_test(test_dictionary_proc_index),  cmocka_unit_test(test_values_and_descriptors),
       cmocka_unit_test(test_string_lengths),         cmocka_unit_test(test_encode_rejects_invalid_blocks),
+      cmocka_unit_test(test_decode_memory_bound),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
