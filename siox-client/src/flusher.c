@@ -103,11 +103,18 @@ static void retire_drained(void) {
   }
 }
 
-static void stats_frame(void) {
+/* Sends the process counters when they changed since the last STATS (so
+ * the final ones reach the daemon with the exit flush). */
+static void stats_frame(int force) {
+  static struct siox_cw_stats last;
   struct siox_cw_stats st;
   siox__stats_sum(&st.activities, &st.records, &st.dropped);
+  st.dropped_exit = siox__dropped_exit();
+  if (!force && memcmp(&st, &last, sizeof st) == 0) return;
   uint8_t *p = siox__conn_frame(SIOX_CW_STATS, sizeof st);
-  if (p) memcpy(p, &st, sizeof st);
+  if (!p) return;
+  memcpy(p, &st, sizeof st);
+  last = st;
 }
 
 /* Fills the send buffer. Write indices are read first and the clock pair
@@ -123,11 +130,17 @@ static uint64_t fill(int *more) {
     t->snap_head = atomic_load_explicit(&t->pub_head, memory_order_acquire);
   siox__clock_pair(&tsc, &ns);
   moved = fill_registrations(tsc, ns);
-  for (struct siox__thread *t = siox__threads; t; t = t->next) *more |= fill_ring(t, tsc, ns, &budget);
+  /* Frames a broken connection left unacknowledged go first after the
+   * registrations, so the daemon sees every process's records in order. */
+  if (siox__retain_resend_pending()) moved += siox__retain_requeue();
+  /* Past the bound of held frames (a daemon that does not acknowledge),
+   * new records wait in the rings, and are dropped and counted there. */
+  if (siox__retain_bytes() < SIOX_RETAIN_MAX)
+    for (struct siox__thread *t = siox__threads; t; t = t->next) *more |= fill_ring(t, tsc, ns, &budget);
   retire_drained();
   pthread_mutex_unlock(&siox__threads_lock);
   moved += CYCLE_MAX - budget;
-  if (moved) stats_frame();
+  stats_frame(moved > 0);
   return moved;
 }
 
@@ -152,13 +165,16 @@ static int cycle(uint64_t req, uint64_t done) {
     return (int)siox__cfg.flush_interval_ms;
   }
   uint64_t moved = 0;
+  siox__conn_check_peer(); /* ACKs; a closed daemon is noticed here too */
+  if (!siox__conn_connected()) return 0;
   if (siox__conn_pending() == 0) {
     moved = fill(&backlog);
     if (!backlog) filled_req = req;
   }
   if (siox__conn_write() < 0) return 0; /* lost: reconnect (forced if a flush waits) */
   if (siox__conn_pending() > 0) return (int)siox__cfg.flush_interval_ms; /* poll waits for POLLOUT */
-  if (filled_req > done) report_done(filled_req, 0);
+  /* A flush is done once the daemon has acknowledged everything. */
+  if (filled_req > done && siox__conn_all_acked()) report_done(filled_req, 0);
   if (backlog) return 0;
   return moved >= BUSY_BYTES ? 1 : (int)siox__cfg.flush_interval_ms;
 }

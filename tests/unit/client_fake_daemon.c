@@ -27,6 +27,7 @@ struct client {
   uint64_t nonce, tsc0;
   int64_t ns0;
   uint32_t flags;
+  uint64_t consumed; /* stream bytes taken, for ACK */
 };
 
 static void bad(struct fake_daemon *d, const char *why) {
@@ -209,6 +210,7 @@ static void on_frame(struct fake_daemon *d, struct client *c, const struct siox_
   if (!c->hello) return bad(d, "frame before HELLO");
   if (h->type == SIOX_CW_BATCH) return on_batch(d, c, p, h->length);
   if (h->type != SIOX_CW_STATS || h->length != sizeof(struct siox_cw_stats)) return bad(d, "bad frame type/len");
+  /* fields past the first three: loss accounting, kept by the daemon */
   struct siox_cw_stats st;
   memcpy(&st, p, sizeof st);
   d->conns[c->conn].stats_dropped = st.dropped;
@@ -234,6 +236,16 @@ static int drain(struct fake_daemon *d, struct client *c) {
   }
   memmove(c->buf, c->buf + off, c->len - off);
   c->len -= off;
+  c->consumed += off;
+  /* As siox-daemon does: acknowledge what was taken, once per read, unless
+   * the test asked this fake to play a daemon that never acknowledges. */
+  if (off > 0 && c->hello && !d->no_acks) {
+    struct {
+      struct siox_cw_frame_hdr h;
+      struct siox_cw_ack a;
+    } ack = {{SIOX_CW_MAGIC, SIOX_CW_VERSION, SIOX_CW_ACK, sizeof(struct siox_cw_ack), 0}, {c->consumed}};
+    if (send(c->fd, &ack, sizeof ack, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) return 0; /* a later ack covers it */
+  }
   return 0;
 }
 
