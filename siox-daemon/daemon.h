@@ -117,6 +117,11 @@ int batcher_add_records(struct batcher *b, struct batcher_slot *slot, const stru
                         const struct clock_conv *cc, const uint8_t *recs, size_t len);
 int batcher_add_stats(struct batcher *b, struct batcher_slot *slot, const struct client_ident *who,
                       const struct siox_cw_stats *st);
+/* Puts a process's loss accounting into the open block: the record at
+ * *idx when *gen is this block's generation (overwritten, so a block holds
+ * one record per session however often it reports), else a new one. */
+int batcher_put_stats(struct batcher *b, struct batcher_slot *slot, const struct client_ident *who,
+                      const struct siox_block_stats *vals, uint64_t *gen, uint32_t *idx);
 /* Empties the block for the next batch (after the caller encoded it). */
 void batcher_reset(struct batcher *b);
 
@@ -229,7 +234,65 @@ int hint_cache_put(struct hint_cache *c, const char *key, size_t len, const stru
 struct daemon_counters {
   uint64_t clients, activities_received, batches_sealed, batches_acked, bad_frames;
   uint64_t client_dropped_closed; /* dropped counts of sessions already gone */
+  uint64_t dropped_spool;         /* activities discarded while the spool was full */
+  uint64_t client_dropped_exit;   /* clients' dropped_exit, as reported (loss.c) */
+  uint64_t journal_replayed;      /* activities replayed from journals at start */
+  uint64_t loss_files;            /* loss files of exited clients taken (loss.c) */
 };
+
+/* ---------------------------------------------------------------------------
+ * Loss accounting (loss.c) and the open-batch journal (journal.c).
+ * ------------------------------------------------------------------------- */
+/* Where the daemon dropped a client's activity. */
+enum loss_place {
+  LOSS_SPOOL,   /* spool full (or unwritable): discarded, counted */
+  LOSS_INVALID, /* a record the daemon's validation refused */
+};
+
+/* What a session (or a replayed one) keeps for loss accounting and the
+ * journal. */
+struct loss_state {
+  uint64_t sid;     /* journal session id, unique in this daemon run */
+  uint64_t jnl_gen; /* batcher generation whose journal has our IDENT */
+  uint32_t clock_flags;
+  uint64_t tsc0;
+  int64_t ns0;
+  uint64_t stats_gen; /* batcher generation holding our stats record ... */
+  uint32_t stats_idx; /* ... at this index */
+  struct siox_block_stats cur; /* client counters + daemon deltas */
+};
+
+struct daemon;
+struct session;
+/* A session said HELLO: gives it a journal id and its clock pair. */
+void loss_hello(struct daemon *d, struct loss_state *ls, uint32_t clock_flags, uint64_t tsc0, int64_t ns0);
+/* A STATS frame (24 or 32 bytes) from the client; -EBADMSG on a bad size. */
+int loss_on_stats(struct daemon *d, struct loss_state *ls, struct batcher_slot *slot, const struct client_ident *who,
+                  const uint8_t *p, uint32_t len, uint64_t *client_dropped);
+/* n of the client's activities were dropped in the daemon at `place`. */
+int loss_drop(struct daemon *d, struct loss_state *ls, struct batcher_slot *slot, const struct client_ident *who,
+              enum loss_place place, uint64_t n);
+/* ACTIVITY records among `len` bytes of validated records. */
+uint64_t loss_count_activities(const uint8_t *recs, size_t len);
+/* Tells the client how much of its stream is consumed (never blocks: an
+ * ACK that does not fit is skipped, the next one covers it). */
+void loss_ack(uv_stream_t *client, uint64_t consumed);
+/* <socket>.lost/: loss files of clients that exited without a daemon. */
+int loss_dir_start(struct daemon *d);
+void loss_dir_scan(struct daemon *d);
+void loss_dir_stop(struct daemon *d);
+
+/* Appends one record of a session to the open batch's journal before the
+ * batch takes it (so a kill -9 keeps it). Errors are logged, not fatal. */
+void journal_batch(struct daemon *d, struct loss_state *ls, const struct client_ident *who, const uint8_t *p,
+                   uint32_t len);
+void journal_stats(struct daemon *d, struct loss_state *ls, const struct client_ident *who);
+/* The batch with this seq is spooled: its journal is no longer needed. */
+void journal_sealed(struct daemon *d, uint64_t seq);
+/* At start, before clients: replays journals of batches never sealed into
+ * the open batch and seals it. Returns 0 or -errno. */
+int journal_replay(struct daemon *d);
+void journal_close(struct daemon *d);
 
 struct session;
 struct uplink;
@@ -256,6 +319,8 @@ struct daemon {
   struct uplink *uplink;
   struct hints *hints;         /* hints.c */
   struct hint_link *hint_link; /* hint_link.c */
+  struct journal *journal;     /* journal.c */
+  struct loss_dir *loss_dir;   /* loss.c */
   struct clock_sync clock;
 
   uv_signal_t sig_term, sig_int;
