@@ -6,6 +6,7 @@
  * Written activity frames are held (retain.c) until the daemon's ACK says
  * it has them; the daemon sends nothing else on this connection.
  */
+#include <poll.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -164,6 +165,7 @@ int siox__conn_write(void) {
   if (sock >= 0 && ssent == slen) {
     siox__retain_written(sbuf, slen, stream_base);
     stream_base += slen;
+    siox__retain_ack(acked); /* ACKs may have come while the buffer was being written */
     slen = ssent = 0;
     if (reg_pending) reg_shipped = reg_inflight;
     reg_pending = 0;
@@ -218,4 +220,23 @@ void siox__conn_check_peer(void) {
     if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) siox__conn_close();
     return;
   }
+}
+
+/* Exit, the flusher stopped: queues one last STATS and waits up to
+ * timeout_ms for everything to be written and acknowledged. Returns 1 when
+ * the daemon has it all, else 0 (the connection is still open). */
+int siox__conn_handover(const struct siox_cw_stats *st, unsigned timeout_ms) {
+  if (sock < 0) return 0;
+  uint8_t *p = siox__conn_frame(SIOX_CW_STATS, sizeof *st);
+  if (!p) return 0;
+  memcpy(p, st, sizeof *st);
+  int64_t end = mono_ns() + (int64_t)timeout_ms * 1000000;
+  while (sock >= 0 && !siox__conn_all_acked()) {
+    int64_t left = end - mono_ns();
+    if (left <= 0 || siox__conn_write() < 0) return 0;
+    struct pollfd pf = {sock, siox__conn_pending() ? POLLOUT : POLLIN, 0};
+    if (poll(&pf, 1, (int)(left / 1000000) + 1) > 0 && pf.revents & (POLLIN | POLLHUP | POLLERR))
+      siox__conn_check_peer();
+  }
+  return sock >= 0;
 }

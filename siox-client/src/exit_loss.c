@@ -22,6 +22,10 @@
 
 #include "client.h"
 
+/* After the exit flush: the last counters and unacknowledged frames may
+ * take this much longer to reach a daemon that is there. */
+#define EXIT_HANDOVER_MS 200
+
 static _Atomic uint64_t dropped_exit;
 
 uint64_t siox__dropped_exit(void) {
@@ -78,13 +82,29 @@ static int write_loss_file(void) {
 }
 
 /* Called by finalize after the flusher stopped; `delivered`: the exit flush
- * ended with everything, final counters included, acknowledged. */
+ * ended with everything acknowledged. What is still in the rings is lost;
+ * while the daemon is there, the final counters (saying so) go to it with
+ * what it has not acknowledged yet, within EXIT_HANDOVER_MS. Otherwise the
+ * held frames are lost as well, and the loss file reports it all. */
 void siox__exit_account(int delivered) {
-  uint64_t lost = ring_leftovers() + siox__retain_activities();
+  uint64_t ring = ring_leftovers();
+  atomic_fetch_add(&dropped_exit, ring);
+  int handed = delivered && ring == 0;
+  if (!handed && siox__conn_connected()) {
+    struct siox_cw_stats st;
+    siox__stats_sum(&st.activities, &st.records, &st.dropped);
+    st.dropped_exit = siox__dropped_exit();
+    handed = siox__conn_handover(&st, EXIT_HANDOVER_MS);
+  }
+  if (handed) {
+    siox__retain_clear(); /* acknowledged, all of it */
+    siox__conn_close();
+    return;
+  }
+  siox__conn_close(); /* what was not acknowledged moves to the held frames */
+  atomic_fetch_add(&dropped_exit, siox__retain_activities());
   siox__retain_clear();
-  atomic_fetch_add(&dropped_exit, lost);
-  if (delivered && lost == 0) return;
-  int err = errno; /* inside an exit path the application may still look at */
+  int err = errno; /* an exit path the application may still look at */
   (void)write_loss_file();
   errno = err;
 }

@@ -276,7 +276,7 @@ void siox__flusher_stop(void) {
   pthread_mutex_lock(&fl_lock);
   running = 0;
   pthread_mutex_unlock(&fl_lock);
-  siox__conn_close();
+  /* The connection stays: finalize hands over what it can (exit_loss.c). */
 }
 
 void siox__flusher_fork_prepare(void) {
