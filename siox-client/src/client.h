@@ -250,6 +250,7 @@ SIOX_HIDDEN void siox__conn_close(void);
 SIOX_HIDDEN void siox__conn_check_peer(void);
 SIOX_HIDDEN void siox__conn_after_fork_child(void);
 SIOX_HIDDEN int siox__conn_all_acked(void);
+SIOX_HIDDEN int siox__conn_recently_up(void);
 SIOX_HIDDEN int siox__conn_handover(const struct siox_cw_stats *st, unsigned timeout_ms);
 
 /* ---- retain.c: written frames the daemon has not acknowledged ---- */

@@ -15,7 +15,13 @@
 
 #include "client.h"
 
-#define RETRY_NS 1000000000ll /* reconnect at most once a second */
+/* Reconnect at most 10 times a second: a restarted daemon (kill -9, then
+ * the service manager) is found before the rings overflow, and a connect()
+ * to a missing socket costs microseconds. */
+#define RETRY_NS 100000000ll
+/* A connection lost this recently: the daemon is probably restarting, and
+ * a flush waiting for it keeps trying until its own timeout. */
+#define RESTART_GRACE_NS 5000000000ll
 
 static int sock = -1;
 static uint8_t *sbuf; /* owned: frames not yet fully written */
@@ -26,6 +32,7 @@ static int reg_pending;
 static int64_t last_try = INT64_MIN / 2;
 static _Atomic uint64_t bytes_sent;
 static _Atomic int connected;
+static int64_t last_up = INT64_MIN / 2; /* when a connection was last up */
 static uint64_t stream_base; /* stream bytes before sbuf[0], this connection */
 static uint64_t acked;       /* stream bytes the daemon has taken (ACK) */
 static uint8_t rbuf[4 * sizeof(struct siox_cw_frame_hdr)]; /* ACK frames being read */
@@ -90,8 +97,13 @@ uint8_t *siox__conn_frame(uint16_t type, uint32_t payload) {
 /* The connection is gone: every activity frame not acknowledged, held or
  * still in the send buffer, is sent again on the next connection, after the
  * whole registration log (the daemon may have lost any of it). */
+int siox__conn_recently_up(void) {
+  return mono_ns() - last_up < RESTART_GRACE_NS;
+}
+
 void siox__conn_close(void) {
   if (sock < 0) return;
+  last_up = mono_ns();
   siox__retain_lost(sbuf, slen);
   close(sock);
   sock = -1;

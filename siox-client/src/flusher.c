@@ -15,6 +15,7 @@
 #define FRAME_MAX (256u << 10)  /* record bytes per BATCH frame */
 #define CYCLE_MAX (1u << 20)    /* record bytes moved per cycle */
 #define BUSY_BYTES (64u << 10)  /* a cycle this full: look again in 1 ms */
+#define RESTART_POLL_MS 10      /* a flush waits for a restarting daemon */
 
 static pthread_mutex_t fl_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t fl_cond;
@@ -161,8 +162,11 @@ static void report_done(uint64_t req, int rc) {
 static int cycle(uint64_t req, uint64_t done) {
   if (!siox__conn_connected()) siox__conn_try_connect(req > done);
   if (!siox__conn_connected()) {
-    if (req > done) report_done(req, -ENOTCONN);
-    return (int)siox__cfg.flush_interval_ms;
+    /* No daemon: a flush fails at once, unless the daemon was there a
+     * moment ago (restarting): then it is tried again until the flush's
+     * own timeout, so that an exit during a restart loses nothing. */
+    if (req > done && !siox__conn_recently_up()) report_done(req, -ENOTCONN);
+    return req > done ? RESTART_POLL_MS : (int)siox__cfg.flush_interval_ms;
   }
   uint64_t moved = 0;
   siox__conn_check_peer(); /* ACKs; a closed daemon is noticed here too */
