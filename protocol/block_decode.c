@@ -240,7 +240,9 @@ static int get_attrs_stats(struct siox_block *b, const Siox__Block *pb) {
     struct siox_block_stats *s = siox_block_add_stats(b);
     if (!s) return -ENOMEM;
     s->proc = m->proc, s->activities = m->activities, s->records = m->records, s->dropped = m->dropped;
-    s->dropped_daemon = m->dropped_daemon;
+    s->dropped_exit = m->dropped_exit;
+    s->daemon_dropped_spool = m->daemon_dropped_spool;
+    s->daemon_dropped_invalid = m->daemon_dropped_invalid;
   }
   return 0;
 }

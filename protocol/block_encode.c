@@ -208,7 +208,9 @@ static void put_attrs_stats(Siox__Block *pb, const struct siox_block *b, struct 
     const struct siox_block_stats *x = &b->stats[i];
     siox__stats__init(&st[i]);
     st[i].proc = x->proc, st[i].activities = x->activities, st[i].records = x->records, st[i].dropped = x->dropped;
-    st[i].dropped_daemon = x->dropped_daemon;
+    st[i].dropped_exit = x->dropped_exit;
+    st[i].daemon_dropped_spool = x->daemon_dropped_spool;
+    st[i].daemon_dropped_invalid = x->daemon_dropped_invalid;
   }
 }
 

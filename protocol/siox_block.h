@@ -76,10 +76,13 @@ struct siox_block_descriptor {
   struct siox_value values[2];
 };
 
+/* Loss accounting of one process (siox.proto, message Stats): client
+ * counters are cumulative, daemon_* are deltas since the previous block. */
 struct siox_block_stats {
   uint32_t proc;
   uint64_t activities, records, dropped;
-  uint64_t dropped_daemon; /* activity records the daemon's validation dropped */
+  uint64_t dropped_exit;
+  uint64_t daemon_dropped_spool, daemon_dropped_invalid;
 };
 
 struct siox_block_activity {

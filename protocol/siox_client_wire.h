@@ -33,6 +33,10 @@ enum siox_cw_frame_type {
    * of this type whose payload is struct siox_cw_hint_reply + n hints, then
    * closes. The client gives up after its own timeout. */
   SIOX_CW_HINTS = 5,
+  /* Daemon -> client on a HELLO connection: struct siox_cw_ack. The only
+   * frame a daemon sends on such a connection; a client that predates it
+   * reads and ignores what the daemon sends. */
+  SIOX_CW_ACK = 6,
 };
 
 struct siox_cw_frame_hdr {
@@ -69,11 +73,23 @@ struct siox_cw_batch {
   uint32_t bytes;  /* multiple of 8 */
 };
 
-/* STATS payload. */
+/* STATS payload: the process's cumulative loss accounting. A daemon also
+ * accepts the first three fields alone (24 bytes, the original STATS). */
 struct siox_cw_stats {
-  uint64_t activities;
-  uint64_t records;
-  uint64_t dropped;
+  uint64_t activities;   /* activities made */
+  uint64_t records;      /* records written to the rings */
+  uint64_t dropped;      /* dropped in the client: ring full, bad call, ... */
+  uint64_t dropped_exit; /* activities still held at exit that no daemon
+                            acknowledged (counted, then reported) */
+};
+#define SIOX_CW_STATS_V1_LEN 24u
+
+/* ACK payload (daemon -> client). `consumed` counts the bytes of this
+ * connection's stream, from the first byte of HELLO, that the daemon has
+ * taken: journaled (so they survive a kill -9 of the daemon), discarded and
+ * counted, or refused. Cumulative; sent after each read the daemon handled. */
+struct siox_cw_ack {
+  uint64_t consumed;
 };
 
 /* HINTS query payload: this struct then exe, args, path, component bytes

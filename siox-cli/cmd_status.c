@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "json_out.h"
+#include "loss_view.h"
 #include "status_probe.h"
 #include "warehouse.h"
 
@@ -19,7 +20,7 @@ static const char help[] =
     "  siox status - health of the node daemon, the server and the warehouse\n"
     "\n"
     "SYNOPSIS\n"
-    "  siox status [--socket PATH] [--server HOST:PORT] [--json]\n"
+    "  siox status [--socket PATH] [--server HOST:PORT] [--job ID] [--json]\n"
     "\n"
     "DESCRIPTION\n"
     "  Asks three parts of SIOX how they are, each on its own:\n"
@@ -30,8 +31,16 @@ static const char help[] =
     "             socket: $SIOX_MUNGE_SOCKET, else the default), without which the\n"
     "             server shows only its health (db_ok)\n"
     "  warehouse  the PostgreSQL warehouse: activities, processes, nodes, daemons,\n"
-    "             implicit links, and activities clients dropped (buffers full,\n"
-    "             no daemon) as they last reported\n"
+    "             implicit links, and how complete the traces are: what the\n"
+    "             processes made, what was stored, and what was dropped where:\n"
+    "               client buffer      the process's buffer was full (or a call\n"
+    "                                  was refused: stack too deep, ...)\n"
+    "               client exit        still held at exit, no daemon took it\n"
+    "               daemon spool       the daemon's spool was full (server away)\n"
+    "               daemon validation  the daemon refused a malformed record\n"
+    "             \"unaccounted\" is made - stored - dropped: 0 when every\n"
+    "             activity is either stored or counted. Processes that have not\n"
+    "             reported their counters yet are listed apart.\n"
     "  A part that does not answer is shown as \"unreachable: <reason>\"; the\n"
     "  others are still shown. A part that answers but cannot do its work is\n"
     "  shown as \"DEGRADED: <reason>\" (the server, while its database is\n"
@@ -42,6 +51,8 @@ static const char help[] =
     "  --socket PATH       the daemon's socket (default $SIOX_SOCKET, else\n"
     "                      " SIOX_DEFAULT_SOCKET ")\n"
     "  --server HOST:PORT  the server (default " SIOX_DEFAULT_SERVER ")\n"
+    "  --job ID            also account for the processes of job ID alone\n"
+    "                      (JSON: .job)\n"
     "\n"
     "EXIT STATUS\n"
     "  0 all three parts answered and are healthy; 1 at least one is unreachable or\n"
@@ -50,27 +61,32 @@ static const char help[] =
     "EXAMPLES\n"
     "  siox status\n"
     "  siox status --socket /tmp/siox.sock --server 10.0.0.5:7410 --data-dir /srv/siox\n"
-    "  siox status --json | jq '.warehouse.dropped'\n";
+    "  siox status --json | jq '.warehouse.loss'\n"
+    "  siox status --job 4711 --json | jq '.job.unaccounted'\n";
 
 struct status_args {
-  const char *socket, *server;
+  const char *socket, *server, *job;
 };
 
 static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, char **argv, struct status_args *a) {
-  enum { OPT_SOCKET = 0x200, OPT_SERVER };
+  enum { OPT_SOCKET = 0x200, OPT_SERVER, OPT_JOB };
   static const struct option opts[] = {{"socket", required_argument, NULL, OPT_SOCKET},
                                        {"server", required_argument, NULL, OPT_SERVER},
+                                       {"job", required_argument, NULL, OPT_JOB},
                                        SIOX_GLOBAL_LONGOPTS,
                                        {0}};
   const char *env = getenv("SIOX_SOCKET");
   int c, rc;
   a->socket = env && *env ? env : SIOX_DEFAULT_SOCKET;
   a->server = SIOX_DEFAULT_SERVER;
+  a->job = NULL;
   while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
     if (c == OPT_SOCKET)
       a->socket = optarg;
     else if (c == OPT_SERVER)
       a->server = optarg;
+    else if (c == OPT_JOB)
+      a->job = optarg;
     else if ((rc = siox_cli_common_opt(cli, self, c, argv)) >= 0)
       return rc;
   }
@@ -144,16 +160,39 @@ static void counts_out(const struct siox_cli *cli, json_object *o, const struct 
   siox_json_int(o, "dropped", n->dropped);
 }
 
-static bool warehouse_part(const struct siox_cli *cli, json_object *all) {
+/* The completeness of everything (into the warehouse object, or a text
+ * line), and of one job (top-level "job", or a line) when asked. */
+static void loss_out(const struct siox_cli *cli, json_object *all, json_object *o, const char *job,
+                     const struct siox_wh_loss *l, const struct siox_wh_loss *lj) {
+  if (!cli->json) {
+    siox_loss_text(stdout, "           traces:", l);
+    if (job) {
+      char label[300];
+      snprintf(label, sizeof label, "job %s:", job);
+      siox_loss_text(stdout, label, lj);
+    }
+    return;
+  }
+  json_object_object_add(o, "loss", siox_loss_json(l));
+  if (job) {
+    json_object *j = siox_loss_json(lj);
+    siox_json_str(j, "id", job);
+    json_object_object_add(all, "job", j);
+  }
+}
+
+static bool warehouse_part(const struct siox_cli *cli, json_object *all, const char *job) {
   char err[2048];
   struct siox_wh_counts n;
+  struct siox_wh_loss l, lj;
   PGconn *c = siox_wh_connect(cli, err, sizeof(err));
-  bool ok = c && siox_wh_counts(c, &n, err, sizeof(err)) == 0;
+  bool ok = c && siox_wh_counts(c, &n, err, sizeof(err)) == 0 && siox_wh_loss(c, NULL, 0, &l, err, sizeof err) == 0 &&
+            (!job || siox_wh_loss(c, job, 0, &lj, err, sizeof err) == 0);
   PQfinish(c);
   json_object *o = json_object_new_object();
   json_object_object_add(o, "ok", json_object_new_boolean(ok));
   if (ok)
-    counts_out(cli, o, &n);
+    counts_out(cli, o, &n), loss_out(cli, all, o, job, &l, &lj);
   else if (cli->json)
     siox_json_str(o, "error", err);
   else
@@ -172,7 +211,7 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   json_object *all = cli->json ? json_object_new_object() : NULL;
   bool ok = probe_part(cli, all, "daemon", a.socket, siox_probe_daemon);
   ok &= probe_part(cli, all, "server", a.server, siox_probe_server);
-  ok &= warehouse_part(cli, all);
+  ok &= warehouse_part(cli, all, a.job);
   if (all) {
     json_object_object_add(all, "ok", json_object_new_boolean(ok));
     siox_json_print(all);

@@ -100,6 +100,18 @@ struct siox_wh_counts {
 /* 0 or -EIO. */
 int siox_wh_counts(PGconn *c, struct siox_wh_counts *out, char *err, size_t errlen);
 
+/* warehouse_loss.c: how complete the trace of a job / process / everything
+ * is. made is what the processes said they made (client_stats); stored is
+ * what the warehouse holds (stored_reported: of processes that reported);
+ * the dropped_* say where the rest went; unaccounted = made -
+ * stored_reported - every dropped_* (0 when the account is complete). */
+struct siox_wh_loss {
+  int64_t processes, unreported, made, stored, stored_reported;
+  int64_t dropped_client, dropped_exit, dropped_daemon_spool, dropped_daemon_invalid, unaccounted;
+};
+/* job NULL: any; proc_id 0: any. 0 or -EIO. */
+int siox_wh_loss(PGconn *c, const char *job, int64_t proc_id, struct siox_wh_loss *out, char *err, size_t errlen);
+
 
 
 /* Shared by the warehouse_*.c files: formats "<what>: <server message>" into

@@ -280,6 +280,26 @@ int batcher_add_stats(struct batcher *b, struct batcher_slot *slot, const struct
   s->activities = st->activities;
   s->records = st->records;
   s->dropped = st->dropped;
-  s->dropped_daemon = slot->dropped_validation;
+  s->dropped_exit = st->dropped_exit;
+  return 0;
+}
+
+int batcher_put_stats(struct batcher *b, struct batcher_slot *slot, const struct client_ident *who,
+                      const struct siox_block_stats *vals, uint64_t *gen, uint32_t *idx) {
+  uint32_t proc;
+  int rc = proc_index(b, slot, who, &proc);
+  if (rc < 0)
+    return rc;
+  struct siox_block_stats *s;
+  if (*gen == b->generation) {
+    s = &b->block.stats[*idx];
+  } else {
+    if (!(s = siox_block_add_stats(&b->block)))
+      return -ENOMEM;
+    *gen = b->generation;
+    *idx = (uint32_t)(b->block.n_stats - 1);
+  }
+  *s = *vals;
+  s->proc = proc;
   return 0;
 }

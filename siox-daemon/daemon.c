@@ -1,7 +1,7 @@
 /*
  * The daemon: wires listener, sessions, batcher, spool and uplink together
  * on one libuv loop. It decides when the open batch is sealed (size or age),
- * applies spool backpressure to client reading, and runs the orderly
+ * counts client activities as dropped while the spool is full, and runs the orderly
  * shutdown: seal, spool, flush to the server for up to ~2 s, exit.
  */
 #include <errno.h>
@@ -26,13 +26,21 @@ void daemon_backpressure(struct daemon *d) {
   if (full == d->reading_paused)
     return;
   d->reading_paused = full;
-  fprintf(stderr, "siox-daemon: %s reading clients (spool %" PRIu64 " of %" PRIu64 " bytes%s)\n",
-          full ? "pausing" : "resuming", d->spool.bytes, d->spool.max_bytes, d->spool_failed ? ", write failed" : "");
-  sessions_pause(d, full);
+  /* Clients are still read: their activities are discarded and counted
+   * (loss.c), their counters kept, so the loss is reported. */
+  fprintf(stderr, "siox-daemon: %s client activities (spool %" PRIu64 " of %" PRIu64 " bytes%s)\n",
+          full ? "spool full: counting and discarding" : "spool has room: accepting", d->spool.bytes,
+          d->spool.max_bytes, d->spool_failed ? ", write failed" : "");
 }
 
 static void on_batch_timer(uv_timer_t *t) {
   struct daemon *d = t->data;
+  /* A full spool takes no batch: the counters and registrations wait in
+   * the open one (journaled) until acks make room. A failed write retries. */
+  if (spool_full(&d->spool) && !d->spool_failed && !d->stopping) {
+    uv_timer_start(&d->batch_timer, on_batch_timer, d->cfg.batch_ms, 0);
+    return;
+  }
   daemon_seal(d);
 }
 
@@ -59,6 +67,7 @@ int daemon_seal(struct daemon *d) {
     uv_timer_start(&d->batch_timer, on_batch_timer, d->cfg.batch_ms, 0);
     return rc;
   }
+  journal_sealed(d, sb.h.seq);
   d->spool.next_seq++;
   d->ctr.batches_sealed++;
   d->spool_failed = false;
@@ -94,6 +103,7 @@ static void close_all(struct daemon *d) {
   if (d->uplink)
     uplink_stop(d->uplink);
   hints_stop(d);
+  loss_dir_stop(d);
 }
 
 static void on_stop_poll(uv_timer_t *t) {
@@ -182,7 +192,10 @@ int daemon_start(struct daemon *d, uv_loop_t *loop, const struct daemon_config *
   uv_signal_start(&d->sig_term, on_signal, SIGTERM);
   uv_signal_start(&d->sig_int, on_signal, SIGINT);
   budget_init(d);
-  if ((rc = hints_start(d)) < 0 || (rc = listener_start(d)) < 0) {
+  /* Before any client: the open batch of a killed daemon goes first. */
+  if ((rc = journal_replay(d)) < 0)
+    fprintf(stderr, "siox-daemon: journal: %s; batches open at a kill are not replayed\n", strerror(-rc));
+  if ((rc = hints_start(d)) < 0 || (rc = listener_start(d)) < 0 || (rc = loss_dir_start(d)) < 0) {
     fprintf(stderr, "siox-daemon: socket %s: %s\n", cfg->socket_path, uv_strerror(rc));
     begin_stop(d);
     return rc;
@@ -199,6 +212,8 @@ void daemon_close(struct daemon *d) {
   hints_free(d);
   batcher_destroy(&d->batcher);
   spool_close(&d->spool);
+  journal_close(d);
+  free(d->loss_dir);
   tls_link_free(d);
   free(d->token);
 }

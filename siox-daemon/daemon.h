@@ -145,6 +145,11 @@ struct daemon_counters;
  * allocating it on first use. A refused registration is not recorded. */
 const char *validate_record(struct batcher_slot *slot, const struct cw_rec *r);
 void validate_free(struct batcher_slot *slot);
+/* The client's recorded registrations as opaque keys (*keys owned by the
+ * caller, NULL when there are none) and back: the open-batch journal
+ * carries them so that a replay validates as the live daemon did. */
+size_t validate_export(const struct batcher_slot *slot, uint64_t **keys);
+int validate_import(struct batcher_slot *slot, const uint64_t *keys, size_t n);
 
 void batcher_init(struct batcher *b);
 void batcher_destroy(struct batcher *b);
@@ -156,6 +161,11 @@ int batcher_add_records(struct batcher *b, struct batcher_slot *slot, const stru
                         const struct clock_conv *cc, const uint8_t *recs, size_t len, struct daemon_counters *ctr);
 int batcher_add_stats(struct batcher *b, struct batcher_slot *slot, const struct client_ident *who,
                       const struct siox_cw_stats *st);
+/* Puts a process's loss accounting into the open block: the record at
+ * *idx when *gen is this block's generation (overwritten, so a block holds
+ * one record per session however often it reports), else a new one. */
+int batcher_put_stats(struct batcher *b, struct batcher_slot *slot, const struct client_ident *who,
+                      const struct siox_block_stats *vals, uint64_t *gen, uint32_t *idx);
 /* Empties the block for the next batch (after the caller encoded it). */
 void batcher_reset(struct batcher *b);
 
@@ -277,6 +287,10 @@ struct daemon_counters {
   uint64_t records_dropped_validation, activities_dropped_validation; /* validate.c */
   uint64_t batches_quarantined, activities_quarantined; /* quarantine.c */
   uint64_t client_dropped_closed; /* dropped counts of sessions already gone */
+  uint64_t dropped_spool;         /* activities discarded while the spool was full */
+  uint64_t client_dropped_exit;   /* clients' dropped_exit, as reported (loss.c) */
+  uint64_t journal_replayed;      /* activities replayed from journals at start */
+  uint64_t loss_files;            /* loss files of exited clients taken (loss.c) */
 };
 
 /* budget.c: bytes of partial client frames, all sessions together. */
@@ -288,6 +302,61 @@ struct client_budget {
   int64_t last_log_ns;
   uint64_t unlogged;
 };
+
+/* ---------------------------------------------------------------------------
+ * Loss accounting (loss.c) and the open-batch journal (journal.c).
+ * ------------------------------------------------------------------------- */
+/* Where the daemon dropped a client's activity. */
+enum loss_place {
+  LOSS_SPOOL,   /* spool full (or unwritable): discarded, counted */
+  LOSS_INVALID, /* a record the daemon's validation refused */
+};
+
+/* What a session (or a replayed one) keeps for loss accounting and the
+ * journal. */
+struct loss_state {
+  uint64_t sid;     /* journal session id, unique in this daemon run */
+  uint64_t jnl_gen; /* batcher generation whose journal has our IDENT */
+  uint32_t clock_flags;
+  uint64_t tsc0;
+  int64_t ns0;
+  uint64_t stats_gen; /* batcher generation holding our stats record ... */
+  uint32_t stats_idx; /* ... at this index */
+  struct siox_block_stats cur; /* client counters + daemon deltas */
+};
+
+struct daemon;
+struct session;
+/* A session said HELLO: gives it a journal id and its clock pair. */
+void loss_hello(struct daemon *d, struct loss_state *ls, uint32_t clock_flags, uint64_t tsc0, int64_t ns0);
+/* A STATS frame (24 or 32 bytes) from the client; -EBADMSG on a bad size. */
+int loss_on_stats(struct daemon *d, struct loss_state *ls, struct batcher_slot *slot, const struct client_ident *who,
+                  const uint8_t *p, uint32_t len, uint64_t *client_dropped);
+/* n of the client's activities were dropped in the daemon at `place`. */
+int loss_drop(struct daemon *d, struct loss_state *ls, struct batcher_slot *slot, const struct client_ident *who,
+              enum loss_place place, uint64_t n);
+/* ACTIVITY records among `len` bytes of validated records. */
+uint64_t loss_count_activities(const uint8_t *recs, size_t len);
+/* Tells the client how much of its stream is consumed (never blocks: an
+ * ACK that does not fit is skipped, the next one covers it). */
+void loss_ack(uv_stream_t *client, uint64_t consumed);
+/* <socket>.lost/: loss files of clients that exited without a daemon. */
+int loss_dir_start(struct daemon *d);
+void loss_dir_scan(struct daemon *d);
+void loss_dir_stop(struct daemon *d);
+
+/* Appends one record of a session to the open batch's journal before the
+ * batch takes it (so a kill -9 keeps it). Errors are logged, not fatal. */
+void journal_batch(struct daemon *d, struct loss_state *ls, const struct batcher_slot *slot,
+                   const struct client_ident *who, const uint8_t *p, uint32_t len);
+void journal_stats(struct daemon *d, struct loss_state *ls, const struct batcher_slot *slot,
+                   const struct client_ident *who);
+/* The batch with this seq is spooled: its journal is no longer needed. */
+void journal_sealed(struct daemon *d, uint64_t seq);
+/* At start, before clients: replays journals of batches never sealed into
+ * the open batch and seals it. Returns 0 or -errno. */
+int journal_replay(struct daemon *d);
+void journal_close(struct daemon *d);
 
 struct session;
 struct uplink;
@@ -306,7 +375,7 @@ struct daemon {
 
   uv_pipe_t listener;
   struct session *sessions; /* intrusive list */
-  bool reading_paused;      /* backpressure from the spool */
+  bool reading_paused;      /* spool full: client activities discarded, counted */
   bool spool_failed;        /* last seal could not be spooled: retrying */
 
   struct client_budget budget;
@@ -316,6 +385,8 @@ struct daemon {
   struct uplink *uplink;
   struct hints *hints;         /* hints.c */
   struct hint_link *hint_link; /* hint_link.c */
+  struct journal *journal;     /* journal.c */
+  struct loss_dir *loss_dir;   /* loss.c */
   struct clock_sync clock;
 
   uv_signal_t sig_term, sig_int;
@@ -342,7 +413,6 @@ int state_mkdirs(const char *path, unsigned mode);
 /* listener.c */
 int listener_start(struct daemon *d);
 void listener_stop(struct daemon *d);
-void sessions_pause(struct daemon *d, bool pause);
 
 /* session.c */
 int session_accept(struct daemon *d, uv_stream_t *server);

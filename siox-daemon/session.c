@@ -34,6 +34,8 @@ struct session {
   int64_t ns0;
   struct batcher_slot slot;
   uint64_t dropped; /* latest STATS.dropped */
+  uint64_t consumed; /* stream bytes taken (ACK) */
+  struct loss_state loss; /* loss.c, journal.c */
 };
 
 /* ---------------------------------------------------------------------------
@@ -111,6 +113,7 @@ static int on_hello(struct session *s, const uint8_t *p, uint32_t len) {
   s->clock_flags = h.clock_flags;
   s->tsc0 = h.tsc0;
   s->ns0 = h.ns0;
+  loss_hello(s->d, &s->loss, h.clock_flags, h.tsc0, h.ns0);
   s->hello_seen = s->counted = true;
   s->d->ctr.clients++;
   return 0;
@@ -129,28 +132,35 @@ static int on_batch(struct session *s, const uint8_t *p, uint32_t len) {
    * the frame in the batch. */
   if (cw_walk(recs, b.bytes, NULL, NULL, &why) < 0)
     return violation(s, why);
+  /* Spool full: take the frame off the socket anyway, so that what comes
+   * behind it (STATS) gets through, and count its activities as dropped
+   * here. Registrations (thread 0) are kept: they are small. */
+  if (s->d->reading_paused && b.thread != 0)
+    return loss_drop(s->d, &s->loss, &s->slot, &s->ident, LOSS_SPOOL, loss_count_activities(recs, b.bytes)) < 0
+               ? violation(s, "out of memory counting a drop")
+               : 0;
+  journal_batch(s->d, &s->loss, &s->slot, &s->ident, p, len);
   struct clock_conv cc;
   clock_conv_init(&cc, s->clock_flags, s->tsc0, s->ns0, b.tsc_ref, b.ns_ref);
   struct batcher *bt = &s->d->batcher;
-  uint64_t before = bt->activities;
+  uint64_t before = bt->activities, invalid = s->slot.dropped_validation;
   int rc = batcher_add_records(bt, &s->slot, &s->ident, &cc, recs, b.bytes, &s->d->ctr);
   s->d->ctr.activities_received += bt->activities - before;
   if (rc < 0)
     return violation(s, "out of memory adding records");
+  /* Activities validation refused (batcher.c logged them) reach the
+   * warehouse in this client's Stats, as daemon_dropped_invalid. */
+  if (loss_drop(s->d, &s->loss, &s->slot, &s->ident, LOSS_INVALID, s->slot.dropped_validation - invalid) < 0)
+    return violation(s, "out of memory counting a drop");
   daemon_after_add(s->d);
   return 0;
 }
 
 static int on_stats(struct session *s, const uint8_t *p, uint32_t len) {
-  struct siox_cw_stats st;
-  if (len != sizeof st)
+  int rc = loss_on_stats(s->d, &s->loss, &s->slot, &s->ident, p, len, &s->dropped);
+  if (rc == -EBADMSG)
     return violation(s, "STATS of wrong size");
-  memcpy(&st, p, sizeof st);
-  s->dropped = st.dropped;
-  if (batcher_add_stats(&s->d->batcher, &s->slot, &s->ident, &st) < 0)
-    return violation(s, "out of memory adding stats");
-  daemon_after_add(s->d);
-  return 0;
+  return rc < 0 ? violation(s, "out of memory adding stats") : 0;
 }
 
 struct final_write {
@@ -250,6 +260,7 @@ static int consume(struct session *s) {
       break;
     rc = handle_frame(s, &h, s->buf + off + HDR_LEN);
     off += HDR_LEN + h.length;
+    s->consumed += HDR_LEN + h.length;
   }
   if (rc < 0)
     return rc;
@@ -329,8 +340,8 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
   if (s->len == 0)
     s->frame_start_ns = clock_realtime_ns();
   s->len = before;
-  /* While the spool is full, a new connection is still read until it has
-   * said who it is, so status queries get answered; clients then wait. */
+  /* Clients are read while the spool is full too: on_batch discards and
+   * counts their activities (loss.c). */
   if (consume(s) < 0)
     return;
   if (s->len != before)
@@ -341,13 +352,15 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
     s->buf = NULL;
     s->cap = 0;
   }
-  if (s->d->reading_paused && s->hello_seen)
-    uv_read_stop(st);
+  /* Every frame taken is journaled, counted or refused by now: tell the
+   * client, which holds its frames until then (loss.c). */
+  if (s->hello_seen)
+    loss_ack(st, s->consumed);
 }
 
 void sessions_budget_resume(struct daemon *d) {
   for (struct session *s = d->sessions; s; s = s->next) {
-    if (!s->budget_waiting || (d->reading_paused && s->hello_seen))
+    if (!s->budget_waiting)
       continue;
     s->frame_start_ns = clock_realtime_ns();
     uv_read_start((uv_stream_t *)&s->pipe, on_alloc, on_read); /* on_alloc asks the budget again */
@@ -362,20 +375,9 @@ void sessions_expire(struct daemon *d, int64_t now) {
   struct session *next;
   for (struct session *s = d->sessions; s; s = next) {
     next = s->next;
-    bool readable = !s->budget_waiting && !(d->reading_paused && s->hello_seen) && !s->hint_waiting;
+    bool readable = !s->budget_waiting && !s->hint_waiting;
     if (s->len && readable && now - s->frame_start_ns > FRAME_TIMEOUT_NS)
       violation(s, "frame incomplete 30 s after it could be read");
-  }
-}
-
-void sessions_pause(struct daemon *d, bool pause) {
-  for (struct session *s = d->sessions; s; s = s->next) {
-    if (pause)
-      uv_read_stop((uv_stream_t *)&s->pipe);
-    else {
-      s->frame_start_ns = clock_realtime_ns(); /* its frame could not progress meanwhile */
-      uv_read_start((uv_stream_t *)&s->pipe, on_alloc, on_read);
-    }
   }
 }
 

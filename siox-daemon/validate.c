@@ -10,6 +10,7 @@
  * log on every new connection, ahead of any activity) — and drops a bad
  * record alone. The caller counts and logs it.
  */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "daemon.h"
@@ -139,4 +140,33 @@ void validate_free(struct batcher_slot *slot) {
     free(slot->vs->keys);
   free(slot->vs);
   slot->vs = NULL;
+}
+
+/* The registrations recorded for a client, as opaque keys, so that the
+ * open-batch journal can carry them: a replayed batch is then validated
+ * against what the client had registered when its records were journaled,
+ * and keeps or drops exactly what the live daemon kept or dropped. */
+size_t validate_export(const struct batcher_slot *slot, uint64_t **keys) {
+  const struct validate_state *v = slot->vs;
+  *keys = NULL;
+  if (!v || !v->n || !(*keys = malloc(v->n * sizeof **keys)))
+    return 0;
+  size_t k = 0;
+  for (size_t i = 0; i < v->cap; i++)
+    if (v->keys[i])
+      (*keys)[k++] = v->keys[i];
+  return k;
+}
+
+int validate_import(struct batcher_slot *slot, const uint64_t *keys, size_t n) {
+  if (!slot->vs && !(slot->vs = calloc(1, sizeof *slot->vs)))
+    return -ENOMEM;
+  for (size_t i = 0; i < n; i++) {
+    enum reg_kind k = (enum reg_kind)(keys[i] >> 32);
+    if (k < REG_NODE || k > REG_TARGET)
+      return -EBADMSG;
+    if (add(slot->vs, k, (uint32_t)keys[i]) < 0)
+      return -ENOMEM;
+  }
+  return 0;
 }

@@ -346,19 +346,33 @@ static int copy_facts(struct siox_batch_ctx *x, int dedup) {
 
 /* ---- the transaction ------------------------------------------------------------ */
 
+/* Client counters are cumulative: the larger value wins (a block replayed
+ * after a newer one must not move them back). The daemon's drops are deltas
+ * of this block: added, once, since a block is ingested once. */
 static int upsert_stats(struct siox_batch_ctx *x) {
   for (size_t i = 0; i < x->blk.n_stats; i++) {
     const struct siox_block_stats *s = &x->blk.stats[i];
-    char p[24], a[24], r[24], d[24], dv[24];
-    const char *v[] = {siox_i64s(p, x->proc_ids[s->proc]), siox_i64s(a, (int64_t)s->activities),
-                       siox_i64s(r, (int64_t)s->records), siox_i64s(d, (int64_t)s->dropped),
-                       siox_i64s(dv, (int64_t)s->dropped_daemon)};
-    PGresult *res = siox_db_query(x->db->conn,
-                                  "INSERT INTO client_stats (proc_id, activities, records, dropped, dropped_validation)"
-                                  " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (proc_id) DO UPDATE SET activities ="
-                                  " EXCLUDED.activities, records = EXCLUDED.records, dropped = EXCLUDED.dropped,"
-                                  " dropped_validation = EXCLUDED.dropped_validation, updated_at = now()",
-                                  5, v);
+    char p[24], a[24], r[24], d[24], e[24], sp[24], iv[24];
+    const char *v[] = {siox_i64s(p, x->proc_ids[s->proc]),
+                       siox_i64s(a, (int64_t)s->activities),
+                       siox_i64s(r, (int64_t)s->records),
+                       siox_i64s(d, (int64_t)s->dropped),
+                       siox_i64s(e, (int64_t)s->dropped_exit),
+                       siox_i64s(sp, (int64_t)s->daemon_dropped_spool),
+                       siox_i64s(iv, (int64_t)s->daemon_dropped_invalid)};
+    PGresult *res = siox_db_query(
+        x->db->conn,
+        "INSERT INTO client_stats (proc_id, activities, records, dropped, dropped_exit, daemon_dropped_spool,"
+        " daemon_dropped_invalid) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+        " ON CONFLICT (proc_id) DO UPDATE SET"
+        " activities = GREATEST(client_stats.activities, EXCLUDED.activities),"
+        " records = GREATEST(client_stats.records, EXCLUDED.records),"
+        " dropped = GREATEST(client_stats.dropped, EXCLUDED.dropped),"
+        " dropped_exit = GREATEST(client_stats.dropped_exit, EXCLUDED.dropped_exit),"
+        " daemon_dropped_spool = client_stats.daemon_dropped_spool + EXCLUDED.daemon_dropped_spool,"
+        " daemon_dropped_invalid = client_stats.daemon_dropped_invalid + EXCLUDED.daemon_dropped_invalid,"
+        " updated_at = now()",
+        7, v);
     if (!res) return -EIO;
     PQclear(res);
   }

@@ -249,6 +249,25 @@ SIOX_HIDDEN uint64_t siox__conn_bytes_sent(void);
 SIOX_HIDDEN void siox__conn_close(void);
 SIOX_HIDDEN void siox__conn_check_peer(void);
 SIOX_HIDDEN void siox__conn_after_fork_child(void);
+SIOX_HIDDEN int siox__conn_all_acked(void);
+SIOX_HIDDEN int siox__conn_recently_up(void);
+SIOX_HIDDEN int siox__conn_handover(const struct siox_cw_stats *st, unsigned timeout_ms);
+
+/* ---- retain.c: written frames the daemon has not acknowledged ---- */
+#define SIOX_RETAIN_MAX (16u << 20) /* held bytes; no new ring data beyond */
+SIOX_HIDDEN uint32_t siox__frame_activities(const uint8_t *frame);
+SIOX_HIDDEN void siox__retain_written(const uint8_t *frames, size_t bytes, uint64_t base);
+SIOX_HIDDEN void siox__retain_ack(uint64_t consumed);
+SIOX_HIDDEN void siox__retain_lost(const uint8_t *frames, size_t bytes);
+SIOX_HIDDEN uint64_t siox__retain_requeue(void);
+SIOX_HIDDEN size_t siox__retain_bytes(void);
+SIOX_HIDDEN int siox__retain_resend_pending(void);
+SIOX_HIDDEN uint64_t siox__retain_activities(void);
+SIOX_HIDDEN void siox__retain_clear(void);
+
+/* ---- exit_loss.c: what could not be handed over at exit ---- */
+SIOX_HIDDEN void siox__exit_account(int delivered);
+SIOX_HIDDEN uint64_t siox__dropped_exit(void);
 
 /* ---- flusher.c ---- */
 SIOX_HIDDEN int siox__flusher_ensure(void);

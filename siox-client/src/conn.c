@@ -3,7 +3,10 @@
  * one send buffer of whole frames. Only the flusher thread calls in here.
  * A frame is appended whole and written in as many send() calls as the
  * socket needs, so frames never interleave and partial writes resume.
+ * Written activity frames are held (retain.c) until the daemon's ACK says
+ * it has them; the daemon sends nothing else on this connection.
  */
+#include <poll.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -12,7 +15,13 @@
 
 #include "client.h"
 
-#define RETRY_NS 1000000000ll /* reconnect at most once a second */
+/* Reconnect at most 10 times a second: a restarted daemon (kill -9, then
+ * the service manager) is found before the rings overflow, and a connect()
+ * to a missing socket costs microseconds. */
+#define RETRY_NS 100000000ll
+/* A connection lost this recently: the daemon is probably restarting, and
+ * a flush waiting for it keeps trying until its own timeout. */
+#define RESTART_GRACE_NS 5000000000ll
 
 static int sock = -1;
 static uint8_t *sbuf; /* owned: frames not yet fully written */
@@ -23,6 +32,11 @@ static int reg_pending;
 static int64_t last_try = INT64_MIN / 2;
 static _Atomic uint64_t bytes_sent;
 static _Atomic int connected;
+static int64_t last_up = INT64_MIN / 2; /* when a connection was last up */
+static uint64_t stream_base; /* stream bytes before sbuf[0], this connection */
+static uint64_t acked;       /* stream bytes the daemon has taken (ACK) */
+static uint8_t rbuf[4 * sizeof(struct siox_cw_frame_hdr)]; /* ACK frames being read */
+static size_t rlen;
 
 static int64_t mono_ns(void) {
   struct timespec ts;
@@ -36,6 +50,11 @@ int siox__conn_connected(void) {
 
 int siox__conn_fd(void) {
   return sock;
+}
+
+/* Everything written on this connection has been acknowledged. */
+int siox__conn_all_acked(void) {
+  return sock >= 0 && slen == 0 && acked >= stream_base;
 }
 
 size_t siox__conn_pending(void) {
@@ -75,39 +94,27 @@ uint8_t *siox__conn_frame(uint16_t type, uint32_t payload) {
   return sbuf + need - payload;
 }
 
-/* Counts the activity-ring records in frames not fully written: they are
- * lost with the connection (registration frames are re-sent instead). */
-static uint64_t unsent_records(void) {
-  uint64_t lost = 0;
-  for (size_t off = 0; off + sizeof(struct siox_cw_frame_hdr) <= slen;) {
-    struct siox_cw_frame_hdr h;
-    memcpy(&h, sbuf + off, sizeof h);
-    size_t end = off + sizeof h + h.length;
-    struct siox_cw_batch b;
-    memcpy(&b, sbuf + off + sizeof h, h.type == SIOX_CW_BATCH ? sizeof b : 0);
-    if (end > ssent && h.type == SIOX_CW_BATCH && b.thread != 0)
-      for (size_t r = off + sizeof h + sizeof b; r < end; lost++) {
-        struct siox_cw_rec_hdr rh;
-        memcpy(&rh, sbuf + r, sizeof rh);
-        r += (size_t)rh.words * 8;
-      }
-    off = end;
-  }
-  return lost;
+int siox__conn_recently_up(void) {
+  return mono_ns() - last_up < RESTART_GRACE_NS;
 }
 
+/* The connection is gone: every activity frame not acknowledged, held or
+ * still in the send buffer, is sent again on the next connection, after the
+ * whole registration log (the daemon may have lost any of it). */
 void siox__conn_close(void) {
   if (sock < 0) return;
-  for (uint64_t n = unsent_records(); n > 0; n--) siox__count_drop_global();
+  last_up = mono_ns();
+  siox__retain_lost(sbuf, slen);
   close(sock);
   sock = -1;
   slen = ssent = 0;
+  rlen = 0;
   reg_pending = 0;
   /* The next connection may be a new daemon session, which validates each
    * activity against the nodes and types this process registered on it:
    * re-send the whole registration log there (the server's upserts make
    * the repeat harmless). */
-  reg_shipped = 0;
+  reg_shipped = reg_inflight = 0;
   atomic_store(&connected, 0);
 }
 
@@ -147,6 +154,8 @@ int siox__conn_try_connect(int force) {
   memcpy(p, hello, len);
   free(hello);
   sock = fd;
+  stream_base = acked = 0;
+  rlen = 0;
   atomic_store(&connected, 1);
   return 0;
 }
@@ -170,6 +179,9 @@ int siox__conn_write(void) {
     }
   }
   if (sock >= 0 && ssent == slen) {
+    siox__retain_written(sbuf, slen, stream_base);
+    stream_base += slen;
+    siox__retain_ack(acked); /* ACKs may have come while the buffer was being written */
     slen = ssent = 0;
     if (reg_pending) reg_shipped = reg_inflight;
     reg_pending = 0;
@@ -185,15 +197,62 @@ void siox__conn_after_fork_child(void) {
   slen = ssent = 0;
   reg_shipped = reg_inflight = 0;
   reg_pending = 0;
+  rlen = 0;
+  siox__retain_clear();
   last_try = INT64_MIN / 2;
   atomic_store(&bytes_sent, 0);
   atomic_store(&connected, 0);
 }
 
-/* The daemon sends nothing; readable means it closed or failed. */
+/* Takes the ACK frames in rbuf; returns -EBADMSG on anything else. */
+static int take_acks(void) {
+  size_t off = 0;
+  const size_t ack_len = sizeof(struct siox_cw_frame_hdr) + sizeof(struct siox_cw_ack);
+  while (rlen - off >= ack_len) {
+    struct siox_cw_frame_hdr h;
+    struct siox_cw_ack a;
+    memcpy(&h, rbuf + off, sizeof h);
+    if (h.magic != SIOX_CW_MAGIC || h.type != SIOX_CW_ACK || h.length != sizeof a) return -EBADMSG;
+    memcpy(&a, rbuf + off + sizeof h, sizeof a);
+    siox__retain_ack(a.consumed);
+    if (a.consumed > acked) acked = a.consumed;
+    off += ack_len;
+  }
+  memmove(rbuf, rbuf + off, rlen - off);
+  rlen -= off;
+  return 0;
+}
+
+/* Reads the daemon's ACKs; end of stream or an error means it closed or
+ * failed. */
 void siox__conn_check_peer(void) {
-  char scratch[256];
-  if (sock < 0) return;
-  ssize_t n = recv(sock, scratch, sizeof scratch, MSG_DONTWAIT);
-  if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) siox__conn_close();
+  while (sock >= 0) {
+    ssize_t n = recv(sock, rbuf + rlen, sizeof rbuf - rlen, MSG_DONTWAIT);
+    if (n > 0) {
+      rlen += (size_t)n;
+      if (take_acks() < 0) siox__conn_close(); /* not a daemon we understand */
+      continue;
+    }
+    if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) siox__conn_close();
+    return;
+  }
+}
+
+/* Exit, the flusher stopped: queues one last STATS and waits up to
+ * timeout_ms for everything to be written and acknowledged. Returns 1 when
+ * the daemon has it all, else 0 (the connection is still open). */
+int siox__conn_handover(const struct siox_cw_stats *st, unsigned timeout_ms) {
+  if (sock < 0) return 0;
+  uint8_t *p = siox__conn_frame(SIOX_CW_STATS, sizeof *st);
+  if (!p) return 0;
+  memcpy(p, st, sizeof *st);
+  int64_t end = mono_ns() + (int64_t)timeout_ms * 1000000;
+  while (sock >= 0 && !siox__conn_all_acked()) {
+    int64_t left = end - mono_ns();
+    if (left <= 0 || siox__conn_write() < 0) return 0;
+    struct pollfd pf = {sock, siox__conn_pending() ? POLLOUT : POLLIN, 0};
+    if (poll(&pf, 1, (int)(left / 1000000) + 1) > 0 && pf.revents & (POLLIN | POLLHUP | POLLERR))
+      siox__conn_check_peer();
+  }
+  return sock >= 0;
 }

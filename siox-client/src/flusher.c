@@ -15,6 +15,7 @@
 #define FRAME_MAX (256u << 10)  /* record bytes per BATCH frame */
 #define CYCLE_MAX (1u << 20)    /* record bytes moved per cycle */
 #define BUSY_BYTES (64u << 10)  /* a cycle this full: look again in 1 ms */
+#define RESTART_POLL_MS 10      /* a flush waits for a restarting daemon */
 
 static pthread_mutex_t fl_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t fl_cond;
@@ -61,15 +62,17 @@ static int batch_frame(uint32_t thread, uint32_t bytes, uint64_t tsc, int64_t ns
   return 0;
 }
 
-/* Ships new registration records (BATCH thread 0) ahead of any ring data. */
-static uint64_t fill_registrations(uint64_t tsc, int64_t ns) {
+/* Ships new registration records (BATCH thread 0) ahead of any ring data.
+ * Returns the bytes queued, or -ENOMEM when they could not be. */
+static int64_t fill_registrations(uint64_t tsc, int64_t ns) {
   uint64_t from = siox__conn_reg_shipped();
   uint64_t end = siox__reglog_read(from, NULL, 0);
   uint8_t *recs;
-  if (end <= from || batch_frame(0, (uint32_t)(end - from), tsc, ns, &recs) < 0) return 0;
+  if (end <= from) return 0;
+  if (batch_frame(0, (uint32_t)(end - from), tsc, ns, &recs) < 0) return -ENOMEM;
   siox__reglog_read(from, recs, end - from);
   siox__conn_reg_inflight(end);
-  return end - from;
+  return (int64_t)(end - from);
 }
 
 /* Ships up to *budget bytes of t's ring; returns 1 when t has more. */
@@ -103,11 +106,18 @@ static void retire_drained(void) {
   }
 }
 
-static void stats_frame(void) {
+/* Sends the process counters when they changed since the last STATS (so
+ * the final ones reach the daemon with the exit flush). */
+static void stats_frame(int force) {
+  static struct siox_cw_stats last;
   struct siox_cw_stats st;
   siox__stats_sum(&st.activities, &st.records, &st.dropped);
+  st.dropped_exit = siox__dropped_exit();
+  if (!force && memcmp(&st, &last, sizeof st) == 0) return;
   uint8_t *p = siox__conn_frame(SIOX_CW_STATS, sizeof st);
-  if (p) memcpy(p, &st, sizeof st);
+  if (!p) return;
+  memcpy(p, &st, sizeof st);
+  last = st;
 }
 
 /* Fills the send buffer. Write indices are read first and the clock pair
@@ -122,12 +132,22 @@ static uint64_t fill(int *more) {
   for (struct siox__thread *t = siox__threads; t; t = t->next)
     t->snap_head = atomic_load_explicit(&t->pub_head, memory_order_acquire);
   siox__clock_pair(&tsc, &ns);
-  moved = fill_registrations(tsc, ns);
-  for (struct siox__thread *t = siox__threads; t; t = t->next) *more |= fill_ring(t, tsc, ns, &budget);
+  int64_t regs = fill_registrations(tsc, ns);
+  moved = regs > 0 ? (uint64_t)regs : 0;
+  /* Frames a broken connection left unacknowledged go first after the
+   * registrations, so the daemon sees every process's records in order.
+   * Never before them: the daemon validates an activity against the types
+   * registered on its connection, which starts with the whole log again. */
+  if (regs >= 0 && siox__retain_resend_pending()) moved += siox__retain_requeue();
+  /* Past the bound of held frames (a daemon that does not acknowledge),
+   * new records wait in the rings, and are dropped and counted there; so
+   * do they while held frames could not be queued (out of memory). */
+  if (siox__retain_bytes() < SIOX_RETAIN_MAX && !siox__retain_resend_pending())
+    for (struct siox__thread *t = siox__threads; t; t = t->next) *more |= fill_ring(t, tsc, ns, &budget);
   retire_drained();
   pthread_mutex_unlock(&siox__threads_lock);
   moved += CYCLE_MAX - budget;
-  if (moved) stats_frame();
+  stats_frame(moved > 0);
   return moved;
 }
 
@@ -148,17 +168,23 @@ static void report_done(uint64_t req, int rc) {
 static int cycle(uint64_t req, uint64_t done) {
   if (!siox__conn_connected()) siox__conn_try_connect(req > done);
   if (!siox__conn_connected()) {
-    if (req > done) report_done(req, -ENOTCONN);
-    return (int)siox__cfg.flush_interval_ms;
+    /* No daemon: a flush fails at once, unless the daemon was there a
+     * moment ago (restarting): then it is tried again until the flush's
+     * own timeout, so that an exit during a restart loses nothing. */
+    if (req > done && !siox__conn_recently_up()) report_done(req, -ENOTCONN);
+    return req > done ? RESTART_POLL_MS : (int)siox__cfg.flush_interval_ms;
   }
   uint64_t moved = 0;
+  siox__conn_check_peer(); /* ACKs; a closed daemon is noticed here too */
+  if (!siox__conn_connected()) return 0;
   if (siox__conn_pending() == 0) {
     moved = fill(&backlog);
     if (!backlog) filled_req = req;
   }
   if (siox__conn_write() < 0) return 0; /* lost: reconnect (forced if a flush waits) */
   if (siox__conn_pending() > 0) return (int)siox__cfg.flush_interval_ms; /* poll waits for POLLOUT */
-  if (filled_req > done) report_done(filled_req, 0);
+  /* A flush is done once the daemon has acknowledged everything. */
+  if (filled_req > done && siox__conn_all_acked()) report_done(filled_req, 0);
   if (backlog) return 0;
   return moved >= BUSY_BYTES ? 1 : (int)siox__cfg.flush_interval_ms;
 }
@@ -260,7 +286,7 @@ void siox__flusher_stop(void) {
   pthread_mutex_lock(&fl_lock);
   running = 0;
   pthread_mutex_unlock(&fl_lock);
-  siox__conn_close();
+  /* The connection stays: finalize hands over what it can (exit_loss.c). */
 }
 
 void siox__flusher_fork_prepare(void) {

@@ -134,6 +134,7 @@ int siox_finalize(void) {
   if (atomic_load(&state) == ST_ON) {
     rc = siox__flusher_flush(siox__cfg.exit_timeout_ms);
     siox__flusher_stop();
+    siox__exit_account(rc == 0);
     atomic_store(&state, ST_OFF);
   }
   pthread_mutex_unlock(&init_lock);
@@ -153,5 +154,6 @@ int siox_stats_get(struct siox_stats *out) {
   siox__stats_sum(&out->activities, &out->records, &out->dropped);
   out->bytes_sent = siox__conn_bytes_sent();
   out->connected = siox__conn_connected();
+  out->dropped_exit = siox__dropped_exit();
   return 0;
 }

@@ -13,7 +13,3 @@ CREATE TABLE quarantined_batches (
   PRIMARY KEY (daemon_id, seq)
 );
 
--- Activity records the daemon's validation dropped for each client
--- (Stats.dropped_daemon): counted where the loss happened, next to the
--- client's own `dropped`.
-ALTER TABLE client_stats ADD COLUMN dropped_validation bigint NOT NULL DEFAULT 0;

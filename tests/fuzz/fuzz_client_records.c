@@ -122,7 +122,8 @@ static int on_batch(struct session *s, struct batcher *bt, const uint8_t *p, uin
   struct clock_conv cc;
   clock_conv_init(&cc, s->clock_flags, s->tsc0, s->ns0, b.tsc_ref, b.ns_ref);
   size_t before = bt->block.n_activities;
-  rc = batcher_add_records(bt, &s->slot, &s->ident, &cc, recs, b.bytes);
+  struct daemon_counters ctr = {0};
+  rc = batcher_add_records(bt, &s->slot, &s->ident, &cc, recs, b.bytes, &ctr);
   FUZZ_CHECK(rc == 0, "batcher refused records the walker accepted: %d", rc);
   FUZZ_CHECK(bt->block.n_activities >= before, "activities went missing");
   return 0;
@@ -173,6 +174,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* The daemon seals what it collected; the server must take it as it is. */
   if (bt.block.n_processes) fuzz_encode_decode_same(&bt.block);
   batcher_destroy(&bt);
+  validate_free(&s.slot);
   free(s.strs);
   return 0;
 }

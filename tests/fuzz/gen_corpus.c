@@ -128,7 +128,7 @@ static void hello(struct synth_buf *out, uint32_t clock_flags) {
 }
 
 static void stats(struct synth_buf *out) {
-  struct siox_cw_stats st = {16, 40, 0};
+  struct siox_cw_stats st = {16, 40, 0, 0};
   synth_frame(out, SIOX_CW_STATS, &st, sizeof st);
 }
 
@@ -217,9 +217,11 @@ static void daemon_block(struct siox_block *b, int all_kinds) {
   batcher_init(&bt);
   if (all_kinds) records_all(&r);
   else records_io(&r, 24, 5000);
-  if (batcher_add_records(&bt, &slot, &who, &cc, r.p, r.len) < 0) die("batcher_add_records");
-  struct siox_cw_stats st = {24, 50, 1};
+  struct daemon_counters ctr = {0};
+  if (batcher_add_records(&bt, &slot, &who, &cc, r.p, r.len, &ctr) < 0) die("batcher_add_records");
+  struct siox_cw_stats st = {24, 50, 1, 0};
   if (batcher_add_stats(&bt, &slot, &who, &st) < 0) die("batcher_add_stats");
+  validate_free(&slot);
   *b = bt.block; /* the caller frees it */
   synth_buf_free(&r);
 }

@@ -16,3 +16,14 @@ endforeach()
 # no plaintext listener beyond loopback.
 add_test(NAME integration_auth_tls COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_auth_tls.sh)
 set_tests_properties(integration_auth_tls PROPERTIES LABELS integration TIMEOUT 300 ENVIRONMENT "${SIOX_IT_ENV}")
+
+# Loss accounting (issue 9): every activity made is stored or counted as
+# dropped, with its place, through spool-full, kill -9 of the daemon, exit
+# with no daemon, and short-lived processes.
+add_executable(loss_producer ${CMAKE_CURRENT_LIST_DIR}/loss_producer.c)
+target_link_libraries(loss_producer PRIVATE siox-client)
+add_test(NAME integration_loss_accounting
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_loss_accounting.sh)
+set_tests_properties(integration_loss_accounting PROPERTIES
+  LABELS integration TIMEOUT 600
+  ENVIRONMENT "${SIOX_IT_ENV};SIOX_LOSS_PRODUCER=$<TARGET_FILE:loss_producer>")

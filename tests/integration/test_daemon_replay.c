@@ -4,6 +4,10 @@
  * and drops the connection mid-stream, and later the daemon is killed with
  * -9 while batches are unacknowledged. After each, every activity must reach
  * the server exactly once and in order (dedupe by seq, as a server does).
+ * Last, the daemon is killed with -9 while its open batch holds activities
+ * whose type the clients registered in an earlier, sealed batch: the
+ * journal replay must validate them against those registrations (journaled
+ * with the session), not drop them as naming an unknown type.
  * Usage: test_daemon_replay PATH-TO-siox-daemon
  */
 #include <errno.h>
@@ -63,6 +67,8 @@ static char dir[64], sock[128], state[128], daemon_path[4096];
 static struct fake_server srv;
 static struct seen seen;
 
+static const char *batch_activities = "50", *batch_ms = "20";
+
 static pid_t start_daemon(void) {
   char server[64];
   snprintf(server, sizeof server, "127.0.0.1:%d", srv.port);
@@ -71,7 +77,7 @@ static pid_t start_daemon(void) {
     /* --auth none: the fake server checks no credential (the real one's
      * authentication is tested in server_auth and daemon_auth). */
     execl(daemon_path, daemon_path, "--socket", sock, "--server", server, "--state-dir", state, "--batch-activities",
-          "50", "--batch-ms", "20", "--auth", "none", (char *)NULL);
+          batch_activities, "--batch-ms", batch_ms, "--auth", "none", (char *)NULL);
     _exit(127);
   }
   for (int i = 0; i < 500; i++) { /* wait for the socket (up to 5 s) */
@@ -227,6 +233,45 @@ static pid_t phase_kill(pid_t pid, int *fds, uint64_t *aid) {
   return pid;
 }
 
+/* Waits up to 5 s for the daemon to have received `want` activities. */
+static bool wait_received(int64_t want) {
+  int64_t got = -1;
+  for (int i = 0; i < 500 && (got = status_counter("activities_received")) < want; i++)
+    sleep_ms(10);
+  if (got != want)
+    fprintf(stderr, "daemon received %lld activities, want %lld\n", (long long)got, (long long)want);
+  return got == want;
+}
+
+/* Phase 3: a new session per client registers, fills one batch (sealed at
+ * --batch-activities) and leaves one frame in the open batch (--batch-ms
+ * far away); kill -9; the next daemon replays the journal. */
+static pid_t phase_journal(pid_t pid, uint64_t *aid) {
+  kill(pid, SIGTERM);
+  waitpid(pid, NULL, 0);
+  batch_activities = "80"; /* = 2 frames of each client */
+  batch_ms = "600000";
+  pid = start_daemon();
+  CHECK(pid > 0, "daemon did not restart");
+  int fds[CLIENTS];
+  for (int c = 0; c < CLIENTS; c++) {
+    fds[c] = client_open((uint64_t)c + 1);
+    client_send(fds[c], &aid[c], 2); /* sealed, with the registrations */
+  }
+  CHECK(wait_received(2 * PER_FRAME * CLIENTS), "daemon did not take the first frames");
+  for (int c = 0; c < CLIENTS; c++)
+    client_send(fds[c], &aid[c], 1); /* open, journaled */
+  CHECK(wait_received(3 * PER_FRAME * CLIENTS), "daemon did not take the last frames");
+  kill(pid, SIGKILL);
+  waitpid(pid, NULL, 0);
+  for (int c = 0; c < CLIENTS; c++)
+    close(fds[c]);
+  pid = start_daemon();
+  CHECK(pid > 0, "daemon did not restart after kill -9");
+  check_all_stored(aid[0] - 1);
+  return pid;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s PATH-TO-siox-daemon\n", argv[0]);
@@ -255,6 +300,8 @@ int main(int argc, char **argv) {
     phase_bad_client();
     CHECK(status_counter("activities_received") == (int64_t)(2 * (aid[0] - 1)), "activities_received wrong");
     pid = phase_kill(pid, fds, aid);
+    if (pid > 0)
+      pid = phase_journal(pid, aid);
   }
   int st = -1;
   if (pid > 0) {

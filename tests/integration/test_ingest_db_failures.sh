@@ -36,7 +36,7 @@ check_accounting() {
   local made=$1 n drops
   for _ in $(seq 600); do
     n=$(stored)
-    drops=$(sql "SELECT coalesce(sum(dropped + dropped_validation), 0) FROM client_stats" 2>/dev/null || echo 0)
+    drops=$(sql "SELECT coalesce(sum(dropped + dropped_exit + daemon_dropped_spool + daemon_dropped_invalid), 0) FROM client_stats" 2>/dev/null || echo 0)
     [ $((n + drops)) -eq "$made" ] && break
     [ $((n + drops)) -gt "$made" ] && fail "stored $n + dropped $drops exceeds the $made made"
     sleep 0.2

@@ -5,7 +5,7 @@
  *    would refuse (aid >= 2^32, an unknown attribute id, a type A never
  *    registered), client B only good ones. Every good activity of both is
  *    stored; the three are dropped by the daemon, counted (daemon status,
- *    and A's client_stats.dropped_validation in the warehouse) and logged
+ *    and A's client_stats.daemon_dropped_invalid in the warehouse) and logged
  *    with A's pid and uid.
  *  - quarantine: a batch the server rejects can no longer come from a
  *    client (the daemon's validation stops it), so the test writes one
@@ -122,7 +122,7 @@ static void client_send(int fd, int good, int poison) {
       r = (struct synth_buf){0};
     }
   }
-  struct siox_cw_stats st = {(uint64_t)good + (poison ? 3 : 0), (uint64_t)good, 0};
+  struct siox_cw_stats st = {(uint64_t)good + (poison ? 3 : 0), (uint64_t)good, 0, 0};
   synth_frame(&out, SIOX_CW_STATS, &st, sizeof st);
   CHECK(synth_write_all(fd, out.p, out.len) == 0, "client write");
   synth_buf_free(&out);
@@ -185,12 +185,12 @@ int main(int argc, char **argv) {
     /* The Stats frame follows the BATCH frames, so it carries all three. */
     long long dv = -1;
     for (int i = 0; i < 100; i++) {
-      dv = harness_scalar(db, "SELECT dropped_validation FROM client_stats JOIN processes USING (proc_id) WHERE nonce = 11");
+      dv = harness_scalar(db, "SELECT daemon_dropped_invalid FROM client_stats JOIN processes USING (proc_id) WHERE nonce = 11");
       if (dv == 3) break;
       usleep(100000);
     }
-    CHECK(dv == 3, "A's client_stats.dropped_validation %lld, want 3", dv);
-    CHECK(harness_scalar(db, "SELECT dropped_validation FROM client_stats JOIN processes USING (proc_id) WHERE nonce = 12") == 0,
+    CHECK(dv == 3, "A's client_stats.daemon_dropped_invalid %lld, want 3", dv);
+    CHECK(harness_scalar(db, "SELECT daemon_dropped_invalid FROM client_stats JOIN processes USING (proc_id) WHERE nonce = 12") == 0,
           "B dropped nothing");
     CHECK(daemon_counter("activities_dropped_validation") == 3, "daemon counts 3 dropped activities");
     char who[64];

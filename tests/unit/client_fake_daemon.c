@@ -27,7 +27,27 @@ struct client {
   uint64_t nonce, tsc0;
   int64_t ns0;
   uint32_t flags;
+  uint64_t consumed; /* stream bytes taken, for ACK */
+  uint32_t *types;   /* activity types registered on this connection */
+  size_t ntypes, types_cap;
 };
+
+/* As siox-daemon's validation does: an activity is only good if its type
+ * was registered on the same connection, before it. */
+static int type_known(const struct client *c, uint32_t type) {
+  for (size_t i = 0; i < c->ntypes; i++)
+    if (c->types[i] == type) return 1;
+  return 0;
+}
+
+static void type_add(struct client *c, uint32_t type) {
+  if (type_known(c, type)) return;
+  if (c->ntypes == c->types_cap) {
+    c->types_cap = c->types_cap ? c->types_cap * 2 : 16;
+    c->types = realloc(c->types, c->types_cap * sizeof *c->types);
+  }
+  c->types[c->ntypes++] = type;
+}
 
 static void bad(struct fake_daemon *d, const char *why) {
   d->bad_frames++;
@@ -177,6 +197,8 @@ static void on_batch(struct fake_daemon *d, struct client *c, const uint8_t *p, 
     if (h.words == 0 || rl > len - off) return bad(d, "record length");
     const uint8_t *body = p + off + sizeof h;
     size_t n = rl - sizeof h;
+    if (h.type == SIOX_REC_TYPE) type_add(c, h.a);
+    if (h.type == SIOX_REC_ACTIVITY && !type_known(c, h.a)) d->unregistered++;
     int rc = h.type == SIOX_REC_ACTIVITY ? decode_activity(d, c, &b, h.a, body, n)
              : h.type == SIOX_REC_DESC   ? decode_desc(d, c, h.a, body, n)
                                          : decode_reg(d, c, h.type, h.a, body, n);
@@ -209,6 +231,7 @@ static void on_frame(struct fake_daemon *d, struct client *c, const struct siox_
   if (!c->hello) return bad(d, "frame before HELLO");
   if (h->type == SIOX_CW_BATCH) return on_batch(d, c, p, h->length);
   if (h->type != SIOX_CW_STATS || h->length != sizeof(struct siox_cw_stats)) return bad(d, "bad frame type/len");
+  /* fields past the first three: loss accounting, kept by the daemon */
   struct siox_cw_stats st;
   memcpy(&st, p, sizeof st);
   d->conns[c->conn].stats_dropped = st.dropped;
@@ -234,6 +257,16 @@ static int drain(struct fake_daemon *d, struct client *c) {
   }
   memmove(c->buf, c->buf + off, c->len - off);
   c->len -= off;
+  c->consumed += off;
+  /* As siox-daemon does: acknowledge what was taken, once per read, unless
+   * the test asked this fake to play a daemon that never acknowledges. */
+  if (off > 0 && c->hello && !d->no_acks) {
+    struct {
+      struct siox_cw_frame_hdr h;
+      struct siox_cw_ack a;
+    } ack = {{SIOX_CW_MAGIC, SIOX_CW_VERSION, SIOX_CW_ACK, sizeof(struct siox_cw_ack), 0}, {c->consumed}};
+    if (send(c->fd, &ack, sizeof ack, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) return 0; /* a later ack covers it */
+  }
   return 0;
 }
 
@@ -264,10 +297,11 @@ static void *serve(void *arg) {
       if (!(p[i + 2].revents & (POLLIN | POLLHUP | POLLERR)) || client_read(d, &cl[i]) == 0) continue;
       close(cl[i].fd);
       free(cl[i].buf);
+      free(cl[i].types);
       cl[i] = cl[--ncl];
     }
   }
-  for (int i = 0; i < ncl; i++) close(cl[i].fd), free(cl[i].buf);
+  for (int i = 0; i < ncl; i++) close(cl[i].fd), free(cl[i].buf), free(cl[i].types);
   return NULL;
 }
 

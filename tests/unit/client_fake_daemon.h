@@ -53,6 +53,9 @@ struct fake_daemon {
   size_t nconns;
   size_t bad_frames; /* framing or record errors: tests assert 0 */
   char bad_why[128];
+  int no_acks; /* set before clients connect: never send ACK frames */
+  size_t unregistered; /* activities whose type was not registered before
+                          them on their connection (siox-daemon drops them) */
   /* internal */
   char path[108];
   int listen_fd, wake[2], stop;

@@ -49,7 +49,7 @@ static void test_two_processes(void **state) {
   rank_records(&r, 4, 3 * 8192, 1, false);
   assert_int_equal(batcher_add_records(&bt, &sa, &a, &cc, r.p, r.len, &ctr), 0);
   synth_buf_free(&r);
-  struct siox_cw_stats st = {6, 8, 3};
+  struct siox_cw_stats st = {6, 8, 3, 0};
   assert_int_equal(batcher_add_stats(&bt, &sb, &b, &st), 0);
 
   const struct siox_block *k = &bt.block;

@@ -127,9 +127,6 @@ static void test_batcher_drops_alone(void **state) {
   assert_int_equal(bt.block.n_types, 1);
   assert_int_equal(slot.dropped_validation, 2);
   assert_int_equal(ctr.activities_dropped_validation, 2);
-  struct siox_cw_stats st = {4, 6, 0};
-  assert_int_equal(batcher_add_stats(&bt, &slot, &who, &st), 0);
-  assert_int_equal(bt.block.stats[0].dropped_daemon, 2);
   synth_buf_free(&r);
   validate_free(&slot);
   batcher_destroy(&bt);

@@ -85,6 +85,8 @@ struct siox_stats {
   uint64_t dropped;     /* records lost: buffer full, stack overflow, no daemon */
   uint64_t bytes_sent;  /* bytes written to the daemon */
   int connected;        /* 1 while a daemon connection is up */
+  uint64_t dropped_exit; /* activities finalize could not hand to a daemon
+                            (counted, and left in <socket>.lost/ for it) */
 };
 /* Fills *out with this process's counters. */
 int siox_stats_get(struct siox_stats *out);

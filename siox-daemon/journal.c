@@ -1,0 +1,413 @@
+/*
+ * The open-batch journal. The open batch lives in memory until it is sealed
+ * and spooled; a kill -9 of the daemon would lose it, and the clients,
+ * which were told (ACK) that the daemon has their records, would not send
+ * them again. So every client payload the batch takes is first appended to
+ * <state-dir>/journal/<seq>.jnl, <seq> being the seq the open batch will be
+ * spooled as:
+ *
+ *   record = struct jnl_rec, then `len` bytes, zero-padded to 8
+ *   IDENT  a session's identity and clock pair (first record of a session
+ *          in this file)
+ *   REGS   the nodes, types and targets the session had registered by then
+ *          (validate.c keys), right after its IDENT: the daemon validates
+ *          each record against them, and a replay must keep and drop
+ *          exactly what the live daemon did (registrations made later are
+ *          in the BATCH records that follow)
+ *   BATCH  a client BATCH payload, verbatim
+ *   STATS  the session's loss accounting (struct jnl_stats), latest wins
+ *
+ * Plain write(), no fsync: a kill -9 of the daemon keeps the page cache, so
+ * the journal survives it; a machine crash can lose the open batch (at most
+ * --batch-ms of records), as it always could. After the batch is spooled
+ * (renamed into place) its journal is unlinked. On start, a journal whose
+ * seq is below the spool's next seq was sealed already and is deleted; the
+ * others are replayed into the open batch, which is sealed at once.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+enum { JNL_IDENT = 1, JNL_BATCH = 2, JNL_STATS = 3, JNL_REGS = 4 };
+
+struct jnl_rec {
+  uint32_t kind;
+  uint32_t len; /* payload bytes, before padding */
+  uint64_t sid;
+};
+
+struct jnl_ident {
+  uint32_t pid, uid;
+  uint64_t nonce, tsc0;
+  int64_t ns0;
+  uint32_t clock_flags;
+  uint16_t exe_len, args_len, job_len, pad;
+};
+
+struct jnl_stats {
+  uint64_t activities, records, dropped, dropped_exit, daemon_dropped_spool, daemon_dropped_invalid;
+};
+
+struct journal {
+  char dir[4096];
+  int fd;
+  uint64_t seq; /* of the open file */
+  bool failed;  /* a write failed: logged once */
+};
+
+#define PAD8(n) (((size_t)(n) + 7u) & ~(size_t)7u)
+
+static struct journal *get(struct daemon *d) {
+  if (!d->journal) {
+    if (!(d->journal = calloc(1, sizeof *d->journal)))
+      return NULL;
+    snprintf(d->journal->dir, sizeof d->journal->dir, "%s/journal", d->cfg.state_dir);
+    d->journal->fd = -1;
+  }
+  return d->journal;
+}
+
+static void path_of(const struct journal *j, uint64_t seq, char *out, size_t cap) {
+  snprintf(out, cap, "%s/%" PRIu64 ".jnl", j->dir, seq);
+}
+
+/* The journal of the open batch, opened on its first record. */
+static int open_for(struct daemon *d, struct journal *j) {
+  uint64_t seq = d->spool.next_seq;
+  if (j->fd >= 0 && j->seq == seq)
+    return 0;
+  if (j->fd >= 0)
+    close(j->fd);
+  char path[4200];
+  path_of(j, seq, path, sizeof path);
+  j->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  j->seq = seq;
+  return j->fd < 0 ? -errno : 0;
+}
+
+static void put(struct daemon *d, uint32_t kind, uint64_t sid, const void *a, size_t alen, const void *b,
+                size_t blen) {
+  static const uint8_t zeros[8];
+  struct journal *j = get(d);
+  int rc = j ? open_for(d, j) : -ENOMEM;
+  struct jnl_rec r = {kind, (uint32_t)(alen + blen), sid};
+  struct iovec v[4] = {{&r, sizeof r}, {(void *)a, alen}, {(void *)b, blen}, {(void *)zeros, PAD8(alen + blen) - (alen + blen)}};
+  size_t total = sizeof r + PAD8(alen + blen);
+  if (rc == 0) {
+    ssize_t n = writev(j->fd, v, 4);
+    rc = n == (ssize_t)total ? 0 : n < 0 ? -errno : -EIO;
+  }
+  if (rc < 0 && j && !j->failed) {
+    /* The records still go into the batch: only a kill -9 before the seal
+     * could lose them now. */
+    fprintf(stderr, "siox-daemon: journal %s/%" PRIu64 ".jnl: %s; the open batch is not protected\n", j->dir,
+            d->spool.next_seq, strerror(-rc));
+    j->failed = true;
+  } else if (rc == 0 && j) {
+    j->failed = false;
+  }
+}
+
+/* Writes the session's IDENT and REGS once per journal file. */
+static void ident(struct daemon *d, struct loss_state *ls, const struct batcher_slot *slot,
+                  const struct client_ident *who) {
+  if (ls->jnl_gen == d->batcher.generation)
+    return;
+  struct jnl_ident id = {who->pid, who->uid, who->nonce, ls->tsc0, ls->ns0, ls->clock_flags,
+                         (uint16_t)strlen(who->exe), (uint16_t)strlen(who->args), (uint16_t)strlen(who->job), 0};
+  size_t n = (size_t)id.exe_len + id.args_len + id.job_len;
+  char *s = malloc(n ? n : 1);
+  if (!s)
+    return;
+  memcpy(s, who->exe, id.exe_len);
+  memcpy(s + id.exe_len, who->args, id.args_len);
+  memcpy(s + id.exe_len + id.args_len, who->job, id.job_len);
+  put(d, JNL_IDENT, ls->sid, &id, sizeof id, s, n);
+  free(s);
+  uint64_t *keys;
+  size_t nk = validate_export(slot, &keys);
+  if (nk)
+    put(d, JNL_REGS, ls->sid, keys, nk * sizeof *keys, NULL, 0);
+  free(keys);
+  ls->jnl_gen = d->batcher.generation;
+}
+
+void journal_batch(struct daemon *d, struct loss_state *ls, const struct batcher_slot *slot,
+                   const struct client_ident *who, const uint8_t *p, uint32_t len) {
+  ident(d, ls, slot, who);
+  put(d, JNL_BATCH, ls->sid, p, len, NULL, 0);
+}
+
+void journal_stats(struct daemon *d, struct loss_state *ls, const struct batcher_slot *slot,
+                   const struct client_ident *who) {
+  const struct siox_block_stats *c = &ls->cur;
+  struct jnl_stats st = {c->activities,   c->records, c->dropped, c->dropped_exit, c->daemon_dropped_spool,
+                         c->daemon_dropped_invalid};
+  ident(d, ls, slot, who);
+  put(d, JNL_STATS, ls->sid, &st, sizeof st, NULL, 0);
+}
+
+void journal_sealed(struct daemon *d, uint64_t seq) {
+  struct journal *j = d->journal;
+  if (!j)
+    return;
+  char path[4200];
+  path_of(j, seq, path, sizeof path);
+  if (j->fd >= 0 && j->seq == seq) {
+    close(j->fd);
+    j->fd = -1;
+  }
+  if (unlink(path) < 0 && errno != ENOENT)
+    fprintf(stderr, "siox-daemon: removing %s: %s\n", path, strerror(errno));
+}
+
+void journal_close(struct daemon *d) {
+  if (d->journal && d->journal->fd >= 0)
+    close(d->journal->fd);
+  free(d->journal);
+  d->journal = NULL;
+}
+
+/* ---------------------------------------------------------------------------
+ * Replay
+ * ------------------------------------------------------------------------- */
+struct replayed { /* one session of a journal */
+  uint64_t sid;
+  struct client_ident ident;
+  char *strs;
+  struct loss_state ls;
+  struct batcher_slot slot;
+};
+
+struct replay {
+  struct replayed *v;
+  size_t n, cap;
+};
+
+static struct replayed *find(struct replay *r, uint64_t sid) {
+  for (size_t i = 0; i < r->n; i++)
+    if (r->v[i].sid == sid)
+      return &r->v[i];
+  return NULL;
+}
+
+static int on_ident(struct daemon *d, struct replay *r, uint64_t sid, const uint8_t *p, uint32_t len) {
+  struct jnl_ident id;
+  if (len < sizeof id)
+    return -EBADMSG;
+  memcpy(&id, p, sizeof id);
+  if ((size_t)sizeof id + id.exe_len + id.args_len + id.job_len != len)
+    return -EBADMSG;
+  if (r->n == r->cap) {
+    size_t c = r->cap ? r->cap * 2 : 16;
+    struct replayed *nv = realloc(r->v, c * sizeof *nv);
+    if (!nv)
+      return -ENOMEM;
+    r->v = nv, r->cap = c;
+  }
+  struct replayed *x = &r->v[r->n];
+  memset(x, 0, sizeof *x);
+  if (!(x->strs = malloc((size_t)id.exe_len + id.args_len + id.job_len + 3)))
+    return -ENOMEM;
+  const char *src = (const char *)p + sizeof id;
+  char *dst = x->strs;
+  const char **slots[3] = {&x->ident.exe, &x->ident.args, &x->ident.job};
+  uint16_t lens[3] = {id.exe_len, id.args_len, id.job_len};
+  for (int i = 0; i < 3; i++) {
+    memcpy(dst, src, lens[i]);
+    dst[lens[i]] = '\0';
+    *slots[i] = dst;
+    dst += lens[i] + 1;
+    src += lens[i];
+  }
+  x->sid = sid;
+  x->ident.pid = id.pid, x->ident.uid = id.uid, x->ident.nonce = id.nonce, x->ident.host = d->hostname;
+  x->ls.clock_flags = id.clock_flags, x->ls.tsc0 = id.tsc0, x->ls.ns0 = id.ns0;
+  r->n++;
+  return 0;
+}
+
+static int on_regs(struct replayed *x, const uint8_t *p, uint32_t len) {
+  if (len % sizeof(uint64_t))
+    return -EBADMSG;
+  uint64_t *keys = malloc(len ? len : 1);
+  if (!keys)
+    return -ENOMEM;
+  memcpy(keys, p, len);
+  int rc = validate_import(&x->slot, keys, len / sizeof *keys);
+  free(keys);
+  return rc;
+}
+
+/* The session's stats record in the open block, from x->ls.cur. */
+static int put_stats(struct daemon *d, struct replayed *x) {
+  return batcher_put_stats(&d->batcher, &x->slot, &x->ident, &x->ls.cur, &x->ls.stats_gen, &x->ls.stats_idx);
+}
+
+/* Validated as the live daemon did (REGS + the BATCH records before this
+ * one): a record it dropped is dropped again. Its count normally came in
+ * the STATS record journaled after this BATCH, which overwrites ours; if
+ * the kill cut that one off, ours keeps the count. */
+static int on_batch(struct daemon *d, struct replayed *x, const uint8_t *p, uint32_t len) {
+  struct siox_cw_batch b;
+  const char *why;
+  if (len < sizeof b)
+    return -EBADMSG;
+  memcpy(&b, p, sizeof b);
+  if (b.bytes != len - sizeof b || cw_walk(p + sizeof b, b.bytes, NULL, NULL, &why) < 0)
+    return -EBADMSG;
+  struct clock_conv cc;
+  clock_conv_init(&cc, x->ls.clock_flags, x->ls.tsc0, x->ls.ns0, b.tsc_ref, b.ns_ref);
+  uint64_t before = d->batcher.activities, invalid = x->slot.dropped_validation;
+  int rc = batcher_add_records(&d->batcher, &x->slot, &x->ident, &cc, p + sizeof b, b.bytes, &d->ctr);
+  d->ctr.journal_replayed += d->batcher.activities - before;
+  if (rc < 0 || x->slot.dropped_validation == invalid)
+    return rc;
+  x->ls.cur.daemon_dropped_invalid += x->slot.dropped_validation - invalid;
+  return put_stats(d, x);
+}
+
+static int on_stats(struct daemon *d, struct replayed *x, const uint8_t *p, uint32_t len) {
+  struct jnl_stats st;
+  if (len != sizeof st)
+    return -EBADMSG;
+  memcpy(&st, p, sizeof st);
+  x->ls.cur = (struct siox_block_stats){0,
+                                         st.activities,
+                                         st.records,
+                                         st.dropped,
+                                         st.dropped_exit,
+                                         st.daemon_dropped_spool,
+                                         st.daemon_dropped_invalid};
+  return put_stats(d, x);
+}
+
+/* Replays one journal into the open batch. A record cut short by the kill
+ * ends the file; a malformed one (not ours) stops it with an error. */
+static int replay_file(struct daemon *d, const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) < 0) {
+    int err = -errno;
+    if (fd >= 0)
+      close(fd);
+    return err;
+  }
+  uint8_t *buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+  ssize_t got = buf ? read(fd, buf, (size_t)st.st_size) : -1;
+  close(fd);
+  if (got < 0) {
+    free(buf);
+    return -ENOMEM;
+  }
+  struct replay r = {0};
+  int rc = 0;
+  for (size_t off = 0; rc == 0 && off + sizeof(struct jnl_rec) <= (size_t)got;) {
+    struct jnl_rec h;
+    memcpy(&h, buf + off, sizeof h);
+    size_t next = off + sizeof h + PAD8(h.len);
+    if (next > (size_t)got)
+      break; /* cut short by the kill */
+    const uint8_t *p = buf + off + sizeof h;
+    struct replayed *x = h.kind == JNL_IDENT ? NULL : find(&r, h.sid);
+    if (h.kind == JNL_IDENT)
+      rc = on_ident(d, &r, h.sid, p, h.len);
+    else if (!x)
+      rc = -EBADMSG;
+    else if (h.kind == JNL_REGS)
+      rc = on_regs(x, p, h.len);
+    else if (h.kind == JNL_BATCH)
+      rc = on_batch(d, x, p, h.len);
+    else if (h.kind == JNL_STATS)
+      rc = on_stats(d, x, p, h.len);
+    else
+      rc = -EBADMSG;
+    off = next;
+  }
+  for (size_t i = 0; i < r.n; i++) {
+    free(r.v[i].strs);
+    validate_free(&r.v[i].slot);
+  }
+  free(r.v);
+  free(buf);
+  return rc;
+}
+
+static int seq_of(const char *name, uint64_t *seq) {
+  char *end;
+  unsigned long long v = strtoull(name, &end, 10);
+  if (end == name || strcmp(end, ".jnl") != 0)
+    return -1;
+  *seq = v;
+  return 0;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+int journal_replay(struct daemon *d) {
+  struct journal *j = get(d);
+  if (!j)
+    return -ENOMEM;
+  int rc = state_mkdirs(j->dir, 0700);
+  DIR *dir = rc == 0 ? opendir(j->dir) : NULL;
+  if (!dir)
+    return rc < 0 ? rc : -errno;
+  uint64_t *seqs = NULL;
+  size_t n = 0, cap = 0;
+  for (struct dirent *e; (e = readdir(dir));) {
+    uint64_t s;
+    if (seq_of(e->d_name, &s) < 0)
+      continue;
+    if (n == cap) {
+      cap = cap ? cap * 2 : 8;
+      uint64_t *ns = realloc(seqs, cap * sizeof *ns);
+      if (!ns)
+        break;
+      seqs = ns;
+    }
+    seqs[n++] = s;
+  }
+  closedir(dir);
+  if (n)
+    qsort(seqs, n, sizeof *seqs, cmp_u64);
+  uint64_t first = d->spool.next_seq, before = d->ctr.journal_replayed;
+  size_t replayed = 0;
+  for (size_t i = 0; i < n; i++) {
+    char path[4200];
+    path_of(j, seqs[i], path, sizeof path);
+    if (seqs[i] < first) { /* spooled (or even acknowledged) before the kill */
+      unlink(path);
+      continue;
+    }
+    int r = replay_file(d, path);
+    if (r < 0)
+      fprintf(stderr, "siox-daemon: journal %s: %s; replayed what precedes the fault\n", path, strerror(-r));
+    seqs[replayed++] = seqs[i];
+  }
+  if (replayed) {
+    fprintf(stderr, "siox-daemon: replayed %" PRIu64 " activities from %zu journal(s) of unsealed batches\n",
+            d->ctr.journal_replayed - before, replayed);
+    rc = daemon_seal(d);
+    /* Once spooled, the journals are redundant; if the seal failed the block
+     * stays open (retried) and the journals stay for the next start. */
+    for (size_t i = 0; rc == 0 && i < replayed; i++) {
+      char path[4200];
+      path_of(j, seqs[i], path, sizeof path);
+      unlink(path);
+    }
+  }
+  free(seqs);
+  return 0;
+}

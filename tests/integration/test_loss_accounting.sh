@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Loss accounting through the real binaries (issue 9, part 2; issue 12's
+# short-lived process). Each part runs producers under its own job id and
+# asks `siox status --job J --json` for the account; it must be exact:
+#   made = stored + dropped (client buffer + client exit + daemon spool + ...)
+#  1. spool full while the server is down: the daemon discards and counts,
+#     the counts reach the warehouse once the server is back;
+#  2. kill -9 of the daemon mid-stream, three times: nothing lost uncounted
+#     (the goal, and today's result, is nothing lost at all);
+#  3. a process exits while the daemon is stopped: its loss is counted at
+#     exit and reaches the warehouse once a daemon runs again;
+#  4. short-lived processes (a few hundred activities, then exit): every
+#     activity arrives.
+. "$(dirname "$0")/lib.sh"
+P=${SIOX_LOSS_PRODUCER:?}
+
+# account JOB: prints "made stored dropped unaccounted unreported" of JOB.
+account() {
+  siox_cli status --job "$1" --json >"$T/status.json" 2>/dev/null || true
+  json_get "$T/status.json" '"%d %d %d %d %d" % (j["job"]["made"], j["job"]["stored"], j["job"]["dropped_total"], j["job"]["unaccounted"], j["job"]["processes_unreported"])'
+}
+
+# wait_account JOB MADE [TIMEOUT]: waits until JOB's account says MADE
+# activities, all reported, and nothing unaccounted; fails with the account.
+wait_account() {
+  local job=$1 want=$2 timeout=${3:-90} a=""
+  for _ in $(seq $((timeout * 2))); do
+    a=$(account "$job" 2>/dev/null || echo "")
+    set -- $a
+    if [ -n "$a" ] && [ "$1" -eq "$want" ] && [ "$4" -eq 0 ] && [ "$5" -eq 0 ]; then
+      log "job $job: made $1 stored $2 dropped $3 unaccounted $4"
+      return 0
+    fi
+    sleep 0.5
+  done
+  cat "$T/status.json" >&2 || true
+  fail "job $job: want made $want and nothing unaccounted; account (made stored dropped unaccounted unreported): $a"
+}
+
+# --- 1. spool full, server down ---------------------------------------------
+log "1: spool full while the server is down"
+start_daemon "127.0.0.1:$SERVER_PORT" --spool-max-mb 1 --batch-ms 50 --batch-activities 8192
+N1=400000
+SIOX_JOB_ID=loss-spool "$P" $N1 200000 >"$T/p1.out" 2>>"$T/p1.err" || fail "producer 1 failed"
+log "producer 1: $(cat "$T/p1.out")"
+siox_cli status --socket "$DAEMON_SOCK" --json >"$T/d1.json" 2>/dev/null || true
+dsp=$(json_get "$T/d1.json" 'j["daemon"]["counters"]["dropped_spool_full"]')
+[ "$dsp" -gt 0 ] || fail "the spool never filled (dropped_spool_full $dsp): the test proves nothing"
+start_server
+wait_account loss-spool $N1 120
+set -- $(account loss-spool)
+[ "$3" -gt 0 ] || fail "nothing counted as dropped although the spool was full"
+
+# --- 2. kill -9 of the daemon mid-stream -----------------------------------
+log "2: kill -9 of the daemon mid-stream, three times"
+N2=300000
+SIOX_JOB_ID=loss-kill "$P" $N2 100000 >"$T/p2.out" 2>>"$T/p2.err" &
+PROD=$!
+PIDS+=("$PROD")
+for _ in 1 2 3; do
+  sleep 0.7
+  kill -KILL "$DAEMON_PID"
+  wait "$DAEMON_PID" 2>/dev/null || true
+  sleep 0.2
+  start_daemon "127.0.0.1:$SERVER_PORT" --batch-ms 50
+done
+wait "$PROD" || fail "producer 2 failed"
+log "producer 2: $(cat "$T/p2.out")"
+wait_account loss-kill $N2 120
+set -- $(account loss-kill)
+log "daemon kill -9: lost uncounted $4 of $N2 (goal 0); stored $2, counted dropped $3"
+
+# --- 3. exit while the daemon is stopped -----------------------------------
+log "3: a process exits while the daemon is stopped"
+stop_pid "$DAEMON_PID"
+N3=5000
+t0=$(date +%s%N)
+SIOX_EXIT_TIMEOUT_MS=300 SIOX_JOB_ID=loss-exit "$P" $N3 >"$T/p3.out" 2>>"$T/p3.err" || fail "producer 3 failed"
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+log "producer 3 (no daemon, ${ms} ms): $(cat "$T/p3.out")"
+grep -q "dropped_exit $N3\$" "$T/p3.out" || fail "the process did not count its $N3 undelivered activities"
+[ "$ms" -lt 3000 ] || fail "exit with no daemon took $ms ms"
+ls "$DAEMON_SOCK.lost/"*.loss >/dev/null 2>&1 || fail "no loss file in $DAEMON_SOCK.lost"
+start_daemon "127.0.0.1:$SERVER_PORT" --batch-ms 50
+wait_account loss-exit $N3 60
+set -- $(account loss-exit)
+[ "$2" -eq 0 ] && [ "$3" -eq $N3 ] || fail "job loss-exit: stored $2 dropped $3, want 0 and $N3"
+ls "$DAEMON_SOCK.lost/"*.loss >/dev/null 2>&1 && fail "the daemon left the loss file behind"
+
+# --- 4. short-lived processes ---------------------------------------------
+log "4: short-lived processes"
+for i in 1 2 3 4 5; do
+  SIOX_JOB_ID=loss-short "$P" 300 >>"$T/p4.out" 2>>"$T/p4.err" || fail "short producer $i failed"
+done
+wait_account loss-short 1500 60
+set -- $(account loss-short)
+[ "$2" -eq 1500 ] || fail "short-lived processes: stored $2 of 1500"
+log "all parts exact"
