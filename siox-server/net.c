@@ -199,7 +199,7 @@ static int frame_allowed(struct siox_conn *c, const struct siox_frame_hdr *h) {
   size_t max = siox_limits_frame_max(c);
   if (h->length > max) {
     snprintf(why, sizeof why, "frame of %u bytes %s (limit %zu)", h->length,
-             c->authenticated ? "too large" : "before an accepted Hello", max);
+             c->authenticated ? "too large" : "before Hello (not yet accepted)", max);
     return siox_conn_reject(c, why), -1;
   }
   if (siox_limits_grow(c, SIOX_FRAME_HDR_LEN + (size_t)h->length + READ_CHUNK) != 0) {
