@@ -52,7 +52,7 @@ static pid_t start_daemon(const char *bin) {
     if (fd >= 0)
       dup2(fd, 2), close(fd);
     execl(bin, bin, "--socket", sock, "--server", server, "--state-dir", state, "--batch-ms", "20", "--memory-mb", mem,
-          (char *)NULL);
+          "--auth", "none", (char *)NULL); /* the fake server checks no credential */
     _exit(127);
   }
   for (int i = 0; i < 500; i++) {
