@@ -60,11 +60,13 @@ void siox_limits_init(struct siox_server *s) {
   struct siox_limits *l = &s->lim;
   size_t m = (size_t)s->opt->memory_mb << 20;
   l->memory = m;
-  /* M/2 for decoding: DECODE_SLOTS slots, each bounded to M/16 for the raw
-   * block plus protobuf-c's allocations, and about as much again for the
-   * decoded block that waits for the database. */
+  /* M/2 for decoding: DECODE_SLOTS slots of M/8, each the max_mem of one
+   * siox_block_decode_limited: the raw block and protobuf-c's allocations,
+   * then the decoded block (about as large as the latter) that waits for
+   * the database while the slot is held. A 64k-activity batch with 8
+   * attributes needs 32 MiB, hence --memory-mb >= 256. */
   l->decode_slots = DECODE_SLOTS;
-  l->decode_mem = m / 2 / DECODE_SLOTS / 2;
+  l->decode_mem = m / 2 / DECODE_SLOTS;
   /* M/8 for frames larger than a connection's small buffer. */
   l->input_budget = m / 8;
   /* M/4 for connections at CONN_COST each, and never closer than FD_RESERVE
