@@ -32,6 +32,7 @@
 #define FD_RESERVE 64            /* PostgreSQL connections, log, epoll, signals, threadpool */
 #define CONN_COST (192u << 10)   /* buffer (up to SIOX_CONN_SMALL_BUF) + write queue (SIOX_CONN_WRITE_MAX) */
 #define DECODE_SLOTS 4
+#define PER_ADDR_UNAUTH 64       /* connections without Hello from one address */
 #define LOG_EVERY_NS 1000000000LL /* at most one refusal line per second, with the count since */
 
 static int64_t mono_ns(void) {
@@ -143,19 +144,47 @@ static void log_limited(struct siox_limits *l, const char *what, const char *pee
   int64_t now = mono_ns();
   l->unlogged++;
   if (now - l->last_log_ns < LOG_EVERY_NS) return;
-  siox_log("connection limit %d reached: %s %s (%llu such since the last line)", l->max_conns, what, peer,
-           (unsigned long long)l->unlogged);
+  siox_log("connection limit (%d, %d without Hello per address): %s %s (%llu such since the last line)",
+           l->max_conns, PER_ADDR_UNAUTH, what, peer, (unsigned long long)l->unlogged);
   l->last_log_ns = now;
   l->unlogged = 0;
 }
 
+/* Length of the address part of a peer name "ADDR:PORT". */
+static size_t addr_len(const char *peer) {
+  const char *colon = strrchr(peer, ':');
+  return colon ? (size_t)(colon - peer) : strlen(peer);
+}
+
+/* The oldest connection without a Hello, from c's address only (same) or
+ * from anywhere; *n counts those from c's address. */
+static struct siox_conn *oldest_unauth(struct siox_server *s, const struct siox_conn *c, int same, int *n) {
+  struct siox_conn *oldest = NULL;
+  size_t al = addr_len(c->peer);
+  *n = 0;
+  for (struct siox_conn *o = s->conns; o; o = o->next) { /* the list is newest first */
+    if (o->hello_done) continue;
+    int mine = addr_len(o->peer) == al && memcmp(o->peer, c->peer, al) == 0;
+    *n += mine;
+    if (mine || !same) oldest = o;
+  }
+  return oldest;
+}
+
 int siox_limits_admit(struct siox_server *s, struct siox_conn *c) {
   struct siox_limits *l = &s->lim;
+  int n;
   c->accepted_ns = mono_ns();
+  /* One address may not hold more than PER_ADDR_UNAUTH connections without
+   * a Hello: a flood from one host evicts its own, not another host's. */
+  struct siox_conn *own = oldest_unauth(s, c, 1, &n);
+  if (n >= PER_ADDR_UNAUTH && own) {
+    s->n.connections_evicted++;
+    log_limited(l, "too many connections without Hello from one address; closing", own->peer);
+    siox_conn_close(own);
+  }
   if (s->n.connections < l->max_conns) return 1;
-  struct siox_conn *oldest = NULL;
-  for (struct siox_conn *o = s->conns; o; o = o->next)
-    if (!o->hello_done) oldest = o; /* the list is newest first */
+  struct siox_conn *oldest = oldest_unauth(s, c, 0, &n);
   if (!oldest) {
     s->n.connections_refused++;
     log_limited(l, "all connections authenticated; refusing", c->peer);
