@@ -9,8 +9,9 @@
  * half of the budget, and one that does not fit is refused (its client is
  * closed, with a log line). Ordinary frames may use the whole budget; when it
  * is exhausted the session waits (not read) until another buffer is freed,
- * and a frame that stops progressing is closed after FRAME_TIMEOUT_NS, so no
- * stalled client holds the budget for ever.
+ * and, while the budget is under pressure (a session waits, or more than half
+ * is used), a frame that has not completed 30 s after it could be read is
+ * closed, so no stalled client holds the budget for ever.
  */
 #include <errno.h>
 #include <stdio.h>

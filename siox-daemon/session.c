@@ -368,11 +368,15 @@ void sessions_budget_resume(struct daemon *d) {
 }
 
 /* A partial frame that could be read but has not completed in this time is
- * a stalled or hostile client holding budget. */
+ * a stalled or hostile client holding budget. Only enforced while the budget
+ * is under pressure: a job suspended (SIGSTOP) in the middle of a write loses
+ * nothing while memory is plentiful. */
 #define FRAME_TIMEOUT_NS (30 * 1000000000LL)
 
 void sessions_expire(struct daemon *d, int64_t now) {
   struct session *next;
+  if (!d->budget.waiting && d->budget.used <= d->budget.limit / 2)
+    return;
   for (struct session *s = d->sessions; s; s = next) {
     next = s->next;
     bool readable = !s->budget_waiting && !s->hint_waiting;

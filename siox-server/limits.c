@@ -32,6 +32,7 @@
 #define FD_RESERVE 64            /* PostgreSQL connections, log, epoll, signals, threadpool */
 #define CONN_COST (192u << 10)   /* buffer (up to SIOX_CONN_SMALL_BUF) + write queue (SIOX_CONN_WRITE_MAX) */
 #define DECODE_SLOTS 4
+#define PER_ADDR_UNAUTH 64       /* connections without Hello from one address */
 #define LOG_EVERY_NS 1000000000LL /* at most one refusal line per second, with the count since */
 
 static int64_t mono_ns(void) {
@@ -60,11 +61,13 @@ void siox_limits_init(struct siox_server *s) {
   struct siox_limits *l = &s->lim;
   size_t m = (size_t)s->opt->memory_mb << 20;
   l->memory = m;
-  /* M/2 for decoding: DECODE_SLOTS slots, each bounded to M/16 for the raw
-   * block plus protobuf-c's allocations, and about as much again for the
-   * decoded block that waits for the database. */
+  /* M/2 for decoding: DECODE_SLOTS slots of M/8, each the max_mem of one
+   * siox_block_decode_limited: the raw block and protobuf-c's allocations,
+   * then the decoded block (about as large as the latter) that waits for
+   * the database while the slot is held. A 64k-activity batch with 8
+   * attributes needs 32 MiB, hence --memory-mb >= 256. */
   l->decode_slots = DECODE_SLOTS;
-  l->decode_mem = m / 2 / DECODE_SLOTS / 2;
+  l->decode_mem = m / 2 / DECODE_SLOTS;
   /* M/8 for frames larger than a connection's small buffer. */
   l->input_budget = m / 8;
   /* M/4 for connections at CONN_COST each, and never closer than FD_RESERVE
@@ -141,19 +144,47 @@ static void log_limited(struct siox_limits *l, const char *what, const char *pee
   int64_t now = mono_ns();
   l->unlogged++;
   if (now - l->last_log_ns < LOG_EVERY_NS) return;
-  siox_log("connection limit %d reached: %s %s (%llu such since the last line)", l->max_conns, what, peer,
-           (unsigned long long)l->unlogged);
+  siox_log("connection limit (%d, %d without Hello per address): %s %s (%llu such since the last line)",
+           l->max_conns, PER_ADDR_UNAUTH, what, peer, (unsigned long long)l->unlogged);
   l->last_log_ns = now;
   l->unlogged = 0;
 }
 
+/* Length of the address part of a peer name "ADDR:PORT". */
+static size_t addr_len(const char *peer) {
+  const char *colon = strrchr(peer, ':');
+  return colon ? (size_t)(colon - peer) : strlen(peer);
+}
+
+/* The oldest connection without a Hello, from c's address only (same) or
+ * from anywhere; *n counts those from c's address. */
+static struct siox_conn *oldest_unauth(struct siox_server *s, const struct siox_conn *c, int same, int *n) {
+  struct siox_conn *oldest = NULL;
+  size_t al = addr_len(c->peer);
+  *n = 0;
+  for (struct siox_conn *o = s->conns; o; o = o->next) { /* the list is newest first */
+    if (o->authenticated) continue;
+    int mine = addr_len(o->peer) == al && memcmp(o->peer, c->peer, al) == 0;
+    *n += mine;
+    if (mine || !same) oldest = o;
+  }
+  return oldest;
+}
+
 int siox_limits_admit(struct siox_server *s, struct siox_conn *c) {
   struct siox_limits *l = &s->lim;
+  int n;
   c->accepted_ns = mono_ns();
+  /* One address may not hold more than PER_ADDR_UNAUTH connections without
+   * a Hello: a flood from one host evicts its own, not another host's. */
+  struct siox_conn *own = oldest_unauth(s, c, 1, &n);
+  if (n >= PER_ADDR_UNAUTH && own) {
+    s->n.connections_evicted++;
+    log_limited(l, "too many connections without Hello from one address; closing", own->peer);
+    siox_conn_close(own);
+  }
   if (s->n.connections < l->max_conns) return 1;
-  struct siox_conn *oldest = NULL;
-  for (struct siox_conn *o = s->conns; o; o = o->next)
-    if (!o->authenticated) oldest = o; /* the list is newest first */
+  struct siox_conn *oldest = oldest_unauth(s, c, 0, &n);
   if (!oldest) {
     s->n.connections_refused++;
     log_limited(l, "all connections authenticated; refusing", c->peer);
@@ -178,8 +209,7 @@ static void expire(struct siox_server *s, int64_t now) {
       char why[128];
       snprintf(why, sizeof why, "frame still incomplete after %lld s (%zu bytes received)",
                FRAME_TIMEOUT_NS / 1000000000, c->len);
-      siox_conn_reject(c, why);
-      s->n.bad_frames--; /* a timeout, not a malformed frame */
+      siox_conn_refuse(c, SIOX__ERROR_KIND__ERROR_RETRY_LATER, 0, why); /* a timeout, not a malformed frame */
     }
   }
 }

@@ -199,12 +199,13 @@ static int frame_allowed(struct siox_conn *c, const struct siox_frame_hdr *h) {
   size_t max = siox_limits_frame_max(c);
   if (h->length > max) {
     snprintf(why, sizeof why, "frame of %u bytes %s (limit %zu)", h->length,
-             c->authenticated ? "too large" : "before an accepted Hello", max);
+             c->authenticated ? "too large" : "before Hello (not yet accepted)", max);
     return siox_conn_reject(c, why), -1;
   }
   if (siox_limits_grow(c, SIOX_FRAME_HDR_LEN + (size_t)h->length + READ_CHUNK) != 0) {
-    siox_conn_reject(c, "server busy: connection buffers at the --memory-mb bound; retry later");
-    c->srv->n.bad_frames--; /* not the peer's fault */
+    /* Not the peer's fault: no bad_frames, and the daemon retries. */
+    siox_conn_refuse(c, SIOX__ERROR_KIND__ERROR_RETRY_LATER, 0,
+                     "server busy: connection buffers at the --memory-mb bound; retry later");
     return -1;
   }
   return 0;

@@ -107,17 +107,20 @@ const char siox_server_usage[] =
     "                         database connection of their own, never on ingest;\n"
     "                         after them it folds the baselines and capacity.\n"
     "    --memory-mb N        bound the memory that peers can make the server\n"
-    "                         hold (default 512, at least 64): N/2 for decoding\n"
-    "                         batches (4 at once, each refused beyond N/16 of\n"
-    "                         lz4 output plus protobuf), N/8 for frames larger\n"
-    "                         than 128 KiB being received, N/4 for connections\n"
+    "                         hold (default 512, at least 256): N/2 for decoding\n"
+    "                         batches (4 at once, each refused beyond N/8 for\n"
+    "                         lz4 output, protobuf and the decoded block; a\n"
+    "                         64k-activity batch with 8 attributes needs 32 MiB),\n"
+    "                         N/8 for frames larger than 128 KiB being\n"
+    "                         received, N/4 for connections\n"
     "                         (192 KiB each; the connection limit is the smaller\n"
     "                         of N/4 / 192 KiB and the fd limit - 64). A Hello\n"
     "                         is due within 10 s and may be at most 64 KiB; a\n"
     "                         frame must complete within 30 s of reading; a\n"
     "                         peer with 64 KiB of unread replies is not read.\n"
     "                         When connections are at the limit, the oldest\n"
-    "                         one without a Hello is closed to admit a new one.\n"
+    "                         one without a Hello is closed to admit a new one;\n"
+    "                         one address may hold 64 without a Hello.\n"
     "                         PostgreSQL's own memory is not part of N.\n"
     "    -h, --help           show this text\n"
     "\n"
@@ -242,8 +245,8 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
     case 'K': o->tls_key = optarg; break;
     case 'S': o->insecure = 1; break;
     case 'Y':
-      if (parse_int(optarg, 64, 1048576, &o->memory_mb) != 0)
-        return snprintf(err, errcap, "--memory-mb: expected 64..1048576 MiB, got '%s'", optarg), -EINVAL;
+      if (parse_int(optarg, 256, 1048576, &o->memory_mb) != 0)
+        return snprintf(err, errcap, "--memory-mb: expected 256..1048576 MiB, got '%s'", optarg), -EINVAL;
       break;
     case 'h': o->help = 1; break;
     default:

@@ -19,7 +19,8 @@ void siox__clock_init(void) {
   siox__clock_tsc = 0;
 #if defined(__x86_64__)
   unsigned a, b, c, d;
-  if (__get_cpuid_max(0x80000000u, NULL) >= 0x80000007u && __get_cpuid(0x80000007u, &a, &b, &c, &d))
+  /* gcc's cpuid.h returns unsigned, clang's int: compare as unsigned. */
+  if ((unsigned)__get_cpuid_max(0x80000000u, NULL) >= 0x80000007u && __get_cpuid(0x80000007u, &a, &b, &c, &d))
     siox__clock_tsc = (d >> 8) & 1u;
 #endif
 }

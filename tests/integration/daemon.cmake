@@ -19,3 +19,6 @@ add_executable(test_daemon_limits ${CMAKE_CURRENT_LIST_DIR}/test_daemon_limits.c
 target_link_libraries(test_daemon_limits PRIVATE siox-daemon-testkit)
 add_test(NAME test_daemon_limits COMMAND test_daemon_limits $<TARGET_FILE:siox-daemon>)
 set_tests_properties(test_daemon_limits PROPERTIES LABELS integration TIMEOUT 120)
+if(SIOX_SANITIZE) # RSS is the measure: keep ASan's quarantine of freed memory small
+  set_tests_properties(test_daemon_limits PROPERTIES ENVIRONMENT "ASAN_OPTIONS=quarantine_size_mb=4")
+endif()

@@ -9,7 +9,7 @@ foreach(t pipeline_chain pipeline_restart ingest_db_failures)
   add_test(NAME integration_${t}
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_${t}.sh)
   set_tests_properties(integration_${t} PROPERTIES
-    LABELS integration TIMEOUT 300 ENVIRONMENT "${SIOX_IT_ENV}")
+    LABELS integration TIMEOUT 900 ENVIRONMENT "${SIOX_IT_ENV}")
 endforeach()
 
 # Authenticated daemons end to end: MUNGE + TLS, a plaintext daemon refused,

@@ -19,6 +19,9 @@ target_link_libraries(server_test_limits PRIVATE siox-server-harness Threads::Th
 add_dependencies(server_test_limits siox-server)
 add_test(NAME server_limits COMMAND server_test_limits $<TARGET_FILE:siox-server>)
 set_tests_properties(server_limits PROPERTIES LABELS integration TIMEOUT 300)
+if(SIOX_SANITIZE) # RSS is the measure: keep ASan's quarantine of freed memory small
+  set_tests_properties(server_limits PROPERTIES ENVIRONMENT "ASAN_OPTIONS=quarantine_size_mb=4")
+endif()
 
 # --db CONNINFO against a site PostgreSQL: server_db.sh starts a throwaway
 # cluster and stops it by pid; server_test_db drives the server against it.

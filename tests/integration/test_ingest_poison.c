@@ -76,7 +76,7 @@ static pid_t start_daemon(int port) {
     int fd = open(dlog, O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd >= 0) dup2(fd, 2), close(fd);
     execl(getenv("SIOX_TEST_DAEMON"), "siox-daemon", "--socket", sock, "--server", server, "--state-dir", state,
-          "--batch-activities", "50", "--batch-ms", "20", (char *)NULL);
+          "--batch-activities", "50", "--batch-ms", "20", "--munge-socket", harness_munge_socket, (char *)NULL);
     _exit(127);
   }
   for (int i = 0; i < 500; i++) {

@@ -101,6 +101,19 @@ static void test_auth_tls(void **state) {
   assert_string_equal(o.tls_cert, "/c");
   assert_string_equal(o.tls_key, "/k");
   assert_true(o.insecure);
+static void test_memory_mb(void **state) {
+  (void)state;
+  struct siox_server_options o;
+  const char *none[] = {"siox-server", NULL};
+  assert_int_equal(parse(&o, 1, none), 0);
+  assert_int_equal(o.memory_mb, 512);
+  const char *a[] = {"siox-server", "--memory-mb", "2048", NULL};
+  assert_int_equal(parse(&o, 3, a), 0);
+  assert_int_equal(o.memory_mb, 2048);
+  const char *small[] = {"siox-server", "--memory-mb", "255", NULL}; /* a 64k batch needs a 32 MiB slot */
+  assert_int_not_equal(parse(&o, 3, small), 0);
+  const char *junk[] = {"siox-server", "--memory-mb", "1G", NULL};
+  assert_int_not_equal(parse(&o, 3, junk), 0);
 }
 
 static void test_rejects(void **state) {
@@ -125,6 +138,7 @@ int main(void) {
       cmocka_unit_test(test_hostport),
       cmocka_unit_test(test_late_ms),
       cmocka_unit_test(test_auth_tls),
+      cmocka_unit_test(test_memory_mb),
       cmocka_unit_test(test_rejects),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
