@@ -106,5 +106,10 @@ done
 wait_account loss-short 1500 60
 set -- $(account loss-short)
 [ "$2" -eq 1500 ] || fail "short-lived processes: stored $2 of 1500"
+# siox graph tells the same account for the process and job of its root.
+siox_cli top --job loss-short --json >"$T/top.json" || fail "siox top failed"
+siox_cli graph "$(top_first_aid "$T/top.json")" --json >"$T/graph.json" || fail "siox graph failed"
+g=$(json_get "$T/graph.json" '"%d %d %d" % (j["trace_completeness"]["job"]["made"], j["trace_completeness"]["job"]["unaccounted"], j["trace_completeness"]["process"]["made"])')
+[ "$g" = "1500 0 300" ] || fail "siox graph's account (job made, unaccounted, process made): $g"
 fi
 log "all parts exact"
