@@ -8,6 +8,7 @@
 #include "blame.h"
 #include "graph_view.h"
 #include "json_out.h"
+#include "loss_view.h"
 #include "session.h"
 
 #define DEFAULT_DEPTH 32
@@ -36,6 +37,12 @@ static const char help[] =
     "  of same-kind children covering the most time, its heaviest member marked\n"
     "  (see `siox blame`; `siox blame AID --dot` also marks the culprit).\n"
     "\n"
+    "  After the tree (text) or under \"trace_completeness\" (json): how complete\n"
+    "  the trace of the root's process and job is: activities made, stored, and\n"
+    "  dropped where (client buffer, client exit, daemon spool, daemon\n"
+    "  validation), as `siox status --job` shows it. A tree of a trace that lost\n"
+    "  activities may miss children.\n"
+    "\n"
     "OPTIONS\n"
     "  AID              global activity id (decimal), as printed by `siox top`\n"
     "  --format F       text (default): an indented tree, '*' marks the critical path;\n"
@@ -52,7 +59,8 @@ static const char help[] =
     "EXAMPLES\n"
     "  siox graph 4294967299\n"
     "  siox graph 4294967299 --format dot | dot -Tsvg > call.svg\n"
-    "  siox graph 4294967299 --json | jq '.children[0].exclusive_s'\n";
+    "  siox graph 4294967299 --json | jq '.children[0].exclusive_s'\n"
+    "  siox graph 4294967299 --json | jq '.trace_completeness.job.unaccounted'\n";
 
 enum format { FMT_TEXT, FMT_DOT, FMT_JSON };
 
@@ -107,23 +115,58 @@ static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, ch
   return -1;
 }
 
+/* How complete the trace of the root's process and job is: a graph with
+ * holes must say so. Returns how many of *lp (process) and *lj (job) were
+ * filled: 0 when the warehouse could not tell (not an error for the graph). */
+static int completeness(PGconn *c, const struct siox_act *root, struct siox_wh_loss *lp, struct siox_wh_loss *lj) {
+  char err[512];
+  if (root->proc_id <= 0 || siox_wh_loss(c, NULL, root->proc_id, lp, err, sizeof err) != 0) return 0;
+  if (!root->job || !*root->job || siox_wh_loss(c, root->job, 0, lj, err, sizeof err) != 0) return 1;
+  return 2;
+}
+
+static void completeness_text(const struct siox_act *root, int n, const struct siox_wh_loss *lp,
+                              const struct siox_wh_loss *lj) {
+  char label[320];
+  if (n < 1) return;
+  snprintf(label, sizeof label, "\ntrace of process %d (%s):", root->pid, root->host ? root->host : "?");
+  siox_loss_text(stdout, label, lp);
+  if (n < 2) return;
+  snprintf(label, sizeof label, "trace of job %s:", root->job);
+  siox_loss_text(stdout, label, lj);
+}
+
+static json_object *completeness_json(int n, const struct siox_wh_loss *lp, const struct siox_wh_loss *lj) {
+  json_object *o = json_object_new_object();
+  if (n >= 1) json_object_object_add(o, "process", siox_loss_json(lp));
+  if (n >= 2) json_object_object_add(o, "job", siox_loss_json(lj));
+  return o;
+}
+
 static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char **argv) {
   struct graph_args a;
   int rc = parse(cli, self, argc, argv, &a);
   if (rc >= 0) return rc;
   PGconn *c;
   struct siox_tree *t = NULL;
+  struct siox_wh_loss lp, lj;
+  int have = 0;
   if ((rc = siox_cli_open(cli, &c)) != SIOX_EXIT_OK) return rc;
   rc = siox_cli_load(c, a.aid, (int)a.depth, &t);
+  if (rc == SIOX_EXIT_OK) have = completeness(c, t->root, &lp, &lj);
   PQfinish(c);
   if (rc != SIOX_EXIT_OK) return rc;
   struct siox_blame b;
   /* The marked path is blame's walk: the picture and blame agree. */
   if (siox_blame_walk(t, &SIOX_BLAME_RULE_DEFAULT, &b) == 0) siox_tree_mark(t, b.path, b.npath, NULL);
   siox_blame_release(&b);
-  if (a.fmt == FMT_TEXT) siox_view_text(stdout, t, a.absolute);
+  if (a.fmt == FMT_TEXT) siox_view_text(stdout, t, a.absolute), completeness_text(t->root, have, &lp, &lj);
   if (a.fmt == FMT_DOT) siox_view_dot(stdout, t, 0, NULL);
-  if (a.fmt == FMT_JSON && siox_json_print(siox_json_act(t->root, t->root, true)) != 0) rc = SIOX_EXIT_FAIL;
+  if (a.fmt == FMT_JSON) {
+    json_object *o = siox_json_act(t->root, t->root, true);
+    if (o) json_object_object_add(o, "trace_completeness", completeness_json(have, &lp, &lj));
+    if (siox_json_print(o) != 0) rc = SIOX_EXIT_FAIL;
+  }
   siox_tree_destroy(t);
   return rc;
 }
