@@ -101,6 +101,9 @@ static void test_auth_tls(void **state) {
   assert_string_equal(o.tls_cert, "/c");
   assert_string_equal(o.tls_key, "/k");
   assert_true(o.insecure);
+}
+
+/* --memory-mb: a sane default, bounds below which a batch cannot be decoded. */
 static void test_memory_mb(void **state) {
   (void)state;
   struct siox_server_options o;
