@@ -5,6 +5,7 @@
 #    every activity of a chain run, and its daemons row records the owner
 #    (munge, our uid);
 #  - a plaintext daemon against the TLS server is refused and stores nothing;
+#  - `siox status` with SIOX_TLS_CA speaks TLS and, MUNGE-signed, sees the counters;
 #  - a server asked to listen beyond loopback without TLS refuses to start.
 . "$(dirname "$0")/lib.sh"
 
@@ -37,4 +38,9 @@ PIDS+=($!)
 for _ in $(seq 100); do grep -q "TLS handshake failed" "$T/server.log" && break; sleep 0.1; done
 grep -q "TLS handshake failed" "$T/server.log" || fail "the server did not refuse a plaintext peer"
 grep -q "connected to" "$T/plain-daemon.log" && fail "a plaintext daemon was accepted by the TLS server"
+log "siox status over TLS"
+SIOX_TLS_CA=$T/tls.crt siox_cli status --socket "$DAEMON_SOCK" --server "127.0.0.1:$SERVER_PORT" --json >"$T/status.json" \
+  || fail "siox status over TLS failed: $(cat "$T/status.json")"
+n=$(json_get "$T/status.json" 'j["server"]["counters"].get("activities_ingested", -1)')
+[ "$n" -eq $((4 * WRITES)) ] || fail "siox status over TLS: activities_ingested $n"
 log "TLS auth test passed"
