@@ -84,12 +84,13 @@ static void hello_done(struct siox_job *j, struct siox_db *db) {
   hello_free(h);
 }
 
-/* Another live, authenticated session of this daemon id under a different
- * identity (its first batch may not be stored yet, so the warehouse does
- * not know the owner). NULL when there is none. */
+/* Another live session of this daemon id that authenticated under a
+ * different identity (owner set: accepted, or its Hello still at the
+ * database); its first batch may not be stored yet, so the warehouse may
+ * not know the owner. NULL when there is none. */
 static const struct siox_conn *live_rival(const struct siox_conn *c, uint64_t id, const struct siox_owner *who) {
   for (const struct siox_conn *o = c->srv->conns; o; o = o->next)
-    if (o != c && o->authenticated && !o->hint_link && o->daemon_id == id && !siox_owner_equal(&o->owner, who))
+    if (o != c && o->owner.auth[0] && !o->hint_link && o->daemon_id == id && !siox_owner_equal(&o->owner, who))
       return o;
   return NULL;
 }
