@@ -121,6 +121,9 @@ static void auth_done(uv_work_t *w, int status) {
   c->daemon_id = h->msg->daemon_id;
   snprintf(c->hostname, sizeof c->hostname, "%s", h->msg->hostname ? h->msg->hostname : "");
   if (h->msg->hint_link) { /* no batches on it: no ownership to check */
+    char who[320];
+    siox_log("%s: daemon %llu (%s) hint link; identity: %s", c->peer, (unsigned long long)c->daemon_id, c->hostname,
+             siox_owner_describe(&h->who, who, sizeof who));
     c->authenticated = 1;
     siox_hints_on_hello(c, h->msg);
     h->msg = NULL;

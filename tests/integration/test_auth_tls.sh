@@ -27,6 +27,8 @@ SIOX_JOB_ID=job-tls "$SIOX_CHAIN" --writes $WRITES --slow-device 0 --slow-us 100
   >>"$T/chain.log" 2>&1 || fail "chain program failed"
 wait_activities $((4 * WRITES))
 grep -q "connected to 127.0.0.1" "$T/daemon.log" || fail "the daemon never connected"
+for _ in $(seq 50); do grep -q "hint link; identity: munge" "$T/server.log" && break; sleep 0.1; done
+grep -q "hint link; identity: munge" "$T/server.log" || fail "the daemon's hint link did not connect over TLS"
 owner=$(sql "SELECT owner_auth || ' ' || owner_uid FROM daemons")
 [ "$owner" = "munge $(id -u)" ] || fail "daemons row owner '$owner', want 'munge $(id -u)'"
 log "TLS + MUNGE: $((4 * WRITES)) activities stored, owner $owner"
