@@ -16,3 +16,6 @@ endforeach()
 # no plaintext listener beyond loopback.
 add_test(NAME integration_auth_tls COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_auth_tls.sh)
 set_tests_properties(integration_auth_tls PROPERTIES LABELS integration TIMEOUT 300 ENVIRONMENT "${SIOX_IT_ENV}")
+# Per-daemon tokens (--auth token) with the real daemon.
+add_test(NAME integration_auth_token COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_auth_token.sh)
+set_tests_properties(integration_auth_token PROPERTIES LABELS integration TIMEOUT 300 ENVIRONMENT "${SIOX_IT_ENV}")
