@@ -32,7 +32,9 @@ static const char help[] =
     "             PEM CA file) it speaks TLS, for a server run with --tls-cert\n"
     "  warehouse  the PostgreSQL warehouse: activities, processes, nodes, daemons,\n"
     "             implicit links, and activities clients dropped (buffers full,\n"
-    "             no daemon) as they last reported\n"
+    "             no daemon) as they last reported, activities daemons dropped\n"
+    "             because the server would refuse them (daemon validation), and\n"
+    "             activities in batches daemons quarantined (rejected by the server)\n"
     "  A part that does not answer is shown as \"unreachable: <reason>\"; the\n"
     "  others are still shown. A part that answers but cannot do its work is\n"
     "  shown as \"DEGRADED: <reason>\" (the server, while its database is\n"
@@ -133,8 +135,10 @@ static bool probe_part(const struct siox_cli *cli, json_object *all, const char 
 static void counts_out(const struct siox_cli *cli, json_object *o, const struct siox_wh_counts *n) {
   if (!cli->json) {
     printf("%-10s ok: %" PRId64 " activities, %" PRId64 " processes, %" PRId64 " nodes, %" PRId64 " daemons, %" PRId64
-           " implicit links; %" PRId64 " activities dropped by clients\n",
-           "warehouse", n->activities, n->processes, n->nodes, n->daemons, n->implicit_links, n->dropped);
+           " implicit links; %" PRId64 " activities dropped by clients, %" PRId64 " by daemon validation, %" PRId64
+           " in quarantined batches\n",
+           "warehouse", n->activities, n->processes, n->nodes, n->daemons, n->implicit_links, n->dropped,
+           n->dropped_validation, n->quarantined);
     return;
   }
   siox_json_int(o, "activities", n->activities);
@@ -143,6 +147,8 @@ static void counts_out(const struct siox_cli *cli, json_object *o, const struct 
   siox_json_int(o, "daemons", n->daemons);
   siox_json_int(o, "implicit_links", n->implicit_links);
   siox_json_int(o, "dropped", n->dropped);
+  siox_json_int(o, "dropped_validation", n->dropped_validation);
+  siox_json_int(o, "quarantined", n->quarantined);
 }
 
 static bool warehouse_part(const struct siox_cli *cli, json_object *all) {
