@@ -345,15 +345,15 @@ static void headline(FILE *f, const struct siox_blame *b, const struct siox_blam
   case SIOX_CLASS_INTERFERENCE:
     fprintf(f, "Interference at %s: it served normally (decided by %s), but the call queued %s behind other jobs' "
                "requests: ",
-            node, siox_evidence_name(o->v.by), siox_fmt_duration(o->w.queued_ns, d, sizeof(d)));
-    other_jobs(f, &o->w);
+            node, siox_evidence_name(o->v.by), siox_fmt_duration(o->queue->queued_ns, d, sizeof(d)));
+    other_jobs(f, o->queue);
     fprintf(f, ". No component is faulty.\n");
     break;
   case SIOX_CLASS_SELF:
     fprintf(f, "Self-inflicted: the call queued %s at %s behind its own job's requests while it served normally "
                "(decided by %s). Spread the job's files over more servers or make fewer, larger requests; see "
                "`siox hints` and `siox anomalies` for the knowledge base's findings.\n",
-            siox_fmt_duration(o->w.queued_same_job_ns, d, sizeof(d)), node, siox_evidence_name(o->v.by));
+            siox_fmt_duration(o->queue->queued_same_job_ns, d, sizeof(d)), node, siox_evidence_name(o->v.by));
     break;
   case SIOX_CLASS_NORMAL:
     fprintf(f, "Nothing stands out: the time went where it usually goes (decided by %s).\n",
