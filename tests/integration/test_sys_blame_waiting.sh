@@ -23,6 +23,17 @@ for s in a b f e; do
   log "($s) $OUTCOME: $WHY"
   [ "$OUTCOME" = correct ] || { cat "$T"/blame-*.txt >&2 2>/dev/null; fail "scenario ($s): $WHY"; }
 done
+# Job-level blame: the shared-file job's time is the slowed brick's fault;
+# job A's is job B's interference, and no component of A's is at fault.
+siox_cli blame --job "$R-b" --calls 8 --json >"$T/job-b.json" || fail "siox blame --job $R-b failed"
+[ "$(json_get "$T/job-b.json" '[e for e in j["entries"] if e["kind"] == "component"][0]["name"].split(" ")[0] + " " +
+     [e for e in j["entries"] if e["kind"] == "component"][0]["class"]')" = "brick$SLOW:$TB/brick$SLOW fault" ] ||
+  { cat "$T/job-b.json" >&2; fail "blame --job $R-b does not put the slowed brick's fault first"; }
+siox_cli blame --job "$R-fA" --calls 8 --json >"$T/job-fA.json" || fail "siox blame --job $R-fA failed"
+[ "$(json_get "$T/job-fA.json" 'any(e["kind"] == "job" and e["name"] == "'"$R-fB"'" and e["class"] == "interference"
+     for e in j["entries"]) and not any(e["class"] == "fault" for e in j["entries"])')" = True ] ||
+  { cat "$T/job-fA.json" >&2; fail "blame --job $R-fA does not name job $R-fB's interference"; }
+log "blame --job: $R-b -> brick $SLOW (fault); $R-fA -> job $R-fB (interference)"
 round_start "$R-h" ""
 scenario_h "$R"
 log "(h) $OUTCOME: $WHY"
