@@ -177,10 +177,10 @@ int siox_blame_wait_run(PGconn *c, const struct siox_blame *b, siox_blame_fetch_
   memset(o, 0, sizeof(*o));
   o->in = (struct siox_class_input){.peers = -1, .kind = -1, .baseline = -1, .ratio = b->rule.ratio,
                                     .wait_share = 0.5};
-  if (!(o->resource = pick_resource(b))) { /* the suspect's own peer judgement stands */
-    o->in.peers = b->verdict == SIOX_VERDICT_NO_PEERS ? -1 : b->verdict == SIOX_VERDICT_CULPRIT;
-    return 0;
-  }
+  /* No shared resource below the call (an open whose lookups are not
+   * linked to it): its time is unexplained, and the application's own
+   * layers are no component to call faulty (siox_blame_wait_classify). */
+  if (!(o->resource = pick_resource(b))) return 0;
   int rc = descend(c, r, o, err, errlen);
   const struct siox_act *x = o->resource;
   if (rc == 0) rc = mark_own(&o->served, r, x->node_id);
@@ -210,7 +210,7 @@ int siox_blame_wait_run(PGconn *c, const struct siox_blame *b, siox_blame_fetch_
 
 void siox_blame_wait_classify(struct siox_blame_wait *o, int baseline) {
   o->in.baseline = baseline;
-  o->v = siox_classify(&o->in);
+  o->v = o->resource ? siox_classify(&o->in) : (struct siox_class_verdict){.cls = SIOX_CLASS_NONE};
 }
 
 void siox_blame_wait_release(struct siox_blame_wait *o) {

@@ -52,9 +52,7 @@ void siox_blame_wait_text(FILE *f, const struct siox_blame_wait *o, const struct
   const struct siox_act *x = o->resource;
   char node[512], a[32], e[32], b[32];
   if (!x) {
-    fprintf(f, "The call reached no shared resource SIOX records (no brick or device below it): its %s exclusive "
-               "time is unexplained.\n",
-            dur(root->exclusive_ns, a, sizeof(a)));
+    fprintf(f, "Its own exclusive time: %s.\n", dur(root->exclusive_ns, a, sizeof(a)));
     return;
   }
   const struct siox_wait *w = &o->w;

@@ -344,6 +344,13 @@ static void other_jobs(FILE *f, const struct siox_wait *w) {
 
 /* What the verdict lacked, for "No verdict". */
 static void missing(FILE *f, const struct siox_blame *b, const struct siox_blame_wait *o) {
+  char d[32];
+  if (!o->resource) {
+    fprintf(f, "No verdict: the call reached no shared resource SIOX records (no brick, device or server below "
+               "it), so its %s are unexplained.\n",
+            siox_fmt_duration(b->path[0]->inclusive_ns, d, sizeof(d)));
+    return;
+  }
   fprintf(f, "No verdict: no peers in the window (%zu comparable samples on other nodes, need %zu), ",
           o->peer_judged ? o->peer.peer_samples : b->peer_samples, b->rule.min_peers);
   if (o->resource)
@@ -663,9 +670,7 @@ static int add_call(struct siox_job_blame *j, const struct call *k) {
   int rc = 0;
   j->calls++;
   j->total_ns += r->inclusive_ns;
-  if (!x) {
-    if (cls == SIOX_CLASS_FAULT)
-      return siox_job_charge(j, siox_fmt_node(k->b.suspect, node, sizeof(node)), false, cls, r->aid, r->inclusive_ns);
+  if (!x) { /* reached no shared resource: nothing to charge */
     j->unexplained_ns += r->inclusive_ns;
     return 0;
   }
