@@ -48,12 +48,18 @@ slowest() {
        ORDER BY a.end_ns - a.start_ns DESC, a.aid LIMIT 1"
 }
 
+BLAME_MS=() # wall time of each `siox blame` (ms), for the bench
+
 # judge AID EXPECT [JOB]: blame AID; EXPECT is "brick N", "none" (no
 # component may be named) or "interference JOB".
 judge() {
   local aid=$1 expect=$2 out="$T/blame-$1.json" got cls
   [ -n "$aid" ] || { OUTCOME=miss WHY="no call to blame"; return; }
+  local t0 t1
+  t0=$(date +%s%N)
   siox_cli blame "$aid" --json >"$out" || fail "siox blame $aid failed"
+  t1=$(date +%s%N)
+  BLAME_MS+=($(((t1 - t0) / 1000000)))
   got=$(json_get "$out" '(j.get("culprit") or {}).get("hwid", "-")')
   cls=$(json_get "$out" 'j["class"] + " " + j["decided_by"] + " " + ",".join(j["interfering_jobs"])')
   WHY="blame $aid: culprit $got, class $cls"
