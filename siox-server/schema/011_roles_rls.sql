@@ -50,6 +50,11 @@ CREATE TABLE siox_activity_grants (
   PRIMARY KEY (uid, aid)
 );
 
+-- link_id orders causal links, so that the grant pass (roles.c) looks only
+-- at the links made since its last pass.
+ALTER TABLE causal_links ADD COLUMN link_id bigserial;
+CREATE INDEX causal_links_link_id ON causal_links (link_id);
+
 -- The caller's uid, NULL for a role that is no user. A policy calls it as
 -- (SELECT siox_my_uid()), so it runs once per query, not once per row.
 CREATE FUNCTION siox_my_uid() RETURNS integer LANGUAGE sql STABLE PARALLEL SAFE
