@@ -166,11 +166,14 @@ int siox_roles_prepare(PGconn *c, const char *admin_group, int embedded) {
   struct group gr, *res = NULL;
   if (getgrnam_r(admin_group, &gr, buf, sizeof buf, &res) != 0 || !res)
     return siox_log("--admin-group %s: no such group", admin_group), -ENOENT;
-  for (char **m = gr.gr_mem; rc == 0 && m && *m; m++) {
-    char pbuf[4096];
-    struct passwd pw, *p = NULL;
-    if (getpwnam_r(*m, &pw, pbuf, sizeof pbuf, &p) == 0 && p) rc = role_for_uid(c, p->pw_uid, admin_group, embedded);
-  }
+  /* Members by their primary group and by the group's list: every passwd
+   * entry is asked (at start, on the main thread). */
+  char pbuf[4096];
+  struct passwd pw, *p = NULL;
+  setpwent();
+  while (rc == 0 && getpwent_r(&pw, pbuf, sizeof pbuf, &p) == 0 && p)
+    if (in_group(p->pw_name, p->pw_gid, admin_group)) rc = role_for_uid(c, p->pw_uid, admin_group, embedded);
+  endpwent();
   return rc;
 }
 

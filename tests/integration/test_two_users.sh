@@ -75,6 +75,15 @@ check_user() {
 check_user $USER_A 16 job-of-a job-of-b
 check_user $USER_B 24 job-of-b job-of-a
 
+# The knowledge base's per-job rows (siox_job_is_mine): each user reads
+# their own job's only. The rows are made here, as the analysis thread
+# would, so that the test does not wait for it.
+sql "INSERT INTO kb_analysis_runs (job) VALUES ('job-of-a'), ('job-of-b') ON CONFLICT DO NOTHING" >/dev/null
+got=$(as $USER_A psql "$(cat "$SERVER_DIR/conninfo")" -XAtqc \
+  "SELECT string_agg(job, ',') FROM kb_analysis_runs WHERE job LIKE 'job-of-%'") \
+  || fail "$USER_A: reading kb_analysis_runs failed"
+[ "$got" = job-of-a ] || fail "$USER_A reads the analysis runs of '$got', want job-of-a only"
+
 # The admin (root: the embedded cluster's superuser) sees both.
 siox_cli top -n 100 --json >"$T/top-root.json" || fail "root: siox top failed"
 got=$(json_get "$T/top-root.json" 'len(j.get("activities", j) if isinstance(j, dict) else j)')
