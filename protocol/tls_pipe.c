@@ -55,8 +55,7 @@ SSL_CTX *siox_tls_client_ctx(const char *ca_file, char *err, size_t errlen) {
   return NULL;
 }
 
-/* The server's name or address must be in its certificate. */
-static int expect_host(SSL *ssl, const char *host) {
+int siox_tls_expect_host(SSL *ssl, const char *host) {
   unsigned char bin[16];
   int is_ip = inet_pton(AF_INET, host, bin) == 1 || inet_pton(AF_INET6, host, bin) == 1;
   if (is_ip) return X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host) == 1;
@@ -78,7 +77,7 @@ struct siox_tls_pipe *siox_tls_pipe_new(SSL_CTX *ctx, int server, const char *ho
     return p;
   }
   SSL_set_connect_state(p->ssl);
-  if ((host && !expect_host(p->ssl, host)) || (SSL_do_handshake(p->ssl) != 1 && SSL_get_error(p->ssl, -1) != SSL_ERROR_WANT_READ)) {
+  if ((host && !siox_tls_expect_host(p->ssl, host)) || (SSL_do_handshake(p->ssl) != 1 && SSL_get_error(p->ssl, -1) != SSL_ERROR_WANT_READ)) {
     siox_tls_pipe_free(p);
     return NULL;
   }

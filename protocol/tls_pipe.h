@@ -21,6 +21,10 @@ SSL_CTX *siox_tls_server_ctx(const char *cert_file, const char *key_file, char *
  * (NULL: the system's default CAs); TLS 1.2+. NULL with err. */
 SSL_CTX *siox_tls_client_ctx(const char *ca_file, char *err, size_t errlen);
 
+/* Makes the handshake check that the peer's certificate names host (a DNS
+ * name, also sent as SNI, or an IP address). 1 on success. */
+int siox_tls_expect_host(SSL *ssl, const char *host);
+
 /* A connection's pipe. Client: host is checked against the certificate
  * (name or IP address) and sent as SNI, and the handshake starts (its
  * first bytes wait in the output). NULL on failure. */

@@ -90,15 +90,51 @@ static size_t tree_count(const struct siox_act *a) {
   return n;
 }
 
-static int mark_own(struct siox_blame_wait *o, const struct siox_act *root) {
+static int mark_own(struct siox_served_set *set, const struct siox_act *root, int32_t node) {
   int64_t *aids = malloc(tree_count(root) * sizeof(*aids));
   size_t n = 0;
   if (!aids) return -ENOMEM;
-  own_aids(root, o->resource->node_id, aids, &n);
-  for (size_t i = 0; i < o->served.n; i++)
-    for (size_t k = 0; k < n && !o->served.s[i].own; k++) o->served.s[i].own = o->served.s[i].aid == aids[k];
+  own_aids(root, node, aids, &n);
+  for (size_t i = 0; i < set->n; i++)
+    for (size_t k = 0; k < n && !set->s[i].own; k++) set->s[i].own = set->s[i].aid == aids[k];
   free(aids);
   return 0;
+}
+
+/* The call's request one queue up: the nearest remote activity above the
+ * resource on blame's path, on another node (a client subvolume). */
+static const struct siox_act *upper_level(const struct siox_blame *b, const struct siox_act *x) {
+  size_t i = 0;
+  while (i < b->npath && b->path[i] != x) i++;
+  for (size_t k = i; k-- > 1;)
+    if (remote_on_path(b, k) && b->path[k]->node_id != x->node_id) return b->path[k];
+  return NULL;
+}
+
+/* The queue the call waited in: the resource's, or the one above it when
+ * that explains more of the call's time (a FUSE client's connection to a
+ * brick, busy with another job's large writes, while the brick itself
+ * serves each quickly). */
+static int choose_queue(PGconn *c, const struct siox_blame *b, struct siox_blame_wait *o, char *err,
+                        size_t errlen) {
+  const struct siox_act *r = b->path[0], *u = upper_level(b, o->resource);
+  o->queue = &o->w;
+  o->queue_at = o->resource;
+  int rc = 0;
+  if (u) {
+    rc = siox_wh_served(c, u->node_id, r->start_ns - SIOX_AROUND_NS, r->end_ns + SIOX_AROUND_NS,
+                        &o->upper_served, err, errlen);
+    if (rc == 0) rc = mark_own(&o->upper_served, r, u->node_id);
+    if (rc == 0)
+      rc = siox_wait_analyze(r->start_ns, r->end_ns, r->job, o->upper_served.s, o->upper_served.n, &o->upper_w);
+    if (rc == 0 && o->upper_w.queued_ns > o->w.queued_ns) {
+      o->queue = &o->upper_w;
+      o->queue_at = o->upper = u;
+    }
+  }
+  o->unexplained_ns = o->w.gap_ns - o->queue->queued_ns;
+  if (o->unexplained_ns < 0) o->unexplained_ns = 0;
+  return rc;
 }
 
 /* The component's operations of the resource's kind around the call (not
@@ -141,14 +177,15 @@ int siox_blame_wait_run(PGconn *c, const struct siox_blame *b, siox_blame_fetch_
   memset(o, 0, sizeof(*o));
   o->in = (struct siox_class_input){.peers = -1, .kind = -1, .baseline = -1, .ratio = b->rule.ratio,
                                     .wait_share = 0.5};
-  if (!(o->resource = pick_resource(b))) { /* the suspect's own peer judgement stands */
-    o->in.peers = b->verdict == SIOX_VERDICT_NO_PEERS ? -1 : b->verdict == SIOX_VERDICT_CULPRIT;
-    return 0;
-  }
+  /* No shared resource below the call (an open whose lookups are not
+   * linked to it): its time is unexplained, and the application's own
+   * layers are no component to call faulty (siox_blame_wait_classify). */
+  if (!(o->resource = pick_resource(b))) return 0;
   int rc = descend(c, r, o, err, errlen);
   const struct siox_act *x = o->resource;
-  if (rc == 0) rc = mark_own(o, r);
+  if (rc == 0) rc = mark_own(&o->served, r, x->node_id);
   if (rc == 0) rc = siox_wait_analyze(r->start_ns, r->end_ns, r->job, o->served.s, o->served.n, &o->w);
+  if (rc == 0) rc = choose_queue(c, b, o, err, errlen);
   if (rc == 0)
     rc = siox_wh_kind_samples(c, x->swid, x->name, r->start_ns, SIOX_KIND_HISTORY_PER_NODE, &o->hist, err, errlen);
   if (rc == 0) rc = siox_kind_model_fit(o->hist.s, o->hist.n, &o->kind);
@@ -167,18 +204,20 @@ int siox_blame_wait_run(PGconn *c, const struct siox_blame *b, siox_blame_fetch_
   o->in.peers = peer_judgement(o, b);
   o->in.ops_ratio = o->ops_ratio;
   o->in.ops = o->ops;
-  o->in.wait = &o->w;
+  o->in.wait = o->queue;
   return 0;
 }
 
 void siox_blame_wait_classify(struct siox_blame_wait *o, int baseline) {
   o->in.baseline = baseline;
-  o->v = siox_classify(&o->in);
+  o->v = o->resource ? siox_classify(&o->in) : (struct siox_class_verdict){.cls = SIOX_CLASS_NONE};
 }
 
 void siox_blame_wait_release(struct siox_blame_wait *o) {
   siox_wh_served_free(&o->served);
   siox_wait_release(&o->w);
+  siox_wait_release(&o->upper_w);
+  siox_wh_served_free(&o->upper_served);
   siox_wh_kind_free(&o->hist);
   free(o->peer.peers);
   o->peer.peers = NULL;

@@ -22,7 +22,15 @@
 struct siox_blame_wait {
   const struct siox_act *resource; /* the call's request at the resource (the heaviest); NULL: none reached */
   struct siox_served_set served;   /* what the resource served around the call */
-  struct siox_wait w;
+  struct siox_wait w;               /* at the resource: own service, queued, unexplained */
+  /* The queue one level up (the client's connection to the brick), when it
+   * explains more of the gap than the resource itself. */
+  const struct siox_act *upper;    /* the call's request there; NULL: none */
+  struct siox_served_set upper_served;
+  struct siox_wait upper_w;
+  const struct siox_wait *queue;   /* &w or &upper_w: the queue the call waited in */
+  const struct siox_act *queue_at; /* resource or upper */
+  int64_t unexplained_ns;          /* the resource's gap minus the queue's queued time */
   struct siox_kind_set hist;
   struct siox_kind_model kind;
   int64_t own_bytes;               /* of the call's own requests of the resource's kind */

@@ -26,8 +26,10 @@ static void job_pids(FILE *f, const struct siox_wait *w, const char *job) {
 
 /* One line per job the call queued behind. */
 static void queued_lines(FILE *f, const struct siox_blame_wait *o) {
-  const struct siox_wait *w = &o->w;
-  char d[32], m[32];
+  const struct siox_wait *w = o->queue;
+  char d[32], m[32], node[512];
+  if (w->nby && o->queue_at != o->resource)
+    fprintf(f, "  (queued at %s, one level up:)\n", siox_fmt_node(o->queue_at, node, sizeof(node)));
   for (size_t i = 0; i < w->nby; i++) {
     const char *job = w->by[i].job;
     bool seen = false;
@@ -50,9 +52,7 @@ void siox_blame_wait_text(FILE *f, const struct siox_blame_wait *o, const struct
   const struct siox_act *x = o->resource;
   char node[512], a[32], e[32], b[32];
   if (!x) {
-    fprintf(f, "The call reached no shared resource SIOX records (no brick or device below it): its %s exclusive "
-               "time is unexplained.\n",
-            dur(root->exclusive_ns, a, sizeof(a)));
+    fprintf(f, "Its own exclusive time: %s.\n", dur(root->exclusive_ns, a, sizeof(a)));
     return;
   }
   const struct siox_wait *w = &o->w;
@@ -66,7 +66,7 @@ void siox_blame_wait_text(FILE *f, const struct siox_blame_wait *o, const struct
   fprintf(f, "\n");
   queued_lines(f, o);
   fprintf(f, "  %s unexplained (the call was not served there and the resource was idle)\n",
-          dur(w->unexplained_ns, a, sizeof(a)));
+          dur(o->unexplained_ns, a, sizeof(a)));
   if (o->ops)
     fprintf(f, "Its %zu other %s around the call (+/- %lld s) took a median of %s%s", o->ops, x->name,
             SIOX_AROUND_NS / 1000000000LL, dur(o->ops_median_ns, a, sizeof(a)), o->ops_ratio > 0 ? "" : ".\n");
@@ -120,11 +120,13 @@ static json_object *breakdown_json(const struct siox_blame_wait *o) {
   siox_json_int(j, "own_bytes", o->own_bytes);
   siox_json_dbl(j, "expected_s", o->own_expected_s);
   siox_json_dbl(j, "own_ratio", o->own_ratio);
-  siox_json_dbl(j, "queued_s", (double)w->queued_ns / 1e9);
-  siox_json_dbl(j, "queued_same_job_s", (double)w->queued_same_job_ns / 1e9);
-  siox_json_dbl(j, "queued_other_jobs_s", (double)w->queued_other_jobs_ns / 1e9);
-  json_object_object_add(j, "queued_behind", queued_json(w));
-  siox_json_dbl(j, "unexplained_s", (double)w->unexplained_ns / 1e9);
+  const struct siox_wait *q = o->queue;
+  siox_json_dbl(j, "queued_s", (double)q->queued_ns / 1e9);
+  siox_json_dbl(j, "queued_same_job_s", (double)q->queued_same_job_ns / 1e9);
+  siox_json_dbl(j, "queued_other_jobs_s", (double)q->queued_other_jobs_ns / 1e9);
+  json_object_object_add(j, "queued_at", resource_json(o->queue_at));
+  json_object_object_add(j, "queued_behind", queued_json(q));
+  siox_json_dbl(j, "unexplained_s", (double)o->unexplained_ns / 1e9);
   siox_json_int(j, "component_ops", (int64_t)o->ops);
   siox_json_dbl(j, "component_ops_median_s", (double)o->ops_median_ns / 1e9);
   siox_json_dbl(j, "component_ops_ratio", o->ops_ratio);
@@ -149,11 +151,11 @@ void siox_blame_wait_json(json_object *out, const struct siox_blame_wait *o) {
   json_object_object_add(out, "kind_model", o->resource ? kind_json(&o->kind) : NULL);
   json_object *jobs = json_object_new_array();
   if (o->v.cls == SIOX_CLASS_INTERFERENCE)
-    for (size_t i = 0; i < o->w.nby; i++)
-      if (!o->w.by[i].same_job) {
+    for (size_t i = 0; i < o->queue->nby; i++)
+      if (!o->queue->by[i].same_job) {
         bool seen = false;
-        for (size_t k = 0; k < i && !seen; k++) seen = strcmp(o->w.by[k].job, o->w.by[i].job) == 0;
-        if (!seen) json_object_array_add(jobs, json_object_new_string(o->w.by[i].job));
+        for (size_t k = 0; k < i && !seen; k++) seen = strcmp(o->queue->by[k].job, o->queue->by[i].job) == 0;
+        if (!seen) json_object_array_add(jobs, json_object_new_string(o->queue->by[i].job));
       }
   json_object_object_add(out, "interfering_jobs", jobs);
 }

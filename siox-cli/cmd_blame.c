@@ -13,6 +13,7 @@
 #include <siox/siox_kb_baselines.h>
 
 #include "blame.h"
+#include "blame_job.h"
 #include "blame_wait.h"
 #include "blame_wait_report.h"
 #include "format.h"
@@ -30,6 +31,7 @@ static const char help[] =
     "\n"
     "SYNOPSIS\n"
     "  siox blame AID [--json | --dot] [--margin S] [--ratio X] [--depth N]\n"
+    "  siox blame --job J [--calls N] [--json] [--margin S] [--ratio X] [--depth N]\n"
     "\n"
     "DESCRIPTION\n"
     "  Loads the causal tree of activity AID (see `siox graph`) and walks down, at\n"
@@ -74,6 +76,14 @@ static const char help[] =
     "                   looking for peers (default 10, 0..86400)\n"
     "  --ratio X        name a culprit at X times the peers' median (default 3)\n"
     "  --depth N        follow causal links at most N levels down (default 32)\n"
+    "  --job J          job-level blame: blames the job's N slowest calls that nothing\n"
+    "                   caused (see `siox top --roots`) and sums their attribution:\n"
+    "                   each call's own service at its resource (and its queued time\n"
+    "                   when that resource is at fault) is charged to the resource\n"
+    "                   with the call's class, its queued time behind other jobs to\n"
+    "                   those jobs; lists them, most time first, with the class and\n"
+    "                   example AIDs, and the time nothing explains\n"
+    "  --calls N        how many of the job's slowest calls --job blames (default 20)\n"
     "  --dot            print the causal tree as Graphviz DOT instead (as `siox graph\n"
     "                   --format dot`): blame's path in red, the culprit (else the\n"
     "                   resource the call waited at) filled and labelled with its\n"
@@ -91,7 +101,8 @@ static const char help[] =
     "\n"
     "EXAMPLES\n"
     "  siox blame 4294967299\n"
-    "  siox blame 4294967299 --json | jq -r '.culprit.hwid // .verdict'\n"
+    "  siox blame 4294967299 --json | jq -r '.culprit.hwid // .class'\n"
+    "  siox blame --job 4711 --calls 50\n"
     "  siox top --roots -n 1 --json | jq '.activities[0].aid' | xargs siox blame\n";
 
 struct blame_args {
@@ -99,19 +110,23 @@ struct blame_args {
   long margin_s, depth;
   double ratio;
   bool dot;
+  const char *job; /* --job: job-level blame over its `calls` slowest calls */
+  long calls;
 };
 
 static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, char **argv, struct blame_args *a) {
-  enum { OPT_MARGIN = 0x200, OPT_RATIO, OPT_DEPTH, OPT_DOT };
+  enum { OPT_MARGIN = 0x200, OPT_RATIO, OPT_DEPTH, OPT_DOT, OPT_JOB, OPT_CALLS };
   static const struct option opts[] = {{"margin", required_argument, NULL, OPT_MARGIN},
                                        {"ratio", required_argument, NULL, OPT_RATIO},
                                        {"depth", required_argument, NULL, OPT_DEPTH},
                                        {"dot", no_argument, NULL, OPT_DOT},
+                                       {"job", required_argument, NULL, OPT_JOB},
+                                       {"calls", required_argument, NULL, OPT_CALLS},
                                        SIOX_GLOBAL_LONGOPTS,
                                        {0}};
   int c, rc;
   char *end;
-  *a = (struct blame_args){.margin_s = DEFAULT_MARGIN_S, .depth = 32, .ratio = 3.0};
+  *a = (struct blame_args){.margin_s = DEFAULT_MARGIN_S, .depth = 32, .ratio = 3.0, .calls = 20};
   while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
     switch (c) {
     case OPT_MARGIN:
@@ -126,6 +141,14 @@ static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, ch
     case OPT_DOT:
       a->dot = true;
       break;
+    case OPT_JOB:
+      if (!*optarg) return siox_cli_usage(self, "--job needs a job id");
+      a->job = optarg;
+      break;
+    case OPT_CALLS:
+      if (siox_cli_parse_long(optarg, 1, 10000, &a->calls) != 0)
+        return siox_cli_usage(self, "--calls needs a number from 1 to 10000, not '%s'", optarg);
+      break;
     case OPT_DEPTH:
       if (siox_cli_parse_long(optarg, 1, 1000, &a->depth) != 0)
         return siox_cli_usage(self, "--depth needs a number from 1 to 1000, not '%s'", optarg);
@@ -134,7 +157,10 @@ static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, ch
       if ((rc = siox_cli_common_opt(cli, self, c, argv)) >= 0) return rc;
     }
   }
-  if (optind >= argc) return siox_cli_usage(self, "which activity? give its AID");
+  if (a->job && optind < argc) return siox_cli_usage(self, "give an AID or --job J, not both");
+  if (a->job && a->dot) return siox_cli_usage(self, "--dot draws one call; not with --job");
+  if (a->job) return -1;
+  if (optind >= argc) return siox_cli_usage(self, "which activity? give its AID (or --job J)");
   if (optind + 1 < argc) return siox_cli_usage(self, "one AID only, got '%s' too", argv[optind + 1]);
   if (siox_cli_parse_aid(argv[optind], &a->aid) != 0)
     return siox_cli_usage(self, "'%s' is not an activity id (a decimal number > 0)", argv[optind]);
@@ -321,6 +347,13 @@ static void other_jobs(FILE *f, const struct siox_wait *w) {
 
 /* What the verdict lacked, for "No verdict". */
 static void missing(FILE *f, const struct siox_blame *b, const struct siox_blame_wait *o) {
+  char d[32];
+  if (!o->resource) {
+    fprintf(f, "No verdict: the call reached no shared resource SIOX records (no brick, device or server below "
+               "it), so its %s are unexplained.\n",
+            siox_fmt_duration(b->path[0]->inclusive_ns, d, sizeof(d)));
+    return;
+  }
   fprintf(f, "No verdict: no peers in the window (%zu comparable samples on other nodes, need %zu), ",
           o->peer_judged ? o->peer.peer_samples : b->peer_samples, b->rule.min_peers);
   if (o->resource)
@@ -348,15 +381,15 @@ static void headline(FILE *f, const struct siox_blame *b, const struct siox_blam
   case SIOX_CLASS_INTERFERENCE:
     fprintf(f, "Interference at %s: it served normally (decided by %s), but the call queued %s behind other jobs' "
                "requests: ",
-            node, siox_evidence_name(o->v.by), siox_fmt_duration(o->w.queued_ns, d, sizeof(d)));
-    other_jobs(f, &o->w);
+            node, siox_evidence_name(o->v.by), siox_fmt_duration(o->queue->queued_ns, d, sizeof(d)));
+    other_jobs(f, o->queue);
     fprintf(f, ". No component is faulty.\n");
     break;
   case SIOX_CLASS_SELF:
     fprintf(f, "Self-inflicted: the call queued %s at %s behind its own job's requests while it served normally "
                "(decided by %s). Spread the job's files over more servers or make fewer, larger requests; see "
                "`siox hints` and `siox anomalies` for the knowledge base's findings.\n",
-            siox_fmt_duration(o->w.queued_same_job_ns, d, sizeof(d)), node, siox_evidence_name(o->v.by));
+            siox_fmt_duration(o->queue->queued_same_job_ns, d, sizeof(d)), node, siox_evidence_name(o->v.by));
     break;
   case SIOX_CLASS_NORMAL:
     fprintf(f, "Nothing stands out: the time went where it usually goes (decided by %s).\n",
@@ -601,32 +634,145 @@ static int charge(PGconn *c, struct siox_blame *b, struct fetch_ctx *f, struct s
   return SIOX_EXIT_OK;
 }
 
+/* Everything blame found about one call, alive until released. */
+struct call {
+  struct siox_tree *t;
+  struct siox_blame b;
+  struct siox_blame_wait w;
+  struct fetch_ctx f;
+  struct baseline_verdict v;
+};
+
+static int blame_call(PGconn *c, const struct blame_args *a, int64_t aid, struct call *k) {
+  struct siox_blame_rule rule = SIOX_BLAME_RULE_DEFAULT;
+  rule.ratio = a->ratio;
+  memset(k, 0, sizeof(*k));
+  k->f.c = c;
+  int rc = siox_cli_load(c, aid, (int)a->depth, &k->t);
+  if (rc == SIOX_EXIT_OK) rc = siox_blame_walk(k->t, &rule, &k->b) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
+  if (rc == SIOX_EXIT_OK) rc = judge(a, &k->b, &k->f);
+  if (rc == SIOX_EXIT_OK) rc = charge(c, &k->b, &k->f, &k->w, &k->v);
+  return rc;
+}
+
+static void call_release(struct call *k) {
+  siox_blame_wait_release(&k->w);
+  siox_blame_release(&k->b);
+  fetch_release(&k->f);
+  siox_tree_destroy(k->t);
+}
+
+/* ---- job-level blame ---------------------------------------------------- */
+
+/* One call's attribution into the job's sums (README.md "Job-level blame"). */
+static int add_call(struct siox_job_blame *j, const struct call *k) {
+  const struct siox_blame_wait *w = &k->w;
+  const struct siox_act *r = k->b.path[0], *x = w->resource;
+  char node[512];
+  enum siox_class cls = w->v.cls;
+  int rc = 0;
+  j->calls++;
+  j->total_ns += r->inclusive_ns;
+  if (!x) { /* reached no shared resource: nothing to charge */
+    j->unexplained_ns += r->inclusive_ns;
+    return 0;
+  }
+  siox_fmt_node(x, node, sizeof(node));
+  int64_t at = w->w.own_ns;
+  for (size_t i = 0; i < w->queue->nby && rc == 0; i++) {
+    const struct siox_waited_for *q = &w->queue->by[i];
+    if (cls == SIOX_CLASS_FAULT || q->same_job)
+      at += q->charged_ns;
+    else
+      rc = siox_job_charge(j, q->job[0] ? q->job : "(no job)", true, cls, r->aid, q->charged_ns);
+  }
+  if (rc == 0) rc = siox_job_charge(j, node, false, cls, r->aid, at);
+  j->unexplained_ns += w->unexplained_ns;
+  return rc;
+}
+
+static void print_job(const struct blame_args *a, const struct siox_job_blame *j) {
+  char d[32], u[32];
+  printf("Job %s: its %zu slowest call%s took %s in all.\n\n", a->job, j->calls, j->calls == 1 ? "" : "s",
+         siox_fmt_duration(j->total_ns, d, sizeof(d)));
+  printf("%-14s %6s  %-15s %s\n", "TIME", "CALLS", "CLASS", "COMPONENT OR JOB (example AIDs)");
+  for (size_t i = 0; i < j->n; i++) {
+    const struct siox_job_entry *e = &j->e[i];
+    printf("%-14s %6zu  %-15s %s%s (", siox_fmt_duration(e->ns, d, sizeof(d)), e->calls,
+           siox_class_name(siox_job_entry_class(e)), e->is_job ? "job " : "", e->key);
+    for (size_t k = 0; k < e->nexamples; k++) printf("%s%" PRId64, k ? " " : "", e->examples[k]);
+    printf(")\n");
+  }
+  printf("\nUnexplained (not at a shared resource SIOX sees, or it was idle): %s.\n",
+         siox_fmt_duration(j->unexplained_ns, u, sizeof(u)));
+}
+
+static json_object *job_json(const struct blame_args *a, const struct siox_job_blame *j) {
+  json_object *o = json_object_new_object(), *arr = json_object_new_array();
+  siox_json_str(o, "job", a->job);
+  siox_json_int(o, "calls", (int64_t)j->calls);
+  siox_json_dbl(o, "total_s", (double)j->total_ns / 1e9);
+  siox_json_dbl(o, "unexplained_s", (double)j->unexplained_ns / 1e9);
+  for (size_t i = 0; i < j->n; i++) {
+    const struct siox_job_entry *e = &j->e[i];
+    json_object *x = json_object_new_object(), *ex = json_object_new_array();
+    siox_json_str(x, "kind", e->is_job ? "job" : "component");
+    siox_json_str(x, "name", e->key);
+    siox_json_dbl(x, "time_s", (double)e->ns / 1e9);
+    siox_json_int(x, "calls", (int64_t)e->calls);
+    siox_json_str(x, "class", siox_class_name(siox_job_entry_class(e)));
+    for (size_t k = 0; k < e->nexamples; k++) json_object_array_add(ex, json_object_new_int64(e->examples[k]));
+    json_object_object_add(x, "example_aids", ex);
+    json_object_array_add(arr, x);
+  }
+  json_object_object_add(o, "entries", arr);
+  return o;
+}
+
+static int run_job(const struct siox_cli *cli, PGconn *c, const struct blame_args *a) {
+  struct siox_top_query q = {.limit = a->calls, .job = a->job, .roots_only = 1};
+  struct siox_top top = {0};
+  struct siox_job_blame j = {0};
+  char err[2048];
+  if (siox_wh_top(c, &q, &top, err, sizeof(err)) != 0) {
+    fprintf(stderr, "siox: %s\n", err);
+    return SIOX_EXIT_FAIL;
+  }
+  int rc = top.n ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
+  if (!top.n) fprintf(stderr, "siox: job '%s' has no activities in the warehouse (see `siox top`)\n", a->job);
+  for (size_t i = 0; i < top.n && rc == SIOX_EXIT_OK; i++) {
+    struct call k;
+    rc = blame_call(c, a, top.rows[i].aid, &k);
+    if (rc == SIOX_EXIT_OK && add_call(&j, &k) != 0) rc = SIOX_EXIT_FAIL;
+    call_release(&k);
+  }
+  siox_wh_top_free(&top);
+  siox_job_sort(&j);
+  if (rc == SIOX_EXIT_OK && cli->json)
+    rc = siox_json_print(job_json(a, &j)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
+  else if (rc == SIOX_EXIT_OK)
+    print_job(a, &j);
+  siox_job_release(&j);
+  return rc;
+}
+
 static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char **argv) {
   struct blame_args a;
   int rc = parse(cli, self, argc, argv, &a);
   if (rc >= 0) return rc;
   PGconn *c;
-  struct siox_tree *t = NULL;
-  struct siox_blame b = {0};
-  struct siox_blame_wait w = {0};
-  struct fetch_ctx f = {0};
-  struct baseline_verdict v;
-  struct siox_blame_rule rule = SIOX_BLAME_RULE_DEFAULT;
-  rule.ratio = a.ratio;
   if ((rc = siox_cli_open(cli, &c)) != SIOX_EXIT_OK) return rc;
-  f.c = c;
-  rc = siox_cli_load(c, a.aid, (int)a.depth, &t);
-  if (rc == SIOX_EXIT_OK) rc = siox_blame_walk(t, &rule, &b) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
-  if (rc == SIOX_EXIT_OK) rc = judge(&a, &b, &f);
-  if (rc == SIOX_EXIT_OK) rc = charge(c, &b, &f, &w, &v);
-  if (rc == SIOX_EXIT_OK && a.dot)
-    picture(t, &b, &w);
-  else if (rc == SIOX_EXIT_OK)
-    rc = report(cli, &a, &b, &w, &f.q, &v);
-  siox_blame_wait_release(&w);
-  siox_blame_release(&b);
-  fetch_release(&f);
-  siox_tree_destroy(t);
+  if (a.job) {
+    rc = run_job(cli, c, &a);
+  } else {
+    struct call k;
+    rc = blame_call(c, &a, a.aid, &k);
+    if (rc == SIOX_EXIT_OK && a.dot)
+      picture(k.t, &k.b, &k.w);
+    else if (rc == SIOX_EXIT_OK)
+      rc = report(cli, &a, &k.b, &k.w, &k.f.q, &k.v);
+    call_release(&k);
+  }
   PQfinish(c);
   return rc;
 }

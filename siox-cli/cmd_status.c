@@ -29,7 +29,8 @@ static const char help[] =
     "  server     siox-server, over TCP: uptime and counters (ingest, links, ...);\n"
     "             the request carries a MUNGE credential of the caller (munged's\n"
     "             socket: $SIOX_MUNGE_SOCKET, else the default), without which the\n"
-    "             server shows only its health (db_ok)\n"
+    "             server shows only its health (db_ok). With $SIOX_TLS_CA set (a\n"
+    "             PEM CA file) it speaks TLS, for a server run with --tls-cert\n"
     "  warehouse  the PostgreSQL warehouse: activities, processes, nodes, daemons,\n"
     "             implicit links, and how complete the traces are: what the\n"
     "             processes made, what was stored, and what was dropped where:\n"
@@ -41,6 +42,8 @@ static const char help[] =
     "             \"unaccounted\" is made - stored - dropped: 0 when every\n"
     "             activity is either stored or counted. Processes that have not\n"
     "             reported their counters yet are listed apart.\n"
+    "             Also: activities in batches daemons quarantined (the server\n"
+    "             rejected them; schema 012).\n"
     "  A part that does not answer is shown as \"unreachable: <reason>\"; the\n"
     "  others are still shown. A part that answers but cannot do its work is\n"
     "  shown as \"DEGRADED: <reason>\" (the server, while its database is\n"
@@ -148,8 +151,10 @@ static bool probe_part(const struct siox_cli *cli, json_object *all, const char 
 static void counts_out(const struct siox_cli *cli, json_object *o, const struct siox_wh_counts *n) {
   if (!cli->json) {
     printf("%-10s ok: %" PRId64 " activities, %" PRId64 " processes, %" PRId64 " nodes, %" PRId64 " daemons, %" PRId64
-           " implicit links; %" PRId64 " activities dropped by clients\n",
-           "warehouse", n->activities, n->processes, n->nodes, n->daemons, n->implicit_links, n->dropped);
+           " implicit links; %" PRId64 " activities dropped by clients, %" PRId64 " by daemon validation, %" PRId64
+           " in quarantined batches\n",
+           "warehouse", n->activities, n->processes, n->nodes, n->daemons, n->implicit_links, n->dropped,
+           n->dropped_validation, n->quarantined);
     return;
   }
   siox_json_int(o, "activities", n->activities);
@@ -158,6 +163,8 @@ static void counts_out(const struct siox_cli *cli, json_object *o, const struct 
   siox_json_int(o, "daemons", n->daemons);
   siox_json_int(o, "implicit_links", n->implicit_links);
   siox_json_int(o, "dropped", n->dropped);
+  siox_json_int(o, "dropped_validation", n->dropped_validation);
+  siox_json_int(o, "quarantined", n->quarantined);
 }
 
 /* The completeness of everything (into the warehouse object, or a text

@@ -9,7 +9,10 @@
 #include "status_probe.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <munge.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdint.h>
@@ -23,6 +26,7 @@
 #include <unistd.h>
 
 #include "hello_cred.h"
+#include "tls_pipe.h"
 #include "siox_client_wire.h"
 #include "siox_frame.h"
 
@@ -33,11 +37,38 @@ static void set_timeouts(int fd) {
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 }
 
+/* A probe's connection: a socket, with TLS when ssl is set. */
+struct probe_io {
+  int fd;
+  SSL *ssl;
+};
+
+static ssize_t io_read(const struct probe_io *io, void *p, size_t len) {
+  if (!io->ssl) return read(io->fd, p, len);
+  int n = SSL_read(io->ssl, p, len > INT_MAX ? INT_MAX : (int)len);
+  if (n > 0) return n;
+  int e = SSL_get_error(io->ssl, n);
+  ERR_clear_error();
+  if (e == SSL_ERROR_ZERO_RETURN) return 0;
+  if (e != SSL_ERROR_SYSCALL) errno = EPROTO;
+  else if (errno == 0) return 0;
+  return -1;
+}
+
+static ssize_t io_write(const struct probe_io *io, const void *p, size_t len) {
+  if (!io->ssl) return send(io->fd, p, len, MSG_NOSIGNAL);
+  int n = SSL_write(io->ssl, p, len > INT_MAX ? INT_MAX : (int)len);
+  if (n > 0) return n;
+  if (SSL_get_error(io->ssl, n) != SSL_ERROR_SYSCALL) errno = EPROTO;
+  ERR_clear_error();
+  return -1;
+}
+
 /* 0, or -errno; -ECONNRESET when the peer closed before len bytes came. */
-static int read_full(int fd, void *buf, size_t len) {
+static int read_full(const struct probe_io *io, void *buf, size_t len) {
   uint8_t *p = buf;
   while (len) {
-    ssize_t n = read(fd, p, len);
+    ssize_t n = io_read(io, p, len);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return errno == EAGAIN ? -ETIMEDOUT : -errno;
     if (n == 0) return -ECONNRESET;
@@ -47,10 +78,10 @@ static int read_full(int fd, void *buf, size_t len) {
   return 0;
 }
 
-static int write_full(int fd, const void *buf, size_t len) {
+static int write_full(const struct probe_io *io, const void *buf, size_t len) {
   const uint8_t *p = buf;
   while (len) {
-    ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+    ssize_t n = io_write(io, p, len);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return errno == EAGAIN ? -ETIMEDOUT : -errno;
     p += n;
@@ -59,13 +90,13 @@ static int write_full(int fd, const void *buf, size_t len) {
   return 0;
 }
 
-static Siox__StatusReply *unpack_reply(int fd, uint32_t len, char *err, size_t errlen) {
+static Siox__StatusReply *unpack_reply(const struct probe_io *io, uint32_t len, char *err, size_t errlen) {
   uint8_t *buf = malloc(len ? len : 1);
   if (!buf) {
     snprintf(err, errlen, "out of memory");
     return NULL;
   }
-  int rc = read_full(fd, buf, len);
+  int rc = read_full(io, buf, len);
   Siox__StatusReply *r = rc ? NULL : siox__status_reply__unpack(NULL, len, buf);
   free(buf);
   if (rc)
@@ -116,12 +147,13 @@ Siox__StatusReply *siox_probe_daemon(const char *socket_path, char *err, size_t 
   if (fd < 0) return NULL;
   struct siox_cw_frame_hdr h = {.magic = SIOX_CW_MAGIC, .version = SIOX_CW_VERSION, .type = SIOX_CW_STATUS};
   Siox__StatusReply *r = NULL;
-  int rc = write_full(fd, &h, sizeof(h));
-  if (rc == 0) rc = read_full(fd, &h, sizeof(h));
+  struct probe_io io = {fd, NULL};
+  int rc = write_full(&io, &h, sizeof(h));
+  if (rc == 0) rc = read_full(&io, &h, sizeof(h));
   if (rc)
     snprintf(err, errlen, "%s", rc == -ECONNRESET ? "the daemon closed the connection without answering" : strerror(-rc));
   else if (check_cw_hdr(&h, err, errlen) == 0)
-    r = unpack_reply(fd, h.length, err, errlen);
+    r = unpack_reply(&io, h.length, err, errlen);
   close(fd);
   return r;
 }
@@ -174,9 +206,9 @@ static int connect_tcp(const char *host_port, char *err, size_t errlen) {
 }
 
 /* The server refused: its siox.Error says why. */
-static void read_error_frame(int fd, uint32_t len, char *err, size_t errlen) {
+static void read_error_frame(const struct probe_io *io, uint32_t len, char *err, size_t errlen) {
   uint8_t *buf = malloc(len ? len : 1);
-  Siox__Error *e = buf && read_full(fd, buf, len) == 0 ? siox__error__unpack(NULL, len, buf) : NULL;
+  Siox__Error *e = buf && read_full(io, buf, len) == 0 ? siox__error__unpack(NULL, len, buf) : NULL;
   snprintf(err, errlen, "the server answered with an error: %s", e && e->reason ? e->reason : "(unreadable)");
   if (e) siox__error__free_unpacked(e, NULL);
   free(buf);
@@ -202,7 +234,7 @@ static char *status_credential(void) {
   return NULL;
 }
 
-static Siox__StatusReply *server_exchange(int fd, char *err, size_t errlen) {
+static Siox__StatusReply *server_exchange(const struct probe_io *io, char *err, size_t errlen) {
   Siox__StatusRequest req = SIOX__STATUS_REQUEST__INIT;
   char *cred = status_credential();
   if (cred) req.munge_cred.data = (uint8_t *)cred, req.munge_cred.len = strlen(cred);
@@ -213,9 +245,9 @@ static Siox__StatusReply *server_exchange(int fd, char *err, size_t errlen) {
   siox__status_request__pack(&req, out + SIOX_FRAME_HDR_LEN);
   free(cred);
   siox_frame_hdr_encode(out, SIOX_FRAME_STATUS_REQUEST, (uint32_t)plen);
-  int rc = write_full(fd, out, SIOX_FRAME_HDR_LEN + plen);
+  int rc = write_full(io, out, SIOX_FRAME_HDR_LEN + plen);
   free(out);
-  if (rc == 0) rc = read_full(fd, in, sizeof(in));
+  if (rc == 0) rc = read_full(io, in, sizeof(in));
   if (rc) {
     snprintf(err, errlen, "%s", rc == -ECONNRESET ? "the server closed the connection without answering" : strerror(-rc));
     return NULL;
@@ -223,16 +255,45 @@ static Siox__StatusReply *server_exchange(int fd, char *err, size_t errlen) {
   struct siox_frame_hdr h;
   const char *why = "";
   if (siox_frame_hdr_decode(in, &h, &why) != 0) return snprintf(err, errlen, "bad reply: %s", why), NULL;
-  if (h.type == SIOX_FRAME_ERROR) return read_error_frame(fd, h.length, err, errlen), NULL;
+  if (h.type == SIOX_FRAME_ERROR) return read_error_frame(io, h.length, err, errlen), NULL;
   if (h.type != SIOX_FRAME_STATUS_REPLY)
     return snprintf(err, errlen, "bad reply: frame type %u, expected %u", h.type, SIOX_FRAME_STATUS_REPLY), NULL;
-  return unpack_reply(fd, h.length, err, errlen);
+  return unpack_reply(io, h.length, err, errlen);
+}
+
+/* TLS to a server run with --tls-cert, when $SIOX_TLS_CA names the CA file
+ * its certificate must verify against (and name the host of host_port). */
+static SSL *tls_start(int fd, const char *host_port, SSL_CTX **ctx, char *err, size_t errlen) {
+  char host[256];
+  const char *port;
+  const char *ca = getenv("SIOX_TLS_CA");
+  *ctx = NULL;
+  if (!ca || !*ca || split_host_port(host_port, host, sizeof(host), &port, err, errlen)) return NULL;
+  SSL *ssl = NULL;
+  if ((*ctx = siox_tls_client_ctx(ca, err, errlen)) && (ssl = SSL_new(*ctx)) && SSL_set_fd(ssl, fd) == 1 &&
+      siox_tls_expect_host(ssl, host) == 1 && SSL_connect(ssl) == 1)
+    return ssl;
+  if (ssl || !*ctx) {
+    long v = ssl ? SSL_get_verify_result(ssl) : X509_V_OK;
+    if (v != X509_V_OK) snprintf(err, errlen, "TLS: certificate verification failed: %s", X509_verify_cert_error_string(v));
+    else if (ssl) snprintf(err, errlen, "TLS handshake with %s failed", host_port);
+  }
+  ERR_clear_error();
+  SSL_free(ssl);
+  SSL_CTX_free(*ctx);
+  *ctx = NULL;
+  return NULL;
 }
 
 Siox__StatusReply *siox_probe_server(const char *host_port, char *err, size_t errlen) {
   int fd = connect_tcp(host_port, err, errlen);
   if (fd < 0) return NULL;
-  Siox__StatusReply *r = server_exchange(fd, err, errlen);
+  SSL_CTX *ctx = NULL;
+  struct probe_io io = {fd, tls_start(fd, host_port, &ctx, err, errlen)};
+  const char *ca = getenv("SIOX_TLS_CA");
+  Siox__StatusReply *r = !io.ssl && ca && *ca ? NULL : server_exchange(&io, err, errlen);
+  if (io.ssl) SSL_shutdown(io.ssl), SSL_free(io.ssl);
+  SSL_CTX_free(ctx);
   close(fd);
   return r;
 }

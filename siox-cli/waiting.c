@@ -150,16 +150,27 @@ static void own_totals(struct siox_wait *w, int64_t start, int64_t end, const st
   }
 }
 
-int siox_wait_analyze(int64_t start_ns, int64_t end_ns, const char *job, const struct siox_served *s, size_t n,
+/* Only requests that overlap the call can cover any of it: the sweep is
+ * quadratic in what it is given. */
+static size_t overlapping(int64_t start, int64_t end, const struct siox_served *s, size_t n, struct siox_served *out) {
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (s[i].end_ns > start && s[i].start_ns < end) out[m++] = s[i];
+  return m;
+}
+
+int siox_wait_analyze(int64_t start_ns, int64_t end_ns, const char *job, const struct siox_served *all, size_t na,
                       struct siox_wait *out) {
   memset(out, 0, sizeof(*out));
   if (end_ns < start_ns) return -EINVAL;
   out->total_ns = end_ns - start_ns;
+  struct siox_served *s = malloc((na + 1) * sizeof(*s));
+  size_t n = s ? overlapping(start_ns, end_ns, all, na, s) : 0;
   int64_t *p = malloc((2 * n + 2) * sizeof(*p)), *tmp = malloc((n + 1) * sizeof(*tmp));
   double *charge = calloc(n + 1, sizeof(*charge));
   bool *done = calloc(n + 1, sizeof(*done));
   out->by = calloc(n + 1, sizeof(*out->by));
-  int rc = p && tmp && charge && done && out->by ? 0 : -ENOMEM;
+  int rc = s && p && tmp && charge && done && out->by ? 0 : -ENOMEM;
   if (rc == 0) {
     sweep(out, p, breakpoints(start_ns, end_ns, s, n, p), s, n, charge);
     out->gap_ns = out->total_ns - out->own_ns;
@@ -167,6 +178,7 @@ int siox_wait_analyze(int64_t start_ns, int64_t end_ns, const char *job, const s
     own_totals(out, start_ns, end_ns, s, n, charge, tmp);
     group(out, job ? job : "", s, n, charge, own_first(end_ns, s, n), tmp, done);
   }
+  free(s);
   free(p);
   free(tmp);
   free(charge);

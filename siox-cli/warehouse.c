@@ -133,5 +133,12 @@ int siox_wh_counts(PGconn *c, struct siox_wh_counts *out, char *err, size_t errl
   out->implicit_links = siox_wh_i64(res, 0, 4);
   out->dropped = siox_wh_i64(res, 0, 5);
   PQclear(res);
+  /* Schemas 012/013's losses; a warehouse without them (older server) has none. */
+  res = PQexec(c, "SELECT (SELECT coalesce(sum(daemon_dropped_invalid), 0) FROM client_stats),"
+                  " (SELECT coalesce(sum(activities), 0) FROM quarantined_batches)");
+  int ok = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
+  out->dropped_validation = ok ? siox_wh_i64(res, 0, 0) : 0;
+  out->quarantined = ok ? siox_wh_i64(res, 0, 1) : 0;
+  PQclear(res);
   return 0;
 }

@@ -96,6 +96,8 @@ void siox_wh_kind_free(struct siox_kind_set *k);
 /* ---- counts ----------------------------------------------------------- */
 struct siox_wh_counts {
   int64_t activities, processes, nodes, daemons, implicit_links, dropped;
+  int64_t dropped_validation; /* activities daemons' validation dropped (client_stats.daemon_dropped_invalid) */
+  int64_t quarantined;        /* activities in batches daemons quarantined (quarantined_batches) */
 };
 /* 0 or -EIO. */
 int siox_wh_counts(PGconn *c, struct siox_wh_counts *out, char *err, size_t errlen);

@@ -29,7 +29,8 @@ struct siox_roles {
   uv_timer_t timer;
   struct siox_server *srv;
   int pending, closed, off;      /* off: the database refused CREATE ROLE */
-  int64_t seen_links, seen_acts; /* counters at the last grant pass */
+  int64_t seen_links;            /* links_implicit at the last grant pass */
+  long long granted_upto;        /* causal_links.link_id granted so far (worker thread) */
   uid_t skipped[MAX_SKIPPED];
   size_t n_skipped;
 };
@@ -37,23 +38,48 @@ struct siox_roles {
 struct roles_job {
   struct siox_job base;
   struct siox_roles *r;
-  int grants; /* something was stored since the last pass */
+  int grants; /* the matcher made links since the last pass */
 };
 
 /* Every causal link from one uid's activity to another uid's makes the
  * child, and everything below it (explicit children, further links),
- * readable by the parent's owner. Recomputed from the links each pass;
- * ON CONFLICT keeps it idempotent. */
+ * readable by the parent's owner; so does a link from an activity already
+ * granted (a brick's write to its device). Only links above the last pass's
+ * link_id ($1, up to $2) seed a pass; ON CONFLICT keeps it idempotent. The
+ * recursion looks children up by index, one level at a time. */
 static const char grants_sql[] =
     "INSERT INTO siox_activity_grants (uid, aid)"
-    " WITH RECURSIVE g(uid, aid) AS ("
+    " WITH RECURSIVE seed(uid, aid) AS ("
     "   SELECT pp.uid, l.child_aid FROM causal_links l"
     "     JOIN processes pp ON pp.proc_id = (l.parent_aid >> 32)::integer"
     "     JOIN processes pc ON pc.proc_id = (l.child_aid >> 32)::integer"
-    "    WHERE pc.uid <> pp.uid"
+    "    WHERE l.link_id > $1::bigint AND l.link_id <= $2::bigint AND pc.uid <> pp.uid"
     "   UNION"
-    "   SELECT g.uid, e.child_aid FROM g JOIN causal_edges e ON e.parent_aid = g.aid)"
+    "   SELECT x.uid, l.child_aid FROM causal_links l JOIN siox_activity_grants x ON x.aid = l.parent_aid"
+    "    WHERE l.link_id > $1::bigint AND l.link_id <= $2::bigint),"
+    " g(uid, aid) AS ("
+    "   SELECT uid, aid FROM seed"
+    "   UNION"
+    "   SELECT g.uid, e.child_aid FROM g, LATERAL ("
+    "     SELECT a.aid AS child_aid FROM activities a WHERE a.parent_aid = g.aid"
+    "     UNION ALL SELECT l.child_aid FROM causal_links l WHERE l.parent_aid = g.aid) e)"
     " SELECT uid, aid FROM g ON CONFLICT DO NOTHING";
+
+/* One grant pass over the links made since the last one. */
+static void grant_pass(struct siox_roles *r, PGconn *c) {
+  PGresult *res = siox_db_query(c, "SELECT coalesce(max(link_id), 0) FROM causal_links", 0, NULL);
+  if (!res) return;
+  long long top = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+  PQclear(res);
+  if (top <= r->granted_upto) return;
+  char from[24], to[24];
+  snprintf(from, sizeof from, "%lld", r->granted_upto);
+  snprintf(to, sizeof to, "%lld", top);
+  const char *p[] = {from, to};
+  res = siox_db_query(c, grants_sql, 2, p);
+  if (res) r->granted_upto = top;
+  PQclear(res);
+}
 
 /* 1 when user (name, primary gid) is in group, else 0. */
 static int in_group(const char *name, gid_t gid, const char *group) {
@@ -140,11 +166,14 @@ int siox_roles_prepare(PGconn *c, const char *admin_group, int embedded) {
   struct group gr, *res = NULL;
   if (getgrnam_r(admin_group, &gr, buf, sizeof buf, &res) != 0 || !res)
     return siox_log("--admin-group %s: no such group", admin_group), -ENOENT;
-  for (char **m = gr.gr_mem; rc == 0 && m && *m; m++) {
-    char pbuf[4096];
-    struct passwd pw, *p = NULL;
-    if (getpwnam_r(*m, &pw, pbuf, sizeof pbuf, &p) == 0 && p) rc = role_for_uid(c, p->pw_uid, admin_group, embedded);
-  }
+  /* Members by their primary group and by the group's list: every passwd
+   * entry is asked (at start, on the main thread). */
+  char pbuf[4096];
+  struct passwd pw, *p = NULL;
+  setpwent();
+  while (rc == 0 && getpwent_r(&pw, pbuf, sizeof pbuf, &p) == 0 && p)
+    if (in_group(p->pw_name, p->pw_gid, admin_group)) rc = role_for_uid(c, p->pw_uid, admin_group, embedded);
+  endpwent();
   return rc;
 }
 
@@ -178,7 +207,7 @@ static void roles_run(struct siox_job *j, struct siox_db *db) {
   struct roles_job *rj = (struct roles_job *)j;
   if (!db->conn || PQstatus(db->conn) != CONNECTION_OK) return;
   if (!rj->r->off) new_users(rj->r, db->conn);
-  if (rj->grants) siox_db_exec(db->conn, grants_sql);
+  if (rj->grants) grant_pass(rj->r, db->conn);
 }
 
 static void roles_done(struct siox_job *j, struct siox_db *db) {
@@ -198,9 +227,8 @@ static void on_tick(uv_timer_t *t) {
   j->base.run = roles_run;
   j->base.done = roles_done;
   j->r = r;
-  j->grants = s->n.links_implicit != r->seen_links || s->n.activities_ingested != r->seen_acts;
+  j->grants = s->n.links_implicit != r->seen_links;
   r->seen_links = s->n.links_implicit;
-  r->seen_acts = s->n.activities_ingested;
   r->pending = 1;
   siox_worker_submit(&s->worker, &j->base);
 }
@@ -209,7 +237,7 @@ int siox_roles_start(struct siox_server *s) {
   struct siox_roles *r = calloc(1, sizeof *r);
   if (!r) return -ENOMEM;
   r->srv = s;
-  r->seen_links = r->seen_acts = -1; /* one grant pass at start */
+  r->seen_links = -1; /* one grant pass at start: links of an earlier run */
   uv_timer_init(s->loop, &r->timer);
   r->timer.data = r;
   uv_timer_start(&r->timer, on_tick, ROLES_PERIOD_MS, ROLES_PERIOD_MS);

@@ -85,12 +85,13 @@ static void hello_done(struct siox_job *j, struct siox_db *db) {
   hello_free(h);
 }
 
-/* Another live, authenticated session of this daemon id under a different
- * identity (its first batch may not be stored yet, so the warehouse does
- * not know the owner). NULL when there is none. */
+/* Another live session of this daemon id that authenticated under a
+ * different identity (owner set: accepted, or its Hello still at the
+ * database); its first batch may not be stored yet, so the warehouse may
+ * not know the owner. NULL when there is none. */
 static const struct siox_conn *live_rival(const struct siox_conn *c, uint64_t id, const struct siox_owner *who) {
   for (const struct siox_conn *o = c->srv->conns; o; o = o->next)
-    if (o != c && o->authenticated && !o->hint_link && o->daemon_id == id && !siox_owner_equal(&o->owner, who))
+    if (o != c && o->owner.auth[0] && !o->hint_link && o->daemon_id == id && !siox_owner_equal(&o->owner, who))
       return o;
   return NULL;
 }
@@ -121,6 +122,9 @@ static void auth_done(uv_work_t *w, int status) {
   c->daemon_id = h->msg->daemon_id;
   snprintf(c->hostname, sizeof c->hostname, "%s", h->msg->hostname ? h->msg->hostname : "");
   if (h->msg->hint_link) { /* no batches on it: no ownership to check */
+    char who[320];
+    siox_log("%s: daemon %llu (%s) hint link; identity: %s", c->peer, (unsigned long long)c->daemon_id, c->hostname,
+             siox_owner_describe(&h->who, who, sizeof who));
     c->authenticated = 1;
     siox_hints_on_hello(c, h->msg);
     h->msg = NULL;

@@ -50,23 +50,37 @@ CREATE TABLE siox_activity_grants (
   PRIMARY KEY (uid, aid)
 );
 
--- The caller's uid, NULL for a role that is no user. A policy calls it as
--- (SELECT siox_my_uid()), so it runs once per query, not once per row.
-CREATE FUNCTION siox_my_uid() RETURNS integer LANGUAGE sql STABLE PARALLEL SAFE
-  AS $$ SELECT uid FROM siox_users WHERE role = current_user $$;
+-- link_id orders causal links, so that the grant pass (roles.c) looks only
+-- at the links made since its last pass.
+ALTER TABLE causal_links ADD COLUMN link_id bigserial;
+CREATE INDEX causal_links_link_id ON causal_links (link_id);
 
--- 1 when every process of job j (the knowledge base's key: processes.job,
--- or proc:<proc_id> for a process without one) is the caller's. The
--- knowledge base analyses a job by its id alone, so a job whose id two
--- users' processes carry (a forged or reused id) mixes their data: its
--- findings and load are for the admin only. SECURITY DEFINER: it must see
--- the other user's processes, which row-level security hides from the
--- caller; session_user is the caller's login role.
-CREATE FUNCTION siox_job_is_mine(j text) RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER
-  SET search_path FROM CURRENT
-  AS $$ SELECT coalesce(bool_and(p.uid = u.uid), false)
-          FROM siox_users u, processes p
-         WHERE u.role = session_user AND (p.job = j OR (p.job = '' AND 'proc:' || p.proc_id = j)) $$;
+-- Both functions name their tables with a fixed search_path (this schema,
+-- then pg_temp last): a function body is resolved when it runs, and a user
+-- could otherwise put a temporary siox_users or processes in its way.
+DO $$
+BEGIN
+  -- The caller's uid, NULL for a role that is no user. A policy calls it
+  -- as (SELECT siox_my_uid()), so it runs once per query, not once per row.
+  EXECUTE format($f$
+    CREATE FUNCTION siox_my_uid() RETURNS integer LANGUAGE sql STABLE PARALLEL SAFE
+      SET search_path = %I, pg_temp
+      AS 'SELECT uid FROM siox_users WHERE role = current_user'$f$, current_schema());
+  -- 1 when every process of job j (the knowledge base's key: processes.job,
+  -- or proc:<proc_id> for a process without one) is the caller's. The
+  -- knowledge base analyses a job by its id alone, so a job whose id two
+  -- users' processes carry (a forged or reused id) mixes their data: its
+  -- findings and load are for the admin only. SECURITY DEFINER: it must see
+  -- the other user's processes, which row-level security hides from the
+  -- caller; session_user is the caller's login role.
+  EXECUTE format($f$
+    CREATE FUNCTION siox_job_is_mine(j text) RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER
+      SET search_path = %I, pg_temp
+      AS 'SELECT coalesce(bool_and(p.uid = u.uid), false) FROM siox_users u, processes p
+           WHERE u.role = session_user AND (p.job = j OR (p.job = '''' AND ''proc:'' || p.proc_id = j))'$f$,
+    current_schema());
+END $$;
+
 
 GRANT SELECT ON ALL TABLES IN SCHEMA public TO siox_reader, siox_admin;
 GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON ALL TABLES IN SCHEMA public TO siox_writer;

@@ -164,6 +164,11 @@ pyjson "j['peers'][0]['hwid'] == 'dev0' and j['peers'][0]['samples'] == 6"
 run 0 --db "$CONN" blame $SLOW
 has "Culprit: dev1 device (write), activity" out
 has "Rule:" out
+run 0 --db "$CONN" blame $SLOW --dot
+has "CULPRIT: fault" out
+dot -Tsvg "$T/out" >"$T/blame.svg" || fail "blame --dot is not valid DOT"
+run 0 --db "$CONN" blame $SLOW --json
+pyjson "j['class'] == 'fault' and j['resource']['hwid'] == 'dev1' and j['breakdown']['own_service_s'] > 0"
 run 0 --db "$CONN" blame $FAST --json
 pyjson "j['culprit'] is None and j['verdict'] == 'normal' and j['suspect']['hwid'] == 'dev0'"
 run 0 --db "$CONN" blame $FAST

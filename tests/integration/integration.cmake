@@ -27,3 +27,7 @@ add_test(NAME integration_loss_accounting
 set_tests_properties(integration_loss_accounting PROPERTIES
   LABELS integration TIMEOUT 600
   ENVIRONMENT "${SIOX_IT_ENV};SIOX_LOSS_PRODUCER=$<TARGET_FILE:loss_producer>")
+
+# Per-daemon tokens (--auth token) with the real daemon.
+add_test(NAME integration_auth_token COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_auth_token.sh)
+set_tests_properties(integration_auth_token PROPERTIES LABELS integration TIMEOUT 300 ENVIRONMENT "${SIOX_IT_ENV}")

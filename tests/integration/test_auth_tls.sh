@@ -5,6 +5,7 @@
 #    every activity of a chain run, and its daemons row records the owner
 #    (munge, our uid);
 #  - a plaintext daemon against the TLS server is refused and stores nothing;
+#  - `siox status` with SIOX_TLS_CA speaks TLS and, MUNGE-signed, sees the counters;
 #  - a server asked to listen beyond loopback without TLS refuses to start.
 . "$(dirname "$0")/lib.sh"
 
@@ -26,6 +27,8 @@ SIOX_JOB_ID=job-tls "$SIOX_CHAIN" --writes $WRITES --slow-device 0 --slow-us 100
   >>"$T/chain.log" 2>&1 || fail "chain program failed"
 wait_activities $((4 * WRITES))
 grep -q "connected to 127.0.0.1" "$T/daemon.log" || fail "the daemon never connected"
+for _ in $(seq 50); do grep -q "hint link; identity: munge" "$T/server.log" && break; sleep 0.1; done
+grep -q "hint link; identity: munge" "$T/server.log" || fail "the daemon's hint link did not connect over TLS"
 owner=$(sql "SELECT owner_auth || ' ' || owner_uid FROM daemons")
 [ "$owner" = "munge $(id -u)" ] || fail "daemons row owner '$owner', want 'munge $(id -u)'"
 log "TLS + MUNGE: $((4 * WRITES)) activities stored, owner $owner"
@@ -37,4 +40,9 @@ PIDS+=($!)
 for _ in $(seq 100); do grep -q "TLS handshake failed" "$T/server.log" && break; sleep 0.1; done
 grep -q "TLS handshake failed" "$T/server.log" || fail "the server did not refuse a plaintext peer"
 grep -q "connected to" "$T/plain-daemon.log" && fail "a plaintext daemon was accepted by the TLS server"
+log "siox status over TLS"
+SIOX_TLS_CA=$T/tls.crt siox_cli status --socket "$DAEMON_SOCK" --server "127.0.0.1:$SERVER_PORT" --json >"$T/status.json" \
+  || fail "siox status over TLS failed: $(cat "$T/status.json")"
+n=$(json_get "$T/status.json" 'j["server"]["counters"].get("activities_ingested", -1)')
+[ "$n" -eq $((4 * WRITES)) ] || fail "siox status over TLS: activities_ingested $n"
 log "TLS auth test passed"

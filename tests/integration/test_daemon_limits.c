@@ -95,6 +95,10 @@ static int good_fd;
 static uint64_t good_aid = 1;
 static void good_frame(const char *when) {
   struct synth_buf r = {0}, out = {0};
+  if (good_aid == 1) { /* the daemon validates activities against the client's registrations */
+    synth_node(&r, 1, "goodhost", "POSIX", "");
+    synth_type(&r, 1, 1, "write");
+  }
   for (int i = 0; i < PER_FRAME; i++, good_aid++) {
     struct siox_cw_attr at[1] = {{SIOX_ATTR_IO_BYTES, SIOX_VT_U64, {.u64 = 4096}}};
     synth_activity(&r, 1, good_aid, 0, 1000 + good_aid * 100, 1000 + good_aid * 100 + 50, 0, 1, at);

@@ -210,7 +210,11 @@ int main(int argc, char **argv) {
               SPOOLED, "the batch after the quarantined one is stored");
     close(a), close(b);
   }
-  if (d > 0) kill(d, SIGTERM), waitpid(d, NULL, 0);
+  if (d > 0) {
+    int st = -1;
+    kill(d, SIGTERM), waitpid(d, &st, 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "daemon exit status %d", st);
+  }
   if (harness_failures) {
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "tail -n 30 %s >&2; tail -n 30 %s >&2", dlog, h.log);

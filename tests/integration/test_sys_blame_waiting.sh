@@ -5,8 +5,9 @@
 # (a) file per process -> the slowed brick, (b) one shared file on it with
 # independent MPI-IO writes -> the slowed brick, (f) a healthy brick
 # hammered by job B -> interference naming B, no culprit, (e) a job alone on
-# the slowed brick -> named without peers; then on a testbed without a slowed
-# brick (h) several jobs -> nothing named. Needs root and /dev/fuse (else 77).
+# the slowed brick -> named without peers; `siox blame --job` of (b) and of
+# (f)'s job A; (h) several jobs on the healthy bricks -> nothing named.
+# Needs root and /dev/fuse (else 77).
 . "$(dirname "$0")/lib.sh"
 skip_unless_fuse_testbed
 . "$(dirname "$0")/sys_lib.sh"
@@ -23,7 +24,19 @@ for s in a b f e; do
   log "($s) $OUTCOME: $WHY"
   [ "$OUTCOME" = correct ] || { cat "$T"/blame-*.txt >&2 2>/dev/null; fail "scenario ($s): $WHY"; }
 done
-round_start "$R-h" ""
+# Job-level blame: the shared-file job's time is the slowed brick's fault;
+# job A's is job B's interference, and no component of A's is at fault.
+siox_cli blame --job "$R-b" --calls 8 --json >"$T/job-b.json" || fail "siox blame --job $R-b failed"
+[ "$(json_get "$T/job-b.json" '[e for e in j["entries"] if e["kind"] == "component"][0]["name"].split(" ")[0] + " " +
+     [e for e in j["entries"] if e["kind"] == "component"][0]["class"]')" = "brick$SLOW:$TB/brick$SLOW fault" ] ||
+  { cat "$T/job-b.json" >&2; fail "blame --job $R-b does not put the slowed brick's fault first"; }
+siox_cli blame --job "$R-fA" --calls 8 --json >"$T/job-fA.json" || fail "siox blame --job $R-fA failed"
+[ "$(json_get "$T/job-fA.json" 'any(e["kind"] == "job" and e["name"] == "'"$R-fB"'" and e["class"] == "interference"
+     for e in j["entries"]) and not any(e["class"] == "fault" for e in j["entries"])')" = True ] ||
+  { cat "$T/job-fA.json" >&2; fail "blame --job $R-fA does not name job $R-fB's interference"; }
+log "blame --job: $R-b -> brick $SLOW (fault); $R-fA -> job $R-fB (interference)"
+# (h) on the healthy bricks of the same testbed (bench/bench_blame.sh runs it
+# on a testbed without a slowed brick): keeps the test under 3 minutes.
 scenario_h "$R"
 log "(h) $OUTCOME: $WHY"
 [ "$OUTCOME" = correct ] || { cat "$T"/blame-*.txt >&2 2>/dev/null; fail "scenario (h): $WHY"; }

@@ -3,14 +3,15 @@
 # once as `daemon` (existing system users, no accounts are made). Each one's
 # `siox top`, `siox graph` and `siox blame`, run as that user, show only
 # their own activities and job, and so does a direct SELECT on activities
-# through psql; root (the cluster's superuser, admin) sees both. A user with
-# no role in the warehouse is told "permission denied", and DIR/conninfo is
+# through psql; root (the cluster's superuser) and www-data (a member of
+# --admin-group www-data: role siox_admin) see both. A user with no role in
+# the warehouse (games) is told "permission denied", and DIR/conninfo is
 # world-readable without a password.
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to run workloads as other users"; exit 77; }
-USER_A=nobody USER_B=daemon USER_NONE=www-data
-for u in $USER_A $USER_B $USER_NONE; do
+USER_A=nobody USER_B=daemon USER_NONE=games USER_ADMIN=www-data
+for u in $USER_A $USER_B $USER_NONE $USER_ADMIN; do
   id -u "$u" >/dev/null 2>&1 || { echo "SKIP: no system user $u"; exit 77; }
 done
 
@@ -21,7 +22,8 @@ as() {
   setpriv --reuid="$u" --regid="$(id -g "$u")" --clear-groups env HOME=/ "$@"
 }
 
-start_server
+# www-data's primary group is www-data, so it is a member.
+start_server --admin-group "$USER_ADMIN"
 start_daemon "" --batch-ms 50
 
 perm=$(stat -c %a "$SERVER_DIR/conninfo")
@@ -73,14 +75,33 @@ check_user() {
 check_user $USER_A 16 job-of-a job-of-b
 check_user $USER_B 24 job-of-b job-of-a
 
+# The knowledge base's per-job rows (siox_job_is_mine): each user reads
+# their own job's only. The rows are made here, as the analysis thread
+# would, so that the test does not wait for it.
+sql "INSERT INTO kb_analysis_runs (job) VALUES ('job-of-a'), ('job-of-b') ON CONFLICT DO NOTHING" >/dev/null
+got=$(as $USER_A psql "$(cat "$SERVER_DIR/conninfo")" -XAtqc \
+  "SELECT string_agg(job, ',') FROM kb_analysis_runs WHERE job LIKE 'job-of-%'") \
+  || fail "$USER_A: reading kb_analysis_runs failed"
+[ "$got" = job-of-a ] || fail "$USER_A reads the analysis runs of '$got', want job-of-a only"
+
 # The admin (root: the embedded cluster's superuser) sees both.
 siox_cli top -n 100 --json >"$T/top-root.json" || fail "root: siox top failed"
 got=$(json_get "$T/top-root.json" 'len(j.get("activities", j) if isinstance(j, dict) else j)')
 [ "$got" = 40 ] || fail "root: siox top lists $got activities, want 40"
 [ "$(sql "SELECT count(DISTINCT job) FROM processes")" = 2 ] || fail "root does not see both jobs"
 
+# A member of --admin-group (no superuser: row-level security applies to it)
+# sees both users' rows too.
+as $USER_ADMIN "$SIOX_CLI" --data-dir "$SERVER_DIR" top -n 100 --json >"$T/top-admin.json" \
+  || fail "$USER_ADMIN: siox top failed"
+got=$(json_get "$T/top-admin.json" 'len(j.get("activities", j) if isinstance(j, dict) else j)')
+[ "$got" = 40 ] || fail "$USER_ADMIN (siox_admin): siox top lists $got activities, want 40"
+[ "$(as $USER_ADMIN psql "$(cat "$SERVER_DIR/conninfo")" -XAtqc "SELECT count(*) FROM activities")" = 40 ] \
+  || fail "$USER_ADMIN (siox_admin): psql does not see all 40 activities"
+[ "$(sql "SELECT rolsuper FROM pg_roles WHERE rolname = '$USER_ADMIN'")" = f ] || fail "$USER_ADMIN is a superuser"
+
 # A user the server never stored a process of has no role: permission denied.
 as $USER_NONE "$SIOX_CLI" --data-dir "$SERVER_DIR" top >/dev/null 2>"$T/none.err" && fail "$USER_NONE read the warehouse"
 grep -q "permission denied" "$T/none.err" || fail "$USER_NONE was not told 'permission denied': $(cat "$T/none.err")"
 grep -q "is siox-server running" "$T/none.err" && fail "$USER_NONE was asked whether siox-server runs"
-log "two users: each sees their own only, root sees both, a stranger gets 'permission denied'"
+log "two users: each sees their own only, root and the admin group see both, a stranger gets 'permission denied'"

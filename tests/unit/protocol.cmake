@@ -6,3 +6,6 @@ foreach(t frame block_builders block_roundtrip block_reject block_fuzz block_siz
     siox_unit_test(test_protocol_${t} SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_protocol_${t}.c LIBS siox-protocol)
   endif()
 endforeach()
+
+# TLS through memory BIOs (protocol/tls_pipe.c), no sockets.
+siox_unit_test(test_protocol_tls_pipe SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_protocol_tls_pipe.c LIBS siox-tls)

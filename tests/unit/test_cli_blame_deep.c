@@ -174,12 +174,32 @@ static void c_split_write_reaches_the_brick(void **state) {
   siox_tree_destroy(t);
 }
 
+/* The picture marks blame's walk, not the child that ended last: the red
+ * path of `siox graph --format dot` went through the trailing set_view. */
+static void picture_marks_blames_path(void **state) {
+  (void)state;
+  struct siox_tree *t = trailing_collective();
+  assert_true(siox_tree_find(t, 3)->critical); /* the old critical path: ended last */
+  struct siox_blame b;
+  assert_int_equal(siox_blame_walk(t, &SIOX_BLAME_RULE_DEFAULT, &b), 0);
+  siox_tree_mark(t, b.path, b.npath, NULL);
+  assert_false(siox_tree_find(t, 3)->critical);
+  for (int64_t aid = 1; aid <= 6; aid += aid == 2 ? 2 : 1) assert_true(siox_tree_find(t, aid)->critical);
+  /* a culprit off the path is marked with its ancestors */
+  siox_tree_mark(t, b.path, 1, siox_tree_find(t, 3));
+  assert_true(siox_tree_find(t, 3)->critical && siox_tree_find(t, 1)->critical);
+  assert_false(siox_tree_find(t, 2)->critical);
+  siox_blame_release(&b);
+  siox_tree_destroy(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(a_trailing_collective_is_not_followed),
       cmocka_unit_test(b_queued_write_names_the_brick),
       cmocka_unit_test(b_nothing_stands_out),
       cmocka_unit_test(c_split_write_reaches_the_brick),
+      cmocka_unit_test(picture_marks_blames_path),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

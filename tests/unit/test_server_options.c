@@ -1,5 +1,6 @@
 /* Unit test: siox-server command line (siox-server/options.c): defaults,
  * every agreed option, HOST:PORT forms, and rejection of bad input. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -103,6 +104,7 @@ static void test_auth_tls(void **state) {
   assert_true(o.insecure);
 }
 
+/* --memory-mb: a sane default, bounds below which a batch cannot be decoded. */
 static void test_memory_mb(void **state) {
   (void)state;
   struct siox_server_options o;
@@ -116,6 +118,23 @@ static void test_memory_mb(void **state) {
   assert_int_not_equal(parse(&o, 3, small), 0);
   const char *junk[] = {"siox-server", "--memory-mb", "1G", NULL};
   assert_int_not_equal(parse(&o, 3, junk), 0);
+}
+
+/* Issue 9: the --db password file and the admin group; a passfile makes
+ * no sense for the embedded cluster (peer authentication). */
+static void test_access_options(void **state) {
+  (void)state;
+  struct siox_server_options o;
+  const char *argv[] = {"siox-server", "--db", "dbname=x", "--db-passfile", "/pw", "--admin-group", "adm", NULL};
+  assert_int_equal(parse(&o, 7, argv), 0);
+  assert_string_equal(o.db_passfile, "/pw");
+  assert_string_equal(o.admin_group, "adm");
+  const char *nodb[] = {"siox-server", "--db-passfile", "/pw", NULL};
+  assert_int_equal(parse(&o, 3, nodb), -EINVAL);
+  const char *none[] = {"siox-server", NULL};
+  assert_int_equal(parse(&o, 1, none), 0);
+  assert_null(o.db_passfile);
+  assert_null(o.admin_group);
 }
 
 static void test_rejects(void **state) {
@@ -141,6 +160,7 @@ int main(void) {
       cmocka_unit_test(test_late_ms),
       cmocka_unit_test(test_auth_tls),
       cmocka_unit_test(test_memory_mb),
+      cmocka_unit_test(test_access_options),
       cmocka_unit_test(test_rejects),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
