@@ -228,6 +228,11 @@ static int take_file(struct daemon *d, int dfd, const char *name) {
     src += lens[i];
   }
   int rc = strs ? 0 : -ENOMEM;
+  /* HELLO strings are unpadded: move the frames after it to the (malloc
+   * aligned) start, so that records are read in place, 8-byte aligned. */
+  memmove(buf, buf + off, (size_t)n - off);
+  n -= (ssize_t)off;
+  off = 0;
   struct client_ident who = {(uint32_t)pid, (uint32_t)st.st_uid, h.nonce, d->hostname, NULL, NULL, NULL};
   if (strs)
     who.exe = parts[0], who.args = parts[1], who.job = parts[2];
