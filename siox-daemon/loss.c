@@ -29,7 +29,7 @@
 #include "daemon.h"
 
 #define LOSS_SCAN_MS 2000
-#define LOSS_FILE_MAX (64u << 10)
+#define LOSS_FILE_MAX (40u << 20) /* the client spills at most 32 MiB */
 
 static uint64_t next_sid = 1;
 
@@ -160,8 +160,35 @@ static const uint8_t *frame_at(const uint8_t *buf, size_t n, size_t *off, uint16
   return p;
 }
 
+/* One spilled BATCH of a loss file, as session.c takes a client's. */
+static int take_batch(struct daemon *d, struct loss_state *ls, struct batcher_slot *slot,
+                      const struct client_ident *who, const uint8_t *p, uint32_t len) {
+  struct siox_cw_batch b;
+  const char *why;
+  if (len < sizeof b)
+    return -EBADMSG;
+  memcpy(&b, p, sizeof b);
+  if (b.bytes != len - sizeof b || cw_walk(p + sizeof b, b.bytes, NULL, NULL, &why) < 0)
+    return -EBADMSG;
+  if (d->reading_paused && b.thread != 0)
+    return loss_drop(d, ls, slot, who, LOSS_SPOOL, loss_count_activities(p + sizeof b, b.bytes));
+  journal_batch(d, ls, slot, who, p, len);
+  struct clock_conv cc;
+  clock_conv_init(&cc, ls->clock_flags, ls->tsc0, ls->ns0, b.tsc_ref, b.ns_ref);
+  uint64_t before = d->batcher.activities, invalid = slot->dropped_validation;
+  int rc = batcher_add_records(&d->batcher, slot, who, &cc, p + sizeof b, b.bytes, &d->ctr);
+  d->ctr.activities_received += d->batcher.activities - before;
+  /* Validated as a live session's records (the file starts with the whole
+   * registration log): what it refused is counted where it happened. */
+  if (rc == 0)
+    rc = loss_drop(d, ls, slot, who, LOSS_INVALID, slot->dropped_validation - invalid);
+  daemon_after_add(d);
+  return rc;
+}
+
 /* Takes one loss file: the process is who its HELLO says, with the uid of
- * the file's owner (the kernel's word) and the pid of its name. */
+ * the file's owner (the kernel's word) and the pid of its name. Its spilled
+ * records (BATCH frames) are taken as a session's, its STATS last. */
 static int take_file(struct daemon *d, int dfd, const char *name) {
   unsigned long pid;
   if (sscanf(name, "%lu-", &pid) != 1)
@@ -174,40 +201,61 @@ static int take_file(struct daemon *d, int dfd, const char *name) {
       close(fd);
     return err;
   }
-  uint8_t buf[LOSS_FILE_MAX];
-  ssize_t n = read(fd, buf, sizeof buf);
+  uint8_t *buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+  ssize_t n = buf ? read(fd, buf, (size_t)st.st_size) : -1;
   close(fd);
-  if (n < 0)
-    return -errno;
+  if (n < 0) {
+    free(buf);
+    return -ENOMEM;
+  }
   size_t off = 0;
-  uint32_t hlen, slen;
+  uint32_t hlen, blen;
   struct siox_cw_hello h;
-  const uint8_t *hp = frame_at(buf, (size_t)n, &off, SIOX_CW_HELLO, &hlen);
-  const uint8_t *sp = hp ? frame_at(buf, (size_t)n, &off, SIOX_CW_STATS, &slen) : NULL;
-  if (!sp || hlen < sizeof h)
+  const uint8_t *hp = frame_at(buf, (size_t)n, &off, SIOX_CW_HELLO, &hlen), *bp;
+  if (!hp || hlen < sizeof h) {
+    free(buf);
     return -EBADMSG;
+  }
   memcpy(&h, hp, sizeof h);
-  if ((size_t)sizeof h + h.exe_len + h.args_len + h.job_len != hlen)
+  if ((size_t)sizeof h + h.exe_len + h.args_len + h.job_len != hlen) {
+    free(buf);
     return -EBADMSG;
-  char strs[3][LOSS_FILE_MAX / 4]; /* each string is shorter than the file */
-  const char *src = (const char *)hp + sizeof h;
+  }
+  char *strs = malloc((size_t)hlen + 3), *dst = strs;
+  const char *src = (const char *)hp + sizeof h, *parts[3];
   uint16_t lens[3] = {h.exe_len, h.args_len, h.job_len};
-  for (int i = 0; i < 3; i++) {
-    size_t k = lens[i] < sizeof strs[i] - 1 ? lens[i] : sizeof strs[i] - 1;
-    memcpy(strs[i], src, k);
-    strs[i][k] = '\0';
+  for (int i = 0; strs && i < 3; i++) {
+    memcpy(dst, src, lens[i]);
+    dst[lens[i]] = '\0';
+    parts[i] = dst;
+    dst += lens[i] + 1;
     src += lens[i];
   }
-  struct client_ident who = {(uint32_t)pid, (uint32_t)st.st_uid, h.nonce, d->hostname, strs[0], strs[1], strs[2]};
+  int rc = strs ? 0 : -ENOMEM;
+  /* HELLO strings are unpadded: move the frames after it to the (malloc
+   * aligned) start, so that records are read in place, 8-byte aligned. */
+  memmove(buf, buf + off, (size_t)n - off);
+  n -= (ssize_t)off;
+  off = 0;
+  struct client_ident who = {(uint32_t)pid, (uint32_t)st.st_uid, h.nonce, d->hostname, NULL, NULL, NULL};
+  if (strs)
+    who.exe = parts[0], who.args = parts[1], who.job = parts[2];
   struct loss_state ls = {0};
   struct batcher_slot slot = {0};
-  uint64_t dropped;
   loss_hello(d, &ls, h.clock_flags, h.tsc0, h.ns0);
-  int rc = loss_on_stats(d, &ls, &slot, &who, sp, slen, &dropped);
+  while (rc == 0 && (bp = frame_at(buf, (size_t)n, &off, SIOX_CW_BATCH, &blen)))
+    rc = take_batch(d, &ls, &slot, &who, bp, blen);
+  uint64_t dropped;
+  const uint8_t *sp = rc == 0 ? frame_at(buf, (size_t)n, &off, SIOX_CW_STATS, &blen) : NULL;
+  if (rc == 0)
+    rc = sp ? loss_on_stats(d, &ls, &slot, &who, sp, blen, &dropped) : -EBADMSG;
   if (rc == 0) {
     d->ctr.loss_files++;
     d->ctr.client_dropped_closed += dropped;
   }
+  validate_free(&slot);
+  free(strs);
+  free(buf);
   return rc;
 }
 

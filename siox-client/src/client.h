@@ -264,6 +264,7 @@ SIOX_HIDDEN size_t siox__retain_bytes(void);
 SIOX_HIDDEN int siox__retain_resend_pending(void);
 SIOX_HIDDEN uint64_t siox__retain_activities(void);
 SIOX_HIDDEN void siox__retain_clear(void);
+SIOX_HIDDEN const uint8_t *siox__retain_frames(size_t *bytes);
 
 /* ---- exit_loss.c: what could not be handed over at exit ---- */
 SIOX_HIDDEN void siox__exit_account(int delivered);

@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "client.h"
@@ -25,6 +26,10 @@
 /* After the exit flush: the last counters and unacknowledged frames may
  * take this much longer to reach a daemon that is there. */
 #define EXIT_HANDOVER_MS 200
+/* Bytes of records a loss file may carry (it lives where the socket does,
+ * often a tmpfs); beyond that, records are counted as dropped at exit. */
+#define SPILL_MAX (32u << 20)
+#define SPILL_FRAME (256u << 10)
 
 static _Atomic uint64_t dropped_exit;
 
@@ -49,13 +54,84 @@ static uint64_t ring_leftovers(void) {
   return k;
 }
 
+static int put_frame2(int fd, uint16_t type, const void *a, uint32_t alen, const void *b, uint32_t blen) {
+  struct siox_cw_frame_hdr h = {SIOX_CW_MAGIC, SIOX_CW_VERSION, type, alen + blen, 0};
+  struct iovec v[3] = {{&h, sizeof h}, {(void *)a, alen}, {(void *)b, blen}};
+  return writev(fd, v, 3) == (ssize_t)(sizeof h + alen + blen) ? 0 : -1;
+}
+
 static int put_frame(int fd, uint16_t type, const void *p, uint32_t n) {
-  struct siox_cw_frame_hdr h = {SIOX_CW_MAGIC, SIOX_CW_VERSION, type, n, 0};
-  return write(fd, &h, sizeof h) == (ssize_t)sizeof h && write(fd, p, n) == (ssize_t)n ? 0 : -1;
+  return put_frame2(fd, type, p, n, NULL, 0);
+}
+
+/* The whole registration log as one BATCH of thread 0: the daemon must be
+ * able to resolve every node and type the spilled records name. */
+static int spill_registrations(int fd, uint64_t tsc, int64_t ns) {
+  uint64_t end = siox__reglog_read(0, NULL, 0);
+  if (end == 0 || end > SPILL_MAX) return end == 0 ? 0 : -1;
+  uint8_t *buf = malloc(end);
+  if (!buf) return -1;
+  siox__reglog_read(0, buf, end);
+  struct siox_cw_batch b = {tsc, ns, 0, (uint32_t)end};
+  int rc = put_frame2(fd, SIOX_CW_BATCH, &b, sizeof b, buf, (uint32_t)end);
+  free(buf);
+  return rc;
+}
+
+/* One thread's ring leftovers as BATCH frames of whole records. */
+static int spill_ring(int fd, struct siox__thread *t, uint64_t tsc, int64_t ns, size_t *budget) {
+  uint64_t from = atomic_load(&t->tail), end = atomic_load_explicit(&t->pub_head, memory_order_acquire);
+  uint8_t *buf = malloc(SPILL_FRAME);
+  if (!buf) return -1;
+  int rc = 0;
+  while (rc == 0 && from < end) {
+    uint64_t n = 0;
+    for (;;) { /* whole records, up to SPILL_FRAME bytes */
+      const struct siox_cw_rec_hdr *h = (const void *)(t->buf + ((from + n) & t->mask));
+      uint64_t len = (uint64_t)h->words * 8;
+      if (from + n >= end || h->words == 0 || n + len > SPILL_FRAME) break;
+      for (uint64_t i = 0; i < len; i++) buf[n + i] = t->buf[(from + n + i) & t->mask];
+      n += len;
+    }
+    if (n == 0 || n + 64 > *budget) {
+      rc = -1;
+      break;
+    }
+    struct siox_cw_batch b = {tsc, ns, t->index, (uint32_t)n};
+    rc = put_frame2(fd, SIOX_CW_BATCH, &b, sizeof b, buf, (uint32_t)n);
+    if (rc == 0) {
+      *budget -= n + 64;
+      from += n;
+      atomic_store(&t->tail, from); /* spilled: no longer a leftover */
+    }
+  }
+  free(buf);
+  return rc;
+}
+
+/* Writes everything not handed over into the loss file: the registrations,
+ * the frames the daemon never acknowledged, the rings' leftovers. What fits
+ * (SPILL_MAX) is no longer lost: the daemon stores it from the file. */
+static int spill(int fd) {
+  uint64_t tsc;
+  int64_t ns;
+  siox__clock_pair(&tsc, &ns); /* after every record was written */
+  size_t budget = SPILL_MAX, held;
+  const uint8_t *frames = siox__retain_frames(&held);
+  if (spill_registrations(fd, tsc, ns) < 0) return -1;
+  if (held > budget || (held && write(fd, frames, held) != (ssize_t)held)) return -1;
+  budget -= held;
+  siox__retain_clear();
+  int rc = 0;
+  pthread_mutex_lock(&siox__threads_lock);
+  for (struct siox__thread *t = siox__threads; t && rc == 0; t = t->next) rc = spill_ring(fd, t, tsc, ns, &budget);
+  pthread_mutex_unlock(&siox__threads_lock);
+  return rc;
 }
 
 /* Writes the loss file (under a temporary name, then renamed, so the daemon
- * never reads half of one). Returns 0 or -1. */
+ * never reads half of one): HELLO, the spilled records, then STATS counting
+ * as lost only what did not fit. Returns 0 or -1. */
 static int write_loss_file(void) {
   char tmp[sizeof siox__cfg.socket_path + 64], path[sizeof tmp];
   uint8_t *hello;
@@ -67,12 +143,15 @@ static int write_loss_file(void) {
            (unsigned long long)h.nonce);
   snprintf(tmp, sizeof tmp, "%s.lost/.%ld-%016llx.tmp", siox__cfg.socket_path, (long)getpid(),
            (unsigned long long)h.nonce);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  int rc = fd < 0 ? -1 : put_frame(fd, SIOX_CW_HELLO, hello, hlen);
+  if (rc == 0) (void)spill(fd); /* a partial spill is fine: the rest is counted */
+  /* Whatever is still held or in the rings now is lost. */
+  atomic_fetch_add(&dropped_exit, siox__retain_activities() + ring_leftovers());
+  siox__retain_clear();
   struct siox_cw_stats st;
   siox__stats_sum(&st.activities, &st.records, &st.dropped);
   st.dropped_exit = siox__dropped_exit();
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-  int rc = fd < 0 ? -1 : 0;
-  if (rc == 0) rc = put_frame(fd, SIOX_CW_HELLO, hello, hlen);
   if (rc == 0) rc = put_frame(fd, SIOX_CW_STATS, &st, sizeof st);
   if (fd >= 0 && close(fd) < 0) rc = -1;
   if (rc == 0) rc = rename(tmp, path);
@@ -82,19 +161,19 @@ static int write_loss_file(void) {
 }
 
 /* Called by finalize after the flusher stopped; `delivered`: the exit flush
- * ended with everything acknowledged. What is still in the rings is lost;
- * while the daemon is there, the final counters (saying so) go to it with
- * what it has not acknowledged yet, within EXIT_HANDOVER_MS. Otherwise the
- * held frames are lost as well, and the loss file reports it all. */
+ * ended with everything acknowledged. While the daemon is there, the final
+ * counters and what it has not acknowledged get EXIT_HANDOVER_MS more.
+ * Otherwise everything not handed over goes into the loss file (spilled);
+ * what cannot go there is counted as dropped at exit. */
 void siox__exit_account(int delivered) {
-  uint64_t ring = ring_leftovers();
-  atomic_fetch_add(&dropped_exit, ring);
-  int handed = delivered && ring == 0;
+  int handed = delivered && ring_leftovers() == 0;
   if (!handed && siox__conn_connected()) {
     struct siox_cw_stats st;
     siox__stats_sum(&st.activities, &st.records, &st.dropped);
     st.dropped_exit = siox__dropped_exit();
-    handed = siox__conn_handover(&st, EXIT_HANDOVER_MS);
+    /* The rings' leftovers are not in this connection's stream: only a
+     * handover that leaves none is complete. */
+    handed = ring_leftovers() == 0 && siox__conn_handover(&st, EXIT_HANDOVER_MS);
   }
   if (handed) {
     siox__retain_clear(); /* acknowledged, all of it */
@@ -102,9 +181,10 @@ void siox__exit_account(int delivered) {
     return;
   }
   siox__conn_close(); /* what was not acknowledged moves to the held frames */
-  atomic_fetch_add(&dropped_exit, siox__retain_activities());
-  siox__retain_clear();
-  int err = errno; /* an exit path the application may still look at */
-  (void)write_loss_file();
+  int err = errno;    /* an exit path the application may still look at */
+  if (write_loss_file() < 0) {
+    atomic_fetch_add(&dropped_exit, siox__retain_activities() + ring_leftovers());
+    siox__retain_clear();
+  }
   errno = err;
 }

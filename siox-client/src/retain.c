@@ -166,3 +166,9 @@ void siox__retain_clear(void) {
   head = len = ehead = n = 0;
   held_activities = 0;
 }
+
+/* The held frames, back to back (exit: spilled to the loss file). */
+const uint8_t *siox__retain_frames(size_t *bytes) {
+  *bytes = len - head;
+  return buf + head;
+}
