@@ -171,6 +171,18 @@ static int peer_judgement(const struct siox_blame_wait *o, const struct siox_bla
   return p->verdict == SIOX_VERDICT_CULPRIT;
 }
 
+/* The component's other operations around the call against the same
+ * reference that judged the call: when peers in the window judged it, its
+ * node's other samples over the peers' median (the kind's model is learned
+ * from history and may hold earlier faults of every component of a small
+ * kind, which makes a faulty component's slow operations look normal).
+ * 0 when the peers give no such figure. */
+static double peer_ops_ratio(const struct siox_blame_wait *o, const struct siox_blame *b) {
+  const struct siox_blame *p = o->resource == b->suspect ? b : o->peer_judged ? &o->peer : NULL;
+  if (!p || p->verdict == SIOX_VERDICT_NO_PEERS || p->own_samples < SIOX_CLASS_MIN_OPS || p->peer_median <= 0) return 0;
+  return p->own_median / p->peer_median;
+}
+
 int siox_blame_wait_run(PGconn *c, const struct siox_blame *b, siox_blame_fetch_fn fetch, void *ctx,
                         struct siox_blame_wait *o, char *err, size_t errlen) {
   const struct siox_act *r = b->path[0];
@@ -202,7 +214,8 @@ int siox_blame_wait_run(PGconn *c, const struct siox_blame *b, siox_blame_fetch_
     o->in.kind = o->own_expected_s > 0 ? o->own_ratio >= b->rule.ratio : -1;
   }
   o->in.peers = peer_judgement(o, b);
-  o->in.ops_ratio = o->ops_ratio;
+  double by_peers = peer_ops_ratio(o, b);
+  o->in.ops_ratio = by_peers > 0 ? by_peers : o->ops_ratio;
   o->in.ops = o->ops;
   o->in.wait = o->queue;
   return 0;
