@@ -1,8 +1,9 @@
 /*
  * The daemon: wires listener, sessions, batcher, spool and uplink together
  * on one libuv loop. It decides when the open batch is sealed (size or age),
- * counts client activities as dropped while the spool is full, and runs the orderly
- * shutdown: seal, spool, flush to the server for up to ~2 s, exit.
+ * has client activities discarded and counted while the spool is full, and
+ * runs the orderly shutdown: seal, spool, flush to the server for up to
+ * ~2 s, exit.
  */
 #include <errno.h>
 #include <inttypes.h>
