@@ -5,6 +5,7 @@
  * says whether all of them answered.
  */
 #include <inttypes.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
@@ -193,13 +194,21 @@ static bool warehouse_part(const struct siox_cli *cli, json_object *all, const c
   struct siox_wh_counts n;
   struct siox_wh_loss l, lj;
   PGconn *c = siox_wh_connect(cli, err, sizeof(err));
-  bool ok = c && siox_wh_counts(c, &n, err, sizeof(err)) == 0 && siox_wh_loss(c, NULL, 0, &l, err, sizeof err) == 0 &&
-            (!job || siox_wh_loss(c, job, 0, &lj, err, sizeof err) == 0);
+  char lerr[512] = "";
+  bool ok = c && siox_wh_counts(c, &n, err, sizeof(err)) == 0;
+  int lrc = ok ? siox_wh_loss(c, NULL, 0, &l, lerr, sizeof lerr) : -EIO;
+  if (ok && lrc == 0 && job) lrc = siox_wh_loss(c, job, 0, &lj, lerr, sizeof lerr);
+  if (ok && lrc != 0 && lrc != -ENOTSUP) /* an older warehouse has counts but no breakdown */
+    ok = false, snprintf(err, sizeof err, "%s", lerr);
   PQfinish(c);
   json_object *o = json_object_new_object();
   json_object_object_add(o, "ok", json_object_new_boolean(ok));
-  if (ok)
-    counts_out(cli, o, &n), loss_out(cli, all, o, job, &l, &lj);
+  if (ok) {
+    counts_out(cli, o, &n);
+    if (lrc == 0) loss_out(cli, all, o, job, &l, &lj);
+    else if (cli->json) siox_json_str(o, "loss_error", lerr);
+    else printf("           traces: %s\n", lerr);
+  }
   else if (cli->json)
     siox_json_str(o, "error", err);
   else

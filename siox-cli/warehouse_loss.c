@@ -4,7 +4,9 @@
  * (client ring, client exit, daemon spool, daemon validation). Summed over
  * a job, a process, or everything. See siox-server/schema/013.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "warehouse.h"
 
@@ -30,8 +32,15 @@ int siox_wh_loss(PGconn *c, const char *job, int64_t proc_id, struct siox_wh_los
   snprintf(proc, sizeof proc, "%lld", (long long)proc_id);
   const char *params[] = {job, proc_id > 0 ? proc : NULL};
   PGresult *res = PQexecParams(c, loss_sql, 2, NULL, params, NULL, NULL, 0);
-  if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
+  if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
+    const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+    if (state && strcmp(state, "42703") == 0) { /* undefined_column: written by a server before schema 13 */
+      snprintf(err, errlen, "no loss breakdown: the warehouse predates schema 13 (siox-server upgrades it on start)");
+      PQclear(res);
+      return -ENOTSUP;
+    }
     return siox_wh_failed(res, c, "accounting for dropped activities", err, errlen);
+  }
   out->processes = siox_wh_i64(res, 0, 0);
   out->unreported = siox_wh_i64(res, 0, 1);
   out->made = siox_wh_i64(res, 0, 2);
