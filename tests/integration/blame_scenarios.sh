@@ -24,7 +24,7 @@ files_on() {
 # dd_job JOB FILE BS COUNT: one instrumented writer (O_DIRECT: every write
 # reaches the brick).
 dd_job() {
-  SIOX_JOB_ID=$1 "$SIOX_CLI" run --layers posix --socket "$SIOX_SOCKET" -- \
+  LD_PRELOAD=$ASAN_RT SIOX_JOB_ID=$1 "$SIOX_CLI" run --layers posix --socket "$SIOX_SOCKET" -- \
     dd if=/dev/zero of="$MNT/$2" bs="$3" count="$4" oflag=direct status=none
 }
 
