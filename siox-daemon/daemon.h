@@ -409,6 +409,9 @@ uint64_t daemon_client_dropped(const struct daemon *d);
 /* state.c: persistent daemon id. */
 int state_daemon_id(const char *state_dir, uint64_t *id);
 int state_mkdirs(const char *path, unsigned mode);
+/* Reads up to size bytes of fd (closed in any case) into *out (malloc'd,
+ * caller frees), *len what was there. 0 or a negative errno. */
+int state_read_fd(int fd, size_t size, uint8_t **out, size_t *len);
 
 /* listener.c */
 int listener_start(struct daemon *d);

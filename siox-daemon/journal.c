@@ -302,20 +302,18 @@ static int replay_file(struct daemon *d, const char *path) {
       close(fd);
     return err;
   }
-  uint8_t *buf = malloc(st.st_size ? (size_t)st.st_size : 1);
-  ssize_t got = buf ? read(fd, buf, (size_t)st.st_size) : -1;
-  close(fd);
-  if (got < 0) {
-    free(buf);
-    return -ENOMEM;
-  }
+  uint8_t *buf;
+  size_t got;
+  int err = state_read_fd(fd, (size_t)st.st_size, &buf, &got);
+  if (err != 0)
+    return err;
   struct replay r = {0};
   int rc = 0;
-  for (size_t off = 0; rc == 0 && off + sizeof(struct jnl_rec) <= (size_t)got;) {
+  for (size_t off = 0; rc == 0 && off + sizeof(struct jnl_rec) <= got;) {
     struct jnl_rec h;
     memcpy(&h, buf + off, sizeof h);
     size_t next = off + sizeof h + PAD8(h.len);
-    if (next > (size_t)got)
+    if (next > got)
       break; /* cut short by the kill */
     const uint8_t *p = buf + off + sizeof h;
     struct replayed *x = h.kind == JNL_IDENT ? NULL : find(&r, h.sid);

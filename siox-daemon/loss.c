@@ -201,17 +201,15 @@ static int take_file(struct daemon *d, int dfd, const char *name) {
       close(fd);
     return err;
   }
-  uint8_t *buf = malloc(st.st_size ? (size_t)st.st_size : 1);
-  ssize_t n = buf ? read(fd, buf, (size_t)st.st_size) : -1;
-  close(fd);
-  if (n < 0) {
-    free(buf);
-    return -ENOMEM;
-  }
+  uint8_t *buf;
+  size_t n;
+  int err = state_read_fd(fd, (size_t)st.st_size, &buf, &n);
+  if (err != 0)
+    return err;
   size_t off = 0;
   uint32_t hlen, blen;
   struct siox_cw_hello h;
-  const uint8_t *hp = frame_at(buf, (size_t)n, &off, SIOX_CW_HELLO, &hlen), *bp;
+  const uint8_t *hp = frame_at(buf, n, &off, SIOX_CW_HELLO, &hlen), *bp;
   if (!hp || hlen < sizeof h) {
     free(buf);
     return -EBADMSG;
@@ -234,7 +232,7 @@ static int take_file(struct daemon *d, int dfd, const char *name) {
   int rc = strs ? 0 : -ENOMEM;
   /* HELLO strings are unpadded: move the frames after it to the (malloc
    * aligned) start, so that records are read in place, 8-byte aligned. */
-  memmove(buf, buf + off, (size_t)n - off);
+  memmove(buf, buf + off, n - off);
   n -= (ssize_t)off;
   off = 0;
   struct client_ident who = {(uint32_t)pid, (uint32_t)st.st_uid, h.nonce, d->hostname, NULL, NULL, NULL};
@@ -243,10 +241,10 @@ static int take_file(struct daemon *d, int dfd, const char *name) {
   struct loss_state ls = {0};
   struct batcher_slot slot = {0};
   loss_hello(d, &ls, h.clock_flags, h.tsc0, h.ns0);
-  while (rc == 0 && (bp = frame_at(buf, (size_t)n, &off, SIOX_CW_BATCH, &blen)))
+  while (rc == 0 && (bp = frame_at(buf, n, &off, SIOX_CW_BATCH, &blen)))
     rc = take_batch(d, &ls, &slot, &who, bp, blen);
   uint64_t dropped;
-  const uint8_t *sp = rc == 0 ? frame_at(buf, (size_t)n, &off, SIOX_CW_STATS, &blen) : NULL;
+  const uint8_t *sp = rc == 0 ? frame_at(buf, n, &off, SIOX_CW_STATS, &blen) : NULL;
   if (rc == 0)
     rc = sp ? loss_on_stats(d, &ls, &slot, &who, sp, blen, &dropped) : -EBADMSG;
   if (rc == 0) {

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -71,5 +72,30 @@ int state_mkdirs(const char *path, unsigned mode) {
   }
   if (mkdir(buf, mode) < 0 && errno != EEXIST)
     return -errno;
+  return 0;
+}
+
+int state_read_fd(int fd, size_t size, uint8_t **out, size_t *len) {
+  uint8_t *buf = malloc(size ? size : 1);
+  size_t got = 0;
+  int rc = buf ? 0 : -ENOMEM;
+  while (rc == 0 && got < size) { /* a regular file may still return short */
+    ssize_t n = read(fd, buf + got, size - got);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      rc = -errno;
+    else if (n == 0)
+      break;
+    else
+      got += (size_t)n;
+  }
+  close(fd);
+  if (rc != 0) {
+    free(buf);
+    return rc;
+  }
+  *out = buf;
+  *len = got;
   return 0;
 }
