@@ -52,7 +52,8 @@ static pid_t start_daemon(const char *bin, const char *dir, int i, int port) {
   pid_t pid = fork();
   if (pid == 0) {
     if (!freopen(log, "w", stderr)) _exit(126);
-    execl(bin, bin, "--socket", sock, "--server", server, "--state-dir", state, "--memory-mb", mem, (char *)NULL);
+    execl(bin, bin, "--socket", sock, "--server", server, "--state-dir", state, "--memory-mb", mem,
+          "--munge-socket", harness_munge_socket, (char *)NULL);
     _exit(127);
   }
   for (int k = 0; k < 500; k++) {
