@@ -1,5 +1,5 @@
 /*
- * Blame for one call (DESIGN.md "Blame for one call"), in memory: walk the
+ * Blame for one call (README.md "Blame for one call"), in memory: walk the
  * causal tree down the heaviest children to the deepest component that holds
  * most of the time (the suspect), collect the deep components that spent
  * time themselves (the candidates), and judge them against peer samples the

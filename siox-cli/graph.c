@@ -2,7 +2,7 @@
  * Causal trees in memory (graph.h). The warehouse loader or a test adds
  * activities; siox_tree_finish links them and computes the figures every
  * view shows: inclusive and exclusive time and the critical path. Pure: no
- * I/O, so the rules in DESIGN.md "Times" are tested on synthetic trees.
+ * I/O, so the rules in README.md "Times" are tested on synthetic trees.
  */
 #include "graph.h"
 

@@ -35,7 +35,7 @@ static void record_open(siox_aid aid, MPI_File fh, const char *path, int amode) 
   siox_desc m = siox_desc_int(SIOX_ATTR_MPI_FILE, (int64_t)(uintptr_t)fh);
   siox_activity_attr_u64(aid, SIOX_ATTR_IO_FLAGS, (uint64_t)amode);
   siox_activity_attr_str(aid, SIOX_ATTR_POSIX_PATH, path);
-  /* Which component's hint keys apply: ompio ignores ROMIO's (DESIGN.md). */
+  /* Which component's hint keys apply: ompio ignores ROMIO's (README "Hints from the knowledge base at open"). */
   siox_activity_attr_str(aid, SIOX_ATTR_MPI_IO_COMPONENT, siox__mpi_io_component());
   siox_descriptor_map(siox__mpi.node_mpiio, aid, &p, &m);
   record_hints(aid, fh);

@@ -371,9 +371,10 @@ out:
  * What it did weighs most: data sieving (reads paired with the writes of an
  * independent write) and ROMIO's keys in MPI_File_get_info are ROMIO's.
  * Then the component the MPI layer recorded at open (from OMPI_MCA_io,
- * which an MCA parameter file can override). Per DESIGN both components
- * echo only the keys given at open, so an empty mpi/hints says nothing,
- * and keys without ROMIO's names point to OMPIO. */
+ * which an MCA parameter file can override). Both components (see
+ * instrumentation/mpi/README.md) echo only the keys given at open, so an
+ * empty mpi/hints says nothing, and keys without ROMIO's names point to
+ * OMPIO. */
 static int used_romio(const struct fnd_job *j, int file) {
   const char *h = j->files[file].hints, *c = j->files[file].component;
   if (strstr(h, "romio_") || strstr(h, "cb_buffer_size") || strstr(h, "ind_wr_buffer_size")) return 1;

@@ -20,7 +20,7 @@ if(TARGET siox-mpi AND TARGET siox-posix AND TARGET siox-strided-writes)
   if(TARGET siox-xlator-client)
     add_test(NAME integration_hints_e2e COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_hints_e2e.sh)
     set_tests_properties(integration_hints_e2e PROPERTIES
-      LABELS integration TIMEOUT 600 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
+      LABELS "integration;system" TIMEOUT 600 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
       ENVIRONMENT "${SIOX_KB_DELIVERY_ENV};SIOX_TESTBED=${CMAKE_SOURCE_DIR}/testbed/siox-testbed;SIOX_XLATOR_DIR=${SIOX_XLATOR_DIR}")
   endif()
 endif()
@@ -32,7 +32,7 @@ if(TARGET siox-io-workload AND TARGET siox-xlator-client AND TARGET siox-mpi AND
    AND TARGET siox-posix)
   add_test(NAME integration_kb_anomalies COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_kb_anomalies.sh)
   set_tests_properties(integration_kb_anomalies PROPERTIES
-    LABELS integration TIMEOUT 600 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
+    LABELS "integration;system" TIMEOUT 600 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
     ENVIRONMENT "SIOX_SERVER=$<TARGET_FILE:siox-server>;SIOX_DAEMON=$<TARGET_FILE:siox-daemon>;SIOX_CLI=$<TARGET_FILE:siox>;SIOX_WORKLOAD=$<TARGET_FILE:siox-io-workload>;SIOX_TESTBED=${CMAKE_SOURCE_DIR}/testbed/siox-testbed;SIOX_XLATOR_DIR=${SIOX_XLATOR_DIR}")
 endif()
 

@@ -3,7 +3,7 @@
 # under mpirun with libsiox-mpi (+ libsiox-posix) preloaded, and queries of
 # what its MPI_File_open activities recorded.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_io=romio321 # hint sets name the component; see DESIGN (hint facts)
+export OMPI_MCA_io=romio321 # hint sets name the component (knowledge-base/README.md)
 # Under -DSIOX_SANITIZE=ON: OpenMPI leaks at exit; every other check stays on,
 # and the ASan runtime must come first in LD_PRELOAD of the (uninstrumented) ranks.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"

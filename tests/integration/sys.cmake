@@ -1,4 +1,4 @@
-# System tests (label integration): the whole stack on a real GlusterFS
+# System tests (labels integration and system): the whole stack on a real GlusterFS
 # testbed with the 4-rank HDF5 / MPI-IO / POSIX workload under `siox run`.
 # They mount FUSE: without root or /dev/fuse they exit 77 (skipped).
 
@@ -20,7 +20,7 @@ if(TARGET siox-io-workload AND TARGET siox-xlator-client AND TARGET siox-mpi AND
   foreach(t sys_blame sys_tree sys_blame_waiting)
     add_test(NAME integration_${t} COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_${t}.sh)
     set_tests_properties(integration_${t} PROPERTIES
-      LABELS integration TIMEOUT 600 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE ENVIRONMENT "${SIOX_SYS_ENV}")
+      LABELS "integration;system" TIMEOUT 600 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE ENVIRONMENT "${SIOX_SYS_ENV}")
   endforeach()
 endif()
 

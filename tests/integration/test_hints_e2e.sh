@@ -109,8 +109,8 @@ got = dict(p.split("=", 1) for p in text.split(";") if p)
 assert got == want, f"applied {got}, suggested {want}"
 PY
 wait_writes e2e-run2
-# The hint took effect in ROMIO, not only in MPI_File_get_info (see DESIGN:
-# get_info echoes keys): no window reads any more, one pwrite per block.
+# The hint took effect in ROMIO, not only in MPI_File_get_info (that
+# only echoes the keys given): no window reads any more, one pwrite per block.
 [ "$(posix_under e2e-run2 pread)" -eq 0 ] || fail "run 2's writes still read (data sieving still on)"
 [ "$(posix_under e2e-run2 pwrite)" -eq $((RANKS * REPEAT * BLOCKS)) ] ||
   fail "run 2 made $(posix_under e2e-run2 pwrite) pwrites under MPI_File_write, want one per block ($((RANKS * REPEAT * BLOCKS)))"

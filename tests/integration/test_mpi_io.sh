@@ -18,7 +18,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 # carry it (processes the ranks start are not built with it).
 ASAN_RT=$(ldd "$SIOX_MPI_LIB" | awk '/libasan/ {print $3 ":"}')
 COMPONENT=${SIOX_MPI_IO_COMPONENT:-romio321}
-export OMPI_MCA_io=$COMPONENT # romio321: predictable aggregation (DESIGN, hint facts)
+export OMPI_MCA_io=$COMPONENT # romio321: predictable aggregation (instrumentation/mpi/README.md)
 export SIOX_TEST_HINTS="romio_cb_write=enable;romio_cb_read=enable;cb_nodes=1"
 # Ranks race on the shared pointer; each _shared write's io/offset must be
 # where its data landed (found by the workload afterwards). Under ROMIO half

@@ -1,5 +1,5 @@
-# Knowledge-base tests (label unit). The aggregate tests run against a real
-# siox-server's warehouse (embedded PostgreSQL, all migrations) filled with
+# Knowledge-base tests. The aggregate tests (label integration: they start
+# PostgreSQL) run against a real siox-server's warehouse (embedded PostgreSQL, all migrations) filled with
 # synthetic rows by SQL; the server binary is their argument.
 add_library(kb-test-db STATIC ${CMAKE_CURRENT_LIST_DIR}/test_kb_baseline_db.c)
 target_link_libraries(kb-test-db PUBLIC siox-server-harness siox-kb PkgConfig::CMOCKA)
@@ -8,7 +8,7 @@ foreach(t baselines capacity)
   target_link_libraries(test_kb_${t} PRIVATE PkgConfig::CMOCKA kb-test-db m)
   add_dependencies(test_kb_${t} siox-server)
   add_test(NAME test_kb_${t} COMMAND test_kb_${t} $<TARGET_FILE:siox-server>)
-  set_tests_properties(test_kb_${t} PROPERTIES LABELS unit TIMEOUT 300)
+  set_tests_properties(test_kb_${t} PROPERTIES LABELS integration TIMEOUT 300)
 endforeach()
 # The window arguments of `siox capacity` / `siox anomalies` (no database).
 siox_unit_test(test_kb_capacity_time_arg SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_kb_capacity_time_arg.c
@@ -21,4 +21,4 @@ target_include_directories(test_kb_findings PRIVATE ${PROJECT_SOURCE_DIR}/knowle
 target_link_libraries(test_kb_findings PRIVATE PkgConfig::CMOCKA kb-test-db m)
 add_dependencies(test_kb_findings siox-server)
 add_test(NAME test_kb_findings COMMAND test_kb_findings $<TARGET_FILE:siox-server>)
-set_tests_properties(test_kb_findings PROPERTIES LABELS unit TIMEOUT 300)
+set_tests_properties(test_kb_findings PROPERTIES LABELS integration TIMEOUT 300)
