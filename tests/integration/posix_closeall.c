@@ -3,7 +3,7 @@
  * traced calls (the library connects to the daemon), closes every
  * descriptor from 3 up to the soft limit, waits (the library notices and
  * reconnects), opens a file of its own and writes it, then execs itself;
- * the new image makes two calls and exits. Run under
+ * the new image makes three calls and exits. Run under
  * LD_PRELOAD=libsiox-posix.so by test_posix_closeall.sh.
  *
  * usage: posix_closeall DIR        (the parent)
@@ -32,23 +32,26 @@ static void put(const char *dir, const char *name, const char *data, size_t n) {
   }
 }
 
-/* The child: 9 calls and the closes, then exec (not a call). Its count
- * goes to the parent in DIR/child.calls. */
+/* The child: its calls and the closes, then exec (not a call). Its count
+ * goes to the parent in DIR/child.calls, written before the closes. The
+ * file it opens after the closes stays open across exec: it takes the
+ * lowest free number, where the library's descriptors were. */
 static void child(const char *self, const char *dir) {
-  put(dir, "child", "y", 1);
-  usleep(200000); /* the library connects and sends */
   struct rlimit rl;
   getrlimit(RLIMIT_NOFILE, &rl);
-  int top = rl.rlim_cur > 8192 ? 8192 : (int)rl.rlim_cur, closes = 0;
-  for (int fd = 3; fd < top; fd++, closes++) close(fd); /* as orterun's child does */
-  usleep(300000); /* the library reconnects if it lost its socket */
+  int top = rl.rlim_cur > 8192 ? 8192 : (int)rl.rlim_cur;
+  char n[32], p[4096];
+  snprintf(n, sizeof n, "%d", 3 + top - 3 + 2);
+  put(dir, "child.calls", n, strlen(n));
+  usleep(200000); /* the library connects and sends */
+  for (int fd = 3; fd < top; fd++) close(fd); /* as orterun's child does */
   static char z[CHILD2_BYTES];
   memset(z, 'z', sizeof z);
-  put(dir, "child2", z, sizeof z);
-  char n[32];
-  snprintf(n, sizeof n, "%d", 9 + closes);
-  put(dir, "child.calls", n, strlen(n));
-  execl(self, self, dir, "exec'd", (char *)NULL);
+  snprintf(p, sizeof p, "%s/child2", dir);
+  int fd = open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+  if (fd < 0 || write(fd, z, sizeof z) != (ssize_t)sizeof z) _exit(1);
+  usleep(300000); /* the library reconnects if it lost its socket */
+  execl(self, self, dir, "exec'd", (char *)NULL); /* flushes first */
   _exit(127);
 }
 
