@@ -110,14 +110,24 @@ DEFINE_OPENAT_2(__openat64_2, OPENAT64)
 DEFINE_CREAT(creat, CREAT)
 DEFINE_CREAT(creat64, CREAT64)
 
+/* One of libsiox-client's own descriptors (its daemon socket, its eventfd),
+ * named by the application: to the application that number is not open.
+ * (A launcher's child closes every fd before exec; before this guard the
+ * library lost its connection, and the number's reuse mixed the library's
+ * bytes with the application's: see siox-client/src/own_fd.c.) */
+static int library_fd(int fd) {
+  return SXP_UNLIKELY(siox_internal_owns_fd(fd)) && !siox_internal_in_library();
+}
+
 /* The entry goes before the real close: once the kernel frees the number,
  * another thread's open may take it and install its own entry. */
 SXP_EXPORT int close(int fd) {
   int (*real)(int) = SXP_REAL(close);
-  if (SXP_UNLIKELY(!real)) return (int)syscall(SYS_close, fd);
+  if (SXP_UNLIKELY(!real)) return library_fd(fd) ? (errno = EBADF, -1) : (int)syscall(SYS_close, fd);
   siox_aid aid = sxp_begin(SXP_T_CLOSE);
-  int had = sxp_fd_detach(fd);
-  int r = real(fd), err = errno;
+  int own = library_fd(fd);
+  int had = own ? 0 : sxp_fd_detach(fd);
+  int r = own ? (errno = EBADF, -1) : real(fd), err = errno;
   if (!aid) return r;
   siox_activity_attr_i64(aid, SIOX_ATTR_POSIX_FD, fd);
   if (had || r == 0) sxp__fd_released(aid, fd);
@@ -162,28 +172,55 @@ static int dup_onto(siox_aid aid, int oldfd, int newfd, int was_open, int r, int
 
 SXP_EXPORT int dup2(int oldfd, int newfd) {
   int (*real)(int, int) = SXP_REAL(dup2);
-  if (SXP_UNLIKELY(!real)) return (int)syscall(SYS_dup2, oldfd, newfd);
+  if (SXP_UNLIKELY(!real)) return library_fd(newfd) ? (errno = EBADF, -1) : (int)syscall(SYS_dup2, oldfd, newfd);
   siox_aid aid = sxp_begin(SXP_T_DUP2);
   int was_open = aid && oldfd != newfd && sxp_fd_ofd(newfd);
-  int r = real(oldfd, newfd);
+  /* The library's own number: not the application's to replace. */
+  int r = library_fd(newfd) ? (errno = EBADF, -1) : real(oldfd, newfd);
   return dup_onto(aid, oldfd, newfd, was_open, r, errno);
 }
 
 SXP_EXPORT int dup3(int oldfd, int newfd, int flags) {
   int (*real)(int, int, int) = SXP_REAL(dup3);
-  if (SXP_UNLIKELY(!real)) return (int)syscall(SYS_dup3, oldfd, newfd, flags);
+  if (SXP_UNLIKELY(!real)) return library_fd(newfd) ? (errno = EBADF, -1) : (int)syscall(SYS_dup3, oldfd, newfd, flags);
   siox_aid aid = sxp_begin(SXP_T_DUP3);
   int was_open = aid && oldfd != newfd && sxp_fd_ofd(newfd);
-  int r = real(oldfd, newfd, flags);
+  int r = library_fd(newfd) ? (errno = EBADF, -1) : real(oldfd, newfd, flags);
   return dup_onto(aid, oldfd, newfd, was_open, r, errno);
+}
+
+static int real_close_range(unsigned first, unsigned last, int flags) {
+  int (*real)(unsigned, unsigned, int) = SXP_REAL(close_range);
+  if (SXP_UNLIKELY(!real)) return (int)syscall(SYS_close_range, first, last, flags);
+  return real(first, last, flags);
+}
+
+/* close_range over [first, last] in pieces that skip the library's own
+ * descriptors (at most two). */
+static int close_range_around(unsigned first, unsigned last, int flags) {
+  int own[SIOX_INTERNAL_OWN_FDS_MAX], n = siox_internal_in_library() ? 0 : siox_internal_own_fds(own);
+  unsigned from = first;
+  for (int i = 0; i < n; i++) {
+    unsigned fd = (unsigned)own[i];
+    if (fd < from || fd > last) continue;
+    if (fd > from && real_close_range(from, fd - 1, flags) < 0) return -1;
+    from = fd + 1;
+  }
+  return from > last ? 0 : real_close_range(from, last, flags);
 }
 
 /* Not recorded: only keeps the table free of closed fds. */
 SXP_EXPORT int close_range(unsigned first, unsigned last, int flags) {
-  int (*real)(unsigned, unsigned, int) = SXP_REAL(close_range);
   if (!(flags & CLOSE_RANGE_CLOEXEC)) sxp_fd_detach_range(first, last);
-  if (SXP_UNLIKELY(!real)) return (int)syscall(SYS_close_range, first, last, flags);
-  return real(first, last, flags);
+  return close_range_around(first, last, flags);
+}
+
+/* glibc's closefrom calls close_range inside libc, past this layer. */
+SXP_EXPORT void closefrom(int lowfd) {
+  unsigned from = lowfd < 0 ? 0 : (unsigned)lowfd;
+  sxp_fd_detach_range(from, ~0u);
+  if (close_range_around(from, ~0u, 0) < 0)
+    for (int fd = (int)from, max = (int)sysconf(_SC_OPEN_MAX); fd < max; fd++) close(fd); /* no close_range */
 }
 
 SXP_EXPORT int closedir(DIR *d) {

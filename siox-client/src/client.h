@@ -237,6 +237,12 @@ SIOX_HIDDEN void siox__identity_init(void);
 SIOX_HIDDEN size_t siox__identity_args(char *buf, size_t cap);
 
 /* ---- conn.c ---- */
+/* own_fd.c: the library's descriptors, moved high and guarded from the
+ * application's close/dup2 (siox_internal_owns_fd). */
+enum { SIOX__FD_SOCKET, SIOX__FD_WAKE, SIOX__FD_SLOTS };
+SIOX_HIDDEN int siox__own_fd_take(int slot, int fd);
+SIOX_HIDDEN void siox__own_fd_drop(int slot);
+
 SIOX_HIDDEN int siox__conn_connected(void);
 SIOX_HIDDEN int siox__conn_try_connect(int force);
 SIOX_HIDDEN uint8_t *siox__conn_frame(uint16_t type, uint32_t payload);

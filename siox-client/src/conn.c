@@ -105,6 +105,7 @@ void siox__conn_close(void) {
   if (sock < 0) return;
   last_up = mono_ns();
   siox__retain_lost(sbuf, slen);
+  siox__own_fd_drop(SIOX__FD_SOCKET);
   close(sock);
   sock = -1;
   slen = ssent = 0;
@@ -123,9 +124,11 @@ static int open_socket(void) {
   memcpy(sa.sun_path, siox__cfg.socket_path, sizeof sa.sun_path);
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return -errno;
+  fd = siox__own_fd_take(SIOX__FD_SOCKET, fd); /* high, and guarded (own_fd.c) */
   /* A unix connect either completes at once or fails (EAGAIN: backlog full). */
   if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
     int err = errno;
+    siox__own_fd_drop(SIOX__FD_SOCKET);
     close(fd);
     return -err;
   }
@@ -147,6 +150,7 @@ int siox__conn_try_connect(int force) {
   uint8_t *p = rc == 0 ? siox__conn_frame(SIOX_CW_HELLO, len) : NULL;
   if (!p) {
     free(rc == 0 ? hello : NULL);
+    siox__own_fd_drop(SIOX__FD_SOCKET);
     close(fd);
     slen = ssent = 0;
     return -ENOMEM;
@@ -192,6 +196,7 @@ int siox__conn_write(void) {
 /* The child of fork() shares the parent's socket: drop our copy of it and
  * of the unsent bytes (the parent sends them), and re-ship registrations. */
 void siox__conn_after_fork_child(void) {
+  siox__own_fd_drop(SIOX__FD_SOCKET);
   if (sock >= 0) close(sock);
   sock = -1;
   slen = ssent = 0;

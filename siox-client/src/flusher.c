@@ -21,7 +21,7 @@ static pthread_mutex_t fl_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t fl_cond;
 static pthread_t fl_thread;
 static int running, stopping;
-static int wake_fd = -1;
+static _Atomic int wake_fd = -1; /* read by wake() in any thread */
 static uint64_t flush_req, flush_done; /* under fl_lock */
 static int flush_rc;
 static uint64_t filled_req; /* flusher only: requests covered by a full fill */
@@ -189,13 +189,21 @@ static int cycle(uint64_t req, uint64_t done) {
   return moved >= BUSY_BYTES ? 1 : (int)siox__cfg.flush_interval_ms;
 }
 
+/* A new wake-up eventfd, high and guarded (own_fd.c). */
+static int wake_fd_open(void) {
+  return siox__own_fd_take(SIOX__FD_WAKE, eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+}
+
 static void wait_for_work(int timeout_ms) {
-  int fd = siox__conn_fd();
-  struct pollfd p[2] = {{wake_fd, POLLIN, 0}, {fd, siox__conn_pending() ? POLLOUT : POLLIN, 0}};
+  int fd = siox__conn_fd(), wfd = atomic_load(&wake_fd);
+  struct pollfd p[2] = {{wfd, POLLIN, 0}, {fd, siox__conn_pending() ? POLLOUT : POLLIN, 0}};
   if (poll(p, fd >= 0 ? 2 : 1, timeout_ms) <= 0) return;
   uint64_t v;
-  if (p[0].revents & POLLIN && read(wake_fd, &v, sizeof v) < 0) v = 0;
-  if (fd >= 0 && p[1].revents & (POLLIN | POLLHUP | POLLERR)) siox__conn_check_peer();
+  if (p[0].revents & POLLIN && read(wfd, &v, sizeof v) < 0) v = 0;
+  /* Closed behind the library's back (a close the POSIX layer did not
+   * see): a new one, or the flusher would spin on POLLNVAL. */
+  if (p[0].revents & POLLNVAL) atomic_store(&wake_fd, wake_fd_open());
+  if (fd >= 0 && p[1].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) siox__conn_check_peer();
 }
 
 static void *flusher_main(void *arg) {
@@ -215,7 +223,8 @@ static void *flusher_main(void *arg) {
 
 static void wake(void) {
   uint64_t one = 1;
-  if (wake_fd >= 0 && write(wake_fd, &one, sizeof one) < 0) one = 0;
+  int fd = atomic_load(&wake_fd);
+  if (fd >= 0 && write(fd, &one, sizeof one) < 0) one = 0;
 }
 
 void siox__ring_half_full(struct siox__thread *t) {
@@ -241,13 +250,13 @@ int siox__flusher_ensure(void) {
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&fl_cond, &ca);
     pthread_condattr_destroy(&ca);
-    if (wake_fd < 0) wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (atomic_load(&wake_fd) < 0) atomic_store(&wake_fd, wake_fd_open());
     /* The flusher blocks every signal: the application's handlers must run
      * on the application's threads. */
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    rc = wake_fd < 0 ? -errno : -pthread_create(&fl_thread, NULL, flusher_main, NULL);
+    rc = atomic_load(&wake_fd) < 0 ? -errno : -pthread_create(&fl_thread, NULL, flusher_main, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     running = rc == 0;
     stopping = 0;
@@ -301,8 +310,9 @@ void siox__flusher_fork_parent(void) {
  * on its next SIOX call, with its own wake-up fd. */
 void siox__flusher_after_fork_child(void) {
   pthread_mutex_init(&fl_lock, NULL);
-  if (wake_fd >= 0) close(wake_fd);
-  wake_fd = -1;
+  siox__own_fd_drop(SIOX__FD_WAKE);
+  if (atomic_load(&wake_fd) >= 0) close(atomic_load(&wake_fd));
+  atomic_store(&wake_fd, -1);
   running = stopping = 0;
   flush_req = flush_done = filled_req = 0;
   backlog = 0;

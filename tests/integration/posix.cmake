@@ -19,3 +19,11 @@ set(SIOX_POSIX_IT_ENV
 # Exit code 77: skipped (see the script: the ASan build).
 set_tests_properties(integration_posix_trace PROPERTIES
   LABELS integration TIMEOUT 300 SKIP_RETURN_CODE 77 ENVIRONMENT "${SIOX_POSIX_IT_ENV}")
+
+# A launcher's child closing every descriptor before exec (issue 10, round b).
+add_executable(posix_closeall ${CMAKE_CURRENT_LIST_DIR}/posix_closeall.c)
+add_test(NAME integration_posix_closeall
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_posix_closeall.sh)
+set_tests_properties(integration_posix_closeall PROPERTIES
+  LABELS integration TIMEOUT 300 SKIP_RETURN_CODE 77
+  ENVIRONMENT "${SIOX_POSIX_IT_ENV};SIOX_POSIX_CLOSEALL=$<TARGET_FILE:posix_closeall>")

@@ -21,6 +21,22 @@ extern "C" {
  * the call makes no system call and takes no lock. */
 int siox_internal_in_library(void);
 
+/* Returns 1 when fd is one of libsiox-client's own descriptors (its
+ * connection to the daemon, its flusher's eventfd). They are close-on-exec
+ * and live at high numbers, out of the way of the lowest-free numbers an
+ * application expects; a wrapper of close(), dup2(), dup3(), close_range()
+ * or closefrom() called by the application (not inside the library, see
+ * siox_internal_in_library) must not close or replace them: a launcher that
+ * closes every descriptor before exec would otherwise cut the library off
+ * its daemon, or hand it one of the application's files. Two relaxed
+ * atomic loads; no system call. */
+int siox_internal_owns_fd(int fd);
+
+/* The library's own descriptors, ascending, into fds (room for
+ * SIOX_INTERNAL_OWN_FDS_MAX); returns how many (for close_range wrappers). */
+#define SIOX_INTERNAL_OWN_FDS_MAX 2
+int siox_internal_own_fds(int *fds);
+
 /* ---- hint delivery (src/hints.c) -------------------------------------------
  * The MPI-IO layer asks the node daemon, at MPI_File_open, which hints the
  * knowledge base holds for this process's application (executable and

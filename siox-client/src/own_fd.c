@@ -1,0 +1,82 @@
+/*
+ * The library's own file descriptors (the daemon socket and the flusher's
+ * eventfd), kept out of the application's way.
+ *
+ * Applications close descriptors they never opened: a launcher's child
+ * closes every fd from 3 up before exec (OpenMPI's orterun), a daemon
+ * closes 0..2 and opens /dev/null expecting fd 0. Before this, such a
+ * close took the library's socket and eventfd away, the next socket()
+ * reused the eventfd's number, and the flusher then read 8 bytes of every
+ * ACK as a wake-up (the ACK stream broke: reconnect, resend everything
+ * held, again, a few hundred times a second until exec) and wrote its
+ * wake-up word into the daemon socket ("bad frame magic"); a number reused
+ * by the application would have had SIOX bytes written into its file.
+ *
+ * So the library (1) moves each of its descriptors to a high number, far
+ * from the lowest-free numbers applications expect to get, and (2) records
+ * them here, so that the POSIX layer's close/dup2/dup3/close_range wrappers
+ * leave them alone (siox_internal_owns_fd).
+ */
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "client.h"
+
+_Static_assert(SIOX__FD_SLOTS <= SIOX_INTERNAL_OWN_FDS_MAX, "room in siox_internal_own_fds");
+
+/* Highest floor: a process with a huge descriptor limit still gets a small
+ * table (the kernel sizes it to the highest number in use). */
+#define PARK_TOP 4096
+#define PARK_GAP 32 /* numbers left free below the soft limit */
+
+static _Atomic int own[SIOX__FD_SLOTS] = {-1, -1};
+
+/* The lowest number a library descriptor is moved to. */
+static int park_floor(void) {
+  struct rlimit rl;
+  rlim_t cur = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
+  if (cur > PARK_TOP) cur = PARK_TOP;
+  return cur > 2 * PARK_GAP ? (int)(cur - PARK_GAP) : (int)(cur / 2);
+}
+
+/* Moves fd (a new library descriptor, close-on-exec) high and records it in
+ * slot; returns the descriptor to use. When it cannot be moved (no free
+ * number up there) it stays where it is, recorded all the same. */
+int siox__own_fd_take(int slot, int fd) {
+  if (fd < 0) return fd;
+  int floor = park_floor();
+  if (fd < floor) {
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, floor);
+    if (high >= 0) {
+      close(fd);
+      fd = high;
+    }
+  }
+  atomic_store(&own[slot], fd);
+  return fd;
+}
+
+/* The descriptor of slot is about to be closed by the library. */
+void siox__own_fd_drop(int slot) {
+  atomic_store(&own[slot], -1);
+}
+
+int siox_internal_owns_fd(int fd) {
+  if (fd < 0) return 0;
+  for (int i = 0; i < SIOX__FD_SLOTS; i++)
+    if (atomic_load_explicit(&own[i], memory_order_relaxed) == fd) return 1;
+  return 0;
+}
+
+int siox_internal_own_fds(int *fds) {
+  int n = 0;
+  for (int i = 0; i < SIOX__FD_SLOTS; i++) {
+    int fd = atomic_load_explicit(&own[i], memory_order_relaxed);
+    if (fd < 0) continue;
+    int j = n++;
+    for (; j > 0 && fds[j - 1] > fd; j--) fds[j] = fds[j - 1];
+    fds[j] = fd;
+  }
+  return n;
+}
