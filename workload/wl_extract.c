@@ -112,7 +112,6 @@ static int assign_ranks(const struct wlx_act *acts, size_t n, int **proc_rank, i
   return ranks;
 }
 
-static const struct wlx_rec *sort_recs;
 static int by_rank_seq(const void *a, const void *b) {
   const struct wlx_rec *x = a, *y = b;
   if (x->r.rank != y->r.rank) return x->r.rank < y->r.rank ? -1 : 1;
@@ -122,19 +121,8 @@ static int by_rank_seq(const void *a, const void *b) {
 /* Ranks, gaps (start minus the rank's previous end, or its MPI_Init end),
  * then the records into w in rank order. */
 static int finish(struct wlx *x, const int *proc_rank, siox_workload *w, const int64_t *init_end) {
-  size_t m = 0;
-  for (size_t i = 0; i < x->nrecs; i++) {
-    int rk = proc_rank[x->recs[i].proc];
-    if (rk < 0) {
-      x->st->kept--;
-      x->st->no_rank++;
-      continue;
-    }
-    x->recs[i].r.rank = (uint32_t)rk;
-    x->recs[m++] = x->recs[i];
-  }
-  x->nrecs = m;
-  sort_recs = x->recs;
+  size_t m = x->nrecs;
+  for (size_t i = 0; i < m; i++) x->recs[i].r.rank = (uint32_t)proc_rank[x->recs[i].proc];
   qsort(x->recs, m, sizeof(*x->recs), by_rank_seq);
   int64_t prev_end = 0;
   for (size_t i = 0; i < m; i++) {
@@ -162,6 +150,7 @@ static int build(struct wlx_act *acts, size_t n, const struct siox_wl_extract_op
   for (size_t i = 0; !rc && i < n; i++)
     if (strncmp(acts[i].name, "MPI_Init", 8) == 0) init_end[acts[i].proc] = acts[i].end_ns;
   for (int p = 0; p <= maxproc; p++) st->processes += proc_rank[p] >= 0;
+  for (size_t i = 0; i < n; i++) acts[i].no_rank = proc_rank[acts[i].proc] < 0;
   if (!rc) rc = wlx_translate(&x, acts, n);
   if (!rc) rc = finish(&x, proc_rank, x.w, init_end);
   free(x.recs);

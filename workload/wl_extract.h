@@ -14,7 +14,8 @@ struct wlx_act {
   int proc, err;
   const char *swid, *name, *path, *sent_path; /* path, sent_path: NULL when absent */
   int64_t offset, bytes, result, fd, coll, rank, stdio;
-  int inner; /* below an MPI-IO call */
+  int inner;   /* below an MPI-IO call */
+  int no_rank; /* of a process without an MPI rank in an MPI job (mpirun) */
 };
 
 /* A record before ranks are known. */

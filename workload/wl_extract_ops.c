@@ -268,6 +268,10 @@ int wlx_translate(struct wlx *x, struct wlx_act *acts, size_t n) {
   int rc = 0;
   for (size_t i = 0; !rc && i < n; i++) {
     struct wlx_act *a = &acts[i];
+    if (a->no_rank) {
+      x->st->no_rank++;
+      continue;
+    }
     x->st->inner += (uint64_t)a->inner;
     if (strcmp(a->swid, "POSIX") == 0) {
       if (a->inner && a->fd != WLX_NONE) patch_from_child(x, a);
