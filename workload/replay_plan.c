@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "replay.h"
@@ -78,13 +79,16 @@ void replay_plan_free(struct replay_plan *p) {
   free(p->mine);
 }
 
+/* Raw system calls: preparing is not part of the workload, and a replay run
+ * under `siox run` must record the workload's operations only. */
 int replay_prepare_files(const struct replay_plan *p, char *err, size_t errlen) {
   for (size_t f = 0; f < p->nfiles; f++) {
-    int fd = open(p->path[f], O_RDWR | O_CREAT, 0644);
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, p->path[f], O_RDWR | O_CREAT, 0644);
     struct stat sb;
-    int rc = fd < 0 || fstat(fd, &sb) ? -errno : 0;
-    if (!rc && (uint64_t)sb.st_size < p->read_extent[f] && ftruncate(fd, (off_t)p->read_extent[f])) rc = -errno;
-    if (fd >= 0) close(fd);
+    int rc = fd < 0 || syscall(SYS_fstat, fd, &sb) ? -errno : 0;
+    if (!rc && (uint64_t)sb.st_size < p->read_extent[f] && syscall(SYS_ftruncate, fd, (off_t)p->read_extent[f]))
+      rc = -errno;
+    if (fd >= 0) syscall(SYS_close, fd);
     if (rc) {
       snprintf(err, errlen, "preparing %s: %s", p->path[f], strerror(-rc));
       return rc;

@@ -32,6 +32,11 @@ static int is_one_of(const char *name, const char *const *list) {
 /* The README's default filter: system and MPI-runtime files are not part of
  * the application's workload. */
 static int path_kept(const struct wlx *x, const char *path) {
+  /* ROMIO's shared-file-pointer file (.NAME.shfp.N): MPI-IO's own, remade by
+   * the replayed MPI-IO calls */
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  if (base[0] == '.' && strstr(base, ".shfp.")) return 0;
   if (x->o->prefixes) {
     for (const char *const *p = x->o->prefixes; *p; p++)
       if (starts(path, *p)) return 1;

@@ -45,7 +45,7 @@ static int next_line(struct rd *r) {
     r->no++;
     if (n > 0 && r->line[n - 1] == '\n') r->line[--n] = '\0';
     else return fail(r, "the line has no newline: the file is truncated");
-    if (memchr(r->line, '\0', (size_t)n)) return fail(r, "NUL byte: not a workload file");
+    if (memchr(r->line, '\0', (size_t)n)) return fail(r, "binary data (a NUL byte): not a SIOX workload file");
     if (n == 0 || r->line[0] == '#') continue;
     return 1;
   }
