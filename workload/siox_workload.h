@@ -137,11 +137,13 @@ struct siox_wl_extract_stats {
   uint64_t unknown_file;    /* on a descriptor opened before tracing or not seen */
   uint64_t filtered;        /* on a file the path filter left out */
   uint64_t other;           /* calls the format has no operation for (ftruncate, unlink, ...) */
-  uint64_t no_rank;         /* records of processes without an MPI rank in an MPI job (mpirun) */
+  uint64_t no_rank;         /* activities of processes without an MPI rank in an MPI job (mpirun) */
   uint32_t processes;
 };
 /* The job's trace, read from the warehouse over c. 0, -ENOENT (no process
- * of that job visible to this user), -EIO (query failed; err), -ENOMEM. */
+ * of that job visible to this user), -EINVAL (the job id names processes of
+ * several users, or two processes claim one rank; err), -EIO (query failed;
+ * err), -ENOMEM. */
 int siox_wl_extract(PGconn *c, const struct siox_wl_extract_opts *o, siox_workload **out,
                     struct siox_wl_extract_stats *st, char *err, size_t errlen);
 

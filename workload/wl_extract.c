@@ -165,9 +165,30 @@ static int build(struct wlx_act *acts, size_t n, const struct siox_wl_extract_op
   return 0;
 }
 
+/* A job is keyed by (uid, job id): an id two users' processes carry names
+ * two jobs, which one workload cannot mix. */
+static int one_owner(PGconn *c, const char *job, char *err, size_t errlen) {
+  const char *params[] = {job};
+  PGresult *res = PQexecParams(c, "SELECT string_agg(DISTINCT uid::text, ', ') FROM processes WHERE job = $1", 1, NULL,
+                               params, NULL, NULL, 0);
+  int rc = 0;
+  if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+    snprintf(err, errlen, "reading job %s's processes from the warehouse: %s", job, PQerrorMessage(c));
+    rc = -EIO;
+  } else if (!PQgetisnull(res, 0, 0) && strchr(PQgetvalue(res, 0, 0), ',')) {
+    snprintf(err, errlen, "job '%s' names processes of several users (uids %s): two jobs share the id", job,
+             PQgetvalue(res, 0, 0));
+    rc = -EINVAL;
+  }
+  PQclear(res);
+  return rc;
+}
+
 int siox_wl_extract(PGconn *c, const struct siox_wl_extract_opts *o, siox_workload **out,
                     struct siox_wl_extract_stats *st, char *err, size_t errlen) {
   memset(st, 0, sizeof(*st));
+  int orc = one_owner(c, o->job, err, errlen);
+  if (orc) return orc;
   const char *params[] = {o->job};
   PGresult *res = PQexecParams(c, acts_sql, 1, NULL, params, NULL, NULL, 0);
   if (PQresultStatus(res) != PGRES_TUPLES_OK) {

@@ -207,6 +207,22 @@ static void unknown_job(void **state) {
   assert_non_null(strstr(err, "no-such-job"));
 }
 
+/* A job id two users' processes carry names two jobs: refused, not mixed. */
+static void job_of_two_users(void **state) {
+  (void)state;
+  int a = kbdb_proc(&db, "h1", "shared-id");
+  int b = kbdb_proc(&db, "h1", "shared-id");
+  kbdb_exec(&db, "UPDATE processes SET uid = 1001 WHERE proc_id = %d", b);
+  act(a, n_posix, t_open, 0, 0, 10, "/data/a", "io/result=3");
+  act(b, n_posix, t_open, 0, 0, 10, "/data/b", "io/result=3");
+  struct siox_wl_extract_opts o = {.job = "shared-id"};
+  struct siox_wl_extract_stats st;
+  siox_workload *w = NULL;
+  char err[512] = "";
+  assert_int_equal(siox_wl_extract(db.c, &o, &w, &st, err, sizeof(err)), -EINVAL);
+  assert_non_null(strstr(err, "several users"));
+}
+
 int main(int argc, char **argv) {
   argc_ = argc;
   argv_ = argv;
@@ -214,6 +230,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(job_trace),
       cmocka_unit_test(prefix_and_anonymize),
       cmocka_unit_test(unknown_job),
+      cmocka_unit_test(job_of_two_users),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
