@@ -45,6 +45,12 @@ traced() { # JOB CMD...: CMD under siox run, filed under JOB
   SIOX_JOB_ID=$job "$SIOX_CLI" run --layers posix,mpi --libdir "$LIBDIR" --socket "$DAEMON_SOCK" -- "$@"
 }
 
+log "manual pages"
+"$SIOX_CLI" workload --help | grep -q -- "--form trace|characterization" || fail "siox workload --help"
+"$SIOX_CLI" help replay | grep -q -- "--ranks N" || fail "siox help replay"
+"$SIOX_REPLAY" --help | grep -q -- "--generator" || fail "siox-replay --help"
+"$SIOX_CLI" --help | grep -q "^  workload" || fail "siox --help does not list workload"
+
 start_server
 start_daemon "" --batch-ms 50
 
