@@ -39,16 +39,22 @@ traced() { # JOB CMD...
 }
 job() { mkdir -p "$D/$1" && traced "$1" mpirun --oversubscribe -np 4 "$WORKLOAD" "$D/$1/data" "$T/$1.manifest"; }
 replay() { mkdir -p "$D/$1" && traced "$1" "$SIOX_CLI" replay "$2" --dir "$D/$1" --mpirun "mpirun --oversubscribe" $3; }
+# settle JOB...: waits until every rank of each JOB has recorded MPI_Finalize
+# (the ranks' last activity; 4 ranks each) and the warehouse's activity
+# count has then not changed for 2 s.
 settle() {
-  local prev=-1 still=0 cur
-  for _ in $(seq 600); do
+  local jobs="" j prev=-1 still=0 cur fin
+  for j in "$@"; do jobs="$jobs${jobs:+,}'$j'"; done
+  for _ in $(seq 900); do
+    fin=$(sql "SELECT count(*) FROM activities a JOIN activity_types t USING (type_id)
+               JOIN processes p USING (proc_id) WHERE t.name = 'MPI_Finalize' AND p.job IN ($jobs)")
     cur=$(sql "SELECT count(*) FROM activities")
     if [ "$cur" = "$prev" ]; then still=$((still + 1)); else still=0; fi
-    [ "$cur" -gt 0 ] && [ $still -ge 10 ] && return 0
+    [ "$fin" -ge $((4 * $#)) ] && [ $still -ge 10 ] && return 0
     prev=$cur
     sleep 0.2
   done
-  fail "the warehouse did not settle"
+  fail "the ranks of $jobs did not all reach the warehouse"
 }
 io_ms() { # JOB: the slowest rank's I/O time in the job's extracted trace
   siox_cli workload extract --job "$1" --prefix "$D/$1/" -o "$T/$1.wl" 2>/dev/null
@@ -56,7 +62,7 @@ io_ms() { # JOB: the slowest rank's I/O time in the job's extracted trace
 }
 
 job orig
-settle
+settle orig
 siox_cli workload extract --job orig --prefix "$D/orig/" -o "$T/orig.wl"
 siox_cli workload extract --job orig --prefix "$D/orig/" --form characterization -o "$T/orig.wlc" 2>/dev/null
 for i in $(seq "$ROUNDS"); do
@@ -65,7 +71,7 @@ for i in $(seq "$ROUNDS"); do
   replay "exact$i" "$T/orig.wl" ""
   replay "charact$i" "$T/orig.wlc" ""
 done
-settle
+settle $(for i in $(seq "$ROUNDS"); do echo "job$i exact$i charact$i"; done)
 for i in $(seq "$ROUNDS"); do
   echo "$(io_ms "job$i") $(io_ms "exact$i") $(io_ms "charact$i")"
 done >"$T/times"

@@ -27,16 +27,22 @@ export LD_PRELOAD=${ASAN_RT:-}
 [ -n "$LD_PRELOAD" ] || unset LD_PRELOAD
 
 # Waits until the warehouse's activity count has not changed for 2 s.
+# settle JOB...: waits until every rank of each JOB has recorded MPI_Finalize
+# (the ranks' last activity; 4 ranks each) and the warehouse's activity
+# count has then not changed for 2 s.
 settle() {
-  local prev=-1 still=0 cur
-  for _ in $(seq 300); do
+  local jobs="" j prev=-1 still=0 cur fin
+  for j in "$@"; do jobs="$jobs${jobs:+,}'$j'"; done
+  for _ in $(seq 900); do
+    fin=$(sql "SELECT count(*) FROM activities a JOIN activity_types t USING (type_id)
+               JOIN processes p USING (proc_id) WHERE t.name = 'MPI_Finalize' AND p.job IN ($jobs)")
     cur=$(sql "SELECT count(*) FROM activities")
     if [ "$cur" = "$prev" ]; then still=$((still + 1)); else still=0; fi
-    [ "$cur" -gt 0 ] && [ $still -ge 10 ] && return 0
+    [ "$fin" -ge $((4 * $#)) ] && [ $still -ge 10 ] && return 0
     prev=$cur
     sleep 0.2
   done
-  fail "the warehouse did not settle"
+  fail "the ranks of $jobs did not all reach the warehouse"
 }
 
 traced() { # JOB CMD...: CMD under siox run, filed under JOB
@@ -57,7 +63,7 @@ start_daemon "" --batch-ms 50
 log "the job, traced"
 traced wl-orig mpirun --oversubscribe -np 4 "$SIOX_MPI_WORKLOAD" "$D/orig/data" "$T/manifest" \
   >>"$T/workload.log" 2>&1 || fail "mpi_io_workload failed (see $T/workload.log)"
-settle
+settle wl-orig
 
 log "extract"
 siox_cli workload extract --job wl-orig --prefix "$D/orig/" -o "$T/orig.wl" 2>"$T/extract.txt" \
@@ -82,7 +88,7 @@ log "replay, traced"
 traced wl-replay "$SIOX_CLI" replay "$T/orig.wl" --dir "$D/replay" --mpirun "mpirun --oversubscribe" \
   >"$T/replay.out" 2>>"$T/workload.log" || fail "siox replay failed (see $T/workload.log)"
 cat "$T/replay.out"
-settle
+settle wl-replay
 siox_cli workload extract --job wl-replay --prefix "$D/replay/" -o "$T/replay.wl" 2>/dev/null \
   || fail "extracting the replay failed"
 
