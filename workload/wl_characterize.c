@@ -105,11 +105,14 @@ static int group_counters(const siox_workload *t, const size_t *idx, size_t n, s
 }
 
 static int rank_rows(const siox_workload *t, siox_workload *out) {
+  for (uint32_t r = 0; r < t->ranks; r++) {
+    struct siox_wl_rank k = {.rank = r};
+    int rc = siox_wl_set_rank(out, &k); /* every rank has a row, idle ones too */
+    if (rc) return rc;
+  }
   for (size_t i = 0; i < t->nrecs; i++) {
     const struct siox_wl_rec *r = &t->recs[i];
     struct siox_wl_rank *k = &out->rank_info[r->rank];
-    k->rank = r->rank;
-    out->rank_set[r->rank] = 1;
     k->ops++;
     k->barriers += r->op == SIOX_WL_BARRIER;
     k->compute_ns += r->gap_ns;

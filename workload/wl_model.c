@@ -59,9 +59,7 @@ siox_workload *siox_wl_new(enum siox_wl_form form, const char *job, uint32_t ran
   w->form = form;
   w->ranks = ranks;
   w->job = strdup(job ? job : "");
-  w->rank_info = calloc(ranks ? ranks : 1, sizeof(*w->rank_info));
-  w->rank_set = calloc(ranks ? ranks : 1, 1);
-  if (!w->job || !w->rank_info || !w->rank_set) {
+  if (!w->job) {
     siox_wl_free(w);
     return NULL;
   }
@@ -115,13 +113,22 @@ int siox_wl_add_counters(siox_workload *w, const struct siox_wl_counters *c) {
   return 0;
 }
 
+/* Per-rank rows exist only in characterizations: allocated on first use. */
+static int rank_rows(siox_workload *w) {
+  if (w->rank_info) return 0;
+  w->rank_info = calloc(w->ranks ? w->ranks : 1, sizeof(*w->rank_info));
+  w->rank_set = calloc(w->ranks ? w->ranks : 1, 1);
+  return w->rank_info && w->rank_set ? 0 : -ENOMEM;
+}
+
 int siox_wl_set_rank(siox_workload *w, const struct siox_wl_rank *r) {
   if (r->rank >= w->ranks) return -EINVAL;
+  if (rank_rows(w)) return -ENOMEM;
   w->rank_info[r->rank] = *r;
   w->rank_set[r->rank] = 1;
   return 0;
 }
 
 const struct siox_wl_rank *siox_wl_rank_info(const siox_workload *w, uint32_t rank) {
-  return rank < w->ranks && w->rank_set[rank] ? &w->rank_info[rank] : NULL;
+  return rank < w->ranks && w->rank_set && w->rank_set[rank] ? &w->rank_info[rank] : NULL;
 }

@@ -143,9 +143,9 @@ static int read_header(struct rd *r) {
   p = r->line;
   char *k = tok(&p), *n = tok(&p);
   uint32_t ranks;
-  if (!k || strcmp(k, "ranks") || to_u32(n, &ranks) || p || ranks == 0 || ranks > (1u << 24)) {
+  if (!k || strcmp(k, "ranks") || to_u32(n, &ranks) || p || ranks == 0 || ranks > (1u << 20)) {
     free(jcopy);
-    return fail(r, "expected 'ranks N' with 1 <= N <= 16777216");
+    return fail(r, "expected 'ranks N' with 1 <= N <= 1048576");
   }
   r->w = siox_wl_new(fm, jcopy, ranks);
   free(jcopy);

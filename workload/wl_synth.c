@@ -73,15 +73,27 @@ static int emit_file(struct gen *g, const struct siox_wl_counters *c) {
   return rc;
 }
 
-static int check_counters(const struct siox_wl_counters *c, char *err, size_t errlen) {
+#define MAX_OPS (1ULL << 30) /* a synthesized trace is held in memory */
+
+static int check_counters(const struct siox_wl_counters *c, uint64_t *total, char *err, size_t errlen) {
   const struct siox_wl_dir *d[2] = {&c->rd, &c->wr};
-  for (int k = 0; k < 2; k++) {
-    uint64_t n = 0, b = 0;
-    for (int i = 0; i < SIOX_WL_COMMON; i++) {
-      n += d[k]->common_count[i];
-      b += d[k]->common_size[i] * d[k]->common_count[i];
+  uint64_t n_ops = 0;
+  const uint64_t parts[] = {c->opens, c->closes, c->seeks, c->stats, c->fsyncs, c->rd.count, c->wr.count};
+  for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+    if (parts[i] > MAX_OPS || (n_ops += parts[i]) > MAX_OPS || (*total += parts[i]) > MAX_OPS) {
+      snprintf(err, errlen, "the counters ask for more than %llu operations", (unsigned long long)MAX_OPS);
+      return -EINVAL;
     }
-    if (n > d[k]->count || b > d[k]->bytes || (n == d[k]->count && b != d[k]->bytes) || d[k]->consec > d[k]->seq) {
+  }
+  for (int k = 0; k < 2; k++) {
+    uint64_t n = 0, b = 0, p;
+    int over = 0;
+    for (int i = 0; i < SIOX_WL_COMMON; i++) {
+      over |= __builtin_add_overflow(n, d[k]->common_count[i], &n);
+      over |= __builtin_mul_overflow(d[k]->common_size[i], d[k]->common_count[i], &p);
+      over |= __builtin_add_overflow(b, p, &b);
+    }
+    if (over || n > d[k]->count || b > d[k]->bytes || (n == d[k]->count && b != d[k]->bytes) || d[k]->consec > d[k]->seq) {
       snprintf(err, errlen, "rank %u file %u: the %s counters contradict each other (common sizes vs count and bytes)",
                c->rank, c->fid, k ? "write" : "read");
       return -EINVAL;
@@ -100,7 +112,15 @@ int siox_wl_synthesize(const siox_workload *ch, siox_workload **out, char *err, 
   int rc = 0;
   for (size_t i = 0; !rc && i < ch->nfiles; i++)
     if (siox_wl_add_file(t, ch->files[i]) < 0) rc = -ENOMEM;
-  for (size_t i = 0; !rc && i < ch->nctr; i++) rc = check_counters(&ch->ctr[i], err, errlen);
+  uint64_t total = 0;
+  for (size_t i = 0; !rc && i < ch->nctr; i++) rc = check_counters(&ch->ctr[i], &total, err, errlen);
+  for (uint32_t r = 0; !rc && r < ch->ranks; r++) {
+    const struct siox_wl_rank *k = siox_wl_rank_info(ch, r);
+    if (k && (k->barriers > MAX_OPS || (total += k->barriers) > MAX_OPS)) {
+      snprintf(err, errlen, "the counters ask for more than %llu operations", (unsigned long long)MAX_OPS);
+      rc = -EINVAL;
+    }
+  }
   for (uint32_t r = 0; !rc && r < ch->ranks; r++) {
     const struct siox_wl_rank *k = siox_wl_rank_info(ch, r);
     struct gen g = {.out = t, .rank = r, .gap_ns = k && k->ops ? k->compute_ns / (int64_t)k->ops : 0};

@@ -73,7 +73,7 @@ int siox_wl_write(const siox_workload *w, FILE *f) {
     rows = w->nrecs;
   } else {
     for (uint32_t r = 0; r < w->ranks; r++) {
-      if (!w->rank_set[r]) continue;
+      if (!w->rank_set || !w->rank_set[r]) continue;
       const struct siox_wl_rank *k = &w->rank_info[r];
       fprintf(f, "rank %" PRIu32 " ops=%" PRIu64 " barriers=%" PRIu64 " compute_ns=%" PRId64 " io_ns=%" PRId64 "\n",
               k->rank, k->ops, k->barriers, k->compute_ns, k->io_ns);

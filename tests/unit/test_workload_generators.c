@@ -4,6 +4,7 @@
  * "from characterization": the stream it synthesizes has the same counters.
  * Anonymized names keep only the extension.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -139,6 +140,32 @@ static void contradictory_counters_rejected(void **state) {
   siox_wl_free(c);
 }
 
+/* Counters that would need more operations than fit in memory, or whose
+ * common sizes overflow 64 bits, are refused, not attempted. */
+static void huge_counters_rejected(void **state) {
+  (void)state;
+  siox_workload *c = siox_wl_new(SIOX_WL_CHARACTERIZATION, "j", 1), *s = NULL;
+  siox_wl_add_file(c, "/a");
+  struct siox_wl_counters k = {.rank = 0, .fid = 0};
+  k.wr.count = 1ULL << 40;
+  k.wr.bytes = 1ULL << 40;
+  assert_int_equal(siox_wl_add_counters(c, &k), 0);
+  char err[256] = "";
+  assert_int_equal(siox_wl_synthesize(c, &s, err, sizeof(err)), -EINVAL);
+  assert_non_null(strstr(err, "more than"));
+  siox_wl_free(c);
+  c = siox_wl_new(SIOX_WL_CHARACTERIZATION, "j", 1);
+  siox_wl_add_file(c, "/a");
+  struct siox_wl_counters o = {.rank = 0, .fid = 0};
+  o.wr.count = 2;
+  o.wr.bytes = 0; /* what the wrapped product would "match" */
+  o.wr.common_size[0] = 1ULL << 63; /* 2 x 2^63 wraps to 0 */
+  o.wr.common_count[0] = 2;
+  assert_int_equal(siox_wl_add_counters(c, &o), 0);
+  assert_int_equal(siox_wl_synthesize(c, &s, err, sizeof(err)), -EINVAL);
+  siox_wl_free(c);
+}
+
 static void anonymized_names(void **state) {
   (void)state;
   siox_workload *t = known();
@@ -157,6 +184,7 @@ int main(void) {
       cmocka_unit_test(counters_of_known_trace),
       cmocka_unit_test(synthesized_keeps_counters),
       cmocka_unit_test(contradictory_counters_rejected),
+      cmocka_unit_test(huge_counters_rejected),
       cmocka_unit_test(anonymized_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
