@@ -28,7 +28,7 @@ trap 'rm -rf "$D"; cleanup >/dev/null' EXIT
 LIBDIR="$T/libs"
 mkdir -p "$LIBDIR" "$D"
 ln -s "$B/instrumentation/mpi/libsiox-mpi.so" "$B/instrumentation/posix/libsiox-posix.so" "$LIBDIR/"
-start_server --no-analyze >&2
+start_server >&2
 start_daemon "" --batch-ms 50 >&2
 
 traced() { # JOB CMD...
