@@ -1,0 +1,153 @@
+/*
+ * The workload file format (workload/README.md): a written workload reads
+ * back identical; a truncated, foreign, newer or malformed file is rejected
+ * with a message naming the line and the reason.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "siox_workload.h"
+
+static char err[512];
+
+static siox_workload *sample_trace(void) {
+  siox_workload *w = siox_wl_new(SIOX_WL_TRACE, "job 42%", 2);
+  assert_non_null(w);
+  assert_int_equal(siox_wl_add_file(w, "/data/out put.h5"), 0);
+  assert_int_equal(siox_wl_add_file(w, "/data/tab\there"), 1);
+  const struct siox_wl_rec recs[] = {
+      {0, SIOX_WL_MPI_OPEN, 0, 0, 0, 10, 500},
+      {0, SIOX_WL_MPI_WRITE_ALL, 0, 0, 4096, 20, 900},
+      {0, SIOX_WL_BARRIER, SIOX_WL_NOFILE, 0, 0, 0, 30},
+      {1, SIOX_WL_OPEN, 1, 0, 0, 0, 40},
+      {1, SIOX_WL_WRITE, 1, 123456789012ULL, 7, 1000000000LL, 50},
+      {1, SIOX_WL_SEEK, 1, 99, 0, 0, 1},
+  };
+  for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) assert_int_equal(siox_wl_add_rec(w, &recs[i]), 0);
+  return w;
+}
+
+static char *to_text(const siox_workload *w) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  assert_int_equal(siox_wl_write(w, f), 0);
+  fclose(f);
+  return buf;
+}
+
+static int from_text(const char *text, siox_workload **out) {
+  FILE *f = fmemopen((void *)text, strlen(text), "r");
+  assert_non_null(f);
+  int rc = siox_wl_read(f, out, err, sizeof(err));
+  fclose(f);
+  return rc;
+}
+
+static void trace_round_trip(void **state) {
+  (void)state;
+  siox_workload *w = sample_trace(), *r = NULL;
+  char *text = to_text(w);
+  assert_int_equal(from_text(text, &r), 0);
+  assert_int_equal(siox_wl_form(r), SIOX_WL_TRACE);
+  assert_string_equal(siox_wl_job(r), "job 42%");
+  assert_int_equal(siox_wl_ranks(r), 2);
+  assert_int_equal(siox_wl_nfiles(r), 2);
+  assert_string_equal(siox_wl_file_name(r, 0), "/data/out put.h5");
+  assert_string_equal(siox_wl_file_name(r, 1), "/data/tab\there");
+  assert_int_equal(siox_wl_nrecs(r), siox_wl_nrecs(w));
+  for (size_t i = 0; i < siox_wl_nrecs(w); i++)
+    assert_memory_equal(siox_wl_rec(r, i), siox_wl_rec(w, i), sizeof(struct siox_wl_rec));
+  char *again = to_text(r);
+  assert_string_equal(text, again);
+  free(again);
+  free(text);
+  siox_wl_free(w);
+  siox_wl_free(r);
+}
+
+static void characterization_round_trip(void **state) {
+  (void)state;
+  siox_workload *w = sample_trace(), *c = NULL, *r = NULL;
+  assert_int_equal(siox_wl_characterize(w, &c), 0);
+  char *text = to_text(c);
+  assert_int_equal(from_text(text, &r), 0);
+  assert_int_equal(siox_wl_form(r), SIOX_WL_CHARACTERIZATION);
+  assert_int_equal(siox_wl_ncounters(r), siox_wl_ncounters(c));
+  for (size_t i = 0; i < siox_wl_ncounters(c); i++)
+    assert_memory_equal(siox_wl_counters_at(r, i), siox_wl_counters_at(c, i), sizeof(struct siox_wl_counters));
+  for (uint32_t k = 0; k < 2; k++)
+    assert_memory_equal(siox_wl_rank_info(r, k), siox_wl_rank_info(c, k), sizeof(struct siox_wl_rank));
+  free(text);
+  siox_wl_free(w);
+  siox_wl_free(c);
+  siox_wl_free(r);
+}
+
+/* Every proper prefix of a valid file is refused (a replay of part of a
+ * job would be wrong without anyone noticing). */
+static void truncated_rejected(void **state) {
+  (void)state;
+  siox_workload *w = sample_trace(), *r = NULL;
+  char *text = to_text(w);
+  size_t n = strlen(text);
+  for (size_t cut = 0; cut < n; cut++) {
+    char *part = strndup(text, cut);
+    int rc = part[0] ? from_text(part, &r) : (snprintf(err, sizeof(err), "empty"), -22);
+    if (rc == 0) fail_msg("a file cut at byte %zu of %zu was accepted", cut, n);
+    assert_true(err[0] != '\0');
+    free(part);
+  }
+  /* the message says so */
+  char *part = strndup(text, n - 4);
+  assert_int_not_equal(from_text(part, &r), 0);
+  assert_non_null(strstr(err, "truncated"));
+  free(part);
+  free(text);
+  siox_wl_free(w);
+}
+
+static void expect_reject(const char *text, const char *words) {
+  siox_workload *r = NULL;
+  int rc = from_text(text, &r);
+  if (rc == 0) fail_msg("accepted: %s", text);
+  if (!strstr(err, words)) fail_msg("message '%s' lacks '%s'", err, words);
+}
+
+#define HDR "siox-workload 1 trace\njob j\nranks 2\nfile 0 /a\n"
+
+static void foreign_and_malformed_rejected(void **state) {
+  (void)state;
+  expect_reject("root:x:0:0:root:/root:/bin/bash\n", "not a SIOX workload file");
+  expect_reject("\x89PNG\r\n\x1a\n", "not a SIOX workload file");
+  expect_reject("siox-workload 2 trace\njob j\nranks 1\nend 0 0\n", "newer");
+  expect_reject("siox-workload 1 movie\njob j\nranks 1\nend 0 0\n", "unknown form");
+  expect_reject(HDR "r 0 wrte 0 0 1 0 0\nend 1 1\n", "line 5: unknown operation 'wrte'");
+  expect_reject(HDR "r 2 write 0 0 1 0 0\nend 1 1\n", "rank '2'");
+  expect_reject(HDR "r 0 write 1 0 1 0 0\nend 1 1\n", "file id '1'");
+  expect_reject(HDR "r 0 write 0 0 1 0\nend 1 1\n", "7 fields");
+  expect_reject(HDR "r 0 write 0 -5 1 0 0\nend 1 1\n", "offset");
+  expect_reject(HDR "r 0 write 0 0 1 0 0\nend 1 2\n", "damaged");
+  expect_reject(HDR "r 0 write 0 0 1 0 0\nend 1 1\nr 0 write 0 0 1 0 0\n", "after the end");
+  expect_reject(HDR "r 0 barrier 0 0 0 0 0\nend 1 1\n", "barriers take '-'");
+  expect_reject(HDR "c 0 0 mpi=0\nend 1 1\n", "unexpected 'c'");
+  expect_reject("siox-workload 1 characterization\njob j\nranks 1\nfile 0 /a\nc 0 0 mpi=0 opens=1\nend 1 1\n",
+                "missing");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(trace_round_trip),
+      cmocka_unit_test(characterization_round_trip),
+      cmocka_unit_test(truncated_rejected),
+      cmocka_unit_test(foreign_and_malformed_rejected),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
