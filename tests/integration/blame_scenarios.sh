@@ -180,8 +180,12 @@ scenario_c() {
 scenario_d() {
   local job="$1-d" f
   files_on "$SLOW" 1 "$1-d" f
-  LD_PRELOAD=$ASAN_RT SIOX_JOB_ID=$job "$SIOX_CLI" run --layers posix,mpi,hdf5 --socket "$SIOX_SOCKET" -- \
-    mpirun --oversubscribe -np 4 -x ASAN_OPTIONS "$SIOX_HDF5_WRITER" "$MNT/${f[0]}" 256 128 >"$T/$job.out" 2>&1 ||
+  # The ranks' rows do not interleave: ROMIO would let each rank write its
+  # own (as in (b)) unless told to buffer collectively (ROMIO_HINTS).
+  echo "romio_cb_write enable" >"$T/romio-hints"
+  LD_PRELOAD=$ASAN_RT SIOX_JOB_ID=$job ROMIO_HINTS=$T/romio-hints "$SIOX_CLI" run --layers posix,mpi,hdf5 \
+    --socket "$SIOX_SOCKET" -- mpirun --oversubscribe -np 4 -x ASAN_OPTIONS -x ROMIO_HINTS \
+    "$SIOX_HDF5_WRITER" "$MNT/${f[0]}" 256 128 >"$T/$job.out" 2>&1 ||
     { cat "$T/$job.out" >&2; fail "$job failed"; }
   wait_finalized "$job" 4 300
   wait_job "$job"
