@@ -7,12 +7,14 @@
 #   blame_correct_percent_<s>     the expected answer
 #   blame_wrong_names_<s>         a healthy component named (count)
 #   blame_no_verdict_percent_<s>  no verdict
+# BLAME_SCENARIOS="c d" runs only those scenarios (default: all).
 # usage: bench_blame.sh BUILD_DIR [ROUNDS]   (needs root, /dev/fuse, glusterfsd)
 B=$(cd "$1" && pwd)
 ROUNDS=${2:-${BLAME_ROUNDS:-10}}
 top=$(cd "$(dirname "$0")/.." && pwd)
 export SIOX_SERVER=$B/siox-server/siox-server SIOX_DAEMON=$B/siox-daemon/siox-daemon SIOX_CLI=$B/siox-cli/siox
 export SIOX_WORKLOAD=$B/examples/siox-io-workload SIOX_STRIDED=$B/examples/siox-strided-writes
+export SIOX_HDF5_WRITER=$B/tests/hdf5_parallel_write
 export SIOX_TESTBED=$top/testbed/siox-testbed SIOX_XLATOR_DIR=$B/instrumentation/glusterfs/xlator
 if [ "$(id -u)" -ne 0 ] || [ ! -c /dev/fuse ] || ! command -v glusterfsd >/dev/null; then
   echo "bench_blame: skipped (needs root, /dev/fuse and glusterfsd)" >&2
@@ -25,7 +27,7 @@ trap 'tb_stop; cleanup' EXIT
 start_server
 start_daemon "" --batch-ms 50
 declare -A ok wrong none
-SCEN="a b f e h"
+SCEN=${BLAME_SCENARIOS:-a b c d f e h}
 for s in $SCEN; do ok[$s]=0 wrong[$s]=0 none[$s]=0; done
 tally() {
   echo "# round $2 ($1): $OUTCOME: $WHY" >&2
@@ -38,7 +40,12 @@ tally() {
 for r in $(seq "$ROUNDS"); do
   R="b$$r$r"
   round_start "$R" $((RANDOM % BRICKS + 1))
-  for s in a b f e; do "scenario_$s" "$R"; tally "$s" "$r"; done
+  for s in a b c d f e; do
+    [[ " $SCEN " == *" $s "* ]] || continue
+    "scenario_$s" "$R"
+    tally "$s" "$r"
+  done
+  [[ " $SCEN " == *" h "* ]] || continue
   round_start "$R-h" ""
   scenario_h "$R"
   tally h "$r"

@@ -13,6 +13,7 @@
 #include <siox/siox_kb_baselines.h>
 
 #include "blame.h"
+#include "blame_collective.h"
 #include "blame_job.h"
 #include "blame_wait.h"
 #include "blame_wait_report.h"
@@ -60,6 +61,14 @@ static const char help[] =
     "  and 90th percentile, the ratio, the number of peer samples and nodes, the\n"
     "  median per peer node, and the suspect node's own other samples.\n"
     "\n"
+    "  COLLECTIVE CALLS: a rank whose collective write (MPI_File_write_all, an\n"
+    "  H5Dwrite over it) made no I/O itself waited for the aggregator rank that\n"
+    "  wrote its data. The server's link from its call to the aggregator's pwrite\n"
+    "  leads the walk there. When no link reaches a shared resource, blame follows\n"
+    "  a sibling instead: the same call in another process of the same job (and\n"
+    "  file), overlapping this one longest among those that made I/O themselves;\n"
+    "  the output then starts with the call asked about and the sibling followed.\n"
+    "\n"
     "  BASELINE: the culprit (or, without one, the suspect) is also ranked against\n"
     "  its own component's learned latency baseline (same node, activity name and\n"
     "  size class; see `siox anomalies`) with the activities of the call's run left\n"
@@ -93,7 +102,10 @@ static const char help[] =
     "                   evidence, rule, baseline {aid, judgement (abnormal |\n"
     "                   normal | unknown), percentile, samples, size_class, p50_s,\n"
     "                   p90_s, p99_s, latency_s, excluded_from_ns, excluded_to_ns},\n"
-    "                   explanation\n"
+    "                   explanation, waited_in_collective {aid, name, inclusive_s,\n"
+    "                   collective_aid, collective_name, sibling_aid, sibling_pid,\n"
+    "                   rule} (the call asked about, when a sibling was followed;\n"
+    "                   else null)\n"
     "\n"
     "EXIT STATUS\n"
     "  0 answered (whether or not a culprit was named); 1 no such activity or\n"
@@ -112,6 +124,15 @@ struct blame_args {
   bool dot;
   const char *job; /* --job: job-level blame over its `calls` slowest calls */
   long calls;
+};
+
+/* A call that reached no shared resource itself and was blamed through
+ * the sibling its collective waited for (blame_collective.h). */
+struct via {
+  bool used;
+  int64_t root_aid, root_ns, coll_aid, sibling_aid;
+  int32_t sibling_pid;
+  char root_name[64], coll_name[64];
 };
 
 static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, char **argv, struct blame_args *a) {
@@ -596,15 +617,47 @@ static int judge(const struct blame_args *a, struct siox_blame *b, struct fetch_
   return rc == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
 }
 
+/* The waiting rank's call, before the sibling's blame (text). */
+static void print_via(const struct via *x) {
+  char d[32];
+  if (!x->used) return;
+  printf("Activity %" PRId64 " (%s) took %s and reached no I/O of its own: its collective %s (%" PRId64
+         ") waited for the same collective of pid %d, which made the I/O. Blaming that call, %" PRId64 ".\n\n",
+         x->root_aid, x->root_name, siox_fmt_duration(x->root_ns, d, sizeof(d)), x->coll_name, x->coll_aid,
+         (int)x->sibling_pid, x->sibling_aid);
+}
+
+static json_object *via_json(const struct via *x) {
+  if (!x->used) return NULL;
+  json_object *o = json_object_new_object();
+  siox_json_int(o, "aid", x->root_aid);
+  siox_json_str(o, "name", x->root_name);
+  siox_json_dbl(o, "inclusive_s", (double)x->root_ns / 1e9);
+  siox_json_int(o, "collective_aid", x->coll_aid);
+  siox_json_str(o, "collective_name", x->coll_name);
+  siox_json_int(o, "sibling_aid", x->sibling_aid);
+  siox_json_int(o, "sibling_pid", x->sibling_pid);
+  siox_json_str(o, "rule", "the call's collective reached no shared resource; followed the sibling call of the same "
+                           "job overlapping it longest that made I/O itself");
+  return o;
+}
+
 static int report(const struct siox_cli *cli, const struct blame_args *a, const struct siox_blame *b,
-                  const struct siox_blame_wait *w, const struct siox_peer_query *q, const struct baseline_verdict *v) {
+                  const struct siox_blame_wait *w, const struct siox_peer_query *q, const struct baseline_verdict *v,
+                  const struct via *x) {
   char *prose = explain(b, w, a->margin_s, v);
   if (!prose) return SIOX_EXIT_FAIL;
   int rc = SIOX_EXIT_OK;
-  if (cli->json)
-    rc = siox_json_print(blame_json(b, w, q, a->margin_s, v, prose)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
-  else
+  if (cli->json) {
+    json_object *o = blame_json(b, w, q, a->margin_s, v, prose);
+    /* "waited_in_collective": the call asked about, when blame followed a
+     * sibling (null otherwise); everything else describes the sibling. */
+    json_object_object_add(o, "waited_in_collective", via_json(x));
+    rc = siox_json_print(o) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
+  } else {
+    print_via(x);
     print_text(b, prose);
+  }
   free(prose);
   return rc;
 }
@@ -641,9 +694,10 @@ struct call {
   struct siox_blame_wait w;
   struct fetch_ctx f;
   struct baseline_verdict v;
+  struct via via;
 };
 
-static int blame_call(PGconn *c, const struct blame_args *a, int64_t aid, struct call *k) {
+static int blame_one(PGconn *c, const struct blame_args *a, int64_t aid, struct call *k) {
   struct siox_blame_rule rule = SIOX_BLAME_RULE_DEFAULT;
   rule.ratio = a->ratio;
   memset(k, 0, sizeof(*k));
@@ -662,6 +716,46 @@ static void call_release(struct call *k) {
   siox_tree_destroy(k->t);
 }
 
+/* The sibling a collective call on k's path waited for, or 0 (none, or
+ * the call reached a shared resource itself: its own evidence stands). */
+static int sibling_of(PGconn *c, const struct call *k, const struct siox_act **coll, int64_t *aid, int32_t *pid) {
+  struct siox_sibling *s = NULL;
+  size_t n = 0;
+  char err[2048];
+  *aid = 0;
+  if (k->w.resource || !(*coll = siox_collective_on_path(&k->b))) return SIOX_EXIT_OK;
+  if (siox_wh_siblings(c, (*coll)->aid, &s, &n, err, sizeof(err)) != 0) {
+    fprintf(stderr, "siox: %s\n", err);
+    return SIOX_EXIT_FAIL;
+  }
+  long i = siox_collective_pick(*coll, s, n);
+  if (i >= 0) {
+    *aid = s[i].aid;
+    *pid = s[i].pid;
+  }
+  free(s);
+  return SIOX_EXIT_OK;
+}
+
+/* Blames aid; when its collective call waited for another rank's I/O that
+ * no link ties to it, blames that rank's call instead and says so. */
+static int blame_call(PGconn *c, const struct blame_args *a, int64_t aid, struct call *k) {
+  const struct siox_act *coll = NULL;
+  struct via via = {.used = true};
+  int rc = blame_one(c, a, aid, k);
+  if (rc == SIOX_EXIT_OK) rc = sibling_of(c, k, &coll, &via.sibling_aid, &via.sibling_pid);
+  if (rc != SIOX_EXIT_OK || via.sibling_aid == 0) return rc;
+  via.root_aid = k->b.path[0]->aid;
+  via.root_ns = k->b.path[0]->inclusive_ns;
+  via.coll_aid = coll->aid;
+  snprintf(via.root_name, sizeof(via.root_name), "%s", k->b.path[0]->name);
+  snprintf(via.coll_name, sizeof(via.coll_name), "%s", coll->name);
+  call_release(k);
+  rc = blame_one(c, a, via.sibling_aid, k);
+  k->via = via;
+  return rc;
+}
+
 /* ---- job-level blame ---------------------------------------------------- */
 
 /* One call's attribution into the job's sums (README.md "Job-level blame"). */
@@ -672,6 +766,13 @@ static int add_call(struct siox_job_blame *j, const struct call *k) {
   enum siox_class cls = w->v.cls;
   int rc = 0;
   j->calls++;
+  if (k->via.used && x) {
+    /* A waiting rank's call: all of it went to waiting for the sibling's
+     * I/O at the resource (the sibling's own call is counted on its own). */
+    j->total_ns += k->via.root_ns;
+    siox_fmt_node(x, node, sizeof(node));
+    return siox_job_charge(j, node, false, cls, k->via.root_aid, k->via.root_ns);
+  }
   j->total_ns += r->inclusive_ns;
   if (!x) { /* reached no shared resource: nothing to charge */
     j->unexplained_ns += r->inclusive_ns;
@@ -770,7 +871,7 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
     if (rc == SIOX_EXIT_OK && a.dot)
       picture(k.t, &k.b, &k.w);
     else if (rc == SIOX_EXIT_OK)
-      rc = report(cli, &a, &k.b, &k.w, &k.f.q, &k.v);
+      rc = report(cli, &a, &k.b, &k.w, &k.f.q, &k.v, &k.via);
     call_release(&k);
   }
   PQfinish(c);

@@ -82,6 +82,15 @@ int siox_wh_served(PGconn *c, int32_t node_id, int64_t from_ns, int64_t to_ns, s
                    char *err, size_t errlen);
 void siox_wh_served_free(struct siox_served_set *s);
 
+/* ---- collective calls (warehouse_collective.c) ------------------------ */
+struct siox_sibling;
+/* The siblings of collective call aid (blame_collective.h): calls of its
+ * layer and name in the other processes of its job (same owner), of the
+ * same file when the call sent its range, overlapping its interval, with
+ * the time of their own POSIX children. *out is malloc'd (free it). 0,
+ * -EIO, -ENOMEM. */
+int siox_wh_siblings(PGconn *c, int64_t aid, struct siox_sibling **out, size_t *n, char *err, size_t errlen);
+
 struct siox_kind_set {
   struct siox_kind_sample *s;
   size_t n;

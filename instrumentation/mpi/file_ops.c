@@ -77,16 +77,23 @@ int MPI_File_close(MPI_File *fh) {
 
 /* A view is contiguous when its filetype has no holes: then etype position
  * p is byte disp + p * etype size, and an access occupies
- * [offset, offset + bytes) (access.c computes that without a call). */
+ * [offset, offset + bytes) (access.c computes that without a call). Both
+ * extents must equal the size: the true extent spans the data, the extent
+ * is the tiling step. A block resized to a larger extent (a strided tile:
+ * siox-strided-writes' view, one block of B bytes every P x B) has a true
+ * extent equal to its size, yet the next tile starts an extent later;
+ * taken for contiguous, its collective accesses sent the wrong ranges and
+ * the server could not link them to the aggregator's pwrite. */
 static void remember_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype) {
   struct siox_mpi_file *f = siox__mpi_file_find(fh);
-  MPI_Count esize = 0, fsize = 0, lb = 0, extent = 0;
+  MPI_Count esize = 0, fsize = 0, lb = 0, extent = 0, tlb = 0, textent = 0;
   if (!f) return;
   PMPI_Type_size_x(etype, &esize);
   PMPI_Type_size_x(filetype, &fsize);
-  PMPI_Type_get_true_extent_x(filetype, &lb, &extent);
+  PMPI_Type_get_extent_x(filetype, &lb, &extent);
+  PMPI_Type_get_true_extent_x(filetype, &tlb, &textent);
   f->etype_size = esize > 0 ? (int)esize : 1;
-  f->view_contig = fsize == extent && lb == 0;
+  f->view_contig = fsize == textent && tlb == 0 && fsize == extent && lb == 0;
   f->disp = disp;
 }
 

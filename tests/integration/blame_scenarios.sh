@@ -48,6 +48,37 @@ slowest() {
        ORDER BY a.end_ns - a.start_ns DESC, a.aid LIMIT 1"
 }
 
+# slowest_waiting JOB SWID NAMES: as slowest, among the calls that made no
+# POSIX I/O themselves (within two explicit levels): the ranks that are not
+# ROMIO's aggregator in a collective write.
+slowest_waiting() {
+  sql "SELECT a.aid FROM activities a JOIN nodes n USING (node_id) JOIN activity_types t USING (type_id)
+       JOIN processes p USING (proc_id)
+       WHERE p.job = '$1' AND n.swid = '$2' AND t.name IN ($3) AND a.parent_aid IS NULL
+         AND NOT EXISTS (SELECT 1 FROM activities c JOIN nodes cn ON cn.node_id = c.node_id
+                         WHERE c.parent_aid = a.aid AND cn.swid = 'POSIX')
+         AND NOT EXISTS (SELECT 1 FROM activities c JOIN activities g ON g.parent_aid = c.aid
+                         JOIN nodes gn ON gn.node_id = g.node_id WHERE c.parent_aid = a.aid AND gn.swid = 'POSIX')
+       ORDER BY a.end_ns - a.start_ns DESC, a.aid LIMIT 1"
+}
+
+# judge_collective JOB SWID NAMES EXPECT: a collective write's job is judged
+# on its slowest call and on its slowest waiting call (slowest_waiting: a
+# rank whose data the aggregator wrote); OUTCOME is the first that is not
+# correct, else correct.
+judge_collective() {
+  local first second why1
+  first=$(slowest "$1" "$2" "$3")
+  second=$(slowest_waiting "$1" "$2" "$3")
+  judge "$first" "$4"
+  why1=$WHY
+  [ "$OUTCOME" = correct ] || return 0
+  [ -n "$second" ] || { OUTCOME=miss WHY="$why1; no rank waited for an aggregator"; return 0; }
+  [ "$second" = "$first" ] && return 0
+  judge "$second" "$4"
+  WHY="$why1; waiting rank: $WHY"
+}
+
 BLAME_MS=() # wall time of each `siox blame` (ms), for the bench
 
 # judge AID EXPECT [JOB]: blame AID; EXPECT is "brick N", "none" (no
@@ -122,6 +153,43 @@ scenario_b() {
   wait_finalized "$job" 4
   wait_job "$job"
   judge "$(slowest "$job" MPI-IO "'MPI_File_write'")" "brick $SLOW"
+}
+
+# (c) as (b) with collective writes (MPI_File_write_all): ROMIO's two-phase
+# I/O, where an aggregator rank makes the pwrites for all four; the other
+# ranks' write_all wait for it in MPI communication, with no I/O below
+# them. Blamed: the job's slowest write_all, and the slowest of a rank
+# that only waited (judge_collective).
+scenario_c() {
+  local job="$1-c" f
+  files_on "$SLOW" 1 "$1-c" f
+  LD_PRELOAD=$ASAN_RT SIOX_JOB_ID=$job "$SIOX_CLI" run --layers posix,mpi --socket "$SIOX_SOCKET" -- \
+    mpirun --oversubscribe -np 4 -x ASAN_OPTIONS "$SIOX_STRIDED" "$MNT/${f[0]}" --blocks 1 --block 262144 \
+    --repeat 4 --collective --info romio_cb_write=enable --no-verify >"$T/$job.out" 2>&1 ||
+    { cat "$T/$job.out" >&2; fail "$job failed"; }
+  wait_finalized "$job" 4 300
+  wait_job "$job"
+  judge_collective "$job" MPI-IO "'MPI_File_write_all'" "brick $SLOW"
+}
+
+# (d) as (b) and (c) with HDF5 on top: 4 ranks write 256 KiB each of one
+# dataset with one collective H5Dwrite (hdf5_parallel_write) to a file on
+# the slowed brick; blame's path runs H5Dwrite -> MPI_File_write_at_all ->
+# pwrite -> the brick. Blamed: the job's slowest H5Dwrite, and the slowest
+# of a rank that only waited (judge_collective).
+scenario_d() {
+  local job="$1-d" f
+  files_on "$SLOW" 1 "$1-d" f
+  # The ranks' rows do not interleave: ROMIO would let each rank write its
+  # own (as in (b)) unless told to buffer collectively (ROMIO_HINTS).
+  echo "romio_cb_write enable" >"$T/romio-hints"
+  LD_PRELOAD=$ASAN_RT SIOX_JOB_ID=$job ROMIO_HINTS=$T/romio-hints "$SIOX_CLI" run --layers posix,mpi,hdf5 \
+    --socket "$SIOX_SOCKET" -- mpirun --oversubscribe -np 4 -x ASAN_OPTIONS -x ROMIO_HINTS \
+    "$SIOX_HDF5_WRITER" "$MNT/${f[0]}" 256 128 >"$T/$job.out" 2>&1 ||
+    { cat "$T/$job.out" >&2; fail "$job failed"; }
+  wait_finalized "$job" 4 300
+  wait_job "$job"
+  judge_collective "$job" HDF5 "'H5Dwrite'" "brick $SLOW"
 }
 
 # (e) a job whose files all sit on the slowed brick, alone on the system

@@ -22,6 +22,14 @@ if(TARGET siox-io-workload AND TARGET siox-xlator-client AND TARGET siox-mpi AND
     set_tests_properties(integration_${t} PROPERTIES
       LABELS "integration;system" TIMEOUT 600 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE ENVIRONMENT "${SIOX_SYS_ENV}")
   endforeach()
+  # Blame through collective MPI-IO and HDF5 (scenarios (c) and (d)).
+  if(TARGET hdf5_parallel_write)
+    add_test(NAME integration_sys_blame_collective
+             COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_sys_blame_collective.sh)
+    set_tests_properties(integration_sys_blame_collective PROPERTIES
+      LABELS integration TIMEOUT 900 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
+      ENVIRONMENT "${SIOX_SYS_ENV};SIOX_HDF5_WRITER=$<TARGET_FILE:hdf5_parallel_write>")
+  endif()
 endif()
 
 # The install layout and the installed siox run (cmake --install of this build).

@@ -91,11 +91,12 @@ run_workload() {
   grep -q "siox_io_workload: ok" "$out" || fail "workload did not verify its data"
 }
 
-# wait_finalized JOB N: waits until the job's N MPI_Finalize activities are in.
+# wait_finalized JOB N [SECONDS]: waits until the job's N MPI_Finalize
+# activities are in (at most SECONDS, default 60).
 wait_finalized() {
   local q="SELECT count(*) FROM activities a JOIN activity_types t USING (type_id) JOIN processes p USING (proc_id)
            WHERE t.name = 'MPI_Finalize' AND p.job = '$1'"
-  for _ in $(seq 300); do [ "$(sql "$q" 2>/dev/null || echo 0)" -ge "$2" ] && return 0; sleep 0.2; done
+  for _ in $(seq $((${3:-60} * 5))); do [ "$(sql "$q" 2>/dev/null || echo 0)" -ge "$2" ] && return 0; sleep 0.2; done
   fail "the job's $2 MPI_Finalize activities did not reach the warehouse"
 }
 
