@@ -131,6 +131,11 @@ struct fnd_hintset {
   json_object *hints, *rationale, *evidence; /* owned */
   double gain_s;
   int used; /* a finding refers to it */
+  /* The prediction rests on a value the data could not determine (e.g. the
+   * per-byte cost with one operation size): stored as an experiment, its
+   * gain unknown (stored as 0, never claimed). why: which value. */
+  int experiment;
+  char experiment_why[400];
 };
 
 struct fnd_out {
@@ -151,6 +156,10 @@ struct fnd_hintset *fnd_set(struct fnd_out *o, int file);
 void fnd_hint(struct fnd_out *o, int file, const char *key, const char *value, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 void fnd_out_free(struct fnd_out *o);
+/* The run applied a set that is withdrawn: its data shows that set at
+ * work, so no set is made from it (every set's keys are dropped) and a
+ * hint_set_withdrawn finding says so. */
+void fnd_no_sets(const struct fnd_job *j, struct fnd_out *o);
 
 /* json helpers */
 json_object *fnd_aids(const struct fnd_job *j, const int *ops, size_t n);
