@@ -113,6 +113,31 @@ long fnd_ds_windows(const struct fnd_layout *l, int64_t w, int64_t *bytes);
 double fnd_cost_direct(const struct fnd_cost *m, const struct fnd_layout *l);
 double fnd_cost_sieve(const struct fnd_cost *m, const struct fnd_layout *l, int64_t w, int write);
 
+/* ---- ROMIO's aggregation as observed (findings_romio_agg.c) --------------- */
+
+/* One file-system operation under a collective call. */
+struct fnd_interval {
+  int64_t start, end, bytes;
+  int proc;
+};
+
+struct fnd_agg {
+  int writers;     /* processes that made the collective calls */
+  int aggregators; /* processes whose calls made the file-system operations */
+  long ops, solo, overlapped; /* operations; alone; overlapping another process's */
+  double concurrency;         /* operation time / time with one in flight */
+  double solo_ns_per_b, overlap_ns_per_b;
+  int parallel; /* did running them at once help: 1 yes, 0 no, -1 cannot tell */
+};
+
+/* The model of v[n] (sorted in place) made by writers processes. */
+void fnd_agg_model(struct fnd_interval *v, size_t n, int writers, struct fnd_agg *a);
+/* How much faster k aggregators write than one, as far as the data shows:
+ * 1 when parallelism did not help (or k <= 1: a single aggregator
+ * serializes), min(k, observed concurrency) when it did, NAN when the data
+ * cannot tell. */
+double fnd_agg_speedup(const struct fnd_agg *a, int k);
+
 /* ---- output (findings_mpiio.c, findings_detect.c, findings_store.c) -------- */
 
 #define FND_MAX_SETS 64

@@ -4,6 +4,7 @@
  * findings_store.c writes them to the knowledge base.
  */
 #include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +73,10 @@ json_object *fnd_aids(const struct fnd_job *j, const int *ops, size_t n) {
   return a;
 }
 
-void fnd_jnum(json_object *o, const char *key, double v) { json_object_object_add(o, key, json_object_new_double(v)); }
+/* Non-finite numbers become null: JSON (and jsonb) has no NaN. */
+void fnd_jnum(json_object *o, const char *key, double v) {
+  json_object_object_add(o, key, isfinite(v) ? json_object_new_double(v) : NULL);
+}
 void fnd_jint(json_object *o, const char *key, int64_t v) { json_object_object_add(o, key, json_object_new_int64(v)); }
 
 /* Length of path's directory part (up to the last '/'). */

@@ -32,3 +32,6 @@ target_link_libraries(test_kb_hint_outcome PRIVATE PkgConfig::CMOCKA kb-test-db 
 add_dependencies(test_kb_hint_outcome siox-server)
 add_test(NAME test_kb_hint_outcome COMMAND test_kb_hint_outcome $<TARGET_FILE:siox-server>)
 set_tests_properties(test_kb_hint_outcome PROPERTIES LABELS unit TIMEOUT 300)
+# ROMIO's aggregation as observed: concurrency and whether it helped (pure).
+siox_unit_test(test_kb_romio_agg SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_kb_romio_agg.c LIBS siox-kb m)
+target_include_directories(test_kb_romio_agg PRIVATE ${PROJECT_SOURCE_DIR}/knowledge-base/src)
