@@ -8,7 +8,7 @@
  *
  * usage: mpirun -np P siox-strided-writes FILE [--blocks N] [--block B]
  *          [--stride S] [--repeat K] [--info KEY=VALUE]... [--print-info]
- *          [--no-verify]
+ *          [--no-verify] [--collective]
  *   Each rank sets the view: N blocks of B bytes (default 64 x 4096), stride
  *   S bytes (default P*B: a dense interleave), displacement rank*B; then
  *   calls MPI_File_write of N*B bytes K times (default 8; the individual file
@@ -19,6 +19,9 @@
  *   --info KEY=VALUE  set in the MPI_Info passed to MPI_File_open
  *   --print-info      rank 0 prints "info KEY VALUE" for MPI_File_get_info
  *   --no-verify       skip reading the file back
+ *   --collective      MPI_File_write_all instead of MPI_File_write: the
+ *                     ranks' blocks interleave in each collective call, the
+ *                     pattern ROMIO serves by two-phase collective buffering
  * Rank 0 prints "io_time_s T" (the write phase, barrier to barrier, the
  * slowest rank's view), "open_time_s T", and "siox_strided_writes: ok"
  * when the data read back is what every rank wrote.
@@ -36,7 +39,7 @@ struct opts {
   const char *file;
   long blocks, block, stride, repeat;
   char *info[MAX_INFO];
-  int ninfo, print_info, verify;
+  int ninfo, print_info, verify, collective;
 };
 
 static int rank, nprocs;
@@ -57,7 +60,8 @@ static void parse(int argc, char **argv, struct opts *o) {
   static const struct option lo[] = {{"blocks", required_argument, 0, 'n'}, {"block", required_argument, 0, 'b'},
                                      {"repeat", required_argument, 0, 'k'}, {"info", required_argument, 0, 'i'},
                                      {"print-info", no_argument, 0, 'p'},   {"no-verify", no_argument, 0, 'v'},
-                                     {"stride", required_argument, 0, 's'}, {0, 0, 0, 0}};
+                                     {"stride", required_argument, 0, 's'}, {"collective", no_argument, 0, 'c'},
+                                     {0, 0, 0, 0}};
   int c;
   *o = (struct opts){.blocks = 64, .block = 4096, .repeat = 8, .verify = 1};
   while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -68,8 +72,9 @@ static void parse(int argc, char **argv, struct opts *o) {
     else if (c == 'i' && o->ninfo < MAX_INFO && strchr(optarg, '=')) o->info[o->ninfo++] = optarg;
     else if (c == 'p') o->print_info = 1;
     else if (c == 'v') o->verify = 0;
+    else if (c == 'c') o->collective = 1;
     else die("usage: siox-strided-writes FILE [--blocks N] [--block B] [--stride S] [--repeat K] [--info K=V]... "
-             "[--print-info] [--no-verify]");
+             "[--print-info] [--no-verify] [--collective]");
   }
   if (!o->stride) o->stride = nprocs * o->block;
   /* The ranks' blocks of one row must not overlap; MPI_Type_vector's stride
@@ -134,7 +139,9 @@ static double write_phase(MPI_File fh, const struct opts *o) {
     for (long i = 0; i < n; i++)
       for (long j = 0; j < b; j++) buf[i * b + j] = expected(k * tile + i * s + rank * b + j, b);
     MPI_Status st;
-    if (MPI_File_write(fh, buf, (int)(n * b), MPI_BYTE, &st) != MPI_SUCCESS) die("MPI_File_write failed");
+    int rc = o->collective ? MPI_File_write_all(fh, buf, (int)(n * b), MPI_BYTE, &st)
+                           : MPI_File_write(fh, buf, (int)(n * b), MPI_BYTE, &st);
+    if (rc != MPI_SUCCESS) die("MPI_File_write failed");
   }
   MPI_Barrier(MPI_COMM_WORLD);
   double mine = MPI_Wtime() - t0, slowest = 0;
