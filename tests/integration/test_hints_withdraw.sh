@@ -34,6 +34,7 @@ LD_PRELOAD=$ASAN_RT SIOX_JOB_ID=withdraw-testbed "$SIOX_TESTBED" start --dir "$T
   >"$T/testbed.out" 2>&1 || { cat "$T/testbed.out" >&2; fail "testbed did not start"; }
 FILE="$TB/mnt/coll.dat"
 REPEAT=8
+export SIOX_HINTS_TIMEOUT_MS=3000 # a loaded machine: a timed-out query applies nothing
 WL=(--collective --blocks 16 --repeat $REPEAT --no-verify)
 ARGS="$SIOX_STRIDED $FILE --print-info ${WL[*]}"
 PATTERN=$(kb_pattern "$FILE")
@@ -65,7 +66,7 @@ log "previous set $prev, harmful set $harm"
 sleep 1.2 # the daemon's hint cache TTL
 run_job hinted-1 1
 [ "$(open_attr hinted-1 mpi/hint_set | sort -u)" = "$harm" ] ||
-  fail "hinted-1 opens recorded set(s) '$(open_attr hinted-1 mpi/hint_set | sort -u | tr '\n' ' ')', not $harm"
+  fail "hinted-1 opens recorded set(s) '$(open_attr hinted-1 mpi/hint_set | sort -u | tr '\n' ' ')' (status $(open_attr hinted-1 mpi/hints_status | sort -u | tr '\n' ' ')), not $harm"
 [ "$(info_of "$T/hinted-1.out" cb_buffer_size)" = 4096 ] || fail "hinted-1 did not run with cb_buffer_size 4096"
 
 siox_cli hints --job hinted-1 --analyze >"$T/analyze.txt" 2>&1 || { cat "$T/analyze.txt" >&2; fail "siox hints --analyze failed"; }
@@ -81,7 +82,7 @@ log "outcome of set $harm: $(col "status || ' ' || outcome::text" "$harm")"
 sleep 1.2 # the daemon's hint cache TTL: the next open asks again
 run_job after-1 1
 [ "$(open_attr after-1 mpi/hint_set | sort -u)" = "$prev" ] ||
-  fail "after-1 opens recorded set(s) '$(open_attr after-1 mpi/hint_set | sort -u | tr '\n' ' ')', not the previous $prev"
+  fail "after-1 opens recorded set(s) '$(open_attr after-1 mpi/hint_set | sort -u | tr '\n' ' ')' (status $(open_attr after-1 mpi/hints_status | sort -u | tr '\n' ' ')), not the previous $prev"
 [ "$(info_of "$T/after-1.out" cb_buffer_size)" != 4096 ] || fail "after-1 still ran with cb_buffer_size 4096"
 
 siox_cli hints --app "$SIOX_STRIDED" >"$T/app.txt" 2>&1 || fail "siox hints --app failed"
