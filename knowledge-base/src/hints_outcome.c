@@ -195,7 +195,7 @@ static int judge_set(PGconn *c, const char *id, const char *exe, const char *arg
   const char *p[4] = {exe, args, pattern, id};
   PGresult *r = PQexecParams(c, runs_sql, 4, NULL, p, NULL, NULL, 0);
   if (PQresultStatus(r) != PGRES_TUPLES_OK) return fail(err, cap, "runs", r);
-  static struct run_calls w[MAX_RUNS], wo[MAX_RUNS];
+  struct run_calls w[MAX_RUNS], wo[MAX_RUNS];
   size_t nw = 0, nwo = 0;
   int rc = 0;
   for (int i = 0; i < PQntuples(r) && rc == 0; i++) {
