@@ -70,14 +70,17 @@ one() {
   awk '$1 == "io_time_s" {print $2}' "$T/$job.out"
 }
 
-# quiet JOB: until the job's activities stop arriving, then analyse it.
+# analyse JOB: once the job's activities have stopped arriving (the same
+# count for 3 s: MPI-IO calls are recorded after their children, and
+# under load the last batches come late), analyse it.
 analyse() {
-  local q="SELECT count(*) FROM activities a JOIN processes p USING (proc_id) WHERE p.job = '$1'" n=-1 m
-  for _ in $(seq 100); do
+  local q="SELECT count(*) FROM activities a JOIN processes p USING (proc_id) WHERE p.job = '$1'" n=-1 m same=0
+  for _ in $(seq 120); do
     m=$(sql "$q" 2>/dev/null || echo 0)
-    [ "$m" -gt 0 ] && [ "$m" = "$n" ] && break
+    if [ "$m" -gt 0 ] && [ "$m" = "$n" ]; then same=$((same + 1)); else same=0; fi
+    [ $same -ge 3 ] && break
     n=$m
-    sleep 0.5
+    sleep 1
   done
   "$SIOX_CLI" --data-dir "$SERVER_DIR" hints --job "$1" --analyze >"$T/$1.hints" 2>&1 ||
     { cat "$T/$1.hints" >&2; fail "siox hints --analyze $1 failed"; }
