@@ -5,6 +5,7 @@
  * now and export a set as a ROMIO hints file (ROMIO_HINTS).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,23 +44,43 @@ static const char help[] =
     "  stdio used for bulk data. With SIOX_HINTS=1 (`siox run --hints`) the MPI-IO\n"
     "  layer applies the newest set at MPI_File_open; keys the program sets win.\n"
     "\n"
+    "  OUTCOMES. Every applied set is measured: when a run is analysed, the runs of\n"
+    "  the same application (executable and arguments) that applied the set (their\n"
+    "  opens recorded mpi/hint_set) are compared with the comparable runs that\n"
+    "  applied none (same number of processes, bytes on the file pattern within\n"
+    "  4x): time per byte in the MPI-IO data calls on files of the pattern, median\n"
+    "  over runs, without / with = the speedup, with a 95 % bootstrap interval\n"
+    "  (runs, then calls, resampled). Each set shows it (\"measured: ...\") or\n"
+    "  \"not measured yet\", and over how many runs. A set whose whole interval is\n"
+    "  below 1 is WITHDRAWN: never served again, the set it superseded is served\n"
+    "  again (or none), and the evidence is kept (--app lists withdrawn sets). A\n"
+    "  set whose prediction rests on a value the data could not determine (e.g.\n"
+    "  the per-byte cost when one operation size was seen) is an EXPERIMENT: no gain\n"
+    "  is claimed, it is applied until a run with it has been judged, then kept\n"
+    "  (measured faster) or withdrawn (slower or within noise).\n"
+    "\n"
     "OPTIONS\n"
     "  --job J          the findings of job J (processes.job, or proc:ID) and the\n"
     "                   hint sets its analysis produced\n"
-    "  --app EXE        the live hint sets of executable EXE (any arguments) and\n"
-    "                   the findings of its most recently analysed job\n"
+    "  --app EXE        the live and the withdrawn hint sets of executable EXE (any\n"
+    "                   arguments) and the findings of its most recently analysed job\n"
     "  --analyze        analyse job J now (needs --job), e.g. right after it ended,\n"
     "                   instead of waiting for siox-server's analysis thread\n"
     "  --all            with --app, superseded hint sets too\n"
     "  --export romio   write the hint set with the largest expected gain as a ROMIO\n"
-    "                   hints file (one 'key value' per line) to stdout or --output\n"
+    "                   hints file (one 'key value' per line) to stdout or --output;\n"
+    "                   withdrawn sets are never exported\n"
     "  --output FILE    where --export writes\n"
     SIOX_GLOBAL_HELP
     "\n"
     "  --json prints {job, app, findings [{kind, severity, file_pattern, summary,\n"
     "  evidence, expected_gain_s, hint_set_id}], hint_sets [{hint_set_id, exe, args,\n"
     "  file_pattern, component, hints, rationale, evidence, expected_gain_s,\n"
-    "  source_job, superseded, created_at}]}.\n"
+    "  source_job, superseded, created_at, status (live, experiment, withdrawn),\n"
+    "  status_reason, outcome (null: not measured yet; else {verdict (faster,\n"
+    "  slower, no_change, not_measured), speedup, ci_low, ci_high, per (byte,\n"
+    "  call), runs_with, runs_without, calls_with, calls_without, jobs_with,\n"
+    "  jobs_without})}]}.\n"
     "\n"
     "EXIT STATUS\n"
     "  0 answered (also when nothing was found); 1 unknown job, no hint set to\n"
@@ -130,12 +151,15 @@ static const char findings_app_sql[] =
     "  ORDER BY severity = 'critical' DESC, severity = 'warning' DESC, expected_gain_s DESC, finding_id";
 #define SET_COLS                                                                                                    \
   "SELECT h.hint_set_id, a.exe, a.args, h.file_pattern, h.component, h.hints::text, h.rationale::text,"           \
-  " h.evidence::text, h.expected_gain_s, h.source_job, h.superseded, h.created_at::text"                          \
+  " h.evidence::text, h.expected_gain_s, h.source_job, h.superseded, h.created_at::text,"                         \
+  " h.status, h.status_reason, coalesce(h.outcome::text, '')"                                                      \
   " FROM kb_hint_sets h JOIN kb_apps a USING (app_id)"
 /* The sets of the job's latest analysis: those its findings refer to. */
 static const char sets_job_sql[] = SET_COLS " WHERE h.hint_set_id IN (SELECT hint_set_id FROM kb_findings WHERE job = $1)"
                                             " ORDER BY h.expected_gain_s DESC, h.hint_set_id";
-static const char sets_app_sql[] = SET_COLS " WHERE a.exe = $1 AND NOT h.superseded ORDER BY h.expected_gain_s DESC, h.hint_set_id";
+/* The live sets and the withdrawn ones (the evidence of what did not work). */
+static const char sets_app_sql[] = SET_COLS " WHERE a.exe = $1 AND (NOT h.superseded OR h.status = 'withdrawn')"
+                                            " ORDER BY h.status = 'withdrawn', h.expected_gain_s DESC, h.hint_set_id";
 static const char sets_app_all_sql[] = SET_COLS " WHERE a.exe = $1 ORDER BY h.created_at DESC, h.hint_set_id DESC";
 
 static json_object *parse_json(const char *text) {
@@ -163,13 +187,15 @@ static json_object *findings_json(PGresult *f) {
 static json_object *sets_json(PGresult *s) {
   static const char *const names[] = {"hint_set_id", "exe",       "args",            "file_pattern",
                                       "component",   "hints",     "rationale",       "evidence",
-                                      "expected_gain_s", "source_job", "superseded", "created_at"};
+                                      "expected_gain_s", "source_job", "superseded", "created_at",
+                                      "status", "status_reason", "outcome"};
   json_object *arr = json_object_new_array();
   for (int i = 0; i < PQntuples(s); i++) {
     json_object *o = json_object_new_object();
-    for (int k = 0; k < 12; k++) {
+    for (int k = 0; k < 15; k++) {
       const char *v = PQgetvalue(s, i, k);
-      if (k == 0) siox_json_int(o, names[k], strtoll(v, NULL, 10));
+      if (k == 14) json_object_object_add(o, names[k], v[0] ? parse_json(v) : NULL);
+      else if (k == 0) siox_json_int(o, names[k], strtoll(v, NULL, 10));
       else if (k >= 5 && k <= 7) json_object_object_add(o, names[k], parse_json(v));
       else if (k == 8) siox_json_dbl(o, names[k], strtod(v, NULL));
       else if (k == 10) json_object_object_add(o, names[k], json_object_new_boolean(v[0] == 't'));
@@ -191,16 +217,45 @@ static void print_findings(PGresult *f) {
   }
 }
 
+/* "measured: ..." of a set: its outcome (schema 016) or "not measured yet". */
+static void print_outcome(const char *text) {
+  json_object *o = text[0] ? parse_json(text) : NULL, *v;
+  const char *verdict = o && json_object_object_get_ex(o, "verdict", &v) ? json_object_get_string(v) : "not_measured";
+  long with = o && json_object_object_get_ex(o, "runs_with", &v) ? (long)json_object_get_int64(v) : 0;
+  long without = o && json_object_object_get_ex(o, "runs_without", &v) ? (long)json_object_get_int64(v) : 0;
+  if (!strcmp(verdict, "not_measured")) {
+    printf("  measured: not measured yet (%ld run%s with it, %ld comparable without)\n", with, with == 1 ? "" : "s",
+           without);
+  } else {
+    double sp = json_object_object_get_ex(o, "speedup", &v) ? json_object_get_double(v) : NAN;
+    double lo = json_object_object_get_ex(o, "ci_low", &v) ? json_object_get_double(v) : NAN;
+    double hi = json_object_object_get_ex(o, "ci_high", &v) ? json_object_get_double(v) : NAN;
+    const char *per = json_object_object_get_ex(o, "per", &v) ? json_object_get_string(v) : "byte";
+    printf("  measured: speedup %.2fx, 95%% interval [%.2f, %.2f] (%s: time per %s in the affected MPI-IO calls,\n"
+           "            runs without / with), over %ld run%s with it and %ld without\n",
+           sp, lo, hi, !strcmp(verdict, "faster") ? "faster" : !strcmp(verdict, "slower") ? "SLOWER" : "within noise",
+           per, with, with == 1 ? "" : "s", without);
+  }
+  json_object_put(o);
+}
+
 static void print_sets(PGresult *s) {
   if (PQntuples(s) == 0) {
     printf("\nNo hint sets.\n");
     return;
   }
   for (int i = 0; i < PQntuples(s); i++) {
-    printf("\nHint set %s for %s (%s), file pattern %s%s\n  from job %s, expected gain %.3f s\n",
-           PQgetvalue(s, i, 0), PQgetvalue(s, i, 4), PQgetvalue(s, i, 1), PQgetvalue(s, i, 3),
-           PQgetvalue(s, i, 10)[0] == 't' ? " (superseded)" : "", PQgetvalue(s, i, 9),
-           strtod(PQgetvalue(s, i, 8), NULL));
+    const char *status = PQgetvalue(s, i, 12), *reason = PQgetvalue(s, i, 13);
+    int experiment = !strcmp(status, "experiment"), withdrawn = !strcmp(status, "withdrawn");
+    printf("\nHint set %s for %s (%s), file pattern %s%s\n  from job %s, ", PQgetvalue(s, i, 0), PQgetvalue(s, i, 4),
+           PQgetvalue(s, i, 1), PQgetvalue(s, i, 3),
+           withdrawn ? " (WITHDRAWN)" : PQgetvalue(s, i, 10)[0] == 't' ? " (superseded)" : "", PQgetvalue(s, i, 9));
+    /* An experiment's prediction rests on a value the data did not
+     * determine: no gain is claimed for it. */
+    if (experiment) printf("expected gain unknown\n  status: experiment, applied to one run and then judged: %s\n", reason);
+    else printf("expected gain %.3f s\n  status: %s%s%s\n", strtod(PQgetvalue(s, i, 8), NULL), status,
+                reason[0] ? ": " : "", reason);
+    print_outcome(PQgetvalue(s, i, 14));
     json_object *h = parse_json(PQgetvalue(s, i, 5)), *why = parse_json(PQgetvalue(s, i, 6)), *w;
     json_object_object_foreach(h, key, val) {
       printf("  %-22s %s\n", key, json_object_get_string(val));
@@ -214,19 +269,25 @@ static void print_sets(PGresult *s) {
 /* The first row of s (the largest expected gain, or the newest) as "key
  * value" lines: the format ROMIO reads from the file named by ROMIO_HINTS. */
 static int export_romio(PGresult *s, const char *output) {
-  if (PQntuples(s) == 0) {
+  int row = -1, n = 0;
+  for (int i = 0; i < PQntuples(s); i++) {
+    if (!strcmp(PQgetvalue(s, i, 12), "withdrawn")) continue; /* measured worse: never exported */
+    if (row < 0) row = i;
+    n++;
+  }
+  if (row < 0) {
     fprintf(stderr, "siox hints: no hint set to export\n");
     return SIOX_EXIT_FAIL;
   }
-  if (PQntuples(s) > 1)
-    fprintf(stderr, "siox hints: %d hint sets; exporting set %s (file pattern %s, largest expected gain)\n",
-            PQntuples(s), PQgetvalue(s, 0, 0), PQgetvalue(s, 0, 3));
+  if (n > 1)
+    fprintf(stderr, "siox hints: %d hint sets; exporting set %s (file pattern %s, largest expected gain)\n", n,
+            PQgetvalue(s, row, 0), PQgetvalue(s, row, 3));
   FILE *out = output ? fopen(output, "w") : stdout;
   if (!out) {
     fprintf(stderr, "siox hints: cannot write %s: %s\n", output, strerror(errno));
     return SIOX_EXIT_FAIL;
   }
-  json_object *h = parse_json(PQgetvalue(s, 0, 5));
+  json_object *h = parse_json(PQgetvalue(s, row, 5));
   json_object_object_foreach(h, key, val) fprintf(out, "%s %s\n", key, json_object_get_string(val));
   json_object_put(h);
   int bad = ferror(out);

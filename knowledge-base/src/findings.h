@@ -113,6 +113,31 @@ long fnd_ds_windows(const struct fnd_layout *l, int64_t w, int64_t *bytes);
 double fnd_cost_direct(const struct fnd_cost *m, const struct fnd_layout *l);
 double fnd_cost_sieve(const struct fnd_cost *m, const struct fnd_layout *l, int64_t w, int write);
 
+/* ---- ROMIO's aggregation as observed (findings_romio_agg.c) --------------- */
+
+/* One file-system operation under a collective call. */
+struct fnd_interval {
+  int64_t start, end, bytes;
+  int proc;
+};
+
+struct fnd_agg {
+  int writers;     /* processes that made the collective calls */
+  int aggregators; /* processes whose calls made the file-system operations */
+  long ops, solo, overlapped; /* operations; alone; overlapping another process's */
+  double concurrency;         /* operation time / time with one in flight */
+  double solo_ns_per_b, overlap_ns_per_b;
+  int parallel; /* did running them at once help: 1 yes, 0 no, -1 cannot tell */
+};
+
+/* The model of v[n] (sorted in place) made by writers processes. */
+void fnd_agg_model(struct fnd_interval *v, size_t n, int writers, struct fnd_agg *a);
+/* How much faster k aggregators write than one, as far as the data shows:
+ * 1 when parallelism did not help (or k <= 1: a single aggregator
+ * serializes), min(k, observed concurrency) when it did, NAN when the data
+ * cannot tell. */
+double fnd_agg_speedup(const struct fnd_agg *a, int k);
+
 /* ---- output (findings_mpiio.c, findings_detect.c, findings_store.c) -------- */
 
 #define FND_MAX_SETS 64
@@ -131,6 +156,11 @@ struct fnd_hintset {
   json_object *hints, *rationale, *evidence; /* owned */
   double gain_s;
   int used; /* a finding refers to it */
+  /* The prediction rests on a value the data could not determine (e.g. the
+   * per-byte cost with one operation size): stored as an experiment, its
+   * gain unknown (stored as 0, never claimed). why: which value. */
+  int experiment;
+  char experiment_why[400];
 };
 
 struct fnd_out {
@@ -151,6 +181,10 @@ struct fnd_hintset *fnd_set(struct fnd_out *o, int file);
 void fnd_hint(struct fnd_out *o, int file, const char *key, const char *value, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 void fnd_out_free(struct fnd_out *o);
+/* The run applied a set that is withdrawn: its data shows that set at
+ * work, so no set is made from it (every set's keys are dropped) and a
+ * hint_set_withdrawn finding says so. */
+void fnd_no_sets(const struct fnd_job *j, struct fnd_out *o);
 
 /* json helpers */
 json_object *fnd_aids(const struct fnd_job *j, const int *ops, size_t n);

@@ -12,6 +12,7 @@
 #include <siox/siox_kb.h>
 
 #include "findings.h"
+#include "hints_outcome.h"
 
 /* The newest activity end the pending scan has seen for job (0: none). */
 static int64_t seen_end(PGconn *c, const char *job) {
@@ -32,10 +33,16 @@ int siox_kb_analyze_job(PGconn *c, const char *job, char *err, size_t errcap) {
   int64_t seen = seen_end(c, job);
   long n = fnd_job_load(c, job, &j, err, errcap);
   int rc = -1;
+  int withdrawn = 0;
+  /* The outcome of the sets this run applied (or, for a run without hints,
+   * of its application's judged sets) is measured first: a set withdrawn
+   * now must not be superseded by one made from the same run's data. */
+  if (n >= 0 && kb_judge_for_job(c, &j, &withdrawn, err, errcap) < 0) n = -1;
   if (n >= 0) {
     if (seen > j.last_end_ns) j.last_end_ns = seen;
     fnd_analyze_mpiio(&j, &o);
     fnd_analyze_detect(&j, &o);
+    if (withdrawn) fnd_no_sets(&j, &o);
     rc = fnd_store(c, &j, &o, err, errcap) < 0 ? -1 : (int)o.n;
   }
   fnd_out_free(&o);

@@ -292,14 +292,64 @@ static int64_t pow2_at_least(double v) {
   return p;
 }
 
-/* Collective buffering of one file and direction. */
+/* The file-system operations under the file's collective calls of one
+ * direction, as intervals (*n of them; NULL when none or out of memory). */
+static struct fnd_interval *cb_ops(const struct fnd_job *j, int file, int write, size_t *n) {
+  struct fnd_interval *v = malloc((j->nops + 1) * sizeof *v);
+  *n = 0;
+  if (!v) return NULL;
+  for (size_t i = 0; i < j->nops; i++) {
+    const struct fnd_op *x = &j->ops[i];
+    if (x->layer != FND_POSIX || x->call < 0 || x->kind != (write ? FND_WRITE : FND_READ)) continue;
+    const struct fnd_op *m = &j->ops[j->calls[x->call].op];
+    if (m->file != file || !m->collective || (m->kind == FND_WRITE) != write) continue;
+    v[(*n)++] = (struct fnd_interval){x->start_ns, x->end_ns, x->bytes, x->proc};
+  }
+  return v;
+}
+
+static json_object *agg_json(const struct fnd_agg *a) {
+  json_object *o = json_object_new_object();
+  fnd_jint(o, "processes", a->writers);
+  fnd_jint(o, "aggregators", a->aggregators);
+  fnd_jint(o, "operations", a->ops);
+  fnd_jint(o, "operations_alone", a->solo);
+  fnd_jint(o, "operations_overlapping", a->overlapped);
+  fnd_jnum(o, "concurrency", a->concurrency);
+  fnd_jnum(o, "alone_ns_per_byte", a->solo_ns_per_b);
+  fnd_jnum(o, "overlapping_ns_per_byte", a->overlap_ns_per_b);
+  json_object_object_add(o, "parallelism_helped",
+                         a->parallel < 0 ? json_object_new_string("unknown") : json_object_new_boolean(a->parallel));
+  return o;
+}
+
+/* What the data says about parallelism, for the rationale. */
+static const char *parallel_txt(const struct fnd_agg *a) {
+  return a->parallel > 0   ? "running them at once helped (operations overlapping another process's slowed down less "
+                             "than the concurrency grew)"
+         : a->parallel == 0 ? (a->overlapped ? "running them at once did not help (operations overlapping another "
+                                               "process's slowed down as much as the concurrency grew)"
+                                             : "no two processes' operations overlapped")
+                            : "the data cannot tell whether running them at once helped (too few operations alone or "
+                              "overlapping)";
+}
+
+/* Collective buffering of one file and direction: ROMIO's two-phase I/O.
+ * The job had some aggregation already (the processes whose collective
+ * calls made file-system operations, at the concurrency seen); the keys
+ * change the aggregators (cb_nodes), the buffer and so the rounds
+ * (cb_buffer_size), and whether aggregation happens at all. Each side's
+ * time is its operations' cost over the parallel speedup its number of
+ * aggregators gets (a single aggregator serializes). A set that reduces
+ * the aggregators must show that their parallelism did not help; where
+ * the model cannot decide, or predicts no gain, nothing is recommended. */
 static void analyze_cb(const struct fnd_job *j, int file, int write, const struct fnd_cost *m, struct fnd_out *o) {
   long calls = 0, posix_ops = 0;
   int64_t bytes = 0, posix_bytes = 0;
   int ops[5], nops = 0, writers = procs_on(j, file, write, 1), *rank_calls = calloc(j->nprocs + 1, sizeof(int));
-  int aggregators = 0;
-  char *agg = calloc(j->nprocs + 1, 1);
-  if (!rank_calls || !agg) goto out;
+  size_t nv = 0;
+  struct fnd_interval *v = cb_ops(j, file, write, &nv);
+  if (!rank_calls || !v) goto out;
   for (size_t a = 0; a < j->ncalls; a++) {
     const struct fnd_call *k = &j->calls[a];
     const struct fnd_op *op = &j->ops[k->op];
@@ -307,25 +357,45 @@ static void analyze_cb(const struct fnd_job *j, int file, int write, const struc
     calls++, bytes += op->bytes > 0 ? op->bytes : 0, rank_calls[op->proc]++;
     posix_ops += write ? k->n_wr : k->n_rd;
     posix_bytes += write ? k->wr_bytes : k->rd_bytes;
-    if ((write ? k->n_wr : k->n_rd) > 0 && !agg[op->proc]) agg[op->proc] = 1, aggregators++;
     if (nops < 5) ops[nops++] = k->op;
   }
-  if (!calls) goto out;
+  if (!calls || !bytes) goto out;
+  struct fnd_agg ag;
+  fnd_agg_model(v, nv, writers, &ag);
   int rounds = 0;
   for (size_t p = 0; p < j->nprocs; p++) rounds = rank_calls[p] > rounds ? rank_calls[p] : rounds;
   long nodes = j->nhosts ? (long)j->nhosts : 1;
+  int k_new = (int)(nodes < writers ? nodes : writers);
   double per_round = (double)bytes / rounds, per_rank = (double)bytes / (double)calls;
-  int64_t cbuf = pow2_at_least(per_round / (double)nodes);
+  int64_t cbuf = pow2_at_least(per_round / (double)k_new);
   cbuf = cbuf < 65536 ? 65536 : cbuf > 16777216 ? 16777216 : cbuf;
-  /* Without aggregation every rank makes its own operation per call; with it
-   * each aggregator writes buffers of cbuf. The exchange between ranks is
-   * not in the model (it costs memory copies, small next to a file-system
-   * operation on these file systems). */
-  double direct_s = (double)calls * fnd_cost_op(m, per_rank) / 1e9;
+  /* Observed: the operations as they were, at the aggregation the job had.
+   * Predicted: one operation per rank and call without aggregation, or one
+   * per buffer with it. The exchange between ranks is not in the model
+   * (memory copies, small next to a file-system operation here). */
+  double seen_ops = posix_ops > 0 ? (double)posix_ops : (double)calls;
+  double seen_size = posix_ops > 0 ? (double)posix_bytes / (double)posix_ops : per_rank;
+  int k_seen = ag.aggregators > 0 ? ag.aggregators : writers;
+  /* Where the data cannot tell what parallelism buys, no side is credited
+   * with any (1); a change to fewer aggregators is then refused below. */
+  double sp_seen = fnd_agg_speedup(&ag, k_seen), sp_new = fnd_agg_speedup(&ag, k_new);
+  double sp_direct = fnd_agg_speedup(&ag, writers);
+  sp_seen = isnan(sp_seen) ? 1 : sp_seen, sp_new = isnan(sp_new) ? 1 : sp_new, sp_direct = isnan(sp_direct) ? 1 : sp_direct;
+  double seen_s = seen_ops * fnd_cost_op(m, seen_size) / 1e9 / sp_seen;
+  double direct_s = (double)calls * fnd_cost_op(m, per_rank) / 1e9 / sp_direct;
   double agg_ops = ceil((double)bytes / (double)cbuf);
-  double cb_s = agg_ops * fnd_cost_op(m, (double)cbuf) / 1e9;
-  int enable = cb_s <= direct_s;
-  double gain = fabs(direct_s - cb_s) / (double)(writers ? writers : 1);
+  double cb_s = agg_ops * fnd_cost_op(m, (double)cbuf) / 1e9 / sp_new;
+  double two_phase_rounds = ceil(per_round / ((double)cbuf * k_new));
+  int enable = cb_s <= direct_s, unknown = cost_unknown(m);
+  double best = enable ? cb_s : direct_s, gain = seen_s - best;
+  /* Fewer aggregators than the job had: allowed only when the data shows
+   * that their parallelism did not help. */
+  int fewer = (enable ? k_new : writers) < k_seen;
+  const char *undecided = NULL;
+  if (fewer && ag.parallel != 0)
+    undecided = ag.parallel > 0 ? "it would reduce parallelism that helped" : "it would reduce the parallelism, and the data cannot tell whether that parallelism helped";
+  else if (!(gain > 0.05 * seen_s))
+    undecided = "no gain is predicted over the aggregation the job already had";
   json_object *ev = json_object_new_object();
   fnd_jint(ev, "calls", calls);
   fnd_jint(ev, "rounds", rounds);
@@ -334,37 +404,61 @@ static void analyze_cb(const struct fnd_job *j, int file, int write, const struc
   fnd_jnum(ev, "bytes_per_rank_call", per_rank);
   fnd_jint(ev, "processes", writers);
   fnd_jint(ev, "nodes", nodes);
-  fnd_jint(ev, "aggregators_seen", aggregators);
+  fnd_jint(ev, "aggregators_seen", ag.aggregators);
+  json_object_object_add(ev, "aggregation_seen", agg_json(&ag));
+  fnd_jint(ev, "aggregators_predicted", enable ? k_new : writers);
+  fnd_jnum(ev, "two_phase_rounds_per_call", two_phase_rounds);
   fnd_jint(ev, "posix_operations", posix_ops);
   fnd_jint(ev, "posix_bytes", posix_bytes);
+  fnd_jnum(ev, "observed_model_s", seen_s);
   fnd_jnum(ev, "predicted_direct_s", direct_s);
   fnd_jnum(ev, "predicted_collective_buffering_s", cb_s);
   json_object_object_add(ev, "cost_model", cost_json(m));
   json_object_object_add(ev, "example_aids", fnd_aids(j, ops, (size_t)nops));
+  if (undecided) json_object_object_add(ev, "no_recommendation", json_object_new_string(undecided));
+  if (unknown && !undecided) json_object_object_add(ev, "experiment", json_object_new_string(m->how));
   const char *key = write ? "romio_cb_write" : "romio_cb_read";
-  fnd_add(o, write ? "collective_write" : "collective_read", "info", file, ev, enable ? 0 : gain,
-          "%ld collective %s calls in %d rounds, %.0f B per round from %d processes on %ld node(s), %d aggregator(s) "
-          "seen in POSIX: predicted %.3f s with collective buffering vs %.3f s without",
-          calls, write ? "write" : "read", rounds, per_round, writers, nodes, aggregators, cb_s, direct_s);
-  fnd_hint(o, file, key, enable ? "enable" : "disable",
-           "%.0f B per rank and call: %ld direct operations predicted %.3f s, aggregated into %.0f operations of %lld "
-           "B %.3f s (cost model a = %.0f us + %.3f ns/B, %s)",
-           per_rank, calls, direct_s, agg_ops, (long long)cbuf, cb_s, m->a_ns / 1e3, m->b_ns, m->how);
-  if (enable) {
-    char v[32];
-    snprintf(v, sizeof v, "%lld", (long long)cbuf);
-    fnd_hint(o, file, "cb_buffer_size", v,
-             "%.0f B per collective round over %ld aggregator node(s), rounded up to a power of two (kept in 64 "
-             "KiB..16 MiB): one buffer per round and aggregator. No striping_unit/striping_factor: the file "
-             "systems seen (GlusterFS distribute, local) keep a whole file on one brick and do not stripe",
-             per_round, nodes);
-    snprintf(v, sizeof v, "%ld", nodes);
-    fnd_hint(o, file, "cb_nodes", v, "one aggregator per node: the job ran on %ld node(s) (%zu processes)", nodes,
-             j->nprocs);
+  fnd_add(o, write ? "collective_write" : "collective_read", "info", file, ev, undecided || unknown ? 0 : gain,
+          "%ld collective %s calls in %d rounds, %.0f B per round from %d processes on %ld node(s); %d aggregator(s) "
+          "made %ld operations at concurrency %.2f: %s. Model: %.3f s as seen, %.3f s with %d aggregator(s) and %lld B "
+          "buffers, %.3f s without aggregation%s%s%s",
+          calls, write ? "write" : "read", rounds, per_round, writers, nodes, ag.aggregators, ag.ops, ag.concurrency,
+          parallel_txt(&ag), seen_s, cb_s, k_new, (long long)cbuf, direct_s, undecided ? ": nothing recommended, " : "",
+          undecided ? undecided : "", unknown && !undecided ? " (per-byte cost unknown: an experiment)" : "");
+  if (undecided) goto out;
+  struct fnd_hintset *s = fnd_set(o, file);
+  if (!s) goto out;
+  if (unknown) {
+    s->experiment = 1;
+    snprintf(s->experiment_why, sizeof s->experiment_why,
+             "%s: collective buffering priced with a per-byte cost the data did not determine (%.200s)",
+             write ? "romio_cb_write" : "romio_cb_read", m->how);
+  } else {
+    s->gain_s += gain;
   }
+  fnd_hint(o, file, key, enable ? "enable" : "disable",
+           "%.0f B per rank and call; as seen %d aggregator(s), %ld operations of %.0f B at concurrency %.2f (%s): "
+           "%.3f s; %ld direct operations %.3f s; aggregated into %.0f operations of %lld B by %d aggregator(s) "
+           "%.3f s (cost model a = %.0f us + %.3f ns/B, %s)",
+           per_rank, ag.aggregators, ag.ops, seen_size, ag.concurrency, parallel_txt(&ag), seen_s, calls, direct_s,
+           agg_ops, (long long)cbuf, k_new, cb_s, m->a_ns / 1e3, m->b_ns, m->how);
+  if (enable) {
+    char val[32];
+    snprintf(val, sizeof val, "%lld", (long long)cbuf);
+    fnd_hint(o, file, "cb_buffer_size", val,
+             "%.0f B per collective round over %d aggregator(s), rounded up to a power of two (kept in 64 "
+             "KiB..16 MiB): %.0f two-phase round(s) per call. No striping_unit/striping_factor: the file "
+             "systems seen (GlusterFS distribute, local) keep a whole file on one brick and do not stripe",
+             per_round, k_new, two_phase_rounds);
+    snprintf(val, sizeof val, "%d", k_new);
+    fnd_hint(o, file, "cb_nodes", val,
+             "one aggregator per node: the job ran on %ld node(s) (%zu processes); the job had %d aggregator(s)%s", nodes,
+             j->nprocs, ag.aggregators, k_new < k_seen ? ", and their parallelism did not help" : "");
+  }
+  json_object_object_add(s->evidence, write ? "collective_write" : "collective_read", json_object_get(ev));
 out:
   free(rank_calls);
-  free(agg);
+  free(v);
 }
 
 /* Which MPI-IO component served the file: 1 ROMIO, 0 OMPIO, -1 unknown.

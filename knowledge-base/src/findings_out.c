@@ -4,6 +4,7 @@
  * findings_store.c writes them to the knowledge base.
  */
 #include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +73,10 @@ json_object *fnd_aids(const struct fnd_job *j, const int *ops, size_t n) {
   return a;
 }
 
-void fnd_jnum(json_object *o, const char *key, double v) { json_object_object_add(o, key, json_object_new_double(v)); }
+/* Non-finite numbers become null: JSON (and jsonb) has no NaN. */
+void fnd_jnum(json_object *o, const char *key, double v) {
+  json_object_object_add(o, key, isfinite(v) ? json_object_new_double(v) : NULL);
+}
 void fnd_jint(json_object *o, const char *key, int64_t v) { json_object_object_add(o, key, json_object_new_int64(v)); }
 
 /* Length of path's directory part (up to the last '/'). */
@@ -107,4 +111,20 @@ int fnd_job_cost(const struct fnd_job *j, int file, enum fnd_scope scope, const 
   free(x);
   free(y);
   return rc;
+}
+
+void fnd_no_sets(const struct fnd_job *j, struct fnd_out *o) {
+  (void)j;
+  size_t dropped = 0;
+  for (size_t i = 0; i < o->nsets; i++) {
+    dropped += json_object_object_length(o->sets[i].hints) > 0;
+    json_object_put(o->sets[i].hints);
+    o->sets[i].hints = json_object_new_object();
+  }
+  json_object *ev = json_object_new_object();
+  fnd_jint(ev, "hint_sets_not_made", (int64_t)dropped);
+  fnd_add(o, "hint_set_withdrawn", "warning", -1, ev, 0,
+          "this run applied a hint set that was measured slower than the runs without it (or an experiment "
+          "without a measured gain) and is withdrawn; no new set is made from this run's data (see `siox hints "
+          "--app` for the outcome)");
 }

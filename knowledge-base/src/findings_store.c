@@ -58,14 +58,24 @@ static int store_set(PGconn *c, const struct fnd_job *j, const char *app, struct
   PGresult *r;
   *id = 0;
   if (json_object_object_length(s->hints) == 0) return 0;
-  snprintf(gain, sizeof gain, "%.9g", s->gain_s > 0 ? s->gain_s : 0);
-  const char *p[7] = {app,
+  snprintf(gain, sizeof gain, "%.9g", s->gain_s > 0 && !s->experiment ? s->gain_s : 0);
+  const char *p[9] = {app,
                       j->files[s->file].pattern,
                       json_object_to_json_string_ext(s->hints, JSON_C_TO_STRING_PLAIN),
                       json_object_to_json_string_ext(s->rationale, JSON_C_TO_STRING_PLAIN),
                       gain,
                       j->job,
-                      json_object_to_json_string_ext(s->evidence, JSON_C_TO_STRING_PLAIN)};
+                      json_object_to_json_string_ext(s->evidence, JSON_C_TO_STRING_PLAIN),
+                      s->experiment ? "experiment" : "live",
+                      s->experiment ? s->experiment_why : ""};
+  /* Values measured worse once are not suggested again: the withdrawn set
+   * stays as the evidence, and whatever is served now stays. */
+  if (q(c,
+        "SELECT hint_set_id FROM kb_hint_sets WHERE app_id = $1::int AND file_pattern = $2 AND component = 'romio321'"
+        " AND status = 'withdrawn' AND hints = $3::jsonb ORDER BY hint_set_id DESC LIMIT 1",
+        3, p, &r, err, errcap) < 0)
+    return -1;
+  if (one_id(r) > 0) return 0;
   if (q(c,
         "UPDATE kb_hint_sets SET rationale = $4::jsonb, expected_gain_s = $5::float8, source_job = $6,"
         " evidence = $7::jsonb WHERE app_id = $1::int AND file_pattern = $2 AND component = 'romio321'"
@@ -73,18 +83,22 @@ static int store_set(PGconn *c, const struct fnd_job *j, const char *app, struct
         7, p, &r, err, errcap) < 0)
     return -1;
   if ((*id = one_id(r)) > 0) return 0;
+  /* The set being superseded is remembered: a withdrawal of the new one
+   * serves it again. */
   if (q(c,
-        "UPDATE kb_hint_sets SET superseded = true WHERE app_id = $1::int AND file_pattern = $2"
-        " AND component = 'romio321' AND NOT superseded",
-        2, p, NULL, err, errcap) < 0 ||
-      q(c,
         "INSERT INTO kb_hint_sets (app_id, file_pattern, component, hints, rationale, expected_gain_s, source_job,"
-        " evidence) VALUES ($1::int, $2, 'romio321', $3::jsonb, $4::jsonb, $5::float8, $6, $7::jsonb)"
-        " RETURNING hint_set_id",
-        7, p, &r, err, errcap) < 0)
+        " evidence, status, status_reason, previous_set_id) VALUES ($1::int, $2, 'romio321', $3::jsonb, $4::jsonb,"
+        " $5::float8, $6, $7::jsonb, $8, $9, (SELECT max(hint_set_id) FROM kb_hint_sets WHERE app_id = $1::int"
+        " AND file_pattern = $2 AND component = 'romio321' AND NOT superseded)) RETURNING hint_set_id",
+        9, p, &r, err, errcap) < 0)
     return -1;
   *id = one_id(r);
-  return 0;
+  const char *pu[3] = {app, j->files[s->file].pattern, gain};
+  snprintf(gain, sizeof gain, "%" PRId64, *id);
+  return q(c,
+           "UPDATE kb_hint_sets SET superseded = true WHERE app_id = $1::int AND file_pattern = $2"
+           " AND component = 'romio321' AND NOT superseded AND hint_set_id <> $3::bigint",
+           3, pu, NULL, err, errcap);
 }
 
 static int store_finding(PGconn *c, const struct fnd_job *j, const char *app, const struct fnd_finding *f,

@@ -13,10 +13,14 @@
 #include <siox/siox_kb.h>
 
 /* The newest live set of this executable, pattern and component; a set of
- * the exact command line wins over one of other arguments. */
+ * the exact command line wins over one of other arguments. Withdrawn sets
+ * (measured slower, schema 016) are never served; experiments are, until a
+ * run that applied them has been judged. */
 static const char lookup_sql[] =
     "SELECT h.hint_set_id, h.component, h.hints::text FROM kb_hint_sets h JOIN kb_apps a USING (app_id)"
     " WHERE a.exe = $1 AND h.file_pattern = $3 AND h.component = $4 AND NOT h.superseded"
+    "   AND h.status <> 'withdrawn'"
+    "   AND h.status <> 'withdrawn'"
     " ORDER BY (a.args_hash = $2::bigint) DESC, h.created_at DESC, h.hint_set_id DESC LIMIT 1";
 
 static int fail(char *err, size_t errcap, const char *fmt, const char *a, const char *b) {

@@ -22,3 +22,16 @@ target_link_libraries(test_kb_findings PRIVATE PkgConfig::CMOCKA kb-test-db m)
 add_dependencies(test_kb_findings siox-server)
 add_test(NAME test_kb_findings COMMAND test_kb_findings $<TARGET_FILE:siox-server>)
 set_tests_properties(test_kb_findings PROPERTIES LABELS integration TIMEOUT 300)
+# The outcome rule of an applied hint set (pure: synthetic runs, no database).
+siox_unit_test(test_kb_outcome_rule SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_kb_outcome_rule.c LIBS siox-kb m)
+target_include_directories(test_kb_outcome_rule PRIVATE ${PROJECT_SOURCE_DIR}/knowledge-base/src)
+# Applied hint sets judged, withdrawn and restored (issue 11) on synthetic
+# runs inserted by SQL into a real siox-server's warehouse.
+add_executable(test_kb_hint_outcome ${CMAKE_CURRENT_LIST_DIR}/test_kb_hint_outcome.c)
+target_link_libraries(test_kb_hint_outcome PRIVATE PkgConfig::CMOCKA kb-test-db m)
+add_dependencies(test_kb_hint_outcome siox-server)
+add_test(NAME test_kb_hint_outcome COMMAND test_kb_hint_outcome $<TARGET_FILE:siox-server>)
+set_tests_properties(test_kb_hint_outcome PROPERTIES LABELS integration TIMEOUT 300)
+# ROMIO's aggregation as observed: concurrency and whether it helped (pure).
+siox_unit_test(test_kb_romio_agg SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_kb_romio_agg.c LIBS siox-kb m)
+target_include_directories(test_kb_romio_agg PRIVATE ${PROJECT_SOURCE_DIR}/knowledge-base/src)

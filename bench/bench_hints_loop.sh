@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# The hint loop over workloads it was not designed on (issue 11), on the
+# GlusterFS testbed (4 bricks, 4 ranks, romio321), with siox-server judging
+# every applied set (`siox hints --job J --analyze` after each run):
+#   strided     siox-strided-writes, sparse strided independent 4 KiB writes
+#   coll_small  siox-strided-writes --collective, 4 KiB blocks interleaved in
+#               collective writes (the issue's case; writes only: the
+#               workload has no collective read phase)
+#   contig      siox-strided-writes --blocks 1 --block 4 MiB: large
+#               contiguous independent writes (the right answer: no hint)
+#   hdf5        siox-io-workload --h5: collective H5Dwrite of a 2-D dataset
+#               (and the ranks' reads back); timed as the whole mpirun
+# Per workload: one plain run, analysed (a set or none); LOOP rounds of a
+# plain and a hinted (SIOX_HINTS=1) run, each analysed (the sets they applied
+# are judged and may be withdrawn); then FINAL rounds, plain and hinted
+# interleaved, with whatever is served by then: the figures.
+# Prints (NAME VALUE UNIT):
+#   hint_speedup_ratio_<w>          median plain / median hinted I/O time (x)
+#   hint_speedup_ratio_<w>_ci_low   95 % bootstrap interval (runs resampled)
+#   hint_speedup_ratio_<w>_ci_high
+#   hint_sets_withdrawn_<w>         sets of the workload withdrawn by the loop
+#   hint_regressions                workloads whose whole interval is below 1
+# and, on stderr, the set served at the end per workload. Needs root and
+# /dev/fuse; starts and stops its own siox-server, siox-daemon and testbed.
+#   bench/bench_hints_loop.sh [BUILD_DIR] [LOOP] [FINAL] [WORKLOADS...]
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=$(cd "${1:-$top/build}" && pwd)
+LOOP=${2:-2}
+FINAL=${3:-3}
+shift $(($# < 3 ? $# : 3))
+WORKLOADS=("${@:-strided coll_small contig hdf5}")
+read -r -a WORKLOADS <<<"${WORKLOADS[*]}"
+export SIOX_SERVER=$B/siox-server/siox-server SIOX_DAEMON=$B/siox-daemon/siox-daemon SIOX_CLI=$B/siox-cli/siox
+export SIOX_MPI_LIB=$B/instrumentation/mpi/libsiox-mpi.so SIOX_POSIX_LIB=$B/instrumentation/posix/libsiox-posix.so
+export SIOX_STRIDED=$B/examples/siox-strided-writes SIOX_WORKLOAD=$B/examples/siox-io-workload
+XLATORS=$B/instrumentation/glusterfs/xlator
+. "$top/tests/integration/lib.sh"
+. "$top/tests/integration/kb_delivery_lib.sh"
+skip_unless_fuse_testbed
+TB="$T/tb"
+trap '"$top/testbed/siox-testbed" stop --dir "$TB" >/dev/null 2>&1 || true; cleanup >/dev/null' EXIT
+
+start_server --no-analyze # the bench analyses after each run, never during one
+start_daemon "" --hints-ttl 1
+wait_uplink 1
+base=$(free_port_block 4)
+[ -n "$base" ] || fail "no free ports for the bricks"
+SIOX_JOB_ID=bench-loop-testbed "$top/testbed/siox-testbed" start --dir "$TB" --bricks 4 --base-port "$base" \
+  --client-xlator debug/siox-client --brick-xlator debug/siox-brick --xlator-dir "$XLATORS" >"$T/testbed.out" 2>&1 ||
+  { cat "$T/testbed.out" >&2; fail "testbed did not start"; }
+
+# one W JOB HINTS: one run of workload W; prints its I/O time (s).
+one() {
+  local w=$1 job=$2 t0 t1
+  case $w in
+  strided) JOB=$job SIOX_HINTS=$3 strided "$T/$job.out" "$TB/mnt/strided.dat" --no-verify --blocks 16 --repeat 8 --stride 1048576 ;;
+  coll_small) JOB=$job SIOX_HINTS=$3 strided "$T/$job.out" "$TB/mnt/coll.dat" --no-verify --collective --blocks 16 --repeat 8 ;;
+  contig) JOB=$job SIOX_HINTS=$3 strided "$T/$job.out" "$TB/mnt/contig.dat" --no-verify --blocks 1 --block 4194304 --repeat 4 ;;
+  hdf5)
+    t0=$(date +%s.%N)
+    mpirun --oversubscribe -np $RANKS -x ASAN_OPTIONS -x OMPI_MCA_io -x LD_PRELOAD="$PRELOAD" \
+      -x SIOX_SOCKET="$DAEMON_SOCK" -x SIOX_JOB_ID="$job" -x SIOX_HINTS="$3" -x SIOX_HINTS_TIMEOUT_MS=200 \
+      "$SIOX_WORKLOAD" --rows 64 --cols 512 --steps 4 --h5 "$TB/mnt/dset.h5" >"$T/$job.out" 2>&1 ||
+      { cat "$T/$job.out" >&2; fail "siox-io-workload failed"; }
+    t1=$(date +%s.%N)
+    echo "io_time_s $(python3 -c "print($t1 - $t0)")" >>"$T/$job.out"
+    ;;
+  esac
+  awk '$1 == "io_time_s" {print $2}' "$T/$job.out"
+}
+
+# analyse JOB: once the job's activities have stopped arriving (the same
+# count for 3 s: MPI-IO calls are recorded after their children, and
+# under load the last batches come late), analyse it.
+analyse() {
+  local q="SELECT count(*) FROM activities a JOIN processes p USING (proc_id) WHERE p.job = '$1'" n=-1 m same=0
+  for _ in $(seq 120); do
+    m=$(sql "$q" 2>/dev/null || echo 0)
+    if [ "$m" -gt 0 ] && [ "$m" = "$n" ]; then same=$((same + 1)); else same=0; fi
+    [ $same -ge 3 ] && break
+    n=$m
+    sleep 1
+  done
+  "$SIOX_CLI" --data-dir "$SERVER_DIR" hints --job "$1" --analyze >"$T/$1.hints" 2>&1 ||
+    { cat "$T/$1.hints" >&2; fail "siox hints --analyze $1 failed"; }
+}
+
+# ratio PLAIN_TIMES HINTED_TIMES: "ratio ci_low ci_high" (ratio of medians,
+# bootstrap over runs, seeded).
+ratio() {
+  python3 - "$1" "$2" <<'PY'
+import random, statistics, sys
+a = [float(x) for x in sys.argv[1].split()]
+b = [float(x) for x in sys.argv[2].split()]
+r = random.Random(11)
+est = statistics.median(a) / statistics.median(b)
+bs = sorted(statistics.median(r.choices(a, k=len(a))) / statistics.median(r.choices(b, k=len(b))) for _ in range(4000))
+print(f"{est:.3f} {bs[int(0.025 * 3999)]:.3f} {bs[int(0.975 * 3999)]:.3f}")
+PY
+}
+
+regressions=0
+for w in "${WORKLOADS[@]}"; do
+  echo "# workload $w: learning run" >&2
+  one "$w" "loop-$w-0" 0 >/dev/null
+  analyse "loop-$w-0"
+  for i in $(seq "$LOOP"); do
+    sleep 1.2 # the daemon's hint cache TTL
+    one "$w" "loop-$w-$i-hinted" 1 >/dev/null
+    analyse "loop-$w-$i-hinted"
+    one "$w" "loop-$w-$i-plain" 0 >/dev/null
+    analyse "loop-$w-$i-plain"
+  done
+  plain="" hinted=""
+  for i in $(seq "$FINAL"); do
+    sleep 1.2
+    hinted="$hinted $(one "$w" "final-$w-$i-hinted" 1)"
+    plain="$plain $(one "$w" "final-$w-$i-plain" 0)"
+  done
+  read -r est lo hi <<<"$(ratio "$plain" "$hinted")"
+  echo "hint_speedup_ratio_$w $est x"
+  echo "hint_speedup_ratio_${w}_ci_low $lo x"
+  echo "hint_speedup_ratio_${w}_ci_high $hi x"
+  exe=$SIOX_STRIDED
+  [ "$w" = hdf5 ] && exe=$SIOX_WORKLOAD
+  case $w in strided) f=strided ;; coll_small) f=coll ;; contig) f=contig ;; *) f=dset ;; esac
+  withdrawn=$(sql "SELECT count(*) FROM kb_hint_sets h JOIN kb_apps a USING (app_id) WHERE a.exe = '$exe'
+                   AND h.status = 'withdrawn' AND h.file_pattern LIKE '%/$f.%'")
+  echo "hint_sets_withdrawn_$w $withdrawn sets"
+  python3 -c "import sys; sys.exit(0 if $hi < 1 else 1)" && regressions=$((regressions + 1))
+  echo "# $w: plain$plain | hinted$hinted" >&2
+  echo "# $w: final hinted runs applied: $(open_attr "final-$w-1-hinted" mpi/hints_applied | sort -u | tr '\n' ' ') (status $(open_attr "final-$w-1-hinted" mpi/hints_status | sort -u | tr '\n' ' '))" >&2
+done
+echo "hint_regressions $regressions workloads"
