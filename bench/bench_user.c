@@ -18,6 +18,8 @@
  *   posix_baseline_ns_per_call_4k_*           the bare loop, per call
  *   process_start_overhead_ms                 /bin/true, wall per process
  *   process_start_overhead_ms_openwrite       open + 4 KiB write + close
+ *   process_start_cpu_overhead_ms[_openwrite] the same in CPU time (user +
+ *       system of the process, every thread), steadier on a loaded node
  *   daemon_cpu_ns_per_activity                siox-daemon CPU (user +
  *       system, from /proc) over the traced runs, per activity they made
  *
@@ -27,7 +29,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "median_ci.h"
 
 extern char **environ;
 
@@ -98,36 +101,9 @@ static int run_one(char *const argv[], int traced, struct run *o) {
   return 0;
 }
 
-/* ---- statistics: median and its distribution-free 95% interval ---------- */
+/* ---- statistics ------------------------------------------------------------ */
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-struct estimate {
-  double median, lo, hi;
-};
-
-/* The interval [x_(j), x_(n+1-j)] (1-based) with the largest j such that
- * P(Binomial(n, 1/2) < j) <= 2.5%: it covers the median with >= 95%. With
- * n < 6 no such j exists and the interval is the whole range. */
-static struct estimate estimate(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  struct estimate e = {n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, v[0], v[n - 1]};
-  double cdf = 0, p = pow(0.5, n); /* p = C(n, i) / 2^n */
-  int j = 0;
-  for (int i = 0; i < n; i++) {
-    cdf += p;
-    if (cdf > 0.025) break;
-    j = i + 1; /* P(B <= i) <= 2.5%: x_(i+2) may be the low end */
-    p = p * (n - i) / (i + 1);
-  }
-  if (j >= 1) e.lo = v[j], e.hi = v[n - 1 - j];
-  return e;
-}
-
-static void print_est(const char *name, struct estimate e, const char *unit) {
+static void print_est(const char *name, struct median_ci e, const char *unit) {
   printf("%s %.1f %s\n", name, e.median, unit);
   printf("%s_ci95_low %.1f %s\n", name, e.lo, unit);
   printf("%s_ci95_high %.1f %s\n", name, e.hi, unit);
@@ -178,34 +154,38 @@ static int loop_bench(long calls, int rounds, const char *suffix) {
             t.loop_ns / (double)calls);
   }
   snprintf(name, sizeof name, "posix_baseline_ns_per_call_%s", suffix);
-  printf("%s %.1f ns\n", name, estimate(base, rounds).median);
+  printf("%s %.1f ns\n", name, median_ci(base, rounds).median);
   snprintf(name, sizeof name, "posix_overhead_ns_per_call_%s", suffix);
-  print_est(name, estimate(dloop, rounds), "ns");
+  print_est(name, median_ci(dloop, rounds), "ns");
   snprintf(name, sizeof name, "posix_process_overhead_ns_per_call_%s", suffix);
-  print_est(name, estimate(dwall, rounds), "ns");
+  print_est(name, median_ci(dwall, rounds), "ns");
   snprintf(name, sizeof name, "posix_process_cpu_overhead_ns_per_call_%s", suffix);
-  printf("%s %.1f ns\n", name, estimate(dcpu, rounds).median);
+  printf("%s %.1f ns\n", name, median_ci(dcpu, rounds).median);
   fflush(stdout);
   return 0;
 }
 
 /* ABBA rounds of START_BATCH processes each; the figure is ms per process. */
-static int start_bench(char *const argv[], int rounds, const char *name) {
-  static double d[MAX_ROUNDS];
+static int start_bench(char *const argv[], int rounds, const char *name, const char *cpu_name) {
+  static double d[MAX_ROUNDS], dc[MAX_ROUNDS];
   for (int r = 0; r < rounds; r++) {
-    double sum[2] = {0, 0};
+    double sum[2] = {0, 0}, cpu[2] = {0, 0};
     for (int k = 0; k < 2; k++) {
       int traced = (k == 0) == (r % 2 == 1);
       for (int i = 0; i < START_BATCH; i++) {
         struct run o;
         if (run_one(argv, traced, &o) < 0) return -1;
         sum[traced] += o.wall_ns;
+        cpu[traced] += o.cpu_ns;
       }
     }
     d[r] = (sum[1] - sum[0]) / START_BATCH / 1e6;
+    dc[r] = (cpu[1] - cpu[0]) / START_BATCH / 1e6;
   }
-  struct estimate e = estimate(d, rounds);
+  struct median_ci e = median_ci(d, rounds), c = median_ci(dc, rounds);
   printf("%s %.3f ms\n%s_ci95_low %.3f ms\n%s_ci95_high %.3f ms\n", name, e.median, name, e.lo, name, e.hi);
+  printf("%s %.3f ms\n%s_ci95_low %.3f ms\n%s_ci95_high %.3f ms\n", cpu_name, c.median, cpu_name, c.lo, cpu_name,
+         c.hi);
   fflush(stdout);
   return 0;
 }
@@ -230,8 +210,9 @@ int main(int argc, char **argv) {
   double d1 = daemon_cpu_ns();
   if (rc == 0 && d0 >= 0 && d1 >= 0)
     printf("daemon_cpu_ns_per_activity %.1f ns\n", (d1 - d0) / activities_total);
-  if (rc == 0) rc = start_bench(true_argv, rounds * 2, "process_start_overhead_ms");
-  if (rc == 0) rc = start_bench(once_argv, rounds * 2, "process_start_overhead_ms_openwrite");
+  if (rc == 0) rc = start_bench(true_argv, rounds * 2, "process_start_overhead_ms", "process_start_cpu_overhead_ms");
+  if (rc == 0) rc = start_bench(once_argv, rounds * 2, "process_start_overhead_ms_openwrite",
+                                "process_start_cpu_overhead_ms_openwrite");
   unlink(path);
   return rc == 0 ? 0 : 1;
 }

@@ -145,9 +145,10 @@ int siox_finalize(void) {
   if (atomic_load(&state) == ST_ON && nothing_to_hand_over()) {
     atomic_store(&state, ST_OFF);
   } else if (atomic_load(&state) == ST_ON) {
-    rc = siox__flusher_ensure(); /* drops counted before any thread recorded */
-    if (rc == 0) rc = siox__flusher_flush(siox__cfg.exit_timeout_ms);
+    /* The flusher thread stops first and this thread flushes: one hand-over
+     * (the join) instead of a wake-up, a report and a join. */
     siox__flusher_stop();
+    rc = siox__flusher_flush_here(siox__cfg.exit_timeout_ms);
     siox__exit_account(rc == 0);
     atomic_store(&state, ST_OFF);
   }
