@@ -77,8 +77,8 @@ static int64_t fill_registrations(uint64_t tsc, int64_t ns) {
   return (int64_t)(end - from);
 }
 
-/* Faults t's ring in up to POPULATE_AHEAD bytes past what its owner has
- * written, so that the owner's stores do not trap into the kernel once per
+/* Faults t's ring in up to POPULATE_AHEAD bytes (at most as many as it has
+ * written so far) past what its owner has written, so that the owner's stores do not trap into the kernel once per
  * page (a page fault here costs ~1-2 us: 1024 of them for a 4 MiB ring,
  * a per-process cost inside the application's loop). MADV_POPULATE_WRITE
  * maps the pages writable without touching their bytes, so it may race
@@ -87,7 +87,10 @@ static int64_t fill_registrations(uint64_t tsc, int64_t ns) {
  * the window). Kernels before 5.14 refuse it (EINVAL): then the owner
  * faults them in as before. */
 static void populate_ahead(struct siox__thread *t) {
-  uint64_t size = t->mask + 1, want = t->snap_head + POPULATE_AHEAD;
+  /* The window grows with what the thread wrote: a short-lived process
+   * that made a few records must not pay for 1 MiB of faults. */
+  uint64_t ahead = t->snap_head < POPULATE_AHEAD ? t->snap_head : POPULATE_AHEAD;
+  uint64_t size = t->mask + 1, want = (t->snap_head + ahead + 4095) & ~(uint64_t)4095;
   if (t->populated >= size || t->populated >= want) return;
   uint64_t end = want < size ? want : size;
   if (madvise(t->buf + t->populated, end - t->populated, MADV_POPULATE_WRITE) == 0) t->populated = end;
