@@ -3,15 +3,28 @@
  * IOR-like: 4 ranks, WRITES independent MPI_File_write_at per rank to one
  * shared file on tmpfs (each rank cycling over its own 32 MiB segment),
  * first with 4 KiB then with 64 KiB transfers. The bench runs mpirun on
- * itself, alternating runs without and with LD_PRELOAD, while a drain
- * thread plays the daemon (reads the unix socket and discards). Prints
- * medians over REPS runs of each, and mpiio_wrapper_ab_ns_per_call: inside
- * the preloaded runs, blocks of wrapped and PMPI calls alternated (the
- * MPI-IO layer's own cost, free of run-to-run contention noise).
+ * itself in rounds of three runs, bare, with libsiox-posix alone and with
+ * both layers, the order turned around every round (P X F, F X P), while a
+ * drain thread plays the daemon (or the daemon of SIOX_SOCKET). Each round
+ * gives its own differences; every figure is the median of those with its
+ * distribution-free 95% interval (_ci95_low, _ci95_high):
+ *   mpiio_overhead_ns_per_call        both layers - bare (4 KiB, wall, the
+ *                                     slowest rank's loop)
+ *   mpiio_layer_overhead_ns_per_call  both layers - POSIX alone: the MPI-IO
+ *                                     layer's own cost, the POSIX calls
+ *                                     beneath recorded on both sides
+ *   *_cpu_ns_per_call                 the same in CPU time of all ranks
+ *                                     (every thread), which the 4-on-2
+ *                                     oversubscription disturbs less
+ *   mpiio_wrapper_ab_ns_per_call      inside the instrumented runs, blocks
+ *                                     of MPI_File_write_at and
+ *                                     PMPI_File_write_at alternated: the
+ *                                     MPI-IO wrapper alone
+ *   ior_like_slowdown_percent         64 KiB, both layers / bare - 1
+ *   ior_like_cpu_overhead_percent     the same in CPU time
  *
- * usage: bench_mpiio LIBSIOX_MPI_SO LIBSIOX_POSIX_SO [WRITES [REPS]]  (100000, 5)
+ * usage: bench_mpiio LIBSIOX_MPI_SO LIBSIOX_POSIX_SO [WRITES [ROUNDS]]  (100000, 5)
  *        bench_mpiio --rank FILE BLOCK WRITES      (what mpirun starts)
- *   SIOX_SOCKET set in the environment: use that (real) daemon instead.
  */
 #include <dlfcn.h>
 #include <mpi.h>
@@ -26,6 +39,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "median_ci.h"
 
 #define RANKS 4
 #define SEGMENT (32LL << 20)
@@ -174,38 +189,53 @@ static int cmp(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-struct figures {
-  double plain, inst;         /* median wall ns per call */
-  double cpu_plain, cpu_inst; /* median CPU ns per call */
-  double ab;                  /* median in-run wrapper cost (ab_wrapper_ns) */
+/* Per round (same sitting), the differences the figures are medians of. */
+struct series {
+  double plain[MAX_REPS];      /* wall ns per call, bare */
+  double full[MAX_REPS];       /* instrumented - bare (MPI-IO + POSIX layers) */
+  double mpi_layer[MAX_REPS];  /* instrumented - POSIX layer alone */
+  double cpu_full[MAX_REPS];   /* CPU ns per call, instrumented - bare */
+  double cpu_mpi[MAX_REPS];    /* CPU ns per call, instrumented - POSIX alone */
+  double percent[MAX_REPS];    /* (instrumented / bare - 1) * 100 */
+  double cpu_percent[MAX_REPS];
+  double ab[MAX_REPS];         /* in-run wrapper vs PMPI (ab_wrapper_ns) */
   long long drops;
 };
 
-/* Alternates plain and instrumented runs, in turns first (ABBA: whatever
- * drifts during the series falls on both), and takes the medians. */
-static int measure(const char *self, const char *preload, const char *sock, const char *file, long long block,
-                   long long writes, int reps, struct figures *f) {
-  double a[MAX_REPS], b[MAX_REPS], ca[MAX_REPS], cb[MAX_REPS], ab[MAX_REPS], unused;
-  f->drops = 0;
+/* Rounds of three runs: bare, the POSIX layer alone, both layers; the order
+ * turns around every round (P X F, F X P: whatever drifts during the series
+ * falls on all three alike), and each round yields its own differences. */
+static int measure(const char *self, const char *full, const char *posix, const char *sock, const char *file,
+                   long long block, long long writes, int reps, struct series *s) {
+  s->drops = 0;
   for (int r = 0; r < reps; r++) {
-    long long di = 0, none;
-    if (r % 2) b[r] = run_once(self, preload, sock, file, block, writes, &cb[r], &di, &ab[r]);
-    a[r] = run_once(self, NULL, sock, file, block, writes, &ca[r], &none, &unused);
-    if (r % 2 == 0) b[r] = run_once(self, preload, sock, file, block, writes, &cb[r], &di, &ab[r]);
-    if (a[r] < 0 || b[r] < 0) return -1;
-    f->drops += di;
+    const char *pre[3] = {NULL, posix, full};
+    double ns[3], cpu[3], ab[3];
+    long long d[3];
+    for (int k = 0; k < 3; k++) {
+      int v = r % 2 ? 2 - k : k;
+      ns[v] = run_once(self, pre[v], sock, file, block, writes, &cpu[v], &d[v], &ab[v]);
+      if (ns[v] < 0) return -1;
+    }
+    s->plain[r] = ns[0];
+    s->full[r] = ns[2] - ns[0];
+    s->mpi_layer[r] = ns[2] - ns[1];
+    s->cpu_full[r] = cpu[2] - cpu[0];
+    s->cpu_mpi[r] = cpu[2] - cpu[1];
+    s->percent[r] = (ns[2] / ns[0] - 1) * 100;
+    s->cpu_percent[r] = (cpu[2] / cpu[0] - 1) * 100;
+    s->ab[r] = ab[2];
+    s->drops += d[1] + d[2];
+    fprintf(stderr, "  %lld B round %d: bare %.0f posix %.0f both %.0f ns/call; a/b %.1f\n", block, r, ns[0], ns[1],
+            ns[2], ab[2]);
   }
-  f->plain = median(a, reps);
-  f->inst = median(b, reps);
-  f->cpu_plain = median(ca, reps);
-  f->cpu_inst = median(cb, reps);
-  f->ab = median(ab, reps);
   return 0;
+}
+
+static void print_ci(const char *name, double *v, int n, const char *unit) {
+  struct median_ci e = median_ci(v, n);
+  printf("%s %.2f %s\n%s_ci95_low %.2f %s\n%s_ci95_high %.2f %s\n", name, e.median, unit, name, e.lo, unit, name, e.hi,
+         unit);
 }
 
 int main(int argc, char **argv) {
@@ -231,24 +261,24 @@ int main(int argc, char **argv) {
     snprintf(sock, sizeof sock, "/tmp/bench_mpiio.%d.sock", (int)getpid());
     if ((listen_fd = listen_on(sock)) < 0 || pthread_create(&t, NULL, drain, NULL) != 0) return 1;
   }
-  struct figures k4, k64;
-  int rc = measure(self, preload, sock, file, 4096, writes, reps, &k4) ||
-           measure(self, preload, sock, file, 65536, writes, reps, &k64);
+  static struct series k4, k64;
+  int rc = measure(self, preload, argv[2], sock, file, 4096, writes, reps, &k4) ||
+           measure(self, preload, argv[2], sock, file, 65536, writes, reps, &k64);
   unlink(file);
   if (!real) unlink(sock);
   if (rc) {
     fprintf(stderr, "bench_mpiio: an mpirun failed\n");
     return 1;
   }
-  printf("mpiio_write_4k_plain_ns_per_call %.1f ns\n", k4.plain);
-  printf("mpiio_write_4k_siox_ns_per_call %.1f ns\n", k4.inst);
-  printf("mpiio_overhead_ns_per_call %.1f ns\n", k4.inst - k4.plain);
-  printf("mpiio_overhead_cpu_ns_per_call %.1f ns\n", k4.cpu_inst - k4.cpu_plain);
-  printf("mpiio_wrapper_ab_ns_per_call %.1f ns\n", k4.ab);
-  printf("mpiio_write_64k_plain_ns_per_call %.1f ns\n", k64.plain);
-  printf("mpiio_write_64k_siox_ns_per_call %.1f ns\n", k64.inst);
-  printf("ior_like_slowdown_percent %.2f %%\n", (k64.inst - k64.plain) / k64.plain * 100.0);
-  printf("ior_like_cpu_overhead_percent %.2f %%\n", (k64.cpu_inst - k64.cpu_plain) / k64.cpu_plain * 100.0);
+  printf("mpiio_write_4k_plain_ns_per_call %.1f ns\n", median_ci(k4.plain, reps).median);
+  print_ci("mpiio_overhead_ns_per_call", k4.full, reps, "ns");
+  print_ci("mpiio_layer_overhead_ns_per_call", k4.mpi_layer, reps, "ns");
+  print_ci("mpiio_overhead_cpu_ns_per_call", k4.cpu_full, reps, "ns");
+  print_ci("mpiio_layer_overhead_cpu_ns_per_call", k4.cpu_mpi, reps, "ns");
+  print_ci("mpiio_wrapper_ab_ns_per_call", k4.ab, reps, "ns");
+  printf("mpiio_write_64k_plain_ns_per_call %.1f ns\n", median_ci(k64.plain, reps).median);
+  print_ci("ior_like_slowdown_percent", k64.percent, reps, "%");
+  print_ci("ior_like_cpu_overhead_percent", k64.cpu_percent, reps, "%");
   printf("mpiio_dropped_records %lld count\n", k4.drops + k64.drops);
   return 0;
 }

@@ -73,6 +73,7 @@ struct siox__thread {
   /* flusher: its own line (the owner reads tail only when the ring looks full) */
   _Alignas(64) _Atomic uint64_t tail;  /* release by flusher */
   uint64_t snap_head;                  /* flusher: head seen this cycle */
+  uint64_t populated;                  /* flusher: ring bytes it has faulted in */
   struct siox__thread *next;           /* list under siox__threads_lock */
   _Atomic int closed;                  /* thread has exited (owner, once) */
   uint32_t index;                      /* BATCH.thread, >= 1 */
@@ -187,6 +188,13 @@ static inline int siox__ring_write2(struct siox__thread *t, const void *a, uint3
   t->head = head + bytes;
   atomic_store_explicit(&t->pub_head, head + bytes, memory_order_release);
   siox__bump(&t->n_records);
+  /* The next record's lines: fetched for writing now, while the caller
+   * does its I/O, instead of stalling the next call on a store miss (the
+   * ring is bigger than the caches, and the flusher read these lines last;
+   * measured: the stores were ~90% of this function's samples under a
+   * 4 KiB pwrite loop). A prefetch never faults. */
+  __builtin_prefetch(t->buf + ((head + bytes + 64) & t->mask), 1, 3);
+  __builtin_prefetch(t->buf + ((head + bytes + 128) & t->mask), 1, 3);
   /* Possibly half full (tail_cache lags): let the flusher know now rather
    * than at its next timer tick, so that a burst does not overrun the ring. */
   if (SIOX_UNLIKELY(head + bytes - t->tail_cache > size / 2)) siox__ring_half_full(t);
@@ -278,7 +286,9 @@ SIOX_HIDDEN uint64_t siox__dropped_exit(void);
 
 /* ---- flusher.c ---- */
 SIOX_HIDDEN int siox__flusher_ensure(void);
+SIOX_HIDDEN int siox__flusher_started(void); /* ever, in this process */
 SIOX_HIDDEN int siox__flusher_flush(unsigned timeout_ms);
+SIOX_HIDDEN int siox__flusher_flush_here(unsigned timeout_ms); /* flusher stopped */
 SIOX_HIDDEN void siox__flusher_stop(void);
 SIOX_HIDDEN void siox__flusher_fork_prepare(void);
 SIOX_HIDDEN void siox__flusher_fork_parent(void);

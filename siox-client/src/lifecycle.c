@@ -92,9 +92,11 @@ static int init_locked(const struct siox_options *o) {
   siox__clock_init();
   siox__identity_init();
   if (!atfork_done) atfork_done = pthread_atfork(fork_prepare, fork_parent, fork_child) == 0;
-  rc = siox__flusher_ensure();
-  atomic_store(&state, rc == 0 ? ST_ON : ST_OFF);
-  return rc;
+  /* The flusher starts with the first thread that records (thread.c) or
+   * the first siox_flush: a process that only registers (a preloaded
+   * /bin/true) costs no thread, no connection and no exit flush. */
+  atomic_store(&state, ST_ON);
+  return 0;
 }
 
 int siox_init(const struct siox_options *opt) {
@@ -122,18 +124,31 @@ int siox__ensure(void) {
 int siox_flush(unsigned timeout_ms) {
   if (!siox__ensure()) return 0;
   siox__in_lib++;
-  int rc = siox__flusher_flush(timeout_ms);
+  int rc = siox__flusher_ensure();
+  if (rc == 0) rc = siox__flusher_flush(timeout_ms);
   siox__in_lib--;
   return rc;
+}
+
+/* No flusher ever ran (so no thread recorded: a thread attaches only once
+ * the flusher runs) and nothing was dropped: nothing to hand over at exit. */
+static int nothing_to_hand_over(void) {
+  uint64_t activities, records, dropped;
+  siox__stats_sum(&activities, &records, &dropped);
+  return !siox__flusher_started() && dropped == 0;
 }
 
 int siox_finalize(void) {
   siox__in_lib++;
   pthread_mutex_lock(&init_lock);
   int rc = 0;
-  if (atomic_load(&state) == ST_ON) {
-    rc = siox__flusher_flush(siox__cfg.exit_timeout_ms);
+  if (atomic_load(&state) == ST_ON && nothing_to_hand_over()) {
+    atomic_store(&state, ST_OFF);
+  } else if (atomic_load(&state) == ST_ON) {
+    /* The flusher thread stops first and this thread flushes: one hand-over
+     * (the join) instead of a wake-up, a report and a join. */
     siox__flusher_stop();
+    rc = siox__flusher_flush_here(siox__cfg.exit_timeout_ms);
     siox__exit_account(rc == 0);
     atomic_store(&state, ST_OFF);
   }

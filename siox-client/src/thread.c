@@ -40,7 +40,9 @@ static struct siox__thread *thread_create(void) {
   struct siox__thread *t = aligned_alloc(align, (sizeof *t + align - 1) & ~(align - 1));
   if (!t) return NULL;
   memset(t, 0, sizeof *t);
-  t->buf = malloc(siox__cfg.buffer_bytes);
+  /* Page-aligned, so that the flusher can fault the ring in ahead of the
+   * owner (flusher.c, populate_ahead); still untouched here. */
+  t->buf = aligned_alloc(SIOX_THREAD_ALIGN, siox__cfg.buffer_bytes);
   if (!t->buf) {
     free(t);
     return NULL;

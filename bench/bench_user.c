@@ -1,0 +1,218 @@
+/*
+ * bench_user: SIOX's overhead as a user (or a competing tool) measures it:
+ * whole processes of a plain C program (bench_pwrite), run bare and under
+ * LD_PRELOAD of libsiox-posix with the real siox-daemon behind SIOX_SOCKET
+ * (bench_user.sh starts siox-server, PostgreSQL and the daemon), in
+ * interleaved ABBA rounds (bare, traced, traced, bare, ...) so that slow
+ * drifts of a loaded machine hit both sides alike. Each round gives one
+ * difference traced - bare; the figure is the median of those differences
+ * with its distribution-free 95% confidence interval (order statistics of
+ * the binomial(n, 1/2)). Prints NAME VALUE UNIT:
+ *   posix_overhead_ns_per_call_4k_{200k,1m}   loop time (CLOCK_MONOTONIC in
+ *       the program) added per 4 KiB pwrite, 200k / 1M calls per process
+ *   ..._ci95_low / _ci95_high                 its interval
+ *   posix_process_overhead_ns_per_call_4k_*   the same from the whole
+ *       process's wall time (start, loop, exit flush) seen from outside
+ *   posix_process_cpu_overhead_ns_per_call_4k_*  CPU time (user + system,
+ *       every thread of the process: the flusher too) added per call
+ *   posix_baseline_ns_per_call_4k_*           the bare loop, per call
+ *   process_start_overhead_ms                 /bin/true, wall per process
+ *   process_start_overhead_ms_openwrite       open + 4 KiB write + close
+ *   process_start_cpu_overhead_ms[_openwrite] the same in CPU time (user +
+ *       system of the process, every thread), steadier on a loaded node
+ *   daemon_cpu_ns_per_activity                siox-daemon CPU (user +
+ *       system, from /proc) over the traced runs, per activity they made
+ *
+ * usage: bench_user BENCH_PWRITE LIBSIOX_POSIX_SO DAEMON_PID [ROUNDS]
+ *   ROUNDS (default 16) pairs for 200k calls; 1M and start use their own
+ *   multiples of it. SIOX_SOCKET must name the daemon's socket.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "median_ci.h"
+
+extern char **environ;
+
+#define MAX_ROUNDS 256
+#define START_BATCH 10 /* processes per variant per round of the start test */
+
+static const char *pwrite_bin, *preload_so;
+static char path[64];
+
+static double now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+struct run {
+  double wall_ns, cpu_ns, loop_ns;
+};
+
+/* Runs argv bare or traced; fills *o (loop_ns: the number the program
+ * printed, 0 if none). Returns 0 or -1. */
+static int run_one(char *const argv[], int traced, struct run *o) {
+  char *env[512], pre[4200];
+  int n = 0;
+  for (char **e = environ; *e && n < 500; e++)
+    if (strncmp(*e, "LD_PRELOAD=", 11) != 0) env[n++] = *e;
+  if (traced) {
+    snprintf(pre, sizeof pre, "LD_PRELOAD=%s", preload_so);
+    env[n++] = pre;
+  }
+  env[n] = NULL;
+  int pfd[2];
+  if (pipe(pfd) < 0) return -1;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, pfd[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&fa, pfd[0]);
+  pid_t pid;
+  double t0 = now_ns();
+  int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, env);
+  posix_spawn_file_actions_destroy(&fa);
+  close(pfd[1]);
+  char out[64] = "";
+  ssize_t got = 0, r;
+  while (rc == 0 && got < (ssize_t)sizeof out - 1 && (r = read(pfd[0], out + got, sizeof out - 1 - (size_t)got)) > 0)
+    got += r;
+  close(pfd[0]);
+  int status = 0;
+  struct rusage ru;
+  if (rc == 0 && wait4(pid, &status, 0, &ru) < 0) rc = errno;
+  o->wall_ns = now_ns() - t0;
+  if (rc != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fprintf(stderr, "bench_user: %s failed (%s)\n", argv[0], rc ? strerror(rc) : "exit status");
+    return -1;
+  }
+  out[got > 0 ? got : 0] = '\0';
+  o->cpu_ns = ((double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec) * 1e9 +
+              ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e3;
+  o->loop_ns = got > 0 ? atof(out) : 0;
+  return 0;
+}
+
+/* ---- statistics ------------------------------------------------------------ */
+
+static void print_est(const char *name, struct median_ci e, const char *unit) {
+  printf("%s %.1f %s\n", name, e.median, unit);
+  printf("%s_ci95_low %.1f %s\n", name, e.lo, unit);
+  printf("%s_ci95_high %.1f %s\n", name, e.hi, unit);
+}
+
+/* ---- daemon CPU ----------------------------------------------------------- */
+
+static const char *daemon_pid;
+
+/* The daemon's user + system CPU in ns (from /proc/PID/stat), or -1. */
+static double daemon_cpu_ns(void) {
+  char p[64], buf[1024];
+  snprintf(p, sizeof p, "/proc/%s/stat", daemon_pid);
+  FILE *f = fopen(p, "r");
+  if (!f) return -1;
+  size_t got = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[got] = '\0';
+  char *s = strrchr(buf, ')'); /* the command name may hold spaces */
+  unsigned long long ut, st;
+  if (!s || sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2) return -1;
+  return (double)(ut + st) * 1e9 / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* ---- the measurements ----------------------------------------------------- */
+
+static double activities_total;
+
+/* ABBA rounds of the pwrite loop with `calls` calls; prints the figures
+ * with suffix (e.g. "4k_200k"). */
+static int loop_bench(long calls, int rounds, const char *suffix) {
+  char cs[32], name[128];
+  snprintf(cs, sizeof cs, "%ld", calls);
+  char *argv[] = {(char *)pwrite_bin, "loop", path, cs, NULL};
+  static double dloop[MAX_ROUNDS], dwall[MAX_ROUNDS], dcpu[MAX_ROUNDS], base[MAX_ROUNDS];
+  for (int r = 0; r < rounds; r++) {
+    struct run b, t;
+    for (int k = 0; k < 2; k++) {
+      int traced = (k == 0) == (r % 2 == 1); /* ABBA: bare first in even rounds */
+      if (run_one(argv, traced, traced ? &t : &b) < 0) return -1;
+    }
+    activities_total += (double)calls + 2; /* the pwrites, open, close */
+    dloop[r] = (t.loop_ns - b.loop_ns) / (double)calls;
+    dwall[r] = (t.wall_ns - b.wall_ns) / (double)calls;
+    dcpu[r] = (t.cpu_ns - b.cpu_ns) / (double)calls;
+    base[r] = b.loop_ns / (double)calls;
+    fprintf(stderr, "  %s round %d: bare %.0f traced %.0f ns/call (loop)\n", suffix, r, b.loop_ns / (double)calls,
+            t.loop_ns / (double)calls);
+  }
+  snprintf(name, sizeof name, "posix_baseline_ns_per_call_%s", suffix);
+  printf("%s %.1f ns\n", name, median_ci(base, rounds).median);
+  snprintf(name, sizeof name, "posix_overhead_ns_per_call_%s", suffix);
+  print_est(name, median_ci(dloop, rounds), "ns");
+  snprintf(name, sizeof name, "posix_process_overhead_ns_per_call_%s", suffix);
+  print_est(name, median_ci(dwall, rounds), "ns");
+  snprintf(name, sizeof name, "posix_process_cpu_overhead_ns_per_call_%s", suffix);
+  printf("%s %.1f ns\n", name, median_ci(dcpu, rounds).median);
+  fflush(stdout);
+  return 0;
+}
+
+/* ABBA rounds of START_BATCH processes each; the figure is ms per process. */
+static int start_bench(char *const argv[], int rounds, const char *name, const char *cpu_name) {
+  static double d[MAX_ROUNDS], dc[MAX_ROUNDS];
+  for (int r = 0; r < rounds; r++) {
+    double sum[2] = {0, 0}, cpu[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+      int traced = (k == 0) == (r % 2 == 1);
+      for (int i = 0; i < START_BATCH; i++) {
+        struct run o;
+        if (run_one(argv, traced, &o) < 0) return -1;
+        sum[traced] += o.wall_ns;
+        cpu[traced] += o.cpu_ns;
+      }
+    }
+    d[r] = (sum[1] - sum[0]) / START_BATCH / 1e6;
+    dc[r] = (cpu[1] - cpu[0]) / START_BATCH / 1e6;
+  }
+  struct median_ci e = median_ci(d, rounds), c = median_ci(dc, rounds);
+  printf("%s %.3f ms\n%s_ci95_low %.3f ms\n%s_ci95_high %.3f ms\n", name, e.median, name, e.lo, name, e.hi);
+  printf("%s %.3f ms\n%s_ci95_low %.3f ms\n%s_ci95_high %.3f ms\n", cpu_name, c.median, cpu_name, c.lo, cpu_name,
+         c.hi);
+  fflush(stdout);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 4 || !getenv("SIOX_SOCKET")) {
+    fprintf(stderr, "usage: SIOX_SOCKET=SOCK %s BENCH_PWRITE LIBSIOX_POSIX_SO DAEMON_PID [ROUNDS]\n", argv[0]);
+    return 2;
+  }
+  pwrite_bin = argv[1], preload_so = argv[2], daemon_pid = argv[3];
+  int rounds = argc > 4 ? atoi(argv[4]) : 16;
+  if (rounds < 6 || rounds * 2 > MAX_ROUNDS) return fprintf(stderr, "ROUNDS: 6 .. %d\n", MAX_ROUNDS / 2), 2;
+  snprintf(path, sizeof path, "/dev/shm/siox-bench-user.%d", (int)getpid());
+  char *true_argv[] = {"/bin/true", NULL};
+  char *once_argv[] = {(char *)pwrite_bin, "once", path, NULL};
+  /* The daemon's CPU over every loop run and until it has settled (what it
+   * does for a process it partly does while the next one runs). */
+  double d0 = daemon_cpu_ns();
+  int rc = loop_bench(200000, rounds, "4k_200k");
+  if (rc == 0) rc = loop_bench(1000000, rounds * 3 / 4 > 6 ? rounds * 3 / 4 : 6, "4k_1m");
+  sleep(2);
+  double d1 = daemon_cpu_ns();
+  if (rc == 0 && d0 >= 0 && d1 >= 0)
+    printf("daemon_cpu_ns_per_activity %.1f ns\n", (d1 - d0) / activities_total);
+  if (rc == 0) rc = start_bench(true_argv, rounds * 2, "process_start_overhead_ms", "process_start_cpu_overhead_ms");
+  if (rc == 0) rc = start_bench(once_argv, rounds * 2, "process_start_overhead_ms_openwrite",
+                                "process_start_cpu_overhead_ms_openwrite");
+  unlink(path);
+  return rc == 0 ? 0 : 1;
+}

@@ -1,0 +1,6 @@
+# Overhead as users measure it: a plain C program (bench_pwrite) timed whole,
+# bare and under the libsiox-posix preload with the real daemon
+# (run: bench/bench_user.sh BUILD_DIR, which starts the stack).
+add_executable(bench_pwrite bench_pwrite.c)
+add_executable(bench_user bench_user.c)
+target_link_libraries(bench_user PRIVATE m)
