@@ -174,3 +174,21 @@ scenario_h() {
   wait_job "$j2"
   judge "$(slowest "$j2" POSIX "'write'")" none
 }
+
+# (g) a slow metadata path: the slowed brick delays LOOKUP, CREATE and OPEN
+# (the caller starts the round with DELAY_FOPS=$META_FOPS). One process
+# creates 24 files with random names (distribute spreads them: some land on
+# the slowed brick), closes them, and after the entry cache expired opens
+# each again; blame its slowest open/creat -> the slowed brick.
+META_FOPS=LOOKUP,CREATE,OPEN
+scenario_g() {
+  local job="$1-g" i
+  local -a names=()
+  for i in $(seq 24); do names+=("$MNT/$1-g-$RANDOM-$i"); done
+  sleep 1.2 # the warm-up's entries expire: each open below asks the bricks
+  LD_PRELOAD=$ASAN_RT SIOX_JOB_ID=$job "$SIOX_CLI" run --layers posix --socket "$SIOX_SOCKET" -- \
+    bash -c 'for f; do : >"$f" || exit 1; done; sleep 1.2; for f; do exec 3<"$f" && exec 3<&- || exit 1; done' \
+    g "${names[@]}" || fail "$job failed"
+  wait_job "$job"
+  judge "$(slowest "$job" POSIX "'open', 'open64', 'openat', 'openat64', 'creat', 'creat64'")" "brick $SLOW"
+}
