@@ -14,6 +14,7 @@
 
 #include "blame.h"
 #include "blame_job.h"
+#include "blame_unlinked.h"
 #include "blame_wait.h"
 #include "blame_wait_report.h"
 #include "format.h"
@@ -93,7 +94,18 @@ static const char help[] =
     "                   evidence, rule, baseline {aid, judgement (abnormal |\n"
     "                   normal | unknown), percentile, samples, size_class, p50_s,\n"
     "                   p90_s, p99_s, latency_s, excluded_from_ns, excluded_to_ns},\n"
+    "                   unexplained {unexplained_s, share, linked_activities,\n"
+    "                   stretches [{from_s, to_s, start_ns, end_ns}]},\n"
     "                   explanation\n"
+    "\n"
+    "  UNEXPLAINED: the parts of the call's time that no activity of a component\n"
+    "  linked to it covers (below a cross-process link: a file-system client, a\n"
+    "  brick) are reported as unexplained, with the stretches they cover, when\n"
+    "  they are a tenth of the call or more (always in --json). Metadata calls\n"
+    "  (open, creat, stat, unlink, fsync, close) are judged like data calls\n"
+    "  through the GlusterFS fops they reach (lookup, create, open, stat, unlink,\n"
+    "  fsync, flush); a lookup of a name that does not exist yet carries no file\n"
+    "  id and stays unexplained.\n"
     "\n"
     "EXIT STATUS\n"
     "  0 answered (whether or not a culprit was named); 1 no such activity or\n"
@@ -402,8 +414,23 @@ static void headline(FILE *f, const struct siox_blame *b, const struct siox_blam
 }
 
 /* The verdict in sentences; the caller frees the string. */
+/* The time no linked component covers (blame_unlinked.h), when it is a
+ * tenth of the call or more, or the call reached no component at all. */
+static void explain_unlinked(FILE *f, const struct siox_unlinked *u, const struct siox_blame_wait *o) {
+  if (u->unlinked_ns <= 0 || (o->resource && 10 * u->unlinked_ns < u->total_ns)) return;
+  char d[32], t[32], a[32], z[32];
+  const struct siox_interval *l = siox_unlinked_longest(u);
+  fprintf(f, "Unexplained: %s of the call's %s (%.0f%%) covered by no activity of a component linked to it, in %zu "
+             "stretch%s, the longest from +%s to +%s after the call started. SIOX cannot say where that time went: "
+             "the call's own layers, the kernel, or requests no component linked to it (a lookup of a name that "
+             "does not exist yet carries no file id).\n",
+          siox_fmt_duration(u->unlinked_ns, d, sizeof(d)), siox_fmt_duration(u->total_ns, t, sizeof(t)),
+          100.0 * (double)u->unlinked_ns / (double)u->total_ns, u->ngaps, u->ngaps == 1 ? "" : "es",
+          siox_fmt_duration(l->start - u->start_ns, a, sizeof(a)), siox_fmt_duration(l->end - u->start_ns, z, sizeof(z)));
+}
+
 static char *explain(const struct siox_blame *b, const struct siox_blame_wait *o, long margin_s,
-                     const struct baseline_verdict *v) {
+                     const struct baseline_verdict *v, const struct siox_unlinked *u) {
   char *s = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&s, &len);
@@ -411,6 +438,7 @@ static char *explain(const struct siox_blame *b, const struct siox_blame_wait *o
   const struct siox_act *x = b->suspect;
   headline(f, b, o);
   siox_blame_wait_text(f, o, b->path[0]);
+  explain_unlinked(f, u, o);
   explain_where(f, b);
   if (b->verdict != SIOX_VERDICT_NO_PEERS) explain_evidence(f, b, margin_s);
   if (b->verdict == SIOX_VERDICT_NORMAL)
@@ -502,9 +530,28 @@ static json_object *rule_json(const struct siox_blame *b) {
   return o;
 }
 
+/* "unexplained": the time no linked component covers, with its stretches
+ * (seconds after the call's start, and absolute ns). */
+static json_object *unlinked_json(const struct siox_unlinked *u) {
+  json_object *j = json_object_new_object(), *arr = json_object_new_array();
+  siox_json_dbl(j, "unexplained_s", (double)u->unlinked_ns / 1e9);
+  siox_json_dbl(j, "share", u->total_ns > 0 ? (double)u->unlinked_ns / (double)u->total_ns : 0);
+  siox_json_int(j, "linked_activities", (int64_t)u->linked);
+  for (size_t i = 0; i < u->ngaps; i++) {
+    json_object *g = json_object_new_object();
+    siox_json_dbl(g, "from_s", (double)(u->gaps[i].start - u->start_ns) / 1e9);
+    siox_json_dbl(g, "to_s", (double)(u->gaps[i].end - u->start_ns) / 1e9);
+    siox_json_int(g, "start_ns", u->gaps[i].start);
+    siox_json_int(g, "end_ns", u->gaps[i].end);
+    json_object_array_add(arr, g);
+  }
+  json_object_object_add(j, "stretches", arr);
+  return j;
+}
+
 static json_object *blame_json(const struct siox_blame *b, const struct siox_blame_wait *w,
-                               const struct siox_peer_query *q, long margin_s,
-                               const struct baseline_verdict *v, const char *prose) {
+                               const struct siox_peer_query *q, long margin_s, const struct baseline_verdict *v,
+                               const struct siox_unlinked *u, const char *prose) {
   static const char *const verdicts[] = {"culprit", "normal", "no-peers"};
   json_object *o = json_object_new_object(), *path = json_object_new_array(), *peers = json_object_new_array();
   siox_json_int(o, "aid", b->path[0]->aid);
@@ -513,6 +560,7 @@ static json_object *blame_json(const struct siox_blame *b, const struct siox_bla
   json_object_object_add(o, "culprit", c ? culprit_json(b, c) : NULL);
   json_object_object_add(o, "suspect", culprit_json(b, b->suspect));
   siox_blame_wait_json(o, w);
+  json_object_object_add(o, "unexplained", unlinked_json(u));
   for (size_t i = 0; i < b->npath; i++) {
     json_object *a = siox_json_act(b->path[i], b->path[0], false);
     siox_json_dbl(a, "share", share_of(b, b->path[i]) / 100);
@@ -598,14 +646,19 @@ static int judge(const struct blame_args *a, struct siox_blame *b, struct fetch_
 
 static int report(const struct siox_cli *cli, const struct blame_args *a, const struct siox_blame *b,
                   const struct siox_blame_wait *w, const struct siox_peer_query *q, const struct baseline_verdict *v) {
-  char *prose = explain(b, w, a->margin_s, v);
-  if (!prose) return SIOX_EXIT_FAIL;
-  int rc = SIOX_EXIT_OK;
-  if (cli->json)
-    rc = siox_json_print(blame_json(b, w, q, a->margin_s, v, prose)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
-  else
+  struct siox_unlinked u;
+  if (siox_unlinked_find(b->path[0], &u) != 0) {
+    fprintf(stderr, "siox: out of memory\n");
+    return SIOX_EXIT_FAIL;
+  }
+  char *prose = explain(b, w, a->margin_s, v, &u);
+  int rc = prose ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
+  if (prose && cli->json)
+    rc = siox_json_print(blame_json(b, w, q, a->margin_s, v, &u, prose)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
+  else if (prose)
     print_text(b, prose);
   free(prose);
+  siox_unlinked_release(&u);
   return rc;
 }
 
