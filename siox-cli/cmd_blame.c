@@ -94,18 +94,22 @@ static const char help[] =
     "                   evidence, rule, baseline {aid, judgement (abnormal |\n"
     "                   normal | unknown), percentile, samples, size_class, p50_s,\n"
     "                   p90_s, p99_s, latency_s, excluded_from_ns, excluded_to_ns},\n"
-    "                   unexplained {unexplained_s, share, linked_activities,\n"
+    "                   class, decided_by, resource, breakdown {own_service_s,\n"
+    "                   queued_s, queued_behind [...], unexplained_s, ...},\n"
+    "                   unlinked {unlinked_s, share, linked_activities,\n"
     "                   stretches [{from_s, to_s, start_ns, end_ns}]},\n"
     "                   explanation\n"
     "\n"
-    "  UNEXPLAINED: the parts of the call's time that no activity of a component\n"
-    "  linked to it covers (below a cross-process link: a file-system client, a\n"
-    "  brick) are reported as unexplained, with the stretches they cover, when\n"
-    "  they are a tenth of the call or more (always in --json). Metadata calls\n"
+    "  UNLINKED AND UNEXPLAINED: the parts of the call's time that no activity of\n"
+    "  a component linked to it covers (below a cross-process link: a file-system\n"
+    "  client, a brick) are reported with the stretches they cover when they are\n"
+    "  a tenth of the call or more (always in --json); what the waiting analysis\n"
+    "  does not account for either is unexplained (breakdown.unexplained_s; all\n"
+    "  of the call when it reached no component). Metadata calls\n"
     "  (open, creat, stat, unlink, fsync, close) are judged like data calls\n"
     "  through the GlusterFS fops they reach (lookup, create, open, stat, unlink,\n"
     "  fsync, flush); a lookup of a name that does not exist yet carries no file\n"
-    "  id and stays unexplained.\n"
+    "  id and stays unlinked.\n"
     "\n"
     "EXIT STATUS\n"
     "  0 answered (whether or not a culprit was named); 1 no such activity or\n"
@@ -420,10 +424,11 @@ static void explain_unlinked(FILE *f, const struct siox_unlinked *u, const struc
   if (u->unlinked_ns <= 0 || (o->resource && 10 * u->unlinked_ns < u->total_ns)) return;
   char d[32], t[32], a[32], z[32];
   const struct siox_interval *l = siox_unlinked_longest(u);
-  fprintf(f, "Unexplained: %s of the call's %s (%.0f%%) covered by no activity of a component linked to it, in %zu "
-             "stretch%s, the longest from +%s to +%s after the call started. SIOX cannot say where that time went: "
+  fprintf(f, "Unlinked: %s of the call's %s (%.0f%%) covered by no activity of a component linked to it, in %zu "
+             "stretch%s, the longest from +%s to +%s after the call started. Links cannot say where that time went: "
              "the call's own layers, the kernel, or requests no component linked to it (a lookup of a name that "
-             "does not exist yet carries no file id).\n",
+             "does not exist yet carries no file id; such requests show above as served for processes without a "
+             "job). What the waiting analysis above does not account for is unexplained.\n",
           siox_fmt_duration(u->unlinked_ns, d, sizeof(d)), siox_fmt_duration(u->total_ns, t, sizeof(t)),
           100.0 * (double)u->unlinked_ns / (double)u->total_ns, u->ngaps, u->ngaps == 1 ? "" : "es",
           siox_fmt_duration(l->start - u->start_ns, a, sizeof(a)), siox_fmt_duration(l->end - u->start_ns, z, sizeof(z)));
@@ -530,11 +535,11 @@ static json_object *rule_json(const struct siox_blame *b) {
   return o;
 }
 
-/* "unexplained": the time no linked component covers, with its stretches
+/* "unlinked": the time no linked component covers, with its stretches
  * (seconds after the call's start, and absolute ns). */
 static json_object *unlinked_json(const struct siox_unlinked *u) {
   json_object *j = json_object_new_object(), *arr = json_object_new_array();
-  siox_json_dbl(j, "unexplained_s", (double)u->unlinked_ns / 1e9);
+  siox_json_dbl(j, "unlinked_s", (double)u->unlinked_ns / 1e9);
   siox_json_dbl(j, "share", u->total_ns > 0 ? (double)u->unlinked_ns / (double)u->total_ns : 0);
   siox_json_int(j, "linked_activities", (int64_t)u->linked);
   for (size_t i = 0; i < u->ngaps; i++) {
@@ -560,7 +565,7 @@ static json_object *blame_json(const struct siox_blame *b, const struct siox_bla
   json_object_object_add(o, "culprit", c ? culprit_json(b, c) : NULL);
   json_object_object_add(o, "suspect", culprit_json(b, b->suspect));
   siox_blame_wait_json(o, w);
-  json_object_object_add(o, "unexplained", unlinked_json(u));
+  json_object_object_add(o, "unlinked", unlinked_json(u));
   for (size_t i = 0; i < b->npath; i++) {
     json_object *a = siox_json_act(b->path[i], b->path[0], false);
     siox_json_dbl(a, "share", share_of(b, b->path[i]) / 100);

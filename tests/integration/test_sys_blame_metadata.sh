@@ -35,4 +35,23 @@ n=$(sql "SELECT count(*) FROM causal_links l JOIN activities pa ON pa.aid = l.pa
          WHERE pn.swid = 'GlusterFS-client' AND cn.swid = 'GlusterFS-brick' AND pt.name IN ('create', 'open', 'flush')")
 [ "$n" -gt 0 ] || fail "no client create/open/flush is linked to a brick"
 [ "$OUTCOME" = correct ] || { cat "$T"/blame-*.txt >&2 2>/dev/null; fail "scenario (g): $WHY"; }
+# The blamed creat/open: its time no linked component covers is reported
+# with the stretches it covers (they add up).
+aid=$(slowest "$R-g" POSIX "'open', 'open64', 'openat', 'openat64', 'creat', 'creat64'")
+[ "$(json_get "$T/blame-$aid.json" 'abs(sum(g["to_s"] - g["from_s"] for g in j["unlinked"]["stretches"])
+     - j["unlinked"]["unlinked_s"]) < 1e-6 and j["unlinked"]["linked_activities"] >= 2
+     and "unexplained_s" in j["breakdown"]')" = True ] || { cat "$T/blame-$aid.json" >&2; fail "blame $aid: no unlinked stretches"; }
+# An open that reaches no component (a local file): no verdict, and all of
+# its time flagged as unexplained, with the time it covers.
+: >"$T/local-file"
+LD_PRELOAD=$ASAN_RT SIOX_JOB_ID="$R-loc" "$SIOX_CLI" run --layers posix --socket "$SIOX_SOCKET" -- \
+  bash -c 'exec 3<"$1"' x "$T/local-file" || fail "local open failed"
+wait_job "$R-loc"
+aid=$(slowest "$R-loc" POSIX "'open', 'open64', 'openat', 'openat64'")
+[ -n "$aid" ] || fail "the local open was not recorded"
+siox_cli blame "$aid" --json >"$T/local.json" || fail "siox blame $aid failed"
+[ "$(json_get "$T/local.json" 'j["class"] == "none" and j["culprit"] is None and j["unlinked"]["share"] == 1
+     and len(j["unlinked"]["stretches"]) == 1 and "unexplained" in j["explanation"]
+     and "Unlinked:" in j["explanation"]')" = True ] || { cat "$T/local.json" >&2; fail "blame $aid: the local open is not flagged as unexplained"; }
+log "an open reaching no component: no verdict, $(json_get "$T/local.json" 'j["unlinked"]["unlinked_s"]') s unexplained"
 log "sys blame metadata test passed"
