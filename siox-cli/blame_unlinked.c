@@ -71,3 +71,7 @@ void siox_unlinked_release(struct siox_unlinked *u) {
   u->gaps = NULL;
   u->ngaps = 0;
 }
+
+bool siox_unlinked_outweighs(const struct siox_unlinked *u, int64_t charged_ns) {
+  return 2 * u->unlinked_ns >= u->total_ns && u->unlinked_ns > 2 * charged_ns;
+}

@@ -11,6 +11,8 @@
 #ifndef SIOX_CLI_BLAME_UNLINKED_H
 #define SIOX_CLI_BLAME_UNLINKED_H
 
+#include <stdbool.h>
+
 #include "graph.h"
 
 struct siox_unlinked {
@@ -28,5 +30,14 @@ int siox_unlinked_find(const struct siox_act *root, struct siox_unlinked *out);
 /* The longest stretch (NULL when there is none). */
 const struct siox_interval *siox_unlinked_longest(const struct siox_unlinked *u);
 void siox_unlinked_release(struct siox_unlinked *u);
+
+/* Whether the call's unlinked time outweighs what blame charges to the
+ * component it would name (charged_ns: the component's own service of the
+ * call plus the time the call queued at it): most of the call, and more
+ * than twice the charge. Then the component is not named: it was slow, but
+ * the call's time went mostly where no link reaches (a creat of a name on
+ * a healthy brick, slowed by unlinked lookups elsewhere), and naming it
+ * would blame it for time it did not take. */
+bool siox_unlinked_outweighs(const struct siox_unlinked *u, int64_t charged_ns);
 
 #endif

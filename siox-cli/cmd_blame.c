@@ -105,7 +105,10 @@ static const char help[] =
     "  client, a brick) are reported with the stretches they cover when they are\n"
     "  a tenth of the call or more (always in --json); what the waiting analysis\n"
     "  does not account for either is unexplained (breakdown.unexplained_s; all\n"
-    "  of the call when it reached no component). Metadata calls\n"
+    "  of the call when it reached no component). A component is not named a\n"
+    "  fault when the call's unlinked time is half of the call or more and more\n"
+    "  than twice what the component accounts for: no verdict, unexplained.\n"
+    "  Metadata calls\n"
     "  (open, creat, stat, unlink, fsync, close) are judged like data calls\n"
     "  through the GlusterFS fops they reach (lookup, create, open, stat, unlink,\n"
     "  fsync, flush); a lookup of a name that does not exist yet carries no file\n"
@@ -362,8 +365,21 @@ static void other_jobs(FILE *f, const struct siox_wait *w) {
 }
 
 /* What the verdict lacked, for "No verdict". */
-static void missing(FILE *f, const struct siox_blame *b, const struct siox_blame_wait *o) {
+static void missing(FILE *f, const struct siox_blame *b, const struct siox_blame_wait *o,
+                    const struct siox_unlinked *u) {
   char d[32];
+  if (o->outweighed) {
+    char node[512], t[32], c[32];
+    fprintf(f, "No verdict: %s of the call's %s is covered by no linked component, more than twice the %s that "
+               "%s (%s), the component it reached, accounts for (its service of the call and the time the call "
+               "queued there), although its request was slow (%s, by %s). Naming it would blame it for time it "
+               "did not take: the call's time is unexplained.\n",
+            siox_fmt_duration(u->unlinked_ns, d, sizeof(d)), siox_fmt_duration(u->total_ns, t, sizeof(t)),
+            siox_fmt_duration(o->w.own_ns + o->queue->queued_ns, c, sizeof(c)),
+            siox_fmt_node(o->resource, node, sizeof(node)), o->resource->name, siox_class_name(o->named.cls),
+            siox_evidence_name(o->named.by));
+    return;
+  }
   if (!o->resource) {
     fprintf(f, "No verdict: the call reached no shared resource SIOX records (no brick, device or server below "
                "it), so its %s are unexplained.\n",
@@ -380,7 +396,8 @@ static void missing(FILE *f, const struct siox_blame *b, const struct siox_blame
   fprintf(f, " and no baseline of the component (need %d samples).\n", SIOX_KB_MIN_BASELINE);
 }
 
-static void headline(FILE *f, const struct siox_blame *b, const struct siox_blame_wait *o) {
+static void headline(FILE *f, const struct siox_blame *b, const struct siox_blame_wait *o,
+                     const struct siox_unlinked *u) {
   const struct siox_act *x = o->resource ? o->resource : b->suspect, *c = culprit_of(b, o);
   char node[512], d[32];
   siox_fmt_node(x, node, sizeof(node));
@@ -412,7 +429,7 @@ static void headline(FILE *f, const struct siox_blame *b, const struct siox_blam
             siox_evidence_name(o->v.by));
     break;
   case SIOX_CLASS_NONE:
-    missing(f, b, o);
+    missing(f, b, o, u);
     break;
   }
 }
@@ -441,7 +458,7 @@ static char *explain(const struct siox_blame *b, const struct siox_blame_wait *o
   FILE *f = open_memstream(&s, &len);
   if (!f) return NULL;
   const struct siox_act *x = b->suspect;
-  headline(f, b, o);
+  headline(f, b, o, u);
   siox_blame_wait_text(f, o, b->path[0]);
   explain_unlinked(f, u, o);
   explain_where(f, b);
@@ -650,20 +667,15 @@ static int judge(const struct blame_args *a, struct siox_blame *b, struct fetch_
 }
 
 static int report(const struct siox_cli *cli, const struct blame_args *a, const struct siox_blame *b,
-                  const struct siox_blame_wait *w, const struct siox_peer_query *q, const struct baseline_verdict *v) {
-  struct siox_unlinked u;
-  if (siox_unlinked_find(b->path[0], &u) != 0) {
-    fprintf(stderr, "siox: out of memory\n");
-    return SIOX_EXIT_FAIL;
-  }
-  char *prose = explain(b, w, a->margin_s, v, &u);
+                  const struct siox_blame_wait *w, const struct siox_peer_query *q, const struct baseline_verdict *v,
+                  const struct siox_unlinked *u) {
+  char *prose = explain(b, w, a->margin_s, v, u);
   int rc = prose ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
   if (prose && cli->json)
-    rc = siox_json_print(blame_json(b, w, q, a->margin_s, v, &u, prose)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
+    rc = siox_json_print(blame_json(b, w, q, a->margin_s, v, u, prose)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
   else if (prose)
     print_text(b, prose);
   free(prose);
-  siox_unlinked_release(&u);
   return rc;
 }
 
@@ -699,6 +711,7 @@ struct call {
   struct siox_blame_wait w;
   struct fetch_ctx f;
   struct baseline_verdict v;
+  struct siox_unlinked u; /* the call's time no linked component covers */
 };
 
 static int blame_call(PGconn *c, const struct blame_args *a, int64_t aid, struct call *k) {
@@ -710,10 +723,16 @@ static int blame_call(PGconn *c, const struct blame_args *a, int64_t aid, struct
   if (rc == SIOX_EXIT_OK) rc = siox_blame_walk(k->t, &rule, &k->b) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
   if (rc == SIOX_EXIT_OK) rc = judge(a, &k->b, &k->f);
   if (rc == SIOX_EXIT_OK) rc = charge(c, &k->b, &k->f, &k->w, &k->v);
+  if (rc == SIOX_EXIT_OK && siox_unlinked_find(k->b.path[0], &k->u) != 0) {
+    fprintf(stderr, "siox: out of memory\n");
+    rc = SIOX_EXIT_FAIL;
+  }
+  if (rc == SIOX_EXIT_OK) siox_blame_wait_unlinked(&k->w, &k->u);
   return rc;
 }
 
 static void call_release(struct call *k) {
+  siox_unlinked_release(&k->u);
   siox_blame_wait_release(&k->w);
   siox_blame_release(&k->b);
   fetch_release(&k->f);
@@ -828,7 +847,7 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
     if (rc == SIOX_EXIT_OK && a.dot)
       picture(k.t, &k.b, &k.w);
     else if (rc == SIOX_EXIT_OK)
-      rc = report(cli, &a, &k.b, &k.w, &k.f.q, &k.v);
+      rc = report(cli, &a, &k.b, &k.w, &k.f.q, &k.v, &k.u);
     call_release(&k);
   }
   PQfinish(c);

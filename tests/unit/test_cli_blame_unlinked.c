@@ -115,12 +115,36 @@ static void a_slow_create_names_its_brick(void **state) {
   siox_tree_destroy(t);
 }
 
+/* A creat of a name on a healthy brick, slowed 414 ms by unlinked lookups
+ * elsewhere, whose client create (3.9 ms, 5x its peers) the peer rule alone
+ * would call a fault: the unlinked time outweighs it. The slowed brick's
+ * create of scenario (g) (62 ms own + 433 ms queued of 531 ms, 468 ms
+ * unlinked) is still named. */
+static void unlinked_time_outweighs_a_small_culprit(void **state) {
+  (void)state;
+  struct siox_tree *t = siox_tree_create();
+  tree_add(t, 1, 0, "host0", "POSIX", "open", 1, 0, 418 * MS);
+  tree_add(t, 2, 1, "host0", "GlusterFS-client", "create", 2, 414 * MS, 418 * MS);
+  t->acts[1].link = SIOX_LINK_IMPLICIT;
+  assert_int_equal(siox_tree_finish(t, 1), 0);
+  struct siox_unlinked u;
+  assert_int_equal(siox_unlinked_find(t->root, &u), 0);
+  assert_true(siox_unlinked_outweighs(&u, 4 * MS + 15 * MS));
+  siox_unlinked_release(&u);
+  siox_tree_destroy(t);
+  u = (struct siox_unlinked){.total_ns = 531 * MS, .unlinked_ns = 468 * MS};
+  assert_false(siox_unlinked_outweighs(&u, 62 * MS + 433 * MS));
+  u = (struct siox_unlinked){.total_ns = 100 * MS, .unlinked_ns = 40 * MS};
+  assert_false(siox_unlinked_outweighs(&u, 1 * MS)); /* most of the call is linked */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(an_unlinked_lookup_is_unexplained),
       cmocka_unit_test(an_open_with_nothing_linked_is_all_unexplained),
       cmocka_unit_test(explicit_children_cover_nothing),
       cmocka_unit_test(a_slow_create_names_its_brick),
+      cmocka_unit_test(unlinked_time_outweighs_a_small_culprit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
