@@ -188,12 +188,13 @@ META_FOPS=LOOKUP,CREATE,OPEN
 CREAT_OUTCOME=""
 
 # slowest_open JOB CREAT: the job's slowest POSIX open with O_CREAT (1) or
-# without it (0).
+# without it (0). (The CASE: the planner may cast other attributes' values.)
 slowest_open() {
   sql "SELECT a.aid FROM activities a JOIN nodes n USING (node_id) JOIN activity_types t USING (type_id)
        JOIN processes p USING (proc_id) JOIN activity_attributes f ON f.aid = a.aid AND f.name = 'io/flags'
        WHERE p.job = '$1' AND n.swid = 'POSIX' AND t.name IN ('open', 'open64', 'openat', 'openat64', 'creat', 'creat64')
-         AND a.parent_aid IS NULL AND ((f.value::bigint & 64) <> 0) = ($2 = 1)
+         AND a.parent_aid IS NULL
+         AND ((CASE WHEN f.name = 'io/flags' AND f.value ~ '^[0-9]+\$' THEN f.value::bigint ELSE 0 END & 64) <> 0) = ($2 = 1)
        ORDER BY a.end_ns - a.start_ns DESC, a.aid LIMIT 1"
 }
 
