@@ -226,6 +226,14 @@ void siox_blame_wait_classify(struct siox_blame_wait *o, int baseline) {
   o->v = o->resource ? siox_classify(&o->in) : (struct siox_class_verdict){.cls = SIOX_CLASS_NONE};
 }
 
+void siox_blame_wait_unlinked(struct siox_blame_wait *o, const struct siox_unlinked *u) {
+  if (!o->resource || (o->v.cls != SIOX_CLASS_FAULT && o->v.cls != SIOX_CLASS_TRANSIENT)) return;
+  if (!siox_unlinked_outweighs(u, o->w.own_ns + o->queue->queued_ns)) return;
+  o->outweighed = true;
+  o->named = o->v;
+  o->v = (struct siox_class_verdict){.cls = SIOX_CLASS_NONE, .by = SIOX_EVIDENCE_NONE};
+}
+
 void siox_blame_wait_release(struct siox_blame_wait *o) {
   siox_wh_served_free(&o->served);
   siox_wait_release(&o->w);

@@ -13,6 +13,7 @@
 
 #include "blame.h"
 #include "blame_class.h"
+#include "blame_unlinked.h"
 #include "warehouse.h"
 #include "waiting.h"
 
@@ -43,6 +44,11 @@ struct siox_blame_wait {
   bool peer_judged;
   struct siox_class_input in;
   struct siox_class_verdict v;
+  /* Set by siox_blame_wait_unlinked when the call's unlinked time outweighs
+   * the component the class would name: v is then class none, and this is
+   * the verdict it replaced. */
+  bool outweighed;
+  struct siox_class_verdict named;
 };
 
 /* Picks the resource of b (the culprit; else the deepest remote activity
@@ -54,6 +60,9 @@ int siox_blame_wait_run(PGconn *c, const struct siox_blame *b, siox_blame_fetch_
                         struct siox_blame_wait *out, char *err, size_t errlen);
 /* Decides the class from what run found and the baseline judgement. */
 void siox_blame_wait_classify(struct siox_blame_wait *out, int baseline);
+/* After classify: withdraws a fault or transient whose component the
+ * call's unlinked time outweighs (siox_unlinked_outweighs). */
+void siox_blame_wait_unlinked(struct siox_blame_wait *out, const struct siox_unlinked *u);
 void siox_blame_wait_release(struct siox_blame_wait *out);
 
 #endif

@@ -15,6 +15,7 @@
 #include "blame.h"
 #include "blame_collective.h"
 #include "blame_job.h"
+#include "blame_unlinked.h"
 #include "blame_wait.h"
 #include "blame_wait_report.h"
 #include "format.h"
@@ -102,10 +103,28 @@ static const char help[] =
     "                   evidence, rule, baseline {aid, judgement (abnormal |\n"
     "                   normal | unknown), percentile, samples, size_class, p50_s,\n"
     "                   p90_s, p99_s, latency_s, excluded_from_ns, excluded_to_ns},\n"
+    "                   class, decided_by, resource, breakdown {own_service_s,\n"
+    "                   queued_s, queued_behind [...], unexplained_s, ...},\n"
+    "                   unlinked {unlinked_s, share, linked_activities,\n"
+    "                   stretches [{from_s, to_s, start_ns, end_ns}]},\n"
     "                   explanation, waited_in_collective {aid, name, inclusive_s,\n"
     "                   collective_aid, collective_name, sibling_aid, sibling_pid,\n"
     "                   rule} (the call asked about, when a sibling was followed;\n"
     "                   else null)\n"
+    "\n"
+    "  UNLINKED AND UNEXPLAINED: the parts of the call's time that no activity of\n"
+    "  a component linked to it covers (below a cross-process link: a file-system\n"
+    "  client, a brick) are reported with the stretches they cover when they are\n"
+    "  a tenth of the call or more (always in --json); what the waiting analysis\n"
+    "  does not account for either is unexplained (breakdown.unexplained_s; all\n"
+    "  of the call when it reached no component). A component is not named a\n"
+    "  fault when the call's unlinked time is half of the call or more and more\n"
+    "  than twice what the component accounts for: no verdict, unexplained.\n"
+    "  Metadata calls\n"
+    "  (open, creat, stat, unlink, fsync, close) are judged like data calls\n"
+    "  through the GlusterFS fops they reach (lookup, create, open, stat, unlink,\n"
+    "  fsync, flush); a lookup of a name that does not exist yet carries no file\n"
+    "  id and stays unlinked.\n"
     "\n"
     "EXIT STATUS\n"
     "  0 answered (whether or not a culprit was named); 1 no such activity or\n"
@@ -367,8 +386,21 @@ static void other_jobs(FILE *f, const struct siox_wait *w) {
 }
 
 /* What the verdict lacked, for "No verdict". */
-static void missing(FILE *f, const struct siox_blame *b, const struct siox_blame_wait *o) {
+static void missing(FILE *f, const struct siox_blame *b, const struct siox_blame_wait *o,
+                    const struct siox_unlinked *u) {
   char d[32];
+  if (o->outweighed) {
+    char node[512], t[32], c[32];
+    fprintf(f, "No verdict: %s of the call's %s is covered by no linked component, more than twice the %s that "
+               "%s (%s), the component it reached, accounts for (its service of the call and the time the call "
+               "queued there), although its request was slow (%s, by %s). Naming it would blame it for time it "
+               "did not take: the call's time is unexplained.\n",
+            siox_fmt_duration(u->unlinked_ns, d, sizeof(d)), siox_fmt_duration(u->total_ns, t, sizeof(t)),
+            siox_fmt_duration(o->w.own_ns + o->queue->queued_ns, c, sizeof(c)),
+            siox_fmt_node(o->resource, node, sizeof(node)), o->resource->name, siox_class_name(o->named.cls),
+            siox_evidence_name(o->named.by));
+    return;
+  }
   if (!o->resource) {
     fprintf(f, "No verdict: the call reached no shared resource SIOX records (no brick, device or server below "
                "it), so its %s are unexplained.\n",
@@ -385,7 +417,8 @@ static void missing(FILE *f, const struct siox_blame *b, const struct siox_blame
   fprintf(f, " and no baseline of the component (need %d samples).\n", SIOX_KB_MIN_BASELINE);
 }
 
-static void headline(FILE *f, const struct siox_blame *b, const struct siox_blame_wait *o) {
+static void headline(FILE *f, const struct siox_blame *b, const struct siox_blame_wait *o,
+                     const struct siox_unlinked *u) {
   const struct siox_act *x = o->resource ? o->resource : b->suspect, *c = culprit_of(b, o);
   char node[512], d[32];
   siox_fmt_node(x, node, sizeof(node));
@@ -417,21 +450,38 @@ static void headline(FILE *f, const struct siox_blame *b, const struct siox_blam
             siox_evidence_name(o->v.by));
     break;
   case SIOX_CLASS_NONE:
-    missing(f, b, o);
+    missing(f, b, o, u);
     break;
   }
 }
 
 /* The verdict in sentences; the caller frees the string. */
+/* The time no linked component covers (blame_unlinked.h), when it is a
+ * tenth of the call or more, or the call reached no component at all. */
+static void explain_unlinked(FILE *f, const struct siox_unlinked *u, const struct siox_blame_wait *o) {
+  if (u->unlinked_ns <= 0 || (o->resource && 10 * u->unlinked_ns < u->total_ns)) return;
+  char d[32], t[32], a[32], z[32];
+  const struct siox_interval *l = siox_unlinked_longest(u);
+  fprintf(f, "Unlinked: %s of the call's %s (%.0f%%) covered by no activity of a component linked to it, in %zu "
+             "stretch%s, the longest from +%s to +%s after the call started. Links cannot say where that time went: "
+             "the call's own layers, the kernel, or requests no component linked to it (a lookup of a name that "
+             "does not exist yet carries no file id; such requests show above as served for processes without a "
+             "job). What the waiting analysis above does not account for is unexplained.\n",
+          siox_fmt_duration(u->unlinked_ns, d, sizeof(d)), siox_fmt_duration(u->total_ns, t, sizeof(t)),
+          100.0 * (double)u->unlinked_ns / (double)u->total_ns, u->ngaps, u->ngaps == 1 ? "" : "es",
+          siox_fmt_duration(l->start - u->start_ns, a, sizeof(a)), siox_fmt_duration(l->end - u->start_ns, z, sizeof(z)));
+}
+
 static char *explain(const struct siox_blame *b, const struct siox_blame_wait *o, long margin_s,
-                     const struct baseline_verdict *v) {
+                     const struct baseline_verdict *v, const struct siox_unlinked *u) {
   char *s = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&s, &len);
   if (!f) return NULL;
   const struct siox_act *x = b->suspect;
-  headline(f, b, o);
+  headline(f, b, o, u);
   siox_blame_wait_text(f, o, b->path[0]);
+  explain_unlinked(f, u, o);
   explain_where(f, b);
   if (b->verdict != SIOX_VERDICT_NO_PEERS) explain_evidence(f, b, margin_s);
   if (b->verdict == SIOX_VERDICT_NORMAL)
@@ -523,9 +573,28 @@ static json_object *rule_json(const struct siox_blame *b) {
   return o;
 }
 
+/* "unlinked": the time no linked component covers, with its stretches
+ * (seconds after the call's start, and absolute ns). */
+static json_object *unlinked_json(const struct siox_unlinked *u) {
+  json_object *j = json_object_new_object(), *arr = json_object_new_array();
+  siox_json_dbl(j, "unlinked_s", (double)u->unlinked_ns / 1e9);
+  siox_json_dbl(j, "share", u->total_ns > 0 ? (double)u->unlinked_ns / (double)u->total_ns : 0);
+  siox_json_int(j, "linked_activities", (int64_t)u->linked);
+  for (size_t i = 0; i < u->ngaps; i++) {
+    json_object *g = json_object_new_object();
+    siox_json_dbl(g, "from_s", (double)(u->gaps[i].start - u->start_ns) / 1e9);
+    siox_json_dbl(g, "to_s", (double)(u->gaps[i].end - u->start_ns) / 1e9);
+    siox_json_int(g, "start_ns", u->gaps[i].start);
+    siox_json_int(g, "end_ns", u->gaps[i].end);
+    json_object_array_add(arr, g);
+  }
+  json_object_object_add(j, "stretches", arr);
+  return j;
+}
+
 static json_object *blame_json(const struct siox_blame *b, const struct siox_blame_wait *w,
-                               const struct siox_peer_query *q, long margin_s,
-                               const struct baseline_verdict *v, const char *prose) {
+                               const struct siox_peer_query *q, long margin_s, const struct baseline_verdict *v,
+                               const struct siox_unlinked *u, const char *prose) {
   static const char *const verdicts[] = {"culprit", "normal", "no-peers"};
   json_object *o = json_object_new_object(), *path = json_object_new_array(), *peers = json_object_new_array();
   siox_json_int(o, "aid", b->path[0]->aid);
@@ -534,6 +603,7 @@ static json_object *blame_json(const struct siox_blame *b, const struct siox_bla
   json_object_object_add(o, "culprit", c ? culprit_json(b, c) : NULL);
   json_object_object_add(o, "suspect", culprit_json(b, b->suspect));
   siox_blame_wait_json(o, w);
+  json_object_object_add(o, "unlinked", unlinked_json(u));
   for (size_t i = 0; i < b->npath; i++) {
     json_object *a = siox_json_act(b->path[i], b->path[0], false);
     siox_json_dbl(a, "share", share_of(b, b->path[i]) / 100);
@@ -644,12 +714,12 @@ static json_object *via_json(const struct via *x) {
 
 static int report(const struct siox_cli *cli, const struct blame_args *a, const struct siox_blame *b,
                   const struct siox_blame_wait *w, const struct siox_peer_query *q, const struct baseline_verdict *v,
-                  const struct via *x) {
-  char *prose = explain(b, w, a->margin_s, v);
+                  const struct siox_unlinked *u, const struct via *x) {
+  char *prose = explain(b, w, a->margin_s, v, u);
   if (!prose) return SIOX_EXIT_FAIL;
   int rc = SIOX_EXIT_OK;
   if (cli->json) {
-    json_object *o = blame_json(b, w, q, a->margin_s, v, prose);
+    json_object *o = blame_json(b, w, q, a->margin_s, v, u, prose);
     /* "waited_in_collective": the call asked about, when blame followed a
      * sibling (null otherwise); everything else describes the sibling. */
     json_object_object_add(o, "waited_in_collective", via_json(x));
@@ -695,6 +765,7 @@ struct call {
   struct fetch_ctx f;
   struct baseline_verdict v;
   struct via via;
+  struct siox_unlinked u; /* the call's time no linked component covers */
 };
 
 static int blame_one(PGconn *c, const struct blame_args *a, int64_t aid, struct call *k) {
@@ -706,10 +777,16 @@ static int blame_one(PGconn *c, const struct blame_args *a, int64_t aid, struct 
   if (rc == SIOX_EXIT_OK) rc = siox_blame_walk(k->t, &rule, &k->b) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
   if (rc == SIOX_EXIT_OK) rc = judge(a, &k->b, &k->f);
   if (rc == SIOX_EXIT_OK) rc = charge(c, &k->b, &k->f, &k->w, &k->v);
+  if (rc == SIOX_EXIT_OK && siox_unlinked_find(k->b.path[0], &k->u) != 0) {
+    fprintf(stderr, "siox: out of memory\n");
+    rc = SIOX_EXIT_FAIL;
+  }
+  if (rc == SIOX_EXIT_OK) siox_blame_wait_unlinked(&k->w, &k->u);
   return rc;
 }
 
 static void call_release(struct call *k) {
+  siox_unlinked_release(&k->u);
   siox_blame_wait_release(&k->w);
   siox_blame_release(&k->b);
   fetch_release(&k->f);
@@ -871,7 +948,7 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
     if (rc == SIOX_EXIT_OK && a.dot)
       picture(k.t, &k.b, &k.w);
     else if (rc == SIOX_EXIT_OK)
-      rc = report(cli, &a, &k.b, &k.w, &k.f.q, &k.v, &k.via);
+      rc = report(cli, &a, &k.b, &k.w, &k.f.q, &k.v, &k.u, &k.via);
     call_release(&k);
   }
   PQfinish(c);

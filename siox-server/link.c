@@ -1,7 +1,8 @@
 /*
  * Implicit-link confidence (server side of causal matching, after the
  * candidate search in match.c). One receive at a time: keep the candidates
- * of the best class (inside, else before-parent, else after-parent), split
+ * of R's kind of range (ranged or not) when there are any, and of those
+ * the best class (inside, else before-parent, else after-parent), split
  * the confidence by overlapping bytes, and give 1.0 only to a single inside
  * candidate that covers the whole received range.
  */
@@ -17,10 +18,29 @@ static double weight(const struct siox_link_cand *c, uint64_t r_len) {
 /* A sender without a byte range cannot show that it covers R's bytes. */
 static int unranged(const struct siox_link_cand *c, uint64_t r_len) { return r_len > 0 && c->overlap == 0; }
 
-static int best_class(const struct siox_link_cand *c, size_t n) {
+/* Same kind of range first. Matching is by object, so a metadata fop
+ * (no range: a client open, flush or fsync) inside a concurrent write to
+ * the same file by another process has the write as a candidate besides
+ * its own open/close/fsync, and a brick writev inside a concurrent client
+ * fsync has the fsync besides its writev. The sender of R's own kind (no
+ * range for no range, overlapping bytes for a range) is the call that made
+ * it; the other kind only stands in when none of R's kind is there. */
+static int own_kind(const struct siox_link_cand *c, uint64_t r_len) {
+  return r_len == 0 ? !c->s_ranged : c->overlap > 0;
+}
+
+/* Whether candidate c takes part: of R's kind, or no candidate is. */
+static int eligible(const struct siox_link_cand *c, size_t n, size_t i, uint64_t r_len) {
+  if (own_kind(&c[i], r_len)) return 1;
+  for (size_t k = 0; k < n; k++)
+    if (own_kind(&c[k], r_len)) return 0;
+  return 1;
+}
+
+static int best_class(const struct siox_link_cand *c, size_t n, uint64_t r_len) {
   int best = SIOX_LINK_AFTER;
   for (size_t i = 0; i < n; i++)
-    if (c[i].cls < best) best = c[i].cls;
+    if (eligible(c, n, i, r_len) && c[i].cls < best) best = c[i].cls;
   return best;
 }
 
@@ -29,17 +49,17 @@ static const char *const flags[] = {[SIOX_LINK_INSIDE] = "", [SIOX_LINK_BEFORE] 
 
 size_t siox_link_confidence(const struct siox_link_cand *c, size_t n, uint64_t r_len, struct siox_link *out) {
   if (n == 0) return 0;
-  int cls = best_class(c, n);
+  int cls = best_class(c, n, r_len);
   double total = 0;
   size_t k = 0;
   for (size_t i = 0; i < n; i++)
-    if (c[i].cls == cls) total += weight(&c[i], r_len), k++;
+    if (c[i].cls == cls && eligible(c, n, i, r_len)) total += weight(&c[i], r_len), k++;
   /* Uncovered bytes of R count against every candidate: a single sender
    * covering half of R is a 0.5 link, not a certain one. */
   double denom = (r_len > 0 && (double)r_len > total) ? (double)r_len : total;
   size_t m = 0;
   for (size_t i = 0; i < n; i++) {
-    if (c[i].cls != cls) continue;
+    if (c[i].cls != cls || !eligible(c, n, i, r_len)) continue;
     double conf = (k == 1 && c[i].contains) ? 1.0 : weight(&c[i], r_len) / denom;
     if (unranged(&c[i], r_len) && conf > SIOX_LINK_UNRANGED_MAX) conf = SIOX_LINK_UNRANGED_MAX;
     if (cls == SIOX_LINK_BEFORE) conf *= SIOX_LINK_BEFORE_MAX;

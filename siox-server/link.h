@@ -28,6 +28,7 @@ struct siox_link_cand {
   int cls;             /* enum siox_link_class */
   uint64_t overlap;    /* bytes of R's range that S's range covers (0: S has no range) */
   int contains;        /* S's range contains R's whole range (or R has none) */
+  int s_ranged;        /* S names a byte range (length > 0); consulted when R names none */
 };
 
 struct siox_link {
@@ -39,8 +40,9 @@ struct siox_link {
 
 /* Computes the links of one receive of r_len bytes (0: no byte range) from
  * its n candidates into out[] (room for n); returns how many were written.
- * Only candidates of the best class present are linked: inside, else
- * before, else after. */
+ * Candidates of R's own kind of range come first (ranged for a ranged R,
+ * unranged for an unranged R), when there are any; of those, only the best
+ * class present is linked: inside, else before, else after. */
 size_t siox_link_confidence(const struct siox_link_cand *c, size_t n, uint64_t r_len, struct siox_link *out);
 
 #endif

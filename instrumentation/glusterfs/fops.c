@@ -8,10 +8,11 @@
  * frame->local: GlusterFS mem_put()s frame->local when it destroys a frame,
  * and our handles do not come from its pools. lookup, create and open pass
  * a struct pathcall that also keeps the path (the caller's loc is not ours
- * to read after the wind); readv, writev, fsync and stat a struct filecall
+ * to read after the wind); readv, writev, fsync, stat, flush and unlink a
+ * struct filecall
  * with the file (and the range of readv/writev). Link records are written
- * at unwind: readv/writev with their range, lookup (of anything but a
- * directory), fsync and stat with none.
+ * at unwind: readv/writev with their range; lookup (of anything but a
+ * directory), create, open, fsync, stat, flush and unlink with none.
  */
 #include "sx_xlator.h"
 
@@ -48,10 +49,16 @@ static void map_once(xlator_t *this, struct pathcall *c, inode_t *inode, const u
   if (sx_map_path(&p->node, c->act, c->path, gfid) == 0 && inode) inode_ctx_set(inode, this, &h);
 }
 
+/* link: record the file link (create, open; a lookup links itself, only
+ * for files). */
 static void pathcall_stop(xlator_t *this, struct pathcall *c, int32_t op_ret, int32_t op_errno, inode_t *inode,
-                          const uint8_t *gfid) {
+                          const uint8_t *gfid, int link) {
   if (!c) return;
   if (op_ret >= 0 && gfid) map_once(this, c, inode, gfid);
+  if (link && op_ret >= 0 && gfid) {
+    const struct sx_priv *p = this->private;
+    sx_file_link(&p->node, c->act, gfid);
+  }
   sx_fop_stop(c->act, op_ret, op_errno);
   free(c);
 }
@@ -69,7 +76,7 @@ static int32_t sx_lookup_cbk(call_frame_t *frame, void *cookie, xlator_t *this, 
     const struct sx_priv *p = this->private;
     sx_file_link(&p->node, c->act, buf->ia_gfid);
   }
-  pathcall_stop(this, c, op_ret, op_errno, inode, buf ? buf->ia_gfid : NULL);
+  pathcall_stop(this, c, op_ret, op_errno, inode, buf ? buf->ia_gfid : NULL, 0);
   STACK_UNWIND_STRICT(lookup, frame, op_ret, op_errno, inode, buf, xdata, postparent);
   return 0;
 }
@@ -84,7 +91,7 @@ static int32_t sx_lookup(call_frame_t *frame, xlator_t *this, loc_t *loc, dict_t
 static int32_t sx_create_cbk(call_frame_t *frame, void *cookie, xlator_t *this, int32_t op_ret, int32_t op_errno,
                              fd_t *fd, inode_t *inode, struct iatt *buf, struct iatt *preparent,
                              struct iatt *postparent, dict_t *xdata) {
-  pathcall_stop(this, cookie, op_ret, op_errno, inode, buf ? buf->ia_gfid : NULL);
+  pathcall_stop(this, cookie, op_ret, op_errno, inode, buf ? buf->ia_gfid : NULL, 1);
   STACK_UNWIND_STRICT(create, frame, op_ret, op_errno, fd, inode, buf, preparent, postparent, xdata);
   return 0;
 }
@@ -101,7 +108,7 @@ static int32_t sx_create(call_frame_t *frame, xlator_t *this, loc_t *loc, int32_
 static int32_t sx_open_cbk(call_frame_t *frame, void *cookie, xlator_t *this, int32_t op_ret, int32_t op_errno,
                            fd_t *fd, dict_t *xdata) {
   inode_t *inode = fd ? fd->inode : NULL;
-  pathcall_stop(this, cookie, op_ret, op_errno, inode, inode ? inode->gfid : NULL);
+  pathcall_stop(this, cookie, op_ret, op_errno, inode, inode ? inode->gfid : NULL, 1);
   STACK_UNWIND_STRICT(open, frame, op_ret, op_errno, fd, xdata);
   return 0;
 }
@@ -228,6 +235,38 @@ static int32_t sx_stat(call_frame_t *frame, xlator_t *this, loc_t *loc, dict_t *
   return 0;
 }
 
+/* close(2) reaches the file system as FLUSH (then RELEASE, which has no
+ * reply to time and is not recorded). */
+static int32_t sx_flush_cbk(call_frame_t *frame, void *cookie, xlator_t *this, int32_t op_ret, int32_t op_errno,
+                            dict_t *xdata) {
+  file_stop(this, cookie, op_ret, op_errno, NULL);
+  STACK_UNWIND_STRICT(flush, frame, op_ret, op_errno, xdata);
+  return 0;
+}
+
+static int32_t sx_flush(call_frame_t *frame, xlator_t *this, fd_t *fd, dict_t *xdata) {
+  struct filecall *c = file_start(this, SX_FLUSH, gfid_of_fd(fd), 0, 0);
+  STACK_WIND_COOKIE(frame, sx_flush_cbk, c, FIRST_CHILD(this), FIRST_CHILD(this)->fops->flush, fd, xdata);
+  return 0;
+}
+
+/* The file's gfid is the loc's (resolved by FUSE's lookup on the client,
+ * by protocol/server on the brick) and must be taken at wind: the reply
+ * only describes the parent. */
+static int32_t sx_unlink_cbk(call_frame_t *frame, void *cookie, xlator_t *this, int32_t op_ret, int32_t op_errno,
+                             struct iatt *preparent, struct iatt *postparent, dict_t *xdata) {
+  file_stop(this, cookie, op_ret, op_errno, NULL);
+  STACK_UNWIND_STRICT(unlink, frame, op_ret, op_errno, preparent, postparent, xdata);
+  return 0;
+}
+
+static int32_t sx_unlink(call_frame_t *frame, xlator_t *this, loc_t *loc, int xflags, dict_t *xdata) {
+  struct filecall *c = file_start(this, SX_UNLINK, gfid_of_loc(loc), 0, 0);
+  STACK_WIND_COOKIE(frame, sx_unlink_cbk, c, FIRST_CHILD(this), FIRST_CHILD(this)->fops->unlink, loc, xflags,
+                    xdata);
+  return 0;
+}
+
 /* Every other fop goes through the defaults (pass-through). */
 struct xlator_fops sx_fops = {
     .lookup = sx_lookup,
@@ -237,6 +276,8 @@ struct xlator_fops sx_fops = {
     .writev = sx_writev,
     .fsync = sx_fsync,
     .stat = sx_stat,
+    .flush = sx_flush,
+    .unlink = sx_unlink,
 };
 
 struct xlator_cbks sx_cbks = {0};

@@ -10,7 +10,8 @@
 
 static const char *const fop_names[SX_NFOPS] = {
     [SX_LOOKUP] = "lookup", [SX_CREATE] = "create", [SX_OPEN] = "open",   [SX_READV] = "readv",
-    [SX_WRITEV] = "writev", [SX_FSYNC] = "fsync",   [SX_STAT] = "stat",
+    [SX_WRITEV] = "writev", [SX_FSYNC] = "fsync",   [SX_STAT] = "stat", [SX_FLUSH] = "flush",
+    [SX_UNLINK] = "unlink",
 };
 
 const char *sx_fop_name(enum sx_fop fop) {
@@ -78,8 +79,8 @@ void sx_file_link(const struct sx_node *n, siox_detached *a, const uint8_t gfid[
   siox_desc d = siox_desc_bytes(SIOX_ATTR_GLUSTERFS_GFID, gfid, SX_GFID_BYTES);
   siox_aid aid = siox_detached_aid(a);
   /* Length 0 is "no byte range" to the server's matcher. */
+  (void)siox_descriptor_receive(aid, &d, 0, 0);
   if (n->role == SX_CLIENT) (void)siox_descriptor_send(aid, n->brick, &d, 0, 0);
-  else (void)siox_descriptor_receive(aid, &d, 0, 0);
 }
 
 void sx_fop_stop(siox_detached *a, int32_t op_ret, int32_t op_errno) {

@@ -19,7 +19,7 @@
 enum sx_role { SX_CLIENT, SX_BRICK };
 
 /* The fops reported; the names are the activity type names. */
-enum sx_fop { SX_LOOKUP, SX_CREATE, SX_OPEN, SX_READV, SX_WRITEV, SX_FSYNC, SX_STAT, SX_NFOPS };
+enum sx_fop { SX_LOOKUP, SX_CREATE, SX_OPEN, SX_READV, SX_WRITEV, SX_FSYNC, SX_STAT, SX_FLUSH, SX_UNLINK, SX_NFOPS };
 
 /* One translator instance's identity in SIOX (registered once at init). */
 struct sx_node {
@@ -55,12 +55,13 @@ siox_detached *sx_io_start(const struct sx_node *n, enum sx_fop fop, uint64_t of
 void sx_io_link(const struct sx_node *n, siox_detached *a, const uint8_t gfid[SX_GFID_BYTES], uint64_t offset,
                 uint64_t len);
 
-/* Records the link of a fop on a whole file, with no byte range (lookup,
- * stat, fsync): on the client a send of (gfid, no range) to its brick, on
- * the brick a receive of it. The client receives nothing for these fops:
- * the layer above (POSIX) sends nothing for them, so a receive would never
- * be matched. Called at unwind, before sx_fop_stop, like sx_io_link; a
- * NULL or null gfid, or a NULL a, records nothing. */
+/* Records the link of a fop on a whole file, with no byte range (the
+ * metadata fops: lookup, create, open, stat, fsync, flush, unlink): a
+ * receive of (gfid, no range), from the POSIX call above on the client
+ * (open, creat, stat, fsync, close, unlink send it) and from the client on
+ * the brick, and on the client a send of it to its brick. Called at
+ * unwind, before sx_fop_stop, like sx_io_link; a NULL or null gfid, or a
+ * NULL a, records nothing. */
 void sx_file_link(const struct sx_node *n, siox_detached *a, const uint8_t gfid[SX_GFID_BYTES]);
 
 /* Ends the activity at unwind time with io/result = op_ret and, when the

@@ -2,12 +2,15 @@
  * New and vanishing descriptors: at open the POSIX layer names the file
  * (posix/path -> posix/fd), asks a FUSE file system for the GlusterFS gfid
  * (posix/path -> glusterfs/gfid, README.md link 1) and makes the fd's table
- * entry; dup maps fd -> fd; close releases the fd.
+ * entry; dup maps fd -> fd; close releases the fd. Metadata calls on a
+ * GlusterFS file send its gfid to the file-system client (sxp__file_send).
  */
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -40,6 +43,34 @@ static int abs_path(int dirfd, const char *path, char *out) {
   return sxp_path_normalise(base, path, out, PATH_MAX) > 0 ? 0 : -1;
 }
 
+/* The devices (st_dev + 1) of the GlusterFS mounts this process opened
+ * files on: a stat there, and any unlink once there is one, also asks for
+ * the file's gfid to link to the client's fop (sxp__path_send). A few
+ * mounts at most; a full table forgets nothing, it only stops learning. */
+#define GLUSTER_DEVS 8
+static _Atomic uint64_t gluster_devs[GLUSTER_DEVS];
+
+static void remember_dev(int fd) {
+  struct stat st;
+  if (syscall(SYS_fstat, fd, &st) < 0) return; /* the real call: fstat is wrapped */
+  uint64_t v = (uint64_t)st.st_dev + 1;
+  for (int i = 0; i < GLUSTER_DEVS; i++) {
+    uint64_t cur = 0;
+    if (atomic_compare_exchange_strong(&gluster_devs[i], &cur, v) || cur == v) return;
+  }
+}
+
+int sxp__gluster_dev(uint64_t dev) {
+  for (int i = 0; i < GLUSTER_DEVS; i++) {
+    uint64_t cur = atomic_load_explicit(&gluster_devs[i], memory_order_relaxed);
+    if (cur == 0) return 0;
+    if (cur == dev + 1) return 1;
+  }
+  return 0;
+}
+
+int sxp__gluster_seen(void) { return atomic_load_explicit(&gluster_devs[0], memory_order_relaxed) != 0; }
+
 /* On a GlusterFS FUSE mount, stores the gfid in o. The getxattr goes to the
  * glusterfs process, which answers this virtual attribute itself. */
 static void fuse_check(struct sxp_ofd *o, int fd) {
@@ -48,8 +79,10 @@ static void fuse_check(struct sxp_ofd *o, int fd) {
   char s[64];
   ssize_t n = o->pathlen ? getxattr(o->path, "glusterfs.gfid.string", s, sizeof s)
                          : fgetxattr(fd, "glusterfs.gfid.string", s, sizeof s);
-  if (n > 0 && sxp_gfid_parse(s, (size_t)n, o->gfid) == 0)
+  if (n > 0 && sxp_gfid_parse(s, (size_t)n, o->gfid) == 0) {
     atomic_fetch_or(&o->flags, SXP_OFD_GLUSTER);
+    remember_dev(fd);
+  }
 }
 
 const struct sxp_ofd *sxp__fd_opened(siox_aid aid, int dirfd, const char *path, int fd, int flags) {
@@ -72,6 +105,24 @@ const struct sxp_ofd *sxp__fd_opened(siox_aid aid, int dirfd, const char *path, 
   }
   if (!o || sxp_fd_attach(fd, o) < 0) return NULL;
   return known ? o : NULL;
+}
+
+void sxp__gfid_send(siox_aid aid, const uint8_t gfid[16]) {
+  siox_desc g = siox_desc_bytes(SIOX_ATTR_GLUSTERFS_GFID, gfid, 16);
+  /* Length 0: the whole file, "no byte range" to the server's matcher. */
+  siox_descriptor_send(aid, sxp__reg.gluster, &g, 0, 0);
+}
+
+void sxp__path_send(siox_aid aid, int dirfd, const char *path) {
+  char abs[PATH_MAX], s[64];
+  uint8_t gfid[16];
+  if (!path || abs_path(dirfd, path, abs) < 0) return;
+  ssize_t n = getxattr(abs, "glusterfs.gfid.string", s, sizeof s);
+  if (n > 0 && sxp_gfid_parse(s, (size_t)n, gfid) == 0) sxp__gfid_send(aid, gfid);
+}
+
+void sxp__file_send(siox_aid aid, const struct sxp_ofd *o) {
+  if (o && (atomic_load(&o->flags) & SXP_OFD_GLUSTER)) sxp__gfid_send(aid, o->gfid);
 }
 
 void sxp__path_attr(siox_aid aid, int dirfd, const char *path) {

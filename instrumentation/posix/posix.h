@@ -142,6 +142,20 @@ static inline void sxp_pos_passthrough(int fd, int64_t r, int is_write) {
  * GlusterFS FUSE mount) under aid, and makes fd's table entry, which it
  * returns (NULL when out of memory or the path is unknown to it). */
 SXP_HIDDEN const struct sxp_ofd *sxp__fd_opened(siox_aid aid, int dirfd, const char *path, int fd, int flags);
+/* The link of a metadata call on an open GlusterFS file (open, creat,
+ * fsync, close): a send of (gfid, no range) to the GlusterFS client, whose
+ * lookup/create/open/fsync/flush fop inside the call receives it. o NULL
+ * or not on a GlusterFS mount: nothing. */
+SXP_HIDDEN void sxp__file_send(siox_aid aid, const struct sxp_ofd *o);
+/* The same send for a file known by its gfid (close: the entry is gone). */
+SXP_HIDDEN void sxp__gfid_send(siox_aid aid, const uint8_t gfid[16]);
+/* The same send for a path (stat, unlink): asks the mount for the gfid
+ * (a getxattr the glusterfs process answers); nothing when it has none. */
+SXP_HIDDEN void sxp__path_send(siox_aid aid, int dirfd, const char *path);
+/* Whether dev is a GlusterFS mount this process opened a file on, and
+ * whether there is any. */
+SXP_HIDDEN int sxp__gluster_dev(uint64_t dev);
+SXP_HIDDEN int sxp__gluster_seen(void);
 /* Records the path argument of a path call as a posix/path attribute. */
 SXP_HIDDEN void sxp__path_attr(siox_aid aid, int dirfd, const char *path);
 /* posix/fd `fd` is gone (close, fclose): releases it under aid. */

@@ -65,6 +65,22 @@ static int path_done(siox_aid aid, int dirfd, const char *path, int r, int err) 
     return fd_done(aid, fd, off, r, errno);                                     \
   }
 
+/* fsync and fdatasync also link to GlusterFS's fsync fop (sxp__file_send). */
+static int synced(siox_aid aid, int fd, int r, int err) {
+  sxp__file_send(aid, sxp_fd_ofd(fd));
+  return fd_done(aid, fd, -1, r, err);
+}
+
+#define DEFINE_SYNCCALL(name, T)                                                \
+  SXP_EXPORT int name(int fd) {                                                 \
+    int (*real)(int) = SXP_REAL(name);                                          \
+    if (SXP_UNLIKELY(!real)) return NOSYS;                                      \
+    siox_aid aid = sxp_begin(SXP_T_##T);                                        \
+    if (!aid) return real(fd);                                                  \
+    int r = real(fd);                                                           \
+    return synced(aid, fd, r, errno);                                           \
+  }
+
 #define DEFINE_PATHCALL(name, T, params, args, dirfd, path)                     \
   SXP_EXPORT int name params {                                                  \
     int(*real) params = SXP_REAL(name);                                         \
@@ -75,8 +91,37 @@ static int path_done(siox_aid aid, int dirfd, const char *path, int r, int err) 
     return path_done(aid, dirfd, path, r, errno);                               \
   }
 
-DEFINE_FDCALL(fsync, FSYNC, (int fd), (fd), fd, -1)
-DEFINE_FDCALL(fdatasync, FDATASYNC, (int fd), (fd), fd, -1)
+/* The stat family: on a GlusterFS mount (by the result's device) also the
+ * link to the client's lookup or stat fop. */
+static int stat_done(siox_aid aid, int dirfd, const char *path, uint64_t dev, int r, int err) {
+  if (r == 0 && sxp__gluster_dev(dev)) sxp__path_send(aid, dirfd, path);
+  return path_done(aid, dirfd, path, r, err);
+}
+
+#define DEFINE_STATCALL(name, T, params, args, dirfd, path)                     \
+  SXP_EXPORT int name params {                                                  \
+    int(*real) params = SXP_REAL(name);                                         \
+    if (SXP_UNLIKELY(!real)) return NOSYS;                                      \
+    siox_aid aid = sxp_begin(SXP_T_##T);                                        \
+    if (!aid) return real args;                                                 \
+    int r = real args;                                                          \
+    return stat_done(aid, dirfd, path, r == 0 ? (uint64_t)st->st_dev : 0, r, errno); \
+  }
+
+/* unlink: the gfid must be asked before the file is gone; only in a process
+ * that has opened a GlusterFS file (one getxattr more per unlink there). */
+SXP_EXPORT int unlink(const char *p) {
+  int (*real)(const char *) = SXP_REAL(unlink);
+  if (SXP_UNLIKELY(!real)) return NOSYS;
+  siox_aid aid = sxp_begin(SXP_T_UNLINK);
+  if (!aid) return real(p);
+  if (sxp__gluster_seen()) sxp__path_send(aid, AT_FDCWD, p);
+  int r = real(p);
+  return path_done(aid, AT_FDCWD, p, r, errno);
+}
+
+DEFINE_SYNCCALL(fsync, FSYNC)
+DEFINE_SYNCCALL(fdatasync, FDATASYNC)
 DEFINE_FDCALL(ftruncate, FTRUNCATE, (int fd, off_t len), (fd, len), fd, len)
 DEFINE_FDCALL(ftruncate64, FTRUNCATE64, (int fd, off64_t len), (fd, len), fd, len)
 DEFINE_FDCALL(fstat, FSTAT, (int fd, struct stat *st), (fd, st), fd, -1)
@@ -84,22 +129,21 @@ DEFINE_FDCALL(fstat64, FSTAT64, (int fd, struct stat64 *st), (fd, st), fd, -1)
 DEFINE_FDCALL(__fxstat, FSTAT, (int ver, int fd, struct stat *st), (ver, fd, st), fd, -1)
 DEFINE_FDCALL(__fxstat64, FSTAT64, (int ver, int fd, struct stat64 *st), (ver, fd, st), fd, -1)
 
-DEFINE_PATHCALL(stat, STAT, (const char *p, struct stat *st), (p, st), AT_FDCWD, p)
-DEFINE_PATHCALL(lstat, LSTAT, (const char *p, struct stat *st), (p, st), AT_FDCWD, p)
-DEFINE_PATHCALL(stat64, STAT64, (const char *p, struct stat64 *st), (p, st), AT_FDCWD, p)
-DEFINE_PATHCALL(lstat64, LSTAT64, (const char *p, struct stat64 *st), (p, st), AT_FDCWD, p)
-DEFINE_PATHCALL(fstatat, FSTATAT, (int d, const char *p, struct stat *st, int fl), (d, p, st, fl), d, p)
-DEFINE_PATHCALL(fstatat64, FSTATAT64, (int d, const char *p, struct stat64 *st, int fl), (d, p, st, fl), d,
+DEFINE_STATCALL(stat, STAT, (const char *p, struct stat *st), (p, st), AT_FDCWD, p)
+DEFINE_STATCALL(lstat, LSTAT, (const char *p, struct stat *st), (p, st), AT_FDCWD, p)
+DEFINE_STATCALL(stat64, STAT64, (const char *p, struct stat64 *st), (p, st), AT_FDCWD, p)
+DEFINE_STATCALL(lstat64, LSTAT64, (const char *p, struct stat64 *st), (p, st), AT_FDCWD, p)
+DEFINE_STATCALL(fstatat, FSTATAT, (int d, const char *p, struct stat *st, int fl), (d, p, st, fl), d, p)
+DEFINE_STATCALL(fstatat64, FSTATAT64, (int d, const char *p, struct stat64 *st, int fl), (d, p, st, fl), d,
                 p)
-DEFINE_PATHCALL(__xstat, STAT, (int v, const char *p, struct stat *st), (v, p, st), AT_FDCWD, p)
-DEFINE_PATHCALL(__lxstat, LSTAT, (int v, const char *p, struct stat *st), (v, p, st), AT_FDCWD, p)
-DEFINE_PATHCALL(__xstat64, STAT64, (int v, const char *p, struct stat64 *st), (v, p, st), AT_FDCWD, p)
-DEFINE_PATHCALL(__lxstat64, LSTAT64, (int v, const char *p, struct stat64 *st), (v, p, st), AT_FDCWD, p)
-DEFINE_PATHCALL(__fxstatat, FSTATAT, (int v, int d, const char *p, struct stat *st, int fl),
+DEFINE_STATCALL(__xstat, STAT, (int v, const char *p, struct stat *st), (v, p, st), AT_FDCWD, p)
+DEFINE_STATCALL(__lxstat, LSTAT, (int v, const char *p, struct stat *st), (v, p, st), AT_FDCWD, p)
+DEFINE_STATCALL(__xstat64, STAT64, (int v, const char *p, struct stat64 *st), (v, p, st), AT_FDCWD, p)
+DEFINE_STATCALL(__lxstat64, LSTAT64, (int v, const char *p, struct stat64 *st), (v, p, st), AT_FDCWD, p)
+DEFINE_STATCALL(__fxstatat, FSTATAT, (int v, int d, const char *p, struct stat *st, int fl),
                 (v, d, p, st, fl), d, p)
-DEFINE_PATHCALL(__fxstatat64, FSTATAT64, (int v, int d, const char *p, struct stat64 *st, int fl),
+DEFINE_STATCALL(__fxstatat64, FSTATAT64, (int v, int d, const char *p, struct stat64 *st, int fl),
                 (v, d, p, st, fl), d, p)
-DEFINE_PATHCALL(unlink, UNLINK, (const char *p), (p), AT_FDCWD, p)
 DEFINE_PATHCALL(mkdir, MKDIR, (const char *p, mode_t m), (p, m), AT_FDCWD, p)
 
 /* rename: two posix/path attributes, the old name first. */

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@ static int opened(siox_aid aid, int dirfd, const char *path, int flags, int fd, 
   if (fd >= 0) {
     siox_activity_attr_i64(aid, SIOX_ATTR_POSIX_FD, fd);
     sxp__fd_opened(aid, dirfd, path, fd, flags);
+    sxp__file_send(aid, sxp_fd_ofd(fd));
   } else {
     sxp__path_attr(aid, dirfd, path);
   }
@@ -125,12 +127,19 @@ SXP_EXPORT int close(int fd) {
   int (*real)(int) = SXP_REAL(close);
   if (SXP_UNLIKELY(!real)) return library_fd(fd) ? (errno = EBADF, -1) : (int)syscall(SYS_close, fd);
   siox_aid aid = sxp_begin(SXP_T_CLOSE);
+  /* The file, for the link to GlusterFS's flush: the entry dies with the
+   * detach. */
   int own = library_fd(fd);
+  uint8_t gfid[16];
+  struct sxp_ofd *o = aid && !own ? sxp_fd_ofd(fd) : NULL;
+  int gluster = o && (sxp_ofd_flags(o) & SXP_OFD_GLUSTER);
+  if (gluster) memcpy(gfid, o->gfid, sizeof gfid);
   int had = own ? 0 : sxp_fd_detach(fd);
   int r = own ? (errno = EBADF, -1) : real(fd), err = errno;
   if (!aid) return r;
   siox_activity_attr_i64(aid, SIOX_ATTR_POSIX_FD, fd);
   if (had || r == 0) sxp__fd_released(aid, fd);
+  if (gluster) sxp__gfid_send(aid, gfid);
   sxp_end(aid, r, r < 0, err);
   return r;
 }

@@ -242,3 +242,41 @@ scenario_h() {
   wait_job "$j2"
   judge "$(slowest "$j2" POSIX "'write'")" none
 }
+
+# (g) a slow metadata path: the slowed brick delays LOOKUP, CREATE and OPEN
+# (the caller starts the round with DELAY_FOPS=$META_FOPS). One process
+# creates 24 files with random names (distribute spreads them: some land on
+# the slowed brick), closes them, and after the entry cache expired opens
+# each again. OUTCOME: blame of its slowest open of an existing file (a
+# LOOKUP and an OPEN, both linked) -> the slowed brick. CREAT_OUTCOME: the
+# same for its slowest creat, whose lookups of the new name link to nothing
+# (no gfid yet): the slowed brick, or an honest no verdict, never a healthy
+# component.
+META_FOPS=LOOKUP,CREATE,OPEN
+CREAT_OUTCOME=""
+
+# slowest_open JOB CREAT: the job's slowest POSIX open with O_CREAT (1) or
+# without it (0). (The CASE: the planner may cast other attributes' values.)
+slowest_open() {
+  sql "SELECT a.aid FROM activities a JOIN nodes n USING (node_id) JOIN activity_types t USING (type_id)
+       JOIN processes p USING (proc_id) JOIN activity_attributes f ON f.aid = a.aid AND f.name = 'io/flags'
+       WHERE p.job = '$1' AND n.swid = 'POSIX' AND t.name IN ('open', 'open64', 'openat', 'openat64', 'creat', 'creat64')
+         AND a.parent_aid IS NULL
+         AND ((CASE WHEN f.name = 'io/flags' AND f.value ~ '^[0-9]+\$' THEN f.value::bigint ELSE 0 END & 64) <> 0) = ($2 = 1)
+       ORDER BY a.end_ns - a.start_ns DESC, a.aid LIMIT 1"
+}
+
+scenario_g() {
+  local job="$1-g" i
+  local -a names=()
+  for i in $(seq 24); do names+=("$MNT/$1-g-$RANDOM-$i"); done
+  sleep 1.2 # the warm-up's entries expire: each open below asks the bricks
+  LD_PRELOAD=$ASAN_RT SIOX_JOB_ID=$job "$SIOX_CLI" run --layers posix --socket "$SIOX_SOCKET" -- \
+    bash -c 'for f; do : >"$f" || exit 1; done; sleep 1.2; for f; do exec 3<"$f" && exec 3<&- || exit 1; done' \
+    g "${names[@]}" || fail "$job failed"
+  wait_job "$job"
+  judge "$(slowest_open "$job" 1)" "brick $SLOW"
+  CREAT_OUTCOME="$OUTCOME: $WHY"
+  echo "# (g) slowest creat: $CREAT_OUTCOME" >&2
+  judge "$(slowest_open "$job" 0)" "brick $SLOW"
+}

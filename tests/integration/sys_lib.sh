@@ -9,14 +9,15 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_io=rom
 # keeps existing entries first.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 ASAN_RT=$(ldd "$SIOX_CLI" | awk '/libasan|libubsan/ {printf "%s%s", sep, $3; sep=":"}')
-BRICKS=4 DELAY_US=${DELAY_US:-60000}
+BRICKS=4 DELAY_US=${DELAY_US:-60000} DELAY_FOPS=WRITE,READ
 WL_ARGS=(--rows 32 --cols 512 --steps 2 --block 65536)
 TB="" TB_SEQ=0
 
 
 tb_stop() { [ -z "$TB" ] || "$SIOX_TESTBED" stop --dir "$TB" >/dev/null 2>&1 || true; }
 
-# tb_start SLOW JOB: a fresh testbed under $T/tbN with brick SLOW slowed.
+# tb_start SLOW JOB: a fresh testbed under $T/tbN with brick SLOW slowed
+# ($DELAY_US per fop of $DELAY_FOPS).
 tb_start() {
   local slow=$1 job=$2 base
   tb_stop
@@ -24,7 +25,7 @@ tb_start() {
   TB="$T/tb$TB_SEQ"
   base=$(free_port_block $BRICKS)
   [ -n "$base" ] || fail "no free ports for the bricks"
-  LD_PRELOAD=$ASAN_RT SIOX_JOB_ID=$job "$SIOX_TESTBED" start --dir "$TB" --bricks $BRICKS --slow "$slow" --delay-us "$DELAY_US" \
+  LD_PRELOAD=$ASAN_RT SIOX_JOB_ID=$job "$SIOX_TESTBED" start --dir "$TB" --bricks $BRICKS --slow "$slow" --delay-us "$DELAY_US" --delay-fops "$DELAY_FOPS" \
     --base-port "$base" --client-xlator debug/siox-client --brick-xlator debug/siox-brick \
     --xlator-dir "$SIOX_XLATOR_DIR" >"$T/testbed.out" 2>&1 || { cat "$T/testbed.out" >&2; fail "testbed did not start"; }
   MNT="$TB/mnt"

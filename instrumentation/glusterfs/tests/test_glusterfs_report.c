@@ -149,8 +149,9 @@ static void test_brick_readv_only_receives(void **state) {
   assert_non_null(strstr(calls, "recv 1 gfid:ab..cd/16 0+131072\n"));
 }
 
-/* fsync, stat and lookup name the whole file: no range, and the client
- * only sends (nothing above it sends these to it). */
+/* The metadata fops name the whole file: no range; the client receives
+ * (from the POSIX call above: open, creat, stat, fsync, close, unlink send
+ * to it) and sends to its brick. */
 static void test_file_fops_link_without_range(void **state) {
   (void)state;
   struct sx_node c, b;
@@ -162,6 +163,7 @@ static void test_file_fops_link_without_range(void **state) {
   sx_file_link(&c, a, G);
   sx_fop_stop(a, 0, 0);
   assert_string_equal(calls, "start parent=0\n"
+                             "recv 1 gfid:ab..cd/16 0+0\n"
                              "send 1 t=7 gfid:ab..cd/16 0+0\n"
                              "attr 1 io/result=0\nstop 1\n");
   calls[0] = 0;
@@ -171,6 +173,19 @@ static void test_file_fops_link_without_range(void **state) {
   sx_file_link(&b, NULL, G);
   assert_string_equal(calls, "start parent=0\n"
                              "recv 2 gfid:ab..cd/16 0+0\n");
+  static const enum sx_fop meta[] = {SX_LOOKUP, SX_CREATE, SX_OPEN, SX_FLUSH, SX_UNLINK};
+  static const char *const names[] = {"lookup", "create", "open", "flush", "unlink"};
+  for (size_t i = 0; i < sizeof meta / sizeof *meta; i++) {
+    calls[0] = 0;
+    a = sx_fop_start(&c, meta[i]);
+    assert_non_null(a);
+    assert_int_equal(a->type, c.type[meta[i]]);
+    assert_string_equal(sx_fop_name(meta[i]), names[i]);
+    sx_file_link(&c, a, G);
+    assert_non_null(strstr(calls, "recv"));
+    assert_non_null(strstr(calls, "send"));
+    sx_fop_stop(a, 0, 0);
+  }
 }
 
 static void test_null_gfid_gives_no_link(void **state) {
