@@ -40,7 +40,7 @@ CALLS=${2:-${BLAME_CALLS:-60}}
 top=$(cd "$(dirname "$0")/.." && pwd)
 export SIOX_SERVER=$B/siox-server/siox-server SIOX_CLI=$B/siox-cli/siox
 . "$top/tests/integration/lib.sh"
-FILL_VERSION=1
+FILL_VERSION=2
 WANT=${BLAME_ACTIVITIES:-10000000}
 JOBS=8 WRITES=1500 SPAN_NS=60000000000
 CACHE=${BLAME_WAREHOUSE:-$B/bench/blame-warehouse}
@@ -86,6 +86,9 @@ fill() {
          FROM processes p, generate_series(1, $copies) k WHERE p.proc_id <= $pmax;
        SELECT setval(pg_get_serial_sequence('processes', 'proc_id'), $pmax * ($copies + 1))" >/dev/null
   # aid = proc_id << 32 | local number: a copy's aid moves with its process.
+  # Each copy is written in the template's order (ctid: the order ingest
+  # wrote it, batch by batch in time), so one time window sits in a few
+  # pages as in a warehouse filled by ingest.
   local shift="(k::bigint * $pmax << 32)"
   for k0 in $(seq 1 8 "$copies"); do
     local k1=$((k0 + 7 > copies ? copies : k0 + 7))
@@ -93,7 +96,7 @@ fill() {
                                  attr_ids, attr_vals, real_ids, real_vals)
          SELECT a.aid + $shift, a.proc_id + k * $pmax, a.parent_aid + $shift, a.node_id, a.type_id,
                 a.start_ns + k * $SPAN_NS, a.end_ns + k * $SPAN_NS, a.err, a.attr_ids, a.attr_vals, a.real_ids, a.real_vals
-           FROM activities a, generate_series($k0, $k1) k WHERE a.proc_id <= $pmax;
+           FROM activities a, generate_series($k0, $k1) k WHERE a.proc_id <= $pmax ORDER BY k, a.ctid;
          INSERT INTO activity_text_attrs (aid, attr_id, value)
          SELECT t.aid + $shift, t.attr_id, t.value FROM activity_text_attrs t, generate_series($k0, $k1) k
           WHERE t.aid >> 32 <= $pmax;
