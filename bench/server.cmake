@@ -19,3 +19,8 @@ add_dependencies(bench_auth siox-server)
 add_executable(bench_burst ${CMAKE_CURRENT_LIST_DIR}/bench_burst.c)
 target_link_libraries(bench_burst PRIVATE siox-server-harness siox-daemon-testkit)
 add_dependencies(bench_burst siox-server siox-daemon)
+# The blame latency benchmark's warehouse template (bench/bench_blame_latency.sh):
+#   bench_blame_fill PORT MUNGE_SOCKET JOBS WRITES_PER_RANK
+add_executable(bench_blame_fill ${CMAKE_CURRENT_LIST_DIR}/bench_blame_fill.c)
+target_link_libraries(bench_blame_fill PRIVATE siox-server-harness)
+add_dependencies(bench_blame_fill siox-server)

@@ -59,14 +59,16 @@ void siox_wh_top_free(struct siox_top *t) {
 /* Server-side processes (bricks, devices) serve every job and carry none,
  * so "same job" admits them too. A job is keyed by (uid, job id): another
  * user's processes that carry the same id are not in it. The nearest
- * samples in time are kept. */
+ * samples in time are kept. The kind (SWID and name) is the list of its
+ * type ids (a type belongs to one node): the window is then read by the
+ * (type_id, start_ns) index (schema 015), not every activity in it. */
 static const char peers_sql[] =
     "SELECT a.aid, a.node_id, n.hwid, n.iid, a.end_ns - a.start_ns, coalesce(" BYTES_EXPR ", -1)"
     "  FROM activities a"
-    "  JOIN activity_types ty ON ty.type_id = a.type_id"
     "  JOIN nodes n ON n.node_id = a.node_id"
     "  LEFT JOIN processes p ON p.proc_id = a.proc_id"
-    " WHERE n.swid = $1 AND ty.name = $2"
+    " WHERE a.type_id = ANY (ARRAY(SELECT ty.type_id FROM activity_types ty JOIN nodes tn ON tn.node_id = ty.node_id"
+    "                              WHERE tn.swid = $1 AND ty.name = $2))"
     "   AND (coalesce(p.job, '') = ''"
     "        OR (p.job = $3 AND p.uid = (SELECT uid FROM processes WHERE proc_id = ($8::bigint >> 32))))"
     "   AND a.start_ns BETWEEN $4::bigint AND $5::bigint"

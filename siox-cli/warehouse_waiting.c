@@ -14,12 +14,17 @@
 
 /* The origin of a request is the top of its causal chain (causal_edges
  * upwards, explicit and implicit links, at most 16 levels): the
- * application call whose process and job it served. */
+ * application call whose process and job it served. The overlap test on
+ * int8range (a superset of the exact test next to it) lets the
+ * (node_id, span) GiST index (schema 015) find the node's activities in
+ * the interval: start < to alone bounds one side only, and read the
+ * node's whole history before the call. */
 static const char served_sql[] =
     "WITH RECURSIVE s AS ("
     "  SELECT a.aid, a.start_ns, a.end_ns, coalesce(" BYTES_EXPR ", -1) AS bytes, ty.name"
     "    FROM activities a JOIN activity_types ty ON ty.type_id = a.type_id"
-    "   WHERE a.node_id = $1::int AND a.start_ns < $3::bigint AND a.end_ns > $2::bigint"
+    "   WHERE a.node_id = $1::int AND int8range(a.start_ns, a.end_ns, '[]') && int8range($2::bigint, $3::bigint, '[]')"
+    "     AND a.start_ns < $3::bigint AND a.end_ns > $2::bigint"
     "), up(aid, cur, d) AS ("
     "  SELECT aid, aid, 0 FROM s"
     "  UNION ALL"
@@ -70,15 +75,23 @@ void siox_wh_served_free(struct siox_served_set *s) {
 }
 
 /* Per node, its latest samples: one slow node with many operations does
- * not crowd the others out of the history. */
+ * not crowd the others out of the history. Per node its one type of that
+ * name (a type belongs to one node), read newest first by the
+ * (type_id, start_ns) index (schema 015): a node without the type gives
+ * nothing, as before. type_id is one value here, so the row comparison
+ * is start_ns < $3 and the order is by start_ns: spelled on (type_id,
+ * start_ns) only that index can serve them; with start_ns < $3 alone the
+ * planner (which cannot tell a rare type at plan time) walked
+ * activities_start backwards over every node's activities until it found
+ * a rare type's LIMIT (seconds at 10M). */
 static const char kind_sql[] =
     "SELECT n.node_id, x.ns, x.bytes FROM nodes n"
+    "  JOIN activity_types t ON t.node_id = n.node_id AND t.name = $2"
     "  CROSS JOIN LATERAL ("
     "    SELECT a.end_ns - a.start_ns AS ns, coalesce(" BYTES_EXPR ", -1) AS bytes"
     "      FROM activities a"
-    "     WHERE a.node_id = n.node_id AND a.start_ns < $3::bigint AND a.err = 0"
-    "       AND a.type_id = (SELECT t.type_id FROM activity_types t WHERE t.node_id = n.node_id AND t.name = $2)"
-    "     ORDER BY a.start_ns DESC LIMIT $4::bigint) x"
+    "     WHERE a.type_id = t.type_id AND (a.type_id, a.start_ns) < (t.type_id, $3::bigint) AND a.err = 0"
+    "     ORDER BY a.type_id DESC, a.start_ns DESC LIMIT $4::bigint) x"
     " WHERE n.swid = $1";
 
 int siox_wh_kind_samples(PGconn *c, const char *swid, const char *name, int64_t to_ns, long per_node,
