@@ -30,10 +30,24 @@ static int own_kind(const struct siox_link_cand *c, uint64_t r_len) {
 }
 
 /* Whether candidate c takes part: of R's kind, or no candidate is. */
-static int eligible(const struct siox_link_cand *c, size_t n, size_t i, uint64_t r_len) {
+static int of_kind(const struct siox_link_cand *c, size_t n, size_t i, uint64_t r_len) {
   if (own_kind(&c[i], r_len)) return 1;
   for (size_t k = 0; k < n; k++)
     if (own_kind(&c[k], r_len)) return 0;
+  return 1;
+}
+
+/* Strictly inside first, for an unranged R. No bytes tell apart two
+ * metadata fops of one client on the same file (a lookup and the open
+ * right after it), and the clock widening lets R sit inside both; the
+ * sender whose own interval holds R is the one that made it. Across
+ * hosts, where the widening matters, none may hold R strictly: then all
+ * stand, as before. */
+static int eligible(const struct siox_link_cand *c, size_t n, size_t i, uint64_t r_len) {
+  if (!of_kind(c, n, i, r_len)) return 0;
+  if (r_len > 0 || c[i].cls != SIOX_LINK_INSIDE || c[i].strict) return 1;
+  for (size_t k = 0; k < n; k++)
+    if (k != i && c[k].cls == SIOX_LINK_INSIDE && c[k].strict && of_kind(c, n, k, r_len)) return 0;
   return 1;
 }
 

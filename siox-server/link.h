@@ -29,6 +29,7 @@ struct siox_link_cand {
   uint64_t overlap;    /* bytes of R's range that S's range covers (0: S has no range) */
   int contains;        /* S's range contains R's whole range (or R has none) */
   int s_ranged;        /* S names a byte range (length > 0); consulted when R names none */
+  int strict;          /* R lies inside S's own interval, not only the widened one */
 };
 
 struct siox_link {
@@ -42,7 +43,9 @@ struct siox_link {
  * its n candidates into out[] (room for n); returns how many were written.
  * Candidates of R's own kind of range come first (ranged for a ranged R,
  * unranged for an unranged R), when there are any; of those, only the best
- * class present is linked: inside, else before, else after. */
+ * class present is linked: inside, else before, else after. An unranged R
+ * with several inside candidates keeps those that contain it without the
+ * clock widening, when any does. */
 size_t siox_link_confidence(const struct siox_link_cand *c, size_t n, uint64_t r_len, struct siox_link *out);
 
 #endif

@@ -50,7 +50,8 @@ static const char candidates_sql[] =
     "  r.length_b,"
     "  (r.length_b = 0 OR (s.length_b > 0 AND s.offset_b <= r.offset_b"
     "   AND s.offset_b + s.length_b >= r.offset_b + r.length_b))::int,"
-    "  (s.length_b > 0)::int"
+    "  (s.length_b > 0)::int,"
+    "  (r.start_ns >= s.start_ns AND r.end_ns <= s.end_ns)::int"
     " FROM tr JOIN remote_calls r ON r.aid = tr.aid AND r.kind = 'R'"
     "  JOIN activities ra ON ra.aid = r.aid JOIN nodes rn ON rn.node_id = ra.node_id"
     "  JOIN processes rp ON rp.proc_id = ra.proc_id JOIN daemons rd ON rd.daemon_id = rp.daemon_id"
@@ -159,7 +160,7 @@ static int compute(PGresult *r, struct batch *b) {
     for (; i < rows && strtoll(PQgetvalue(r, i, 0), NULL, 10) == child; i++) {
       struct siox_link_cand k = {strtoll(PQgetvalue(r, i, 1), NULL, 10), atoi(PQgetvalue(r, i, 2)),
                                  strtoull(PQgetvalue(r, i, 3), NULL, 10), atoi(PQgetvalue(r, i, 5)),
-                                 atoi(PQgetvalue(r, i, 6))};
+                                 atoi(PQgetvalue(r, i, 6)), atoi(PQgetvalue(r, i, 7))};
       /* One sender with several records on the object: keep its best row. */
       if (n && c[n - 1].parent == k.parent) {
         if (k.cls < c[n - 1].cls || (k.cls == c[n - 1].cls && k.overlap > c[n - 1].overlap)) c[n - 1] = k;

@@ -13,7 +13,7 @@
 
 static void test_single_covering_sender_is_certain(void **state) {
   (void)state;
-  struct siox_link_cand c[] = {{11, SIOX_LINK_INSIDE, 4096, 1, 1}};
+  struct siox_link_cand c[] = {{11, SIOX_LINK_INSIDE, 4096, 1, 1, 0}};
   struct siox_link out[1];
   assert_int_equal(siox_link_confidence(c, 1, 4096, out), 1);
   assert_int_equal(out[0].parent, 11);
@@ -23,7 +23,7 @@ static void test_single_covering_sender_is_certain(void **state) {
 
 static void test_partial_single_sender_is_not_certain(void **state) {
   (void)state;
-  struct siox_link_cand c[] = {{11, SIOX_LINK_INSIDE, 1024, 0, 1}};
+  struct siox_link_cand c[] = {{11, SIOX_LINK_INSIDE, 1024, 0, 1, 0}};
   struct siox_link out[1];
   assert_int_equal(siox_link_confidence(c, 1, 4096, out), 1);
   assert_float_equal(out[0].confidence, 0.25, 1e-9);
@@ -32,7 +32,7 @@ static void test_partial_single_sender_is_not_certain(void **state) {
 static void test_split_by_overlapping_bytes(void **state) {
   (void)state;
   /* An aggregator write of 4 KiB covering three ranks' ranges. */
-  struct siox_link_cand c[] = {{1, SIOX_LINK_INSIDE, 1024, 0, 1}, {2, SIOX_LINK_INSIDE, 1024, 0, 1}, {3, SIOX_LINK_INSIDE, 2048, 0, 1}};
+  struct siox_link_cand c[] = {{1, SIOX_LINK_INSIDE, 1024, 0, 1, 0}, {2, SIOX_LINK_INSIDE, 1024, 0, 1, 0}, {3, SIOX_LINK_INSIDE, 2048, 0, 1, 0}};
   struct siox_link out[3];
   assert_int_equal(siox_link_confidence(c, 3, 4096, out), 3);
   assert_float_equal(out[0].confidence, 0.25, 1e-9);
@@ -42,7 +42,7 @@ static void test_split_by_overlapping_bytes(void **state) {
 
 static void test_two_covering_senders_share(void **state) {
   (void)state;
-  struct siox_link_cand c[] = {{1, SIOX_LINK_INSIDE, 4096, 1, 1}, {2, SIOX_LINK_INSIDE, 4096, 1, 1}};
+  struct siox_link_cand c[] = {{1, SIOX_LINK_INSIDE, 4096, 1, 1, 0}, {2, SIOX_LINK_INSIDE, 4096, 1, 1, 0}};
   struct siox_link out[2];
   assert_int_equal(siox_link_confidence(c, 2, 4096, out), 2);
   assert_float_equal(out[0].confidence, 0.5, 1e-9);
@@ -51,7 +51,7 @@ static void test_two_covering_senders_share(void **state) {
 
 static void test_before_parent_is_low_and_flagged(void **state) {
   (void)state;
-  struct siox_link_cand c[] = {{5, SIOX_LINK_BEFORE, 4096, 1, 1}};
+  struct siox_link_cand c[] = {{5, SIOX_LINK_BEFORE, 4096, 1, 1, 0}};
   struct siox_link out[1];
   assert_int_equal(siox_link_confidence(c, 1, 4096, out), 1);
   assert_true(out[0].confidence <= SIOX_LINK_BEFORE_MAX);
@@ -61,7 +61,7 @@ static void test_before_parent_is_low_and_flagged(void **state) {
 
 static void test_inside_beats_before(void **state) {
   (void)state;
-  struct siox_link_cand c[] = {{5, SIOX_LINK_BEFORE, 4096, 1, 1}, {6, SIOX_LINK_INSIDE, 4096, 1, 1}};
+  struct siox_link_cand c[] = {{5, SIOX_LINK_BEFORE, 4096, 1, 1, 0}, {6, SIOX_LINK_INSIDE, 4096, 1, 1, 0}};
   struct siox_link out[2];
   assert_int_equal(siox_link_confidence(c, 2, 4096, out), 1);
   assert_int_equal(out[0].parent, 6);
@@ -71,7 +71,7 @@ static void test_inside_beats_before(void **state) {
 static void test_after_parent_is_low_and_flagged(void **state) {
   (void)state;
   /* Write-behind: the aggregator's write starts after the rank's call ended. */
-  struct siox_link_cand c[] = {{7, SIOX_LINK_AFTER, 4096, 1, 1}};
+  struct siox_link_cand c[] = {{7, SIOX_LINK_AFTER, 4096, 1, 1, 0}};
   struct siox_link out[1];
   assert_int_equal(siox_link_confidence(c, 1, 4096, out), 1);
   assert_int_equal(out[0].parent, 7);
@@ -83,7 +83,7 @@ static void test_after_parent_is_low_and_flagged(void **state) {
 static void test_after_parent_split(void **state) {
   (void)state;
   /* Asynchronous aggregation of two ranks' halves: shared, each still low. */
-  struct siox_link_cand c[] = {{1, SIOX_LINK_AFTER, 2048, 0, 1}, {2, SIOX_LINK_AFTER, 2048, 0, 1}};
+  struct siox_link_cand c[] = {{1, SIOX_LINK_AFTER, 2048, 0, 1, 0}, {2, SIOX_LINK_AFTER, 2048, 0, 1, 0}};
   struct siox_link out[2];
   assert_int_equal(siox_link_confidence(c, 2, 4096, out), 2);
   assert_float_equal(out[0].confidence, 0.5 * SIOX_LINK_AFTER_MAX, 1e-9);
@@ -93,14 +93,14 @@ static void test_after_parent_split(void **state) {
 
 static void test_in_window_beats_late(void **state) {
   (void)state;
-  struct siox_link_cand c[] = {{5, SIOX_LINK_AFTER, 4096, 1, 1}, {6, SIOX_LINK_INSIDE, 4096, 1, 1}, {8, SIOX_LINK_BEFORE, 4096, 1, 1}};
+  struct siox_link_cand c[] = {{5, SIOX_LINK_AFTER, 4096, 1, 1, 0}, {6, SIOX_LINK_INSIDE, 4096, 1, 1, 0}, {8, SIOX_LINK_BEFORE, 4096, 1, 1, 0}};
   struct siox_link out[3];
   assert_int_equal(siox_link_confidence(c, 3, 4096, out), 1);
   assert_int_equal(out[0].parent, 6);
   assert_true(out[0].confidence == 1.0);
   assert_string_equal(out[0].flags, "");
   /* Without an inside candidate, read-ahead beats lateness. */
-  struct siox_link_cand guesses[] = {{5, SIOX_LINK_AFTER, 4096, 1, 1}, {8, SIOX_LINK_BEFORE, 4096, 1, 1}};
+  struct siox_link_cand guesses[] = {{5, SIOX_LINK_AFTER, 4096, 1, 1, 0}, {8, SIOX_LINK_BEFORE, 4096, 1, 1, 0}};
   assert_int_equal(siox_link_confidence(guesses, 2, 4096, out), 1);
   assert_int_equal(out[0].parent, 8);
   assert_string_equal(out[0].flags, "before-parent");
@@ -108,11 +108,11 @@ static void test_in_window_beats_late(void **state) {
 
 static void test_ranges_unknown(void **state) {
   (void)state;
-  struct siox_link_cand none[] = {{1, SIOX_LINK_INSIDE, 0, 1, 0}, {2, SIOX_LINK_INSIDE, 0, 1, 0}};
+  struct siox_link_cand none[] = {{1, SIOX_LINK_INSIDE, 0, 1, 0, 0}, {2, SIOX_LINK_INSIDE, 0, 1, 0, 0}};
   struct siox_link out[2];
   assert_int_equal(siox_link_confidence(none, 2, 0, out), 2); /* R names no range: equal shares */
   assert_float_equal(out[0].confidence, 0.5, 1e-9);
-  struct siox_link_cand unranged[] = {{1, SIOX_LINK_INSIDE, 0, 0, 0}};
+  struct siox_link_cand unranged[] = {{1, SIOX_LINK_INSIDE, 0, 0, 0, 0}};
   assert_int_equal(siox_link_confidence(unranged, 1, 4096, out), 1); /* S names none */
   assert_true(out[0].confidence <= SIOX_LINK_UNRANGED_MAX);
   assert_int_equal(siox_link_confidence(unranged, 0, 4096, out), 0);
@@ -124,14 +124,32 @@ static void test_ranges_unknown(void **state) {
  * client fsync of the file: the writev alone, certain. Either kind stands
  * in when R's own is missing. Without the rule the flush was split 0.5/0.5
  * and the writev capped. */
+/* A brick lookup (unranged) inside the widened intervals of the client's
+ * lookup and of the open right after it, strictly inside the lookup's own:
+ * the lookup made it. With neither strict (clocks of two hosts), both stand. */
+static void test_strictly_inside_first(void **state) {
+  (void)state;
+  struct siox_link out[2];
+  struct siox_link_cand c[] = {{1, SIOX_LINK_INSIDE, 0, 1, 0, 1}, {2, SIOX_LINK_INSIDE, 0, 1, 0, 0}};
+  assert_int_equal(siox_link_confidence(c, 2, 0, out), 1);
+  assert_int_equal(out[0].parent, 1);
+  assert_true(out[0].confidence == 1.0);
+  c[0].strict = 0;
+  assert_int_equal(siox_link_confidence(c, 2, 0, out), 2);
+  assert_true(out[0].confidence == 0.5 && out[1].confidence == 0.5);
+  /* a ranged R keeps splitting by bytes, strict or not */
+  struct siox_link_cand w[] = {{3, SIOX_LINK_INSIDE, 2048, 0, 1, 1}, {4, SIOX_LINK_INSIDE, 2048, 0, 1, 0}};
+  assert_int_equal(siox_link_confidence(w, 2, 4096, out), 2);
+}
+
 static void test_same_kind_of_range_first(void **state) {
   (void)state;
   struct siox_link out[2];
-  struct siox_link_cand flush[] = {{1, SIOX_LINK_INSIDE, 0, 1, 1}, {2, SIOX_LINK_INSIDE, 0, 1, 0}};
+  struct siox_link_cand flush[] = {{1, SIOX_LINK_INSIDE, 0, 1, 1, 0}, {2, SIOX_LINK_INSIDE, 0, 1, 0, 0}};
   assert_int_equal(siox_link_confidence(flush, 2, 0, out), 1);
   assert_int_equal(out[0].parent, 2);
   assert_true(out[0].confidence == 1.0);
-  struct siox_link_cand writev[] = {{3, SIOX_LINK_INSIDE, 0, 0, 0}, {4, SIOX_LINK_INSIDE, 4096, 1, 1}};
+  struct siox_link_cand writev[] = {{3, SIOX_LINK_INSIDE, 0, 0, 0, 0}, {4, SIOX_LINK_INSIDE, 4096, 1, 1, 0}};
   assert_int_equal(siox_link_confidence(writev, 2, 4096, out), 1);
   assert_int_equal(out[0].parent, 4);
   assert_true(out[0].confidence == 1.0);
@@ -141,7 +159,7 @@ static void test_same_kind_of_range_first(void **state) {
   assert_int_equal(siox_link_confidence(writev, 1, 4096, out), 1);
   assert_true(out[0].confidence <= SIOX_LINK_UNRANGED_MAX);
   /* R's kind, though only late, beats the other kind inside */
-  struct siox_link_cand late[] = {{5, SIOX_LINK_INSIDE, 0, 1, 1}, {6, SIOX_LINK_AFTER, 0, 1, 0}};
+  struct siox_link_cand late[] = {{5, SIOX_LINK_INSIDE, 0, 1, 1, 0}, {6, SIOX_LINK_AFTER, 0, 1, 0, 0}};
   assert_int_equal(siox_link_confidence(late, 2, 0, out), 1);
   assert_int_equal(out[0].parent, 6);
   assert_string_equal(out[0].flags, "after-parent");
@@ -149,7 +167,7 @@ static void test_same_kind_of_range_first(void **state) {
 
 static void test_never_zero(void **state) {
   (void)state;
-  struct siox_link_cand c[] = {{1, SIOX_LINK_BEFORE, 1, 0, 1}, {2, SIOX_LINK_BEFORE, 1u << 30, 1, 1}};
+  struct siox_link_cand c[] = {{1, SIOX_LINK_BEFORE, 1, 0, 1, 0}, {2, SIOX_LINK_BEFORE, 1u << 30, 1, 1, 0}};
   struct siox_link out[2];
   assert_int_equal(siox_link_confidence(c, 2, 1u << 30, out), 2);
   assert_true(out[0].confidence > 0);
@@ -168,6 +186,7 @@ int main(void) {
       cmocka_unit_test(test_in_window_beats_late),
       cmocka_unit_test(test_ranges_unknown),
       cmocka_unit_test(test_same_kind_of_range_first),
+      cmocka_unit_test(test_strictly_inside_first),
       cmocka_unit_test(test_never_zero),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
