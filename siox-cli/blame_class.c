@@ -48,11 +48,18 @@ static void per_component(struct siox_kind_sample *v, size_t n, double *tmp, dou
   }
 }
 
+/* Components a size class needs to enter the fit: SIOX_KIND_MIN_NODES,
+ * and a quarter of the kind's components (blame_class.h). */
+static size_t class_support(size_t nodes) {
+  size_t q = (nodes + SIOX_KIND_CLASS_SHARE - 1) / SIOX_KIND_CLASS_SHARE;
+  return q > SIOX_KIND_MIN_NODES ? q : SIOX_KIND_MIN_NODES;
+}
+
 static void fit_points(struct siox_kind_model *m, double **xs, double **ys, const size_t *cnt) {
   double px[SIZE_CLASSES], py[SIZE_CLASSES];
-  size_t k = 0;
+  size_t k = 0, need = class_support(m->nodes);
   for (int c = 0; c < SIZE_CLASSES; c++) {
-    if (cnt[c] < SIOX_KIND_MIN_NODES) continue;
+    if (cnt[c] < need) continue;
     px[k] = siox_median(xs[c], cnt[c]);
     py[k++] = siox_median(ys[c], cnt[c]);
   }

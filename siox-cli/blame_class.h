@@ -32,11 +32,15 @@ struct siox_kind_model {
 };
 
 #define SIOX_KIND_MIN_NODES 2
+#define SIOX_KIND_CLASS_SHARE 4 /* a size class enters the fit from 1/4 of the components */
 
 /* Fits the model: per component and size class (power of two) the median
  * size and time; per size class the median over the components (so one
  * slow component, however many samples it has, does not move it), using
- * only size classes seen on >= 2 components; then blame's Theil-Sen line
+ * only size classes seen on >= 2 components and on >= 1/4 of them (each
+ * class is one point of the line, so classes only a few components served,
+ * e.g. HDF5's small metadata writes on the one slowed brick of each job,
+ * would otherwise outvote the sizes every component served); then blame's Theil-Sen line
  * through those points (one point: its time as a fixed cost, or per byte).
  * 0 (m->have says whether a model came out) or -ENOMEM. */
 int siox_kind_model_fit(const struct siox_kind_sample *s, size_t n, struct siox_kind_model *m);

@@ -41,6 +41,34 @@ static void kind_model_robust_to_a_slow_component(void **state) {
   assert_true(fabs(siox_kind_model_median_ratio(&m, ok, 1) - 1) < 0.1);
 }
 
+/* Seen in bench/run blame: two slowed bricks (earlier jobs) served HDF5's
+ * small metadata writes, in seven size classes no other brick saw, 60 ms
+ * each; eight healthy bricks served only 64 and 128 KiB writes. Each size
+ * class is one point of the line: seven slow points outvoted two healthy
+ * ones and the model read 60 ms + 0/byte, so a slowed brick looked normal.
+ * A class now needs a quarter of the components. */
+static void kind_model_ignores_sizes_few_components_served(void **state) {
+  (void)state;
+  struct siox_kind_sample s[200];
+  size_t n = 0;
+  int64_t small[] = {40, 96, 120, 272, 328, 544, 1992};
+  for (int node = 1; node <= 2; node++) {
+    for (int k = 0; k < 7; k++) s[n++] = (struct siox_kind_sample){node, 60 * MS, small[k]};
+    for (int r = 0; r < 4; r++) s[n++] = (struct siox_kind_sample){node, 60 * MS, 128 * KIB};
+  }
+  for (int node = 3; node <= 10; node++)
+    for (int r = 0; r < 6; r++)
+      s[n++] = (struct siox_kind_sample){node, healthy_ns(r % 2 ? 64 * KIB : 128 * KIB), r % 2 ? 64 * KIB : 128 * KIB};
+  struct siox_kind_model m;
+  assert_int_equal(siox_kind_model_fit(s, n, &m), 0);
+  assert_true(m.have);
+  assert_int_equal(m.nodes, 10);
+  assert_int_equal(m.points, 2);
+  assert_true(fabs(siox_kind_model_expect_s(&m, 128 * KIB) - healthy_ns(128 * KIB) / 1e9) < 0.0002);
+  struct siox_kind_sample slow[] = {{1, 60 * MS, 128 * KIB}};
+  assert_true(siox_kind_model_median_ratio(&m, slow, 1) > 50);
+}
+
 /* One component's history is its baseline, not a model of its kind. */
 static void kind_model_needs_two_components(void **state) {
   (void)state;
@@ -137,6 +165,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(kind_model_robust_to_a_slow_component),
       cmocka_unit_test(kind_model_needs_two_components),
+      cmocka_unit_test(kind_model_ignores_sizes_few_components_served),
       cmocka_unit_test(slowed_brick_queue_is_a_fault),
       cmocka_unit_test(hammered_healthy_brick_is_interference),
       cmocka_unit_test(lone_outlier_is_transient),
