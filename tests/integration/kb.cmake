@@ -26,7 +26,7 @@ if(TARGET siox-mpi AND TARGET siox-posix AND TARGET siox-strided-writes)
     # the previous set served again (issue 11).
     add_test(NAME integration_hints_withdraw COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_hints_withdraw.sh)
     set_tests_properties(integration_hints_withdraw PROPERTIES
-      LABELS integration TIMEOUT 600 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
+      LABELS "integration;system" TIMEOUT 600 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
       ENVIRONMENT "${SIOX_KB_DELIVERY_ENV};SIOX_TESTBED=${CMAKE_SOURCE_DIR}/testbed/siox-testbed;SIOX_XLATOR_DIR=${SIOX_XLATOR_DIR}")
   endif()
 endif()

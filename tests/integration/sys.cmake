@@ -27,7 +27,7 @@ if(TARGET siox-io-workload AND TARGET siox-xlator-client AND TARGET siox-mpi AND
     add_test(NAME integration_sys_blame_collective
              COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_sys_blame_collective.sh)
     set_tests_properties(integration_sys_blame_collective PROPERTIES
-      LABELS integration TIMEOUT 900 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
+      LABELS "integration;system" TIMEOUT 900 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
       ENVIRONMENT "${SIOX_SYS_ENV};SIOX_HDF5_WRITER=$<TARGET_FILE:hdf5_parallel_write>")
   endif()
 endif()

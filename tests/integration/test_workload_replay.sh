@@ -23,8 +23,6 @@ mkdir -p "$LIBDIR"
 ln -s "$SIOX_MPI_LIB" "$LIBDIR/libsiox-mpi.so"
 ln -s "$SIOX_POSIX_LIB" "$LIBDIR/libsiox-posix.so"
 ASAN_RT=$(ldd "$SIOX_MPI_LIB" | awk '/libasan/ {print $3}')
-export LD_PRELOAD=${ASAN_RT:-}
-[ -n "$LD_PRELOAD" ] || unset LD_PRELOAD
 
 # Waits until the warehouse's activity count has not changed for 2 s.
 # settle JOB...: waits until every rank of each JOB has recorded MPI_Finalize
@@ -59,6 +57,10 @@ log "manual pages"
 
 start_server
 start_daemon "" --batch-ms 50
+# The ASan runtime first for the traced (uninstrumented) programs, once the
+# servers run: munged's key is made by dd, which ASan's allocator refuses.
+export LD_PRELOAD=${ASAN_RT:-}
+[ -n "$LD_PRELOAD" ] || unset LD_PRELOAD
 
 log "the job, traced"
 traced wl-orig mpirun --oversubscribe -np 4 "$SIOX_MPI_WORKLOAD" "$D/orig/data" "$T/manifest" \
