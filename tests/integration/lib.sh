@@ -107,7 +107,9 @@ start_daemon() {
   export SIOX_SOCKET="$DAEMON_SOCK"
 }
 
-sql() { psql "$(cat "$SERVER_DIR/conninfo")" -v ON_ERROR_STOP=1 -Atqc "$1"; }
+# Without a preloaded ASan runtime (tests export it for uninstrumented MPI
+# programs): psql hung under it.
+sql() { env -u LD_PRELOAD psql "$(cat "$SERVER_DIR/conninfo")" -v ON_ERROR_STOP=1 -Atqc "$1"; }
 
 siox_cli() { "$SIOX_CLI" --data-dir "$SERVER_DIR" "$@"; }
 
