@@ -268,7 +268,8 @@ struct hint_cache {
 };
 
 /* Builds the cache key of a query into *key (malloc'd, caller frees). */
-int hint_cache_key(uint32_t uid, const char *exe, const char *args, const char *path, const char *component,
+int hint_cache_key(uint32_t uid, const char *job, const char *exe, const char *args, const char *path,
+                   const char *component,
                    char **key, size_t *len);
 void hint_cache_init(struct hint_cache *c, uint64_t ttl_ms, size_t max);
 void hint_cache_destroy(struct hint_cache *c);
@@ -449,7 +450,10 @@ void hints_stop(struct daemon *d); /* closes its timer */
 void hints_free(struct daemon *d); /* after the loop ran the closes */
 /* Handles a query from session s of client uid; answers now or later
  * (session_reply_and_close). Returns 0 or -EBADMSG for a malformed query. */
-int hints_query(struct daemon *d, struct session *s, uint32_t uid, const uint8_t *p, uint32_t len);
+/* job: the asking process's job id (job_id.c), "" for none; it is part of
+ * the question, as an experiment hint set goes to one run. */
+int hints_query(struct daemon *d, struct session *s, uint32_t uid, const char *job, const uint8_t *p,
+                uint32_t len);
 void hints_on_reply(struct daemon *d, const uint8_t *p, size_t n); /* HintReply from the server */
 void hints_link_lost(struct daemon *d); /* hint link lost: pending get "server down" */
 void hints_session_gone(struct daemon *d, struct session *s);

@@ -20,15 +20,16 @@ static uint64_t fnv1a(const char *s, size_t n, uint64_t h) {
   return h;
 }
 
-int hint_cache_key(uint32_t uid, const char *exe, const char *args, const char *path, const char *component,
-                   char **key, size_t *len) {
+int hint_cache_key(uint32_t uid, const char *job, const char *exe, const char *args, const char *path,
+                   const char *component, char **key, size_t *len) {
   uint64_t args_hash = fnv1a(args, strlen(args), 0xcbf29ce484222325ull);
   /* NUL separators: no field can contain one, so distinct tuples give
    * distinct keys. */
-  size_t n = strlen(exe) + strlen(path) + strlen(component) + 64;
+  size_t n = strlen(job) + strlen(exe) + strlen(path) + strlen(component) + 64;
   char *k = malloc(n);
   if (!k) return -ENOMEM;
-  int w = snprintf(k, n, "%" PRIu32 "%c%s%c%016" PRIx64 "%c%s%c%s", uid, 0, exe, 0, args_hash, 0, path, 0, component);
+  int w = snprintf(k, n, "%" PRIu32 "%c%s%c%s%c%016" PRIx64 "%c%s%c%s", uid, 0, job, 0, exe, 0, args_hash, 0, path, 0,
+                   component);
   if (w < 0 || (size_t)w >= n) {
     free(k);
     return -EINVAL;

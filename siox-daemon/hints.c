@@ -144,7 +144,8 @@ static int query_parse(const uint8_t *p, uint32_t len, struct query *q) {
 }
 
 /* Sends the question to the server; a pending entry then collects waiters. */
-static int forward(struct daemon *d, struct session *s, uint32_t uid, const struct query *q, char *key, size_t len) {
+static int forward(struct daemon *d, struct session *s, uint32_t uid, const char *job, const struct query *q,
+                   char *key, size_t len) {
   struct hints *h = d->hints;
   if (h->n_pending >= MAX_PENDING) return -EBUSY;
   struct hint_pending *p = calloc(1, sizeof *p);
@@ -157,6 +158,7 @@ static int forward(struct daemon *d, struct session *s, uint32_t uid, const stru
   m.args = (char *)q->s[1];
   m.path = (char *)q->s[2];
   m.component = (char *)q->s[3];
+  m.job = (char *)job;
   int rc = hint_link_send(d->hint_link, SIOX_FRAME_HINT_QUERY, &m.base);
   if (rc < 0) return free(p), free(w), rc;
   p->key = key;
@@ -173,7 +175,8 @@ static int forward(struct daemon *d, struct session *s, uint32_t uid, const stru
   return 0;
 }
 
-int hints_query(struct daemon *d, struct session *s, uint32_t uid, const uint8_t *payload, uint32_t len) {
+int hints_query(struct daemon *d, struct session *s, uint32_t uid, const char *job, const uint8_t *payload,
+                uint32_t len) {
   struct hints *h = d->hints;
   struct query q;
   char *key = NULL;
@@ -185,7 +188,7 @@ int hints_query(struct daemon *d, struct session *s, uint32_t uid, const uint8_t
     answer_status(s, SIOX_HINTS_DISABLED);
     goto out;
   }
-  if (hint_cache_key(uid, q.s[0], q.s[1], q.s[2], q.s[3], &key, &klen) < 0) {
+  if (hint_cache_key(uid, job, q.s[0], q.s[1], q.s[2], q.s[3], &key, &klen) < 0) {
     answer_status(s, SIOX_HINTS_ERROR);
     goto out;
   }
@@ -196,7 +199,7 @@ int hints_query(struct daemon *d, struct session *s, uint32_t uid, const uint8_t
     answer(s, hit);
   } else if (p) {
     if (pending_add_waiter(p, s) < 0) answer_status(s, SIOX_HINTS_ERROR);
-  } else if ((rc = forward(d, s, uid, &q, key, klen)) == 0) {
+  } else if ((rc = forward(d, s, uid, job, &q, key, klen)) == 0) {
     key = NULL; /* the pending entry owns it */
   } else {
     answer_status(s, rc == -ENOTCONN ? SIOX_HINTS_SERVER_DOWN : SIOX_HINTS_ERROR);

@@ -211,7 +211,10 @@ static int on_status(struct session *s) {
 /* A hint query: answered now or when the server replies (hints.c). */
 static int on_hints(struct session *s, const uint8_t *p, uint32_t len) {
   uv_read_stop((uv_stream_t *)&s->pipe);
-  if (hints_query(s->d, s, s->ident.uid, p, len) < 0)
+  /* No HELLO on this connection: the job comes from the asking process
+   * itself, which the kernel named (an experiment set goes to one job). */
+  job_id_of_peer(s->ident.pid, s->ident.uid, "", s->job, sizeof s->job);
+  if (hints_query(s->d, s, s->ident.uid, s->job, p, len) < 0)
     return violation(s, "malformed hint query");
   return -ECANCELED; /* no further frames from this connection */
 }

@@ -52,7 +52,10 @@ static void reply(struct siox_conn *c, uint64_t id, const struct hint_job *j) {
 static void lookup_run(struct siox_job *base, struct siox_db *db) {
   struct hint_job *j = (struct hint_job *)base;
   const Siox__HintQuery *q = j->q;
-  j->rc = siox_kb_hints_lookup(db->conn, q->exe, q->args, q->path, q->component, &j->set, j->err, sizeof j->err);
+  char run[600] = "";
+  if (q->job && *q->job) snprintf(run, sizeof run, "%u:%s", (unsigned)q->uid, q->job);
+  j->rc = siox_kb_hints_lookup(db->conn, q->exe, q->args, q->path, q->component, run, &j->set, j->err,
+                               sizeof j->err);
 }
 
 static void lookup_done(struct siox_job *base, struct siox_db *db) {

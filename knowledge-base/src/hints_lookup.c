@@ -2,7 +2,8 @@
  * Hint lookup: the knowledge-base side of hint delivery. siox-server calls
  * it (on its hint thread, never the ingest thread) when a daemon forwards an
  * MPI_File_open's question "which hints for this application and file?".
- * Reads kb_apps / kb_hint_sets (schema 006); writes nothing.
+ * Reads kb_apps / kb_hint_sets (schema 006, 016); writes only the claim of
+ * an experiment by the run it is tried on (schema 022).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,16 +13,24 @@
 #include <json-c/json.h>
 #include <siox/siox_kb.h>
 
-/* The newest live set of this executable, pattern and component; a set of
- * the exact command line wins over one of other arguments. Withdrawn sets
- * (measured slower, schema 016) are never served; experiments are, until a
- * run that applied them has been judged. */
+/* The newest set of this executable, pattern and component; a set of the
+ * exact command line wins over one of other arguments. Withdrawn sets
+ * (measured slower, schema 016) are never served. */
 static const char lookup_sql[] =
-    "SELECT h.hint_set_id, h.component, h.hints::text FROM kb_hint_sets h JOIN kb_apps a USING (app_id)"
+    "SELECT h.hint_set_id, h.component, h.hints::text, h.status, h.experiment_run, p.hint_set_id,"
+    "       p.component, p.hints::text"
+    " FROM kb_hint_sets h JOIN kb_apps a USING (app_id)"
+    " LEFT JOIN kb_hint_sets p ON p.hint_set_id = h.previous_set_id AND p.status = 'live'"
     " WHERE a.exe = $1 AND h.file_pattern = $3 AND h.component = $4 AND NOT h.superseded"
     "   AND h.status <> 'withdrawn'"
-    "   AND h.status <> 'withdrawn'"
     " ORDER BY (a.args_hash = $2::bigint) DESC, h.created_at DESC, h.hint_set_id DESC LIMIT 1";
+
+/* An experiment is tried on one run: the first run that asks claims it.
+ * The row lock makes concurrent claims of two runs exclusive: the loser's
+ * UPDATE re-reads experiment_run, finds it set, and returns nothing. */
+static const char claim_sql[] =
+    "UPDATE kb_hint_sets SET experiment_run = $2 WHERE hint_set_id = $1::bigint AND status = 'experiment'"
+    " AND experiment_run IS NULL RETURNING hint_set_id";
 
 static int fail(char *err, size_t errcap, const char *fmt, const char *a, const char *b) {
   if (err && errcap) snprintf(err, errcap, fmt, a, b);
@@ -62,8 +71,29 @@ static int parse_hints(const char *text, struct siox_kb_hintset *out, char *err,
   return rc;
 }
 
+/* 1 when run may have the experiment in row 0 of r: it claimed it before,
+ * or claims it now. A run without a job id never does: it could not be told
+ * from the next run, and the experiment would reach many. */
+static int experiment_is_ours(PGconn *c, PGresult *r, const char *run) {
+  if (!run || !*run) return 0;
+  if (!PQgetisnull(r, 0, 4)) return strcmp(PQgetvalue(r, 0, 4), run) == 0;
+  const char *params[2] = {PQgetvalue(r, 0, 0), run};
+  PGresult *u = PQexecParams(c, claim_sql, 2, NULL, params, NULL, NULL, 0);
+  int ours = PQresultStatus(u) == PGRES_TUPLES_OK && PQntuples(u) == 1;
+  PQclear(u);
+  return ours;
+}
+
+/* Fills out from the set in columns col.. (id, component, hints) of row 0. */
+static int fill(PGresult *r, int col, struct siox_kb_hintset *out, char *err, size_t errcap) {
+  out->hint_set_id = strtoll(PQgetvalue(r, 0, col), NULL, 10);
+  if (copy_whole(out->component, sizeof out->component, PQgetvalue(r, 0, col + 1)) < 0)
+    return fail(err, errcap, "hint set %s: component name too long%s", PQgetvalue(r, 0, col), "");
+  return parse_hints(PQgetvalue(r, 0, col + 2), out, err, errcap) < 0 ? -1 : 1;
+}
+
 int siox_kb_hints_lookup(PGconn *c, const char *exe, const char *args, const char *path, const char *component,
-                         struct siox_kb_hintset *out, char *err, size_t errcap) {
+                         const char *run, struct siox_kb_hintset *out, char *err, size_t errcap) {
   char pattern[4096], hash[24];
   if (!c || !exe || !path || !component || !out) return fail(err, errcap, "hints lookup: missing argument%s%s", "", "");
   if (siox_kb_file_pattern(path, pattern, sizeof pattern) < 0)
@@ -78,14 +108,15 @@ int siox_kb_hints_lookup(PGconn *c, const char *exe, const char *args, const cha
     return -1;
   }
   memset(out, 0, sizeof *out);
-  int found = PQntuples(r) == 1;
-  int rc = found;
-  if (found) {
-    out->hint_set_id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-    if (copy_whole(out->component, sizeof out->component, PQgetvalue(r, 0, 1)) < 0)
-      rc = fail(err, errcap, "hint set %s: component name too long%s", PQgetvalue(r, 0, 0), "");
-    else if (parse_hints(PQgetvalue(r, 0, 2), out, err, errcap) < 0)
-      rc = -1;
+  int rc = 0;
+  if (PQntuples(r) == 1) {
+    /* Another run's experiment: this run gets the live set it superseded,
+     * or none, as if the experiment did not exist yet. */
+    int other = strcmp(PQgetvalue(r, 0, 3), "experiment") == 0 && !experiment_is_ours(c, r, run);
+    if (!other)
+      rc = fill(r, 0, out, err, errcap);
+    else if (!PQgetisnull(r, 0, 5))
+      rc = fill(r, 5, out, err, errcap);
   }
   PQclear(r);
   return rc;

@@ -32,9 +32,9 @@ struct key {
   size_t n;
 };
 
-static struct key key_of(uint32_t uid, const char *exe, const char *args, const char *path, const char *comp) {
+static struct key key_of(uint32_t uid, const char *job, const char *exe, const char *args, const char *path, const char *comp) {
   struct key k;
-  assert_int_equal(hint_cache_key(uid, exe, args, path, comp, &k.k, &k.n), 0);
+  assert_int_equal(hint_cache_key(uid, job, exe, args, path, comp, &k.k, &k.n), 0);
   return k;
 }
 
@@ -42,7 +42,7 @@ static void test_ttl(void **state) {
   (void)state;
   struct hint_cache c;
   hint_cache_init(&c, 5000, 8);
-  struct key k = key_of(1000, "/bin/app", "app -n 4", "/mnt/out.h5", "romio321");
+  struct key k = key_of(1000, "j1", "/bin/app", "app -n 4", "/mnt/out.h5", "romio321");
   struct hint_answer a = answer(42, "romio_ds_write", "disable");
   assert_null(hint_cache_get(&c, k.k, k.n, 0));
   assert_int_equal(hint_cache_put(&c, k.k, k.n, &a, 1000), 0);
@@ -60,16 +60,17 @@ static void test_key_fields(void **state) {
   (void)state;
   struct hint_cache c;
   hint_cache_init(&c, 1000, 16);
-  struct key base = key_of(1000, "/bin/app", "app -n 4", "/mnt/out.h5", "romio321");
+  struct key base = key_of(1000, "j1", "/bin/app", "app -n 4", "/mnt/out.h5", "romio321");
   struct key other[] = {
-      key_of(1001, "/bin/app", "app -n 4", "/mnt/out.h5", "romio321"),
-      key_of(1000, "/bin/app2", "app -n 4", "/mnt/out.h5", "romio321"),
-      key_of(1000, "/bin/app", "app -n 8", "/mnt/out.h5", "romio321"),
-      key_of(1000, "/bin/app", "app -n 4", "/mnt/out2.h5", "romio321"),
-      key_of(1000, "/bin/app", "app -n 4", "/mnt/out.h5", "ompio"),
+      key_of(1001, "j1", "/bin/app", "app -n 4", "/mnt/out.h5", "romio321"),
+      key_of(1000, "j2", "/bin/app", "app -n 4", "/mnt/out.h5", "romio321"),
+      key_of(1000, "j1", "/bin/app2", "app -n 4", "/mnt/out.h5", "romio321"),
+      key_of(1000, "j1", "/bin/app", "app -n 8", "/mnt/out.h5", "romio321"),
+      key_of(1000, "j1", "/bin/app", "app -n 4", "/mnt/out2.h5", "romio321"),
+      key_of(1000, "j1", "/bin/app", "app -n 4", "/mnt/out.h5", "ompio"),
       /* NUL-separated fields: moving a byte from one field to the next
        * must not give the same key. */
-      key_of(1000, "/bin/ap", "app -n 4", "p/mnt/out.h5", "romio321"),
+      key_of(1000, "j1", "/bin/ap", "app -n 4", "p/mnt/out.h5", "romio321"),
   };
   struct hint_answer a = answer(7, "cb_nodes", "2");
   hint_cache_put(&c, base.k, base.n, &a, 0);
@@ -77,7 +78,7 @@ static void test_key_fields(void **state) {
     assert_null(hint_cache_get(&c, other[i].k, other[i].n, 1));
     free(other[i].k);
   }
-  struct key same = key_of(1000, "/bin/app", "app -n 4", "/mnt/out.h5", "romio321");
+  struct key same = key_of(1000, "j1", "/bin/app", "app -n 4", "/mnt/out.h5", "romio321");
   assert_non_null(hint_cache_get(&c, same.k, same.n, 1));
   free(same.k);
   free(base.k);
@@ -92,7 +93,7 @@ static void test_bound_drops_oldest(void **state) {
   char path[32];
   for (int i = 0; i < 4; i++) {
     snprintf(path, sizeof path, "/mnt/f%d", i);
-    k[i] = key_of(0, "/bin/app", "", path, "romio321");
+    k[i] = key_of(0, "j1", "/bin/app", "", path, "romio321");
     struct hint_answer a = answer(i + 1, "cb_nodes", "1");
     assert_int_equal(hint_cache_put(&c, k[i].k, k[i].n, &a, i), 0);
   }
@@ -113,7 +114,7 @@ static void test_ttl_zero_caches_nothing(void **state) {
   (void)state;
   struct hint_cache c;
   hint_cache_init(&c, 0, 8);
-  struct key k = key_of(0, "/bin/app", "", "/mnt/f", "romio321");
+  struct key k = key_of(0, "j1", "/bin/app", "", "/mnt/f", "romio321");
   struct hint_answer a = answer(1, "cb_nodes", "1");
   assert_int_equal(hint_cache_put(&c, k.k, k.n, &a, 0), 0);
   assert_null(hint_cache_get(&c, k.k, k.n, 0));

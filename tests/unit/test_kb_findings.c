@@ -265,7 +265,7 @@ static void test_sparse_disables_sieving(void **state) {
   assert_int_equal(kbdb_num(&db, "SELECT count(*) FROM kb_hint_sets WHERE NOT superseded"), 2);
   /* What the daemons get: the lookup serves the sparse set. */
   struct siox_kb_hintset hs;
-  assert_int_equal(siox_kb_hints_lookup(db.c, "/bin/test", "", "/mnt/sparse.dat", "romio321", &hs, err, sizeof err), 1);
+  assert_int_equal(siox_kb_hints_lookup(db.c, "/bin/test", "", "/mnt/sparse.dat", "romio321", "0:j", &hs, err, sizeof err), 1);
   assert_int_equal(hs.n, 1);
   assert_string_equal(hs.hints[0].key, "romio_ds_write");
   assert_string_equal(hs.hints[0].value, "disable");

@@ -102,13 +102,16 @@ static void clear(void) {
   kbdb_exec(&db, "DELETE FROM processes WHERE proc_id > 0");
 }
 
-static int64_t served(void) {
+/* The set served to run ("<uid>:<job>", "" for a process without a job). */
+static int64_t served_to(const char *run) {
   struct siox_kb_hintset hs;
   char err[256];
-  int rc = siox_kb_hints_lookup(db.c, EXE, "-w -t 64k", "/mnt/out.99.dat", "romio321", &hs, err, sizeof err);
+  int rc = siox_kb_hints_lookup(db.c, EXE, "-w -t 64k", "/mnt/out.99.dat", "romio321", run, &hs, err, sizeof err);
   assert_true(rc >= 0);
   return rc ? hs.hint_set_id : 0;
 }
+
+static int64_t served(void) { return served_to("1000:next"); }
 
 static void analyze(const char *job) {
   char err[512] = "";
@@ -205,6 +208,25 @@ static void experiments(void **st) {
   assert_int_equal(served(), 0);
 }
 
+/* An experiment is tried on one run: the first run that asks gets it, on
+ * every open; other runs, and processes without a job id, get the live set
+ * it superseded (or none), until the experiment is judged live. */
+static void experiment_goes_to_one_run(void **st) {
+  (void)st;
+  clear();
+  int64_t prev = set("{\"cb_nodes\": \"2\"}", "live", 0, 1);
+  int64_t e = set("{\"romio_cb_write\": \"enable\"}", "experiment", prev, 0);
+  assert_int_equal(served_to("1000:exp-1"), e);
+  assert_int_equal(served_to("1000:exp-1"), e); /* its other ranks */
+  assert_int_equal(served_to("1000:exp-2"), prev);
+  assert_int_equal(served_to("1001:exp-1"), prev); /* same job id, another user */
+  assert_int_equal(served_to(""), prev);
+  kbdb_exec(&db, "UPDATE kb_hint_sets SET status = 'withdrawn' WHERE hint_set_id = %lld", (long long)prev);
+  assert_int_equal(served_to("1000:exp-2"), 0);
+  kbdb_exec(&db, "UPDATE kb_hint_sets SET status = 'live' WHERE hint_set_id = %lld", (long long)e);
+  assert_int_equal(served_to("1000:exp-2"), e);
+}
+
 static int setup(void **state) {
   (void)state;
   if (kbdb_start(&db, 2, (char *[]){"x", getenv("SIOX_TEST_SERVER"), NULL}) != 0) return -1;
@@ -227,6 +249,7 @@ int main(int argc, char **argv) {
   }
   setenv("SIOX_TEST_SERVER", argv[1], 1);
   const struct CMUnitTest tests[] = {cmocka_unit_test(harmful_set_is_withdrawn), cmocka_unit_test(noise_is_not_withdrawn),
-                                     cmocka_unit_test(no_plain_runs_is_not_measured), cmocka_unit_test(experiments)};
+                                     cmocka_unit_test(no_plain_runs_is_not_measured), cmocka_unit_test(experiments),
+                                     cmocka_unit_test(experiment_goes_to_one_run)};
   return cmocka_run_group_tests_name("kb_hint_outcome", tests, setup, teardown);
 }

@@ -42,10 +42,13 @@ struct siox_kb_hintset {
 
 /* The newest hint set for (exe, args, path) meant for component: an exact
  * match of application and file pattern first, then the same executable
- * with any arguments and the same pattern. Returns 1 and fills *out, 0 when
+ * with any arguments and the same pattern. run names the asking run as
+ * "<uid>:<job id>" (NULL or "" for a process without a job id): an
+ * experiment set goes to the first run that asks, and every other run gets
+ * the live set it superseded, or none. Returns 1 and fills *out, 0 when
  * there is none, -1 on error. */
-int siox_kb_hints_lookup(PGconn *c, const char *exe, const char *args, const char *path,
-                         const char *component, struct siox_kb_hintset *out, char *err, size_t errcap);
+int siox_kb_hints_lookup(PGconn *c, const char *exe, const char *args, const char *path, const char *component,
+                         const char *run, struct siox_kb_hintset *out, char *err, size_t errcap);
 
 /* ---- analyses (analyze_*.c) ----------------------------------------------
  * A job is processes.job, or "proc:<proc_id>" for a process without one. */
