@@ -3,9 +3,9 @@
 # GlusterFS testbed (4 bricks, 4 ranks, romio321), with siox-server judging
 # every applied set (`siox hints --job J --analyze` after each run):
 #   strided     siox-strided-writes, sparse strided independent 4 KiB writes
-#   coll_small  siox-strided-writes --collective, 4 KiB blocks interleaved in
-#               collective writes (the case; writes only: the
-#               workload has no collective read phase)
+#   coll_small  siox-strided-writes --collective --read-back, 4 KiB blocks
+#               interleaved in collective writes, then read back by
+#               collective reads (the case)
 #   contig      siox-strided-writes --blocks 1 --block 4 MiB: large
 #               contiguous independent writes (the right answer: no hint)
 #   hdf5        siox-io-workload --h5: collective H5Dwrite of a 2-D dataset
@@ -55,7 +55,7 @@ one() {
   local w=$1 job=$2 t0 t1
   case $w in
   strided) JOB=$job SIOX_HINTS=$3 strided "$T/$job.out" "$TB/mnt/strided.dat" --no-verify --blocks 16 --repeat 8 --stride 1048576 ;;
-  coll_small) JOB=$job SIOX_HINTS=$3 strided "$T/$job.out" "$TB/mnt/coll.dat" --no-verify --collective --blocks 16 --repeat 8 ;;
+  coll_small) JOB=$job SIOX_HINTS=$3 strided "$T/$job.out" "$TB/mnt/coll.dat" --no-verify --collective --read-back --blocks 16 --repeat 8 ;;
   contig) JOB=$job SIOX_HINTS=$3 strided "$T/$job.out" "$TB/mnt/contig.dat" --no-verify --blocks 1 --block 4194304 --repeat 4 ;;
   hdf5)
     t0=$(date +%s.%N)

@@ -8,7 +8,7 @@
  *
  * usage: mpirun -np P siox-strided-writes FILE [--blocks N] [--block B]
  *          [--stride S] [--repeat K] [--info KEY=VALUE]... [--print-info]
- *          [--no-verify] [--collective]
+ *          [--no-verify] [--collective] [--read-back]
  *   Each rank sets the view: N blocks of B bytes (default 64 x 4096), stride
  *   S bytes (default P*B: a dense interleave), displacement rank*B; then
  *   calls MPI_File_write of N*B bytes K times (default 8; the individual file
@@ -22,9 +22,15 @@
  *   --collective      MPI_File_write_all instead of MPI_File_write: ROMIO's
  *                     two-phase I/O, where aggregator ranks gather the others'
  *                     blocks and make the pwrites for them
- * Rank 0 prints "io_time_s T" (the write phase, barrier to barrier, the
- * slowest rank's view), "open_time_s T", and "siox_strided_writes: ok"
- * when the data read back is what every rank wrote.
+ *   --read-back       after the writes, read the same blocks back through the
+ *                     view (MPI_File_read_all with --collective, else
+ *                     MPI_File_read) and check every byte: a read phase for
+ *                     the hint loop, where read hints (romio_cb_read,
+ *                     romio_ds_read) act
+ * Rank 0 prints "io_time_s T" (the write phase plus the read phase when
+ * --read-back, barrier to barrier, the slowest rank's view), "write_time_s",
+ * "read_time_s", "open_time_s T", and "siox_strided_writes: ok" when the data
+ * read back is what every rank wrote.
  */
 #include <getopt.h>
 #include <mpi.h>
@@ -39,7 +45,7 @@ struct opts {
   const char *file;
   long blocks, block, stride, repeat;
   char *info[MAX_INFO];
-  int ninfo, print_info, verify, collective;
+  int ninfo, print_info, verify, collective, read_back;
 };
 
 static int rank, nprocs;
@@ -61,7 +67,7 @@ static void parse(int argc, char **argv, struct opts *o) {
                                      {"repeat", required_argument, 0, 'k'}, {"info", required_argument, 0, 'i'},
                                      {"print-info", no_argument, 0, 'p'},   {"no-verify", no_argument, 0, 'v'},
                                      {"stride", required_argument, 0, 's'}, {"collective", no_argument, 0, 'c'},
-                                     {0, 0, 0, 0}};
+                                     {"read-back", no_argument, 0, 'r'},    {0, 0, 0, 0}};
   int c;
   *o = (struct opts){.blocks = 64, .block = 4096, .repeat = 8, .verify = 1};
   while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -73,8 +79,9 @@ static void parse(int argc, char **argv, struct opts *o) {
     else if (c == 'p') o->print_info = 1;
     else if (c == 'v') o->verify = 0;
     else if (c == 'c') o->collective = 1;
+    else if (c == 'r') o->read_back = 1;
     else die("usage: siox-strided-writes FILE [--blocks N] [--block B] [--stride S] [--repeat K] [--info K=V]... "
-             "[--print-info] [--no-verify] [--collective]");
+             "[--print-info] [--no-verify] [--collective] [--read-back]");
   }
   if (!o->stride) o->stride = nprocs * o->block;
   /* The ranks' blocks of one row must not overlap; MPI_Type_vector's stride
@@ -119,35 +126,53 @@ static void print_info(MPI_File fh) {
   MPI_Info_free(&info);
 }
 
-/* Writes K times N blocks through the strided view; returns the slowest
- * rank's write-phase seconds. */
-static double write_phase(MPI_File fh, const struct opts *o) {
-  long n = o->blocks, b = o->block, s = o->stride, tile = n * s;
+/* Sets the rank's strided view: N blocks of B bytes every S bytes, tiled so
+ * that call k continues in tile k, N*S bytes on. */
+static void set_view(MPI_File fh, const struct opts *o) {
+  MPI_Datatype ft, tiled;
+  MPI_Type_vector((int)o->blocks, (int)o->block, (int)o->stride, MPI_BYTE, &ft);
+  MPI_Type_create_resized(ft, 0, o->blocks * o->stride, &tiled);
+  MPI_Type_commit(&tiled);
+  if (MPI_File_set_view(fh, (MPI_Offset)rank * o->block, MPI_BYTE, tiled, "native", MPI_INFO_NULL) != MPI_SUCCESS)
+    die("MPI_File_set_view failed");
+  MPI_Type_free(&ft);
+  MPI_Type_free(&tiled);
+}
+
+/* The file offset of byte j of block i in call k of this rank. */
+static long offset_of(const struct opts *o, long k, long i, long j) {
+  return k * o->blocks * o->stride + i * o->stride + rank * o->block + j;
+}
+
+/* Writes (or, with reading, reads back and checks, counting bad bytes in
+ * *bad) K times N blocks through the strided view; returns the slowest
+ * rank's seconds, barrier to barrier. */
+static double phase(MPI_File fh, const struct opts *o, int reading, long *bad) {
+  long n = o->blocks, b = o->block;
   unsigned char *buf = malloc((size_t)(n * b));
   if (!buf) die("out of memory");
-  MPI_Datatype ft;
-  MPI_Type_vector((int)n, (int)b, (int)s, MPI_BYTE, &ft);
-  /* The extent must cover the whole tile, so write k continues in tile k. */
-  MPI_Datatype tiled;
-  MPI_Type_create_resized(ft, 0, tile, &tiled);
-  MPI_Type_commit(&tiled);
-  if (MPI_File_set_view(fh, (MPI_Offset)rank * b, MPI_BYTE, tiled, "native", MPI_INFO_NULL) != MPI_SUCCESS)
-    die("MPI_File_set_view failed");
+  set_view(fh, o); /* also rewinds the individual file pointer */
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
   for (long k = 0; k < o->repeat; k++) {
-    for (long i = 0; i < n; i++)
-      for (long j = 0; j < b; j++) buf[i * b + j] = expected(k * tile + i * s + rank * b + j, b);
     MPI_Status st;
-    int rc = o->collective ? MPI_File_write_all(fh, buf, (int)(n * b), MPI_BYTE, &st)
-                           : MPI_File_write(fh, buf, (int)(n * b), MPI_BYTE, &st);
-    if (rc != MPI_SUCCESS) die(o->collective ? "MPI_File_write_all failed" : "MPI_File_write failed");
+    int rc;
+    if (reading) {
+      rc = o->collective ? MPI_File_read_all(fh, buf, (int)(n * b), MPI_BYTE, &st)
+                         : MPI_File_read(fh, buf, (int)(n * b), MPI_BYTE, &st);
+    } else {
+      for (long i = 0; i < n; i++)
+        for (long j = 0; j < b; j++) buf[i * b + j] = expected(offset_of(o, k, i, j), b);
+      rc = o->collective ? MPI_File_write_all(fh, buf, (int)(n * b), MPI_BYTE, &st)
+                         : MPI_File_write(fh, buf, (int)(n * b), MPI_BYTE, &st);
+    }
+    if (rc != MPI_SUCCESS) die(reading ? "MPI-IO read failed" : "MPI-IO write failed");
+    for (long i = 0; reading && i < n; i++)
+      for (long j = 0; j < b; j++) *bad += buf[i * b + j] != expected(offset_of(o, k, i, j), b);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   double mine = MPI_Wtime() - t0, slowest = 0;
   MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-  MPI_Type_free(&ft);
-  MPI_Type_free(&tiled);
   free(buf);
   return slowest;
 }
@@ -201,11 +226,15 @@ int main(int argc, char **argv) {
   double open_s = MPI_Wtime() - t0;
   if (info != MPI_INFO_NULL) MPI_Info_free(&info);
   if (o.print_info) print_info(fh);
-  double io_s = write_phase(fh, &o);
+  long bad = 0, all_bad = 0;
+  double write_s = phase(fh, &o, 0, &bad), read_s = o.read_back ? phase(fh, &o, 1, &bad) : 0;
   MPI_File_close(&fh);
-  int ok = rank != 0 || !o.verify || verify(&o);
+  MPI_Allreduce(&bad, &all_bad, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0 && all_bad) fprintf(stderr, "siox-strided-writes: %ld bad bytes read back through MPI-IO\n", all_bad);
+  int ok = all_bad == 0 && (rank != 0 || !o.verify || verify(&o));
   if (rank == 0) {
-    printf("open_time_s %.6f\nio_time_s %.6f\n", open_s, io_s);
+    printf("open_time_s %.6f\nio_time_s %.6f\nwrite_time_s %.6f\nread_time_s %.6f\n", open_s, write_s + read_s,
+           write_s, read_s);
     if (ok) printf("siox_strided_writes: ok\n");
   }
   MPI_Finalize();
