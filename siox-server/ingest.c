@@ -320,13 +320,34 @@ static int build_string_attrs(struct siox_batch_ctx *x) {
   " (aid, proc_id, parent_aid, node_id, type_id, start_ns, end_ns, err, attr_ids, attr_vals, real_ids, real_vals)"
 
 /* Activities already stored (a daemon that lost its state and resent them
- * under new seqs) would fail the plain COPY; this path keeps the first copy. */
+ * under new seqs) would fail the plain COPY; this path keeps the first copy.
+ * The rows that hang off an activity (text attributes here, remote calls and
+ * descriptor mappings in objects.c) are added only for the activities new in
+ * this batch, which siox_new lists until the transaction ends. */
 static int copy_facts_dedup(struct siox_batch_ctx *x) {
   PGconn *c = x->db->conn;
   siox_log("batch %llu: some activities already stored; keeping the first copies", (unsigned long long)x->msg->seq);
   if (siox_db_exec(c, "CREATE TEMP TABLE IF NOT EXISTS siox_stage (LIKE activities) ON COMMIT DELETE ROWS") ||
+      siox_db_exec(c, "CREATE TEMP TABLE IF NOT EXISTS siox_new (aid bigint PRIMARY KEY) ON COMMIT DELETE ROWS") ||
       siox_db_copy(c, "COPY siox_stage" COPY_ACTIVITIES " FROM STDIN (FORMAT binary)", x->db->copy.p, x->db->copy.len) ||
-      siox_db_exec(c, "INSERT INTO activities SELECT * FROM siox_stage ON CONFLICT (aid) DO NOTHING"))
+      siox_db_exec(c, "WITH ins AS (INSERT INTO activities SELECT * FROM siox_stage ON CONFLICT (aid) DO NOTHING"
+                      " RETURNING aid) INSERT INTO siox_new SELECT aid FROM ins"))
+    return -EIO;
+  x->db->resend = 1;
+  return 0;
+}
+
+static int copy_text_attrs(struct siox_batch_ctx *x) {
+  PGconn *c = x->db->conn;
+  if (!x->db->resend)
+    return siox_db_copy(c, "COPY activity_text_attrs (aid, attr_id, value) FROM STDIN (FORMAT binary)",
+                        x->db->copy2.p, x->db->copy2.len);
+  if (siox_db_exec(c, "CREATE TEMP TABLE IF NOT EXISTS siox_stage_text ON COMMIT DELETE ROWS AS"
+                      " SELECT aid, attr_id, value FROM activity_text_attrs WITH NO DATA") ||
+      siox_db_copy(c, "COPY siox_stage_text (aid, attr_id, value) FROM STDIN (FORMAT binary)", x->db->copy2.p,
+                   x->db->copy2.len) ||
+      siox_db_exec(c, "INSERT INTO activity_text_attrs (aid, attr_id, value) SELECT aid, attr_id, value"
+                      " FROM siox_stage_text JOIN siox_new USING (aid)"))
     return -EIO;
   return 0;
 }
@@ -338,9 +359,7 @@ static int copy_facts(struct siox_batch_ctx *x, int dedup) {
   PGconn *c = x->db->conn;
   if (dedup) rc = copy_facts_dedup(x);
   else rc = siox_db_copy(c, "COPY activities" COPY_ACTIVITIES " FROM STDIN (FORMAT binary)", x->db->copy.p, x->db->copy.len);
-  if (rc == 0 && x->blk.n_string_attrs)
-    rc = siox_db_copy(c, "COPY activity_text_attrs (aid, attr_id, value) FROM STDIN (FORMAT binary)", x->db->copy2.p,
-                      x->db->copy2.len);
+  if (rc == 0 && x->blk.n_string_attrs) rc = copy_text_attrs(x);
   return rc;
 }
 
@@ -434,6 +453,7 @@ static int seq_rule(uint64_t seq, uint64_t acked, struct siox_ingest_result *res
 
 static int transaction(struct siox_batch_ctx *x, struct siox_ingest_result *res, int dedup) {
   int64_t acked = 0;
+  x->db->resend = 0;
   int rc = siox_db_exec(x->db->conn, "BEGIN");
   if (rc == 0 && (rc = lock_daemon(x, &acked)) == -ENOENT) {
     snprintf(x->reason, x->reason_len, "daemon id %llu belongs to another identity", (unsigned long long)x->msg->daemon_id);

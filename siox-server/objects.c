@@ -128,7 +128,15 @@ static int add_mapping(struct siox_db *db, int64_t proc_id, const struct siox_bl
   int have_node = r->node && siox_node_of(db, proc_id, r->node, &node_id) == 0;
   const char *v[] = {siox_i64s(p, proc_id), have_node ? siox_i64s(n, node_id) : NULL,
                      r->aid ? siox_i64s(a, siox_global_aid(proc_id, r->aid)) : NULL, siox_i64s(f, from), siox_i64s(t, to)};
-  PGresult *res = siox_db_query(db->conn, "INSERT INTO descriptor_mappings VALUES ($1, $2, $3, $4, $5)", 5, v);
+  /* A resent batch (db->resend) maps again what is already stored. */
+  PGresult *res = siox_db_query(db->conn,
+                                db->resend ? "INSERT INTO descriptor_mappings SELECT $1::int, $2::int, $3::bigint,"
+                                             " $4::bigint, $5::bigint WHERE NOT EXISTS (SELECT 1 FROM"
+                                             " descriptor_mappings m WHERE m.proc_id = $1::int AND m.from_desc ="
+                                             " $4::bigint AND m.to_desc = $5::bigint AND m.aid IS NOT DISTINCT FROM"
+                                             " $3::bigint)"
+                                           : "INSERT INTO descriptor_mappings VALUES ($1, $2, $3, $4, $5)",
+                                5, v);
   PQclear(res);
   return res ? 0 : -EIO;
 }
@@ -225,6 +233,21 @@ static void add_times(const struct siox_block *b, const int64_t *proc_ids, int64
   }
 }
 
+#define RC_COLUMNS "aid, kind, object_id, desc_id, offset_b, length_b, target_hwid, target_swid, start_ns, end_ns"
+
+/* A resent batch: only the remote calls of activities new in it (ingest.c's
+ * siox_new); the others are stored, and a second row would be matched
+ * twice. */
+static int copy_remote_calls_resent(struct siox_db *db, const struct siox_copybuf *c) {
+  if (siox_db_exec(db->conn, "CREATE TEMP TABLE IF NOT EXISTS siox_stage_rc ON COMMIT DELETE ROWS AS"
+                             " SELECT " RC_COLUMNS " FROM remote_calls WITH NO DATA") ||
+      siox_db_copy(db->conn, "COPY siox_stage_rc (" RC_COLUMNS ") FROM STDIN (FORMAT binary)", c->p, c->len) ||
+      siox_db_exec(db->conn, "INSERT INTO remote_calls (" RC_COLUMNS ") SELECT " RC_COLUMNS
+                             " FROM siox_stage_rc WHERE aid IN (SELECT aid FROM siox_new)"))
+    return -EIO;
+  return 0;
+}
+
 /* COPYs the batch's remote calls, each under its object's union-find root
  * as of now, after every MAP of the batch: the matcher compares object ids
  * as they are stored, so a pre-merge id would never meet its partner. */
@@ -246,11 +269,10 @@ static int copy_remote_calls(struct siox_db *db, const struct rc_rows *rows) {
     else siox_copybuf_null(c), siox_copybuf_null(c);
   }
   int rc = siox_copybuf_finish(c);
-  if (rc == 0)
-    rc = siox_db_copy(db->conn,
-                      "COPY remote_calls (aid, kind, object_id, desc_id, offset_b, length_b, target_hwid, target_swid,"
-                      " start_ns, end_ns) FROM STDIN (FORMAT binary)",
-                      c->p, c->len);
+  if (rc == 0 && !db->resend)
+    rc = siox_db_copy(db->conn, "COPY remote_calls (" RC_COLUMNS ") FROM STDIN (FORMAT binary)", c->p, c->len);
+  else if (rc == 0)
+    rc = copy_remote_calls_resent(db, c);
   return rc;
 }
 

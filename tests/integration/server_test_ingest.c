@@ -3,8 +3,11 @@
  * to a real siox-server with an embedded PostgreSQL; every activity row in
  * the warehouse must equal what was sent (global aid, clock offset applied,
  * parent, type, node, attributes), and resending the same seqs must be
- * acknowledged without creating a single duplicate. Status and Ping are
- * answered with the right counters and clock stamps.
+ * acknowledged without creating a single duplicate. The same activities
+ * resent under new seqs (a daemon that lost its state) are acknowledged and
+ * add no row: no activity, text attribute, remote call or descriptor
+ * mapping twice. Status and Ping are answered with the right counters and
+ * clock stamps.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +16,7 @@
 
 #include "server_harness.h"
 #include "siox/siox_ontology.h"
+#include "siox_client_wire.h"
 #include "siox_frame.h"
 
 #define NBATCH 3
@@ -27,11 +31,23 @@ static void make_batch(struct siox_block *b, int k) {
   s->proc = 0, s->aid = 1 + (uint64_t)k * PER;
   s->value.attr = SIOX_ATTR_POSIX_PATH, s->value.vtype = SIOX_VT_STR;
   siox_block_set_bytes(b, &s->value, "/data/out.h5", 12);
+  struct siox_block_target *t = siox_block_add_target(b);
+  t->proc = 0, t->target_id = 1;
+  t->hwid = siox_block_strdup(b, "brick1", 6);
+  t->swid = siox_block_strdup(b, "GlusterFS-brick", 15);
+  struct siox_block_descriptor *d = block_desc(b, 0, SIOX_DESC_SEND, 1 + (uint64_t)k * PER, 1, SIOX_ATTR_TEST_HANDLE,
+                                               "obj", 3);
+  d->offset = 0, d->length = 4096;
+  d = block_desc(b, 0, SIOX_DESC_MAP, 2 + (uint64_t)k * PER, 0, SIOX_ATTR_TEST_HANDLE, "obj", 3);
+  d->nvalues = 2;
+  d->values[1].attr = SIOX_ATTR_POSIX_PATH, d->values[1].vtype = SIOX_VT_STR;
+  siox_block_set_bytes(b, &d->values[1], "/data/out.h5", 12);
   struct siox_block_stats *st = siox_block_add_stats(b);
   st->proc = 0, st->activities = (uint64_t)(k + 1) * PER, st->records = 7, st->dropped = 3;
 }
 
-static int send_all(int port, int expect_acked) {
+/* Sends the NBATCH batches as seqs first_seq.. */
+static int send_all(int port, int expect_acked, int first_seq) {
   int fd = cli_connect(port);
   if (fd < 0) return -1;
   long long acked = cli_hello(fd, 42, "node1", NULL);
@@ -39,11 +55,11 @@ static int send_all(int port, int expect_acked) {
   for (int k = 0; k < NBATCH; k++) {
     struct siox_block b;
     make_batch(&b, k);
-    CHECK(cli_batch(fd, 42, (uint64_t)k + 1, OFFSET_NS, 1000, &b) == 0, "send batch %d", k);
+    CHECK(cli_batch(fd, 42, (uint64_t)(first_seq + k), OFFSET_NS, 1000, &b) == 0, "send batch %d", k);
     siox_block_free(&b);
   }
-  long long got = cli_wait_ack(fd, NBATCH, 60000);
-  CHECK(got == NBATCH, "ack %lld, want %d", got, NBATCH);
+  long long got = cli_wait_ack(fd, (uint64_t)(first_seq + NBATCH - 1), 60000);
+  CHECK(got == first_seq + NBATCH - 1, "ack %lld, want %d", got, first_seq + NBATCH - 1);
   close(fd);
   return 0;
 }
@@ -77,14 +93,16 @@ static void check_rows(PGconn *c) {
   PQclear(r);
 }
 
-static void check_counts(PGconn *c) {
+static void check_counts(PGconn *c, int acked) {
   CHECK(harness_scalar(c, "SELECT count(*) FROM activities") == NBATCH * PER, "activities");
   CHECK(harness_scalar(c, "SELECT count(DISTINCT aid) FROM activities") == NBATCH * PER, "distinct");
   CHECK(harness_scalar(c, "SELECT count(*) FROM activity_text_attrs WHERE value = '/data/out.h5'") == NBATCH, "text attrs");
   CHECK(harness_scalar(c, "SELECT count(*) FROM processes") == 1, "processes");
   CHECK(harness_scalar(c, "SELECT count(*) FROM nodes") == 1, "nodes");
   CHECK(harness_scalar(c, "SELECT count(*) FROM activity_types") == 1, "types");
-  CHECK(harness_scalar(c, "SELECT acked_seq FROM daemons WHERE daemon_id = 42") == NBATCH, "acked_seq");
+  CHECK(harness_scalar(c, "SELECT acked_seq FROM daemons WHERE daemon_id = 42") == acked, "acked_seq");
+  CHECK(harness_scalar(c, "SELECT count(*) FROM remote_calls") == NBATCH, "remote calls");
+  CHECK(harness_scalar(c, "SELECT count(*) FROM descriptor_mappings") == NBATCH, "descriptor mappings");
   CHECK(harness_scalar(c, "SELECT activities FROM client_stats") == NBATCH * PER, "client_stats");
   CHECK(harness_scalar(c, "SELECT dropped FROM client_stats") == 3, "client_stats dropped");
   CHECK(harness_scalar(c, "SELECT count(*) FROM causal_edges WHERE kind = 'explicit'") == NBATCH * PER / 10, "explicit");
@@ -125,14 +143,17 @@ static void check_status_and_ping(int port) {
 int main(int argc, char **argv) {
   struct harness h;
   if (harness_setup(&h, argc, argv, NULL, NULL) != 0) return 1;
-  send_all(h.port, 0);
+  send_all(h.port, 0, 1);
   PGconn *c = harness_db(&h);
   CHECK(c != NULL, "db");
-  if (c) check_rows(c), check_counts(c);
-  send_all(h.port, NBATCH); /* the same seqs again: acked, not stored twice */
-  if (c) check_counts(c);
+  if (c) check_rows(c), check_counts(c, NBATCH);
+  send_all(h.port, NBATCH, 1); /* the same seqs again: acked, not stored twice */
+  if (c) check_counts(c, NBATCH);
   CHECK(harness_log_has(&h, "daemon 42 (node1) connected, acked_seq 3"), "second hello logged");
   check_status_and_ping(h.port);
+  send_all(h.port, NBATCH, NBATCH + 1); /* the same activities under new seqs */
+  if (c) check_rows(c), check_counts(c, 2 * NBATCH);
+  CHECK(harness_log_has(&h, "some activities already stored; keeping the first copies"), "resend logged");
   PQfinish(c);
   return harness_finish(&h, "server_ingest");
 }
