@@ -360,7 +360,7 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   struct siox_kb_capacity_row *r = NULL;
   size_t n = 0;
   int got = -1;
-  if (!a.update || siox_kb_capacity_update(c, err, sizeof err) >= 0)
+  if (!a.update || siox_kb_capacity_update(c, 0, err, sizeof err) >= 0)
     got = siox_kb_capacity_report(c, &a.q, &r, &n, err, sizeof err);
   if (got < 0) {
     fprintf(stderr, "siox capacity: %s\n", err);

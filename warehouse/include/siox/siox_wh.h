@@ -36,6 +36,16 @@ void siox_wh_close(struct siox_wh *wh);
  * queries below and libsiox-kb take it. NULL for NULL. */
 PGconn *siox_wh_pg(struct siox_wh *wh);
 
+/* Says one line of progress (e.g. "schema 015_blame_indexes.sql applied"). */
+typedef void (*siox_wh_log_fn)(void *ctx, const char *line);
+
+/* Brings the database at c to the newest schema (warehouse/schema, embedded
+ * at build time) and reloads the ontology rows: each NNN_*.sql not yet in
+ * schema_version in its own transaction, under an advisory lock so that
+ * servers starting together take turns. log (may be NULL) hears each
+ * applied file. 0 or -EIO with err saying which step failed. */
+int siox_wh_migrate(PGconn *c, siox_wh_log_fn log, void *ctx, char *err, size_t errlen);
+
 /* The queries and the analyses. */
 #include "siox/wh/warehouse.h"
 #include "siox/wh/graph.h"
