@@ -56,5 +56,6 @@ int siox_wh_migrate(PGconn *c, siox_wh_log_fn log, void *ctx, char *err, size_t 
 #include "siox/wh/blame_unlinked.h"
 #include "siox/wh/blame_wait.h"
 #include "siox/wh/waiting.h"
+#include "siox/wh/export.h"
 
 #endif
