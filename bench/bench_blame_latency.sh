@@ -45,7 +45,7 @@ WANT=${BLAME_ACTIVITIES:-10000000}
 JOBS=8 WRITES=1500 SPAN_NS=60000000000
 CACHE=${BLAME_WAREHOUSE:-$B/bench/blame-warehouse}
 # The cache is rebuilt when the generator or the schema (its indexes) changed.
-stamp="v$FILL_VERSION $(cat "$top/bench/bench_blame_fill.c" "$top"/siox-server/schema/*.sql | sha1sum | cut -c1-12) $WANT"
+stamp="v$FILL_VERSION $(cat "$top/bench/bench_blame_fill.c" "$top"/warehouse/schema/*.sql | sha1sum | cut -c1-12) $WANT"
 SERVER_DIR=$CACHE
 trap 'cleanup; pg stop >/dev/null 2>&1; stop_postmaster "$CACHE"' EXIT
 PG_BIN=$(pg_config --bindir 2>/dev/null || echo /usr/lib/postgresql/15/bin)

@@ -9,7 +9,7 @@ PACKAGES=(
   libpq-dev postgresql postgresql-client
   liblz4-dev libcmocka-dev libjson-c-dev
   munge libmunge-dev libssl-dev
-  graphviz gnuplot-nox
+  graphviz gnuplot-nox python3-jsonschema
   glusterfs-server glusterfs-client libglusterfs-dev liburcu-dev uuid-dev
   openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
   clang libclang-rt-14-dev

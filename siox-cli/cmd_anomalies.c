@@ -212,13 +212,14 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   struct anomalies_args a;
   int rc = parse(cli, self, argc, argv, &a);
   if (rc >= 0) return rc;
-  PGconn *c;
-  if ((rc = siox_cli_open(cli, &c)) != SIOX_EXIT_OK) return rc;
+  struct siox_wh *wh;
+  if ((rc = siox_cli_open(cli, &wh)) != SIOX_EXIT_OK) return rc;
+  PGconn *c = siox_wh_pg(wh);
   char err[1024] = "";
   struct siox_kb_anomaly *x = NULL;
   size_t n = 0;
   int abnormal = -1;
-  if (!a.update || siox_kb_baselines_update(c, err, sizeof err) >= 0)
+  if (!a.update || siox_kb_baselines_update(c, 0, err, sizeof err) >= 0)
     abnormal = siox_kb_anomalies(c, a.since_ns, a.until_ns, &a.rule, &x, &n, err, sizeof err);
   if (abnormal < 0) {
     fprintf(stderr, "siox anomalies: %s\n", err);
@@ -230,7 +231,7 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
     rc = SIOX_EXIT_OK;
   }
   free(x);
-  PQfinish(c);
+  siox_wh_close(wh);
   return rc;
 }
 

@@ -224,29 +224,6 @@ static const char *baseline_judgement(const struct baseline_verdict *v) {
   return v->s.percentile >= BASELINE_ABNORMAL_PCT ? "abnormal" : "normal";
 }
 
-/* The time span of the call's whole run: every activity of the processes of
- * its job (of its process, without a job), found by aid range per process.
- * A job is keyed by (uid, job id): another user's processes that carry the
- * same id are not part of it.
- * Widens [*from, *to]; leaves them as they are on error. */
-static void job_span(PGconn *c, int64_t aid, const char *job, int64_t *from, int64_t *to) {
-  static const char sql[] =
-      "SELECT min(a.start_ns), max(a.end_ns) FROM processes p, activities a"
-      " WHERE (CASE WHEN $2 <> '' THEN p.job = $2 AND p.uid = (SELECT uid FROM processes WHERE proc_id = ($1::bigint >> 32))"
-      "             ELSE p.proc_id = ($1::bigint >> 32) END)"
-      "   AND a.aid BETWEEN (p.proc_id::bigint << 32) AND ((p.proc_id::bigint << 32) | 4294967295)";
-  char a[24];
-  snprintf(a, sizeof a, "%" PRId64, aid);
-  const char *params[2] = {a, job};
-  PGresult *r = PQexecParams(c, sql, 2, NULL, params, NULL, NULL, 0);
-  if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 && !PQgetisnull(r, 0, 0)) {
-    int64_t s = strtoll(PQgetvalue(r, 0, 0), NULL, 10), e = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
-    if (s < *from) *from = s;
-    if (e > *to) *to = e;
-  }
-  PQclear(r);
-}
-
 /* The call's run (its job's span and the peer window q) is left out of the
  * baseline: the episode being judged must not count as the component's
  * normal. */
@@ -257,7 +234,7 @@ static void baseline_score(PGconn *c, const struct siox_blame *b, const struct s
   v->aid = x->aid;
   v->from_ns = q->from_ns;
   v->to_ns = q->to_ns;
-  job_span(c, b->path[0]->aid, q->job, &v->from_ns, &v->to_ns);
+  siox_wh_job_span(c, b->path[0]->aid, q->job, &v->from_ns, &v->to_ns, err, sizeof err); /* keeps the window on error */
   /* A warehouse without the knowledge base (or an error) leaves the
    * judgement unknown; the peer comparison still stands. */
   v->have = siox_kb_baseline_score(c, v->aid, v->from_ns, v->to_ns + 1, &v->s, err, sizeof err) == 1;
@@ -938,8 +915,9 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   struct blame_args a;
   int rc = parse(cli, self, argc, argv, &a);
   if (rc >= 0) return rc;
-  PGconn *c;
-  if ((rc = siox_cli_open(cli, &c)) != SIOX_EXIT_OK) return rc;
+  struct siox_wh *wh;
+  if ((rc = siox_cli_open(cli, &wh)) != SIOX_EXIT_OK) return rc;
+  PGconn *c = siox_wh_pg(wh);
   if (a.job) {
     rc = run_job(cli, c, &a);
   } else {
@@ -951,7 +929,7 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
       rc = report(cli, &a, &k.b, &k.w, &k.f.q, &k.v, &k.u, &k.via);
     call_release(&k);
   }
-  PQfinish(c);
+  siox_wh_close(wh);
   return rc;
 }
 

@@ -353,13 +353,14 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   struct capacity_args a;
   int rc = parse(cli, self, argc, argv, &a);
   if (rc >= 0) return rc;
-  PGconn *c;
-  if ((rc = siox_cli_open(cli, &c)) != SIOX_EXIT_OK) return rc;
+  struct siox_wh *wh;
+  if ((rc = siox_cli_open(cli, &wh)) != SIOX_EXIT_OK) return rc;
+  PGconn *c = siox_wh_pg(wh);
   char err[1024] = "";
   struct siox_kb_capacity_row *r = NULL;
   size_t n = 0;
   int got = -1;
-  if (!a.update || siox_kb_capacity_update(c, err, sizeof err) >= 0)
+  if (!a.update || siox_kb_capacity_update(c, 0, err, sizeof err) >= 0)
     got = siox_kb_capacity_report(c, &a.q, &r, &n, err, sizeof err);
   if (got < 0) {
     fprintf(stderr, "siox capacity: %s\n", err);
@@ -372,7 +373,7 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
     if (a.plot_dir && plot(c, &a, r, n) < 0) rc = SIOX_EXIT_FAIL;
   }
   free(r);
-  PQfinish(c);
+  siox_wh_close(wh);
   return rc;
 }
 

@@ -147,14 +147,15 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   struct graph_args a;
   int rc = parse(cli, self, argc, argv, &a);
   if (rc >= 0) return rc;
-  PGconn *c;
+  struct siox_wh *wh;
   struct siox_tree *t = NULL;
   struct siox_wh_loss lp, lj;
   int have = 0;
-  if ((rc = siox_cli_open(cli, &c)) != SIOX_EXIT_OK) return rc;
+  if ((rc = siox_cli_open(cli, &wh)) != SIOX_EXIT_OK) return rc;
+  PGconn *c = siox_wh_pg(wh);
   rc = siox_cli_load(c, a.aid, (int)a.depth, &t);
   if (rc == SIOX_EXIT_OK) have = completeness(c, t->root, &lp, &lj);
-  PQfinish(c);
+  siox_wh_close(wh);
   if (rc != SIOX_EXIT_OK) return rc;
   struct siox_blame b;
   /* The marked path is blame's walk: the picture and blame agree. */

@@ -15,6 +15,7 @@
 
 #include "json_out.h"
 #include "session.h"
+#include "warehouse.h"
 
 static const char help[] =
     "NAME\n"
@@ -296,14 +297,6 @@ static int export_romio(PGresult *s, const char *output) {
   return bad ? SIOX_EXIT_FAIL : SIOX_EXIT_OK;
 }
 
-/* 1 when job has processes, 0 when not, -1 on error. */
-static int job_exists(PGconn *c, const char *job) {
-  PGresult *r = query(c, "SELECT 1 FROM processes WHERE job = $1 OR (job = '' AND 'proc:' || proc_id = $1) LIMIT 1", job);
-  int n = r ? PQntuples(r) : -1;
-  PQclear(r);
-  return n;
-}
-
 static int show(struct siox_cli *cli, PGconn *c, const struct hints_args *a) {
   const char *key = a->job ? a->job : a->app;
   PGresult *f = query(c, a->job ? findings_job_sql : findings_app_sql, key);
@@ -338,12 +331,14 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   struct hints_args a;
   int rc = parse(cli, self, argc, argv, &a);
   if (rc >= 0) return rc;
-  PGconn *c;
-  if ((rc = siox_cli_open(cli, &c)) != SIOX_EXIT_OK) return rc;
+  struct siox_wh *wh;
+  if ((rc = siox_cli_open(cli, &wh)) != SIOX_EXIT_OK) return rc;
+  PGconn *c = siox_wh_pg(wh);
   char err[1024] = "";
-  int exists = a.job ? job_exists(c, a.job) : 1;
+  int exists = a.job ? siox_wh_job_exists(c, a.job, err, sizeof err) : 1;
   if (exists <= 0) {
     if (exists == 0) fprintf(stderr, "siox hints: no job '%s' in the warehouse\n", a.job);
+    else fprintf(stderr, "siox hints: %s\n", err);
     rc = SIOX_EXIT_FAIL;
   } else if (a.analyze && siox_kb_analyze_job(c, a.job, err, sizeof err) < 0) {
     fprintf(stderr, "siox hints: %s\n", err);
@@ -351,7 +346,7 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   } else {
     rc = show(cli, c, &a);
   }
-  PQfinish(c);
+  siox_wh_close(wh);
   return rc;
 }
 

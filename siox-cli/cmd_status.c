@@ -14,6 +14,7 @@
 #include "json_out.h"
 #include "loss_view.h"
 #include "status_probe.h"
+#include "session.h"
 #include "warehouse.h"
 
 static const char help[] =
@@ -193,14 +194,15 @@ static bool warehouse_part(const struct siox_cli *cli, json_object *all, const c
   char err[2048];
   struct siox_wh_counts n;
   struct siox_wh_loss l, lj;
-  PGconn *c = siox_wh_connect(cli, err, sizeof(err));
+  struct siox_wh *wh = siox_cli_connect(cli, err, sizeof(err));
+  PGconn *c = siox_wh_pg(wh);
   char lerr[512] = "";
   bool ok = c && siox_wh_counts(c, &n, err, sizeof(err)) == 0;
   int lrc = ok ? siox_wh_loss(c, NULL, 0, &l, lerr, sizeof lerr) : -EIO;
   if (ok && lrc == 0 && job) lrc = siox_wh_loss(c, job, 0, &lj, lerr, sizeof lerr);
   if (ok && lrc != 0 && lrc != -ENOTSUP) /* an older warehouse has counts but no breakdown */
     ok = false, snprintf(err, sizeof err, "%s", lerr);
-  PQfinish(c);
+  siox_wh_close(wh);
   json_object *o = json_object_new_object();
   json_object_object_add(o, "ok", json_object_new_boolean(ok));
   if (ok) {

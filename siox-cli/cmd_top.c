@@ -112,13 +112,14 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   struct siox_top_query q;
   int rc = parse(cli, self, argc, argv, &q);
   if (rc >= 0) return rc;
-  PGconn *c;
-  if ((rc = siox_cli_open(cli, &c)) != SIOX_EXIT_OK) return rc;
+  struct siox_wh *wh;
+  if ((rc = siox_cli_open(cli, &wh)) != SIOX_EXIT_OK) return rc;
+  PGconn *c = siox_wh_pg(wh);
   struct siox_top t = {0};
   char err[2048] = "out of memory";
   if (siox_wh_top(c, &q, &t, err, sizeof(err)) != 0) {
     fprintf(stderr, "siox: %s\n", err);
-    PQfinish(c);
+    siox_wh_close(wh);
     return SIOX_EXIT_FAIL;
   }
   if (cli->json)
@@ -126,7 +127,7 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   else
     print_text(&t), rc = SIOX_EXIT_OK;
   siox_wh_top_free(&t);
-  PQfinish(c);
+  siox_wh_close(wh);
   return rc;
 }
 

@@ -176,13 +176,14 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   struct args a = {0};
   int rc = parse(cli, self, argc, argv, &a);
   if (rc >= 0) return rc;
-  PGconn *c;
-  if ((rc = siox_cli_open(cli, &c)) != SIOX_EXIT_OK) return rc;
+  struct siox_wh *wh;
+  if ((rc = siox_cli_open(cli, &wh)) != SIOX_EXIT_OK) return rc;
+  PGconn *c = siox_wh_pg(wh);
   siox_workload *t = NULL, *ch = NULL;
   struct siox_wl_extract_stats st;
   char err[2048] = "out of memory";
   int e = siox_wl_extract(c, &a.x, &t, &st, err, sizeof(err));
-  PQfinish(c);
+  siox_wh_close(wh);
   if (!e && a.anonymize) e = siox_wl_anonymize(t);
   if (!e) e = siox_wl_characterize(t, &ch);
   if (e) {

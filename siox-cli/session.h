@@ -7,13 +7,19 @@
 #define SIOX_CLI_SESSION_H
 
 #include <libpq-fe.h>
+#include <stddef.h>
 
 #include "cli.h"
-#include "graph.h"
+#include "siox/siox_wh.h"
 
-/* Connects; on failure prints "siox: cannot reach ..." and returns
- * SIOX_EXIT_FAIL. The caller PQfinish-es *out. */
-int siox_cli_open(const struct siox_cli *cli, PGconn **out);
+/* Opens the warehouse cli names (README.md "Finding the warehouse").
+ * Returns the handle (the caller siox_wh_close-s it), or NULL with a
+ * message in err that names where it looked and how to change it. */
+struct siox_wh *siox_cli_connect(const struct siox_cli *cli, char *err, size_t errlen);
+
+/* siox_cli_connect that prints "siox: cannot reach ..." on failure and
+ * returns SIOX_EXIT_FAIL. The caller siox_wh_close-s *out. */
+int siox_cli_open(const struct siox_cli *cli, struct siox_wh **out);
 
 /* Loads aid's causal tree to `depth` levels; on failure prints why ("not in
  * the warehouse", the query error) and returns SIOX_EXIT_FAIL. The caller

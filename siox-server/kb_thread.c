@@ -54,18 +54,13 @@ static void set_cancel(struct siox_kb_thread *k, PGconn *c) {
   pthread_mutex_unlock(&k->mu);
 }
 
-/* The background folds of baselines and capacity stay BACKGROUND_SETTLE
+/* The background folds of baselines and capacity stay BACKGROUND_SETTLE_NS
  * behind now: a fold never looks at activities that end before its
  * watermark again, and under load rows reach the warehouse well after
  * their end (spooled batches, a busy ingest thread). An explicit
  * `siox anomalies|capacity --update` still folds up to kb_fold_state's
- * settle time (15 s); this session setting only ever lengthens it. */
-#define BACKGROUND_SETTLE "120000000000"
-static void settle_late(PGconn *c) {
-  PGresult *r = PQexec(c, "SET siox.kb_settle_ns = '" BACKGROUND_SETTLE "'");
-  if (PQresultStatus(r) != PGRES_COMMAND_OK) siox_log("analysis: %s", PQresultErrorMessage(r));
-  PQclear(r);
-}
+ * settle time (15 s); this parameter only ever lengthens it. */
+#define BACKGROUND_SETTLE_NS 120000000000LL
 
 static void *run(void *arg) {
   struct siox_kb_thread *k = arg;
@@ -78,9 +73,8 @@ static void *run(void *arg) {
       if (!(c = siox_db_connect(k->conninfo, 0)) && siox_pg_revive() == 0) c = siox_db_connect(k->conninfo, 0);
       if (!c) continue; /* the database is away: retry next period */
       set_cancel(k, c);
-      settle_late(c);
     }
-    int n = siox_kb_analyze_pending(c, k->idle_s, k->every_s, err, sizeof err);
+    int n = siox_kb_analyze_pending(c, k->idle_s, k->every_s, BACKGROUND_SETTLE_NS, err, sizeof err);
     if (n < 0) siox_log("analysis: %s", err);
     else if (n > 0) siox_log("analysis: %d job(s) analysed", n);
   }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "server.h"
+#include "siox/siox_wh.h"
 
 #define CONNECT_WAIT_MS 30000 /* a starting (embedded or site) PostgreSQL gets this long */
 
@@ -98,6 +99,12 @@ static int site_conninfo(const struct siox_server_options *o, char *buf, size_t 
   return rc;
 }
 
+/* libsiox-warehouse's progress lines go to the server's log. */
+static void log_line(void *ctx, const char *line) {
+  (void)ctx;
+  siox_log("%s", line);
+}
+
 static int prepare_db(struct siox_server *s, struct siox_pg *pg, const char **conninfo) {
   static char site[8192], pub[8192];
   const char *users = pub;
@@ -114,7 +121,8 @@ static int prepare_db(struct siox_server *s, struct siox_pg *pg, const char **co
   if (!c && s->opt->db)
     siox_log("--db: cannot connect to the database (gave up after %d s; reason above)", CONNECT_WAIT_MS / 1000);
   if (!c) return -EIO;
-  rc = siox_migrate(c);
+  char err[1024];
+  if ((rc = siox_wh_migrate(c, log_line, NULL, err, sizeof err)) != 0) siox_log("schema: %s", err);
   if (rc == 0 && (rc = siox_roles_prepare(c, s->opt->admin_group, !s->opt->db)) == -EPERM && s->opt->db) {
     siox_log("--db: may not create roles; users' login roles must be made by the site (members of siox_reader)");
     rc = 0;

@@ -64,12 +64,6 @@ int siox_pg_access_write(const struct siox_pg *pg);
 int siox_pg_access_ready(const struct siox_pg *pg);
 void siox_pg_users_socket_dir(const struct siox_pg *pg, char *out, size_t cap);
 
-/* ---- migrate.c: schema versions and the ontology ------------------------- */
-
-/* Applies every schema file newer than schema_version, each in its own
- * transaction, then (re)loads the ontology. Returns 0 or -EIO. */
-int siox_migrate(PGconn *c);
-
 /* ---- worker.c: the database thread ----------------------------------------- */
 
 /* Everything the database thread owns: the connection and the caches that

@@ -47,9 +47,9 @@ static const char pct_sql[] =
     "        GROUP BY 1, 2, 3) h"
     " WHERE s.node_id = h.node_id AND s.type_id = h.type_id AND s.size_class = h.size_class";
 
-int siox_kb_baselines_update(PGconn *c, char *err, size_t errcap) {
+int siox_kb_baselines_update(PGconn *c, int64_t settle_ns, char *err, size_t errcap) {
   struct kb_fold_window w;
-  int rc = kb_fold_begin(c, "baselines", &w, err, errcap);
+  int rc = kb_fold_begin(c, "baselines", settle_ns, &w, err, errcap);
   if (rc <= 0) return rc;
   long n = -1;
   if (kb_fold_step(c, batch_create_sql, err, errcap) < 0 || (n = kb_fold_exec(c, batch_sql, &w, err, errcap)) < 0 ||

@@ -51,14 +51,16 @@ void kb_fold_abort(PGconn *c) {
  * minus the settle time, so that rows still in flight are left for later. */
 static const char window_sql[] =
     "SELECT watermark_ns, (extract(epoch FROM clock_timestamp()) * 1e9)::bigint"
-    "       - greatest(settle_ns, coalesce(nullif(current_setting('siox.kb_settle_ns', true), ''), '0')::bigint),"
+    "       - greatest(settle_ns, $2::bigint),"
     "       lookback_ns"
     "  FROM kb_fold_state WHERE name = $1 FOR UPDATE";
 
-int kb_fold_begin(PGconn *c, const char *name, struct kb_fold_window *w, char *err, size_t errcap) {
+int kb_fold_begin(PGconn *c, const char *name, int64_t settle_ns, struct kb_fold_window *w, char *err, size_t errcap) {
   if (exec_plain(c, "BEGIN", err, errcap) < 0) return -1;
-  const char *params[1] = {name};
-  PGresult *r = PQexecParams(c, window_sql, 1, NULL, params, NULL, NULL, 0);
+  char settle[24];
+  snprintf(settle, sizeof settle, "%" PRId64, settle_ns);
+  const char *params[2] = {name, settle};
+  PGresult *r = PQexecParams(c, window_sql, 2, NULL, params, NULL, NULL, 0);
   if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
     if (PQresultStatus(r) == PGRES_TUPLES_OK && err && errcap)
       snprintf(err, errcap, "kb_fold_state has no row '%s' (schema older than 009?)", name);

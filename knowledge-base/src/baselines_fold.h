@@ -21,10 +21,11 @@ struct kb_fold_window {
 #define KB_FOLD_WHERE " a.start_ns > $1::bigint AND a.start_ns <= $3::bigint AND a.end_ns > $2::bigint AND a.end_ns <= $3::bigint"
 
 /* Begins a transaction and locks the aggregate's row of kb_fold_state (so two
- * folds never count an activity twice). Returns 1 with *w set when there is
- * something to fold, 0 when not (transaction committed), -1 on error
- * (rolled back, err set). */
-int kb_fold_begin(PGconn *c, const char *name, struct kb_fold_window *w, char *err, size_t errcap);
+ * folds never count an activity twice). The window ends at now minus the
+ * row's settle time or settle_ns, whichever is longer. Returns 1 with *w set
+ * when there is something to fold, 0 when not (transaction committed), -1
+ * on error (rolled back, err set). */
+int kb_fold_begin(PGconn *c, const char *name, int64_t settle_ns, struct kb_fold_window *w, char *err, size_t errcap);
 
 /* Runs one statement of the fold with the window's three parameters. Returns
  * the number of rows it affected, or -1 (err set; the caller rolls back). */

@@ -39,9 +39,9 @@ static const char merge_sql[] =
 
 static const char count_sql[] = "SELECT 1 FROM kb_cap_batch WHERE kind = 'node'";
 
-int siox_kb_capacity_update(PGconn *c, char *err, size_t errcap) {
+int siox_kb_capacity_update(PGconn *c, int64_t settle_ns, char *err, size_t errcap) {
   struct kb_fold_window w;
-  int rc = kb_fold_begin(c, "capacity", &w, err, errcap);
+  int rc = kb_fold_begin(c, "capacity", settle_ns, &w, err, errcap);
   if (rc <= 0) return rc;
   long n = -1;
   if (kb_fold_step(c, batch_create_sql, err, errcap) < 0 || kb_fold_exec(c, batch_sql, &w, err, errcap) < 0 ||

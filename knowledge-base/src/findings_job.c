@@ -77,7 +77,7 @@ static const char due_sql[] =
     "        OR coalesce(analysed_at, first_seen_at) < now() - $2::int * interval '1 second')"
     " ORDER BY seen_end_ns";
 
-int siox_kb_analyze_pending(PGconn *c, int idle_s, int incr_s, char *err, size_t errcap) {
+int siox_kb_analyze_pending(PGconn *c, int idle_s, int incr_s, int64_t settle_ns, char *err, size_t errcap) {
   char a[16], b[16];
   snprintf(a, sizeof a, "%d", idle_s);
   snprintf(b, sizeof b, "%d", incr_s);
@@ -100,6 +100,7 @@ int siox_kb_analyze_pending(PGconn *c, int idle_s, int incr_s, char *err, size_t
   }
   PQclear(r);
   if (rc < 0) return -1;
-  if (siox_kb_baselines_update(c, err, errcap) < 0 || siox_kb_capacity_update(c, err, errcap) < 0) return -1;
+  if (siox_kb_baselines_update(c, settle_ns, err, errcap) < 0 || siox_kb_capacity_update(c, settle_ns, err, errcap) < 0)
+    return -1;
   return done;
 }

@@ -199,6 +199,43 @@ run 1 --db "$CONN" blame 999
 run 2 --db "$CONN" graph $SLOW --format svg
 has "unknown format 'svg'" err
 
+# ---- export -------------------------------------------------------------------
+# job42 is the app's 12 writes; the export follows their implicit links to the
+# fs client, the bricks and (explicit) their devices: 48 activities, 36 links.
+HERE=$(cd "$(dirname "$0")" && pwd)
+run 0 --db "$CONN" export --job job42 --format chrome-trace --output "$T/trace.json"
+python3 "$HERE/check_chrome_trace.py" "$T/trace.json" "$HERE/chrome_trace.schema.json" \
+  --slices 48 --flows 36 --implicit 24 || fail "the Chrome trace does not check"
+run 0 --db "$CONN" export --job job42 --format chrome-trace
+cmp -s "$T/out" "$T/trace.json" || fail "export to stdout differs from --output"
+grep -q '"name":"implicit 1.00"' "$T/trace.json" || fail "no flow labelled with its confidence"
+grep -q '"name":"thread_name","pid":3,"tid":3,"args":{"name":"GlusterFS-brick srv0:/b0"}' "$T/trace.json" ||
+  fail "the brick's track is not named"
+run 0 --db "$CONN" export --job job42 --format csv --output "$T/csv"
+[ "$(wc -l <"$T/csv/activities.csv")" -eq 49 ] || fail "activities.csv: $(wc -l <"$T/csv/activities.csv") lines"
+[ "$(wc -l <"$T/csv/links.csv")" -eq 37 ] || fail "links.csv: $(wc -l <"$T/csv/links.csv") lines"
+python3 - "$T/csv" <<'PY' || fail "the CSV tables do not check"
+import csv, sys
+d = sys.argv[1]
+acts = list(csv.DictReader(open(d + "/activities.csv", newline="")))
+links = list(csv.DictReader(open(d + "/links.csv", newline="")))
+attrs = list(csv.DictReader(open(d + "/attributes.csv", newline="")))
+aids = {a["aid"] for a in acts}
+assert len(aids) == 48, len(aids)
+assert all(l["parent_aid"] in aids and l["child_aid"] in aids for l in links)
+assert sum(l["kind"] == "implicit" for l in links) == 24
+assert {a["swid"] for a in acts} == {"POSIX", "GlusterFS-client", "GlusterFS-brick", "device"}
+paths = [x for x in attrs if x["name"] == "posix/path"]
+assert len(paths) == 12 and paths[0]["value"] == "/mnt/gluster/out.dat", paths[:1]
+assert sum(x["name"] == "io/bytes" and x["value"] == "1048576" for x in attrs) == 48
+PY
+run 1 --db "$CONN" export --job nosuchjob --format chrome-trace
+has "job 'nosuchjob' has no activities" err
+run 2 --db "$CONN" export --job job42 --format csv
+has "needs --output DIR" err
+run 2 --db "$CONN" export --job job42 --format xml
+has "chrome-trace or csv" err
+
 # ---- status -------------------------------------------------------------------
 run 1 --db "$CONN" status --socket "$T/none.sock" --server 127.0.0.1:1
 has "daemon     $T/none.sock: unreachable:" out

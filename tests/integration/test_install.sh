@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The install layout: `cmake --install` of this build into a fresh prefix
 # gives bin/siox, bin/siox-daemon, bin/siox-server, bin/siox-testbed, the
-# public headers, libsiox-client and the layer libraries, which resolve
+# public headers, libsiox-client with its pkg-config file (siox-client.pc,
+# relocatable) and the layer libraries, which resolve
 # libsiox-client from the prefix (not from the build tree). The installed
 # `siox run` preloads the installed layers, and a program run under it is
 # traced by a real daemon and server into the warehouse.
@@ -34,6 +35,22 @@ C
 cc -I"$P/include" "$T/app.c" -L"$LIBDIR" -Wl,-rpath,"$LIBDIR" -lsiox-client -o "$T/app" 2>"$T/cc.err" \
   || { cat "$T/cc.err" >&2; fail "cannot build against the installed header and library"; }
 SIOX_SOCKET="$T/none.sock" "$T/app" || fail "a program linked to the installed libsiox-client failed"
+# The same through pkg-config, as a layer built outside this tree would: the
+# .pc file finds the prefix from where it lies, and the layers' header is there.
+[ -e "$P/include/siox/siox_internal.h" ] || fail "include/siox/siox_internal.h (the layers' header) is not installed"
+cat >"$T/layer.c" <<'C'
+#include <siox/siox.h>
+#include <siox/siox_internal.h>
+int main(void) { siox_unid n; return siox_internal_in_library() || siox_node_register("h", "app", NULL, &n) != 0; }
+C
+export PKG_CONFIG_PATH="$LIBDIR/pkgconfig"
+flags=$(pkg-config --cflags --libs siox-client) || fail "pkg-config does not know siox-client (PKG_CONFIG_PATH=$PKG_CONFIG_PATH)"
+pkg-config --modversion siox-client | grep -Eq '^[0-9]+\.[0-9]+\.[0-9]+$' || fail "siox-client.pc has no version"
+# shellcheck disable=SC2086 # the flags are words
+cc "$T/layer.c" $flags -Wl,-rpath,"$LIBDIR" -o "$T/layer" 2>"$T/cc.err" \
+  || { cat "$T/cc.err" >&2; fail "cannot build with \`pkg-config --cflags --libs siox-client\` ($flags)"; }
+SIOX_SOCKET="$T/none.sock" "$T/layer" || fail "a program built with pkg-config's flags failed"
+unset PKG_CONFIG_PATH
 
 # The installed siox run, against the installed daemon and server.
 SIOX_SERVER="$P/bin/siox-server" SIOX_DAEMON="$P/bin/siox-daemon"

@@ -39,7 +39,7 @@ static int teardown(void **state) {
 
 static int fold(void) {
   char err[256] = "";
-  int n = siox_kb_capacity_update(db.c, err, sizeof err);
+  int n = siox_kb_capacity_update(db.c, 0, err, sizeof err);
   if (n < 0) fail_msg("siox_kb_capacity_update: %s", err);
   return n;
 }

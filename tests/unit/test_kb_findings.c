@@ -411,11 +411,11 @@ static void test_pending(void **state) {
   assert_true(siox_kb_analyze_job(db.c, "sparse", err, sizeof err) > 0);
   assert_int_equal(kbdb_num(&db, "SELECT count(*) FROM kb_findings WHERE job = 'sparse'"), before);
   assert_int_equal(kbdb_num(&db, "SELECT count(*) FROM kb_hint_sets WHERE source_job = 'sparse' AND NOT superseded"), 1);
-  int n = siox_kb_analyze_pending(db.c, 1, 3600, err, sizeof err);
+  int n = siox_kb_analyze_pending(db.c, 1, 3600, 0, err, sizeof err);
   assert_true(n >= 0);
   /* every job of this test has ended (its rows are >= 30 s old) */
   assert_int_equal(kbdb_num(&db, "SELECT count(*) FROM kb_analysis_runs WHERE seen_end_ns > analysed_end_ns"), 0);
-  assert_int_equal(siox_kb_analyze_pending(db.c, 1, 3600, err, sizeof err), 0);
+  assert_int_equal(siox_kb_analyze_pending(db.c, 1, 3600, 0, err, sizeof err), 0);
 }
 
 /* The demo's case on the FUSE testbed: 4 KiB and 512 KiB operations cost

@@ -61,14 +61,19 @@ int siox_kb_analyze_job(PGconn *c, const char *job, char *err, size_t errcap);
 /* Analyses every job that has activities newer than its last analysis and
  * has either been quiet for idle_s seconds (it ended) or last been analysed
  * more than incr_s seconds ago (long job, incremental). Then refreshes the
- * baselines and capacity aggregates. Returns the number of jobs analysed,
- * or -1. siox-server calls this from its analysis thread. */
-int siox_kb_analyze_pending(PGconn *c, int idle_s, int incr_s, char *err, size_t errcap);
+ * baselines and capacity aggregates with settle_ns (see below). Returns the
+ * number of jobs analysed, or -1. siox-server calls this from its analysis
+ * thread. */
+int siox_kb_analyze_pending(PGconn *c, int idle_s, int incr_s, int64_t settle_ns, char *err, size_t errcap);
 
 /* ---- baselines and capacity (baselines.c, capacity.c) ---------------------
- * Incremental: each call folds in the activities ingested since the last.
- * Return the number of activities folded in, or -1. */
-int siox_kb_baselines_update(PGconn *c, char *err, size_t errcap);
-int siox_kb_capacity_update(PGconn *c, char *err, size_t errcap);
+ * Incremental: each call folds in the activities ingested since the last,
+ * up to now minus the settle time: kb_fold_state's (15 s), or settle_ns
+ * when longer (siox-server's background folds pass 120 s, since under load
+ * rows reach the warehouse well after their end; a fold never looks behind
+ * its watermark again). 0: the table's. Return the number of activities
+ * folded in, or -1. */
+int siox_kb_baselines_update(PGconn *c, int64_t settle_ns, char *err, size_t errcap);
+int siox_kb_capacity_update(PGconn *c, int64_t settle_ns, char *err, size_t errcap);
 
 #endif

@@ -1,8 +1,7 @@
 /*
- * The `siox` command's side of the PostgreSQL warehouse (schema:
- * siox-server/schema/001_init.sql): finding and connecting to it, and the
- * parameterised queries the subcommands need. Everything returns negative
- * errno and a message in err; nothing here prints.
+ * The queries on the warehouse's core tables (schema: warehouse/schema/
+ * 001_init.sql and on), on the connection siox_wh_pg gives. Everything
+ * returns negative errno and a message in err; nothing here prints.
  */
 #ifndef SIOX_CLI_WAREHOUSE_H
 #define SIOX_CLI_WAREHOUSE_H
@@ -14,13 +13,7 @@
 #include "blame.h"
 #include "blame_class.h"
 #include "waiting.h"
-#include "cli.h"
 #include "graph.h"
-
-/* Connects to the warehouse named by cli (see README.md "Finding the
- * warehouse"). Returns the connection (the caller PQfinish-es it), or NULL
- * with a message in err that names where it looked and how to change it. */
-PGconn *siox_wh_connect(const struct siox_cli *cli, char *err, size_t errlen);
 
 /* Loads aid and everything it caused, following explicit and implicit links
  * down to `depth` levels, with node, type, process and attributes. *out is a
@@ -123,11 +116,13 @@ struct siox_wh_loss {
 /* job NULL: any; proc_id 0: any. 0 or -EIO. */
 int siox_wh_loss(PGconn *c, const char *job, int64_t proc_id, struct siox_wh_loss *out, char *err, size_t errlen);
 
-
-
-/* Shared by the warehouse_*.c files: formats "<what>: <server message>" into
- * err, clears res and returns -EIO. */
-int siox_wh_failed(PGresult *res, PGconn *c, const char *what, char *err, size_t errlen);
-/* Reads column col of row r as an int64 (0 when NULL). */
-int64_t siox_wh_i64(const PGresult *res, int r, int col);
+/* ---- job spans (warehouse_job_span.c) --------------------------------- */
+/* The time span of a call's whole run: every activity of the processes of
+ * its job (of its process when job is ""), the job keyed by (uid, job id)
+ * of the process of aid. Widens [*from, *to]. 0, -ENOENT (no activity),
+ * -EIO. */
+int siox_wh_job_span(PGconn *c, int64_t aid, const char *job, int64_t *from, int64_t *to, char *err, size_t errlen);
+/* 1 when some process carries job id job (or is "proc:<id>" of a job-less
+ * process), 0 when none, -EIO. */
+int siox_wh_job_exists(PGconn *c, const char *job, char *err, size_t errlen);
 #endif

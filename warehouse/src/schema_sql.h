@@ -1,6 +1,7 @@
 /*
  * The warehouse schema migrations and ontology rows, embedded at build time
- * (embed_sql.cmake generates schema_sql.c). migrate.c applies them.
+ * (warehouse/embed_sql.cmake generates schema_sql.c). wh_migrate.c applies
+ * them.
  */
 #ifndef SIOX_SCHEMA_SQL_H
 #define SIOX_SCHEMA_SQL_H

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "warehouse.h"
+#include "wh_pg.h"
 
 #define BYTES_EXPR "a.attr_vals[array_position(a.attr_ids, (SELECT id FROM ontology WHERE name = 'io/bytes'))]"
 

@@ -2,13 +2,14 @@
  * How complete a trace is: per process, what it made (its own count, from
  * client_stats), what the warehouse stored, and what was dropped where
  * (client ring, client exit, daemon spool, daemon validation). Summed over
- * a job, a process, or everything. See siox-server/schema/013.
+ * a job, a process, or everything. See warehouse/schema/013.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "warehouse.h"
+#include "wh_pg.h"
 
 /* A NULL parameter matches anything. A process without client_stats has
  * not reported yet: it counts as `unreported` and its stored activities are

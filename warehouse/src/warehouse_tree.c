@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "warehouse.h"
+#include "wh_pg.h"
 
 /* An activity reached along two paths (several parents, as with collective
  * buffering) is shown once: under the shallowest, most confident parent.

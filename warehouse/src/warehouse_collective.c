@@ -8,6 +8,7 @@
 
 #include "blame_collective.h"
 #include "warehouse.h"
+#include "wh_pg.h"
 
 /* The job's processes are found by (job, uid), their activities by aid
  * range per process (the aid's high half is the process); the file by the

@@ -1,0 +1,24 @@
+/*
+ * The library's libpq helpers (private: not in siox_wh.h): the one way its
+ * files turn a failed result into an error and read numbers out of rows.
+ */
+#ifndef SIOX_WH_PG_H
+#define SIOX_WH_PG_H
+
+#include <libpq-fe.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Formats "<what>: <server message>" into err (prefixed "permission denied: "
+ * for SQLSTATE 42501), clears res and returns -EIO. */
+int siox_wh_failed(PGresult *res, PGconn *c, const char *what, char *err, size_t errlen);
+/* Column col of row r as an int64 (0 when NULL). */
+int64_t siox_wh_i64(const PGresult *res, int r, int col);
+/* Column col of row r as a double (0 when NULL). */
+double siox_wh_f64(const PGresult *res, int r, int col);
+/* Runs sql with n text parameters; the result when it has tuples (or is a
+ * command's OK), else NULL with err set by siox_wh_failed. */
+PGresult *siox_wh_query(PGconn *c, const char *what, const char *sql, int n, const char *const *params, char *err,
+                        size_t errlen);
+
+#endif
