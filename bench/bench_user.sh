@@ -2,15 +2,25 @@
 # Overhead as users measure it (bench_user.c): the real siox-server with its
 # private PostgreSQL and the real siox-daemon, started here and stopped by
 # pid, then bench_user's ABBA rounds of whole processes, bare and preloaded.
-#   bench/bench_user.sh [BUILD_DIR] [ROUNDS]
+#   bench/bench_user.sh [BUILD_DIR] [ROUNDS] [PRELOAD_SO...]
+# PRELOAD_SO (default BUILD_DIR's libsiox-posix.so): with several, each is
+# measured in turn against the same daemon (e.g. a saved copy of the old
+# library, then the new one), each block of figures after a "# preload"
+# line, so that before and after come from one sitting.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${1:-$top/build}" && pwd)
 ROUNDS=${2:-16}
+shift $(($# > 2 ? 2 : $#))
+PRELOADS=("$@")
+[ ${#PRELOADS[@]} -gt 0 ] || PRELOADS=("$B/instrumentation/posix/libsiox-posix.so")
 export SIOX_SERVER=$B/siox-server/siox-server SIOX_DAEMON=$B/siox-daemon/siox-daemon SIOX_CLI=$B/siox-cli/siox
 . "$top/tests/integration/lib.sh"
 exec 3>&1 1>&2 # figures on the caller's stdout, the rest on stderr
 
 start_server
 start_daemon "127.0.0.1:$SERVER_PORT"
-"$B/bench/bench_user" "$B/bench/bench_pwrite" "$B/instrumentation/posix/libsiox-posix.so" "$DAEMON_PID" "$ROUNDS" >&3
+for so in "${PRELOADS[@]}"; do
+  [ ${#PRELOADS[@]} -eq 1 ] || echo "# preload $so" >&3
+  "$B/bench/bench_user" "$B/bench/bench_pwrite" "$so" "$DAEMON_PID" "$ROUNDS" >&3
+done

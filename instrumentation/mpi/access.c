@@ -147,6 +147,19 @@ void siox__mpi_detached_posted(siox_detached *d) {
   if (shared_pending && shared_take(&off)) siox_detached_attr_u64(d, SIOX_ATTR_IO_OFFSET, off);
 }
 
+/* The numeric attributes of the blocking access this thread has open
+ * (pend_aid), handed to siox_activity_stop_attrs with the stop: one call
+ * into the client instead of three attribute calls and a stop (each call
+ * crosses into another library and re-finds the open activity). Blocking
+ * accesses do not nest (inner MPI-IO calls are not recorded). */
+static SIOX_MPI_TLS siox_aid pend_aid;
+static SIOX_MPI_TLS unsigned npend;
+static SIOX_MPI_TLS struct siox_attr pend[3];
+
+static void pend_add(uint32_t attr, uint64_t v) {
+  pend[npend++] = (struct siox_attr){attr, SIOX_VT_U64, {.u64 = v}};
+}
+
 siox_aid siox__mpi_access_start(const struct siox_mpi_access *a) {
   if (siox__mpi_depth) return 0;
   siox_aid aid = siox__mpi_layer_ready() ? siox_activity_start(siox__mpi.type[a->call]) : 0;
@@ -159,15 +172,22 @@ siox_aid siox__mpi_access_start(const struct siox_mpi_access *a) {
   struct siox_mpi_range r;
   siox__mpi_range(a, f, &r);
   if (a->pos == POS_SHARED) shared_watch(f, &r); /* asks the POSIX layer where it really landed */
-  siox__mpi_describe(aid, a, f, &r);
+  /* What siox__mpi_describe records, in the order it does. */
+  npend = 0;
+  if (r.known) pend_add(SIOX_ATTR_IO_OFFSET, r.offset);
+  pend_add(SIOX_ATTR_IO_BYTES, r.bytes);
+  pend_add(SIOX_ATTR_MPI_COLLECTIVE, (uint64_t)a->collective);
+  pend_aid = aid;
+  send_range(aid, a, f, &r);
   return aid;
 }
 
 void siox__mpi_stop(siox_aid aid, int rc) {
+  int mine = pend_aid == aid;
+  pend_aid = 0;
   if (shared_pending) shared_offset(aid);
   siox__mpi_io_leave();
-  if (rc != MPI_SUCCESS) siox_activity_error(aid, rc);
-  siox_activity_stop(aid);
+  siox_activity_stop_attrs(aid, mine ? pend : NULL, mine ? npend : 0, rc != MPI_SUCCESS ? rc : 0);
 }
 
 siox_detached *siox__mpi_detached_start(const struct siox_mpi_access *a, siox_aid *post) {

@@ -52,6 +52,7 @@ int sxp_fd_attach(int fd, struct sxp_ofd *o) {
     return fd < 0 || (unsigned)fd >= SXP_FD_MAX ? -EBADF : -ENOMEM;
   }
   sxp_stream_reset(s);
+  atomic_store_explicit(&s->oflags, o ? sxp_ofd_flags(o) : 0, memory_order_relaxed);
   sxp_ofd_unref(atomic_exchange_explicit(&s->ofd, o, memory_order_acq_rel));
   return 0;
 }

@@ -42,7 +42,11 @@ struct sxp_fd {
   struct sxp_ofd *_Atomic ofd;
   _Atomic uint64_t spos;    /* stdio stream position + 1; 0: not known */
   _Atomic uint32_t snoseek; /* 1: the stream cannot tell its position */
-  uint32_t pad;
+  /* The ofd's flags when it was attached. SXP_OFD_GLUSTER is only set
+   * before (open.c), so a read/write at an explicit offset learns whether
+   * it has links to report without touching the ofd: after a system call
+   * (TLB flushed) every page costs a walk, and the ofd is on the heap. */
+  _Atomic uint32_t oflags;
 };
 
 extern struct sxp_fd *_Atomic sxp__fd_dir[SXP_FD_DIR];
@@ -58,6 +62,10 @@ static inline struct sxp_fd *sxp_fd_peek(int fd) {
   return c ? &c[(unsigned)fd % SXP_FD_CHUNK] : NULL;
 }
 
+/* Whether fd's I/O has GlusterFS links to report (see oflags). */
+static inline int sxp_fd_gluster(const struct sxp_fd *s) {
+  return (atomic_load_explicit(&s->oflags, memory_order_relaxed) & SXP_OFD_GLUSTER) != 0;
+}
 /* The ofd of fd, or NULL. */
 static inline struct sxp_ofd *sxp_fd_ofd(int fd) {
   struct sxp_fd *s = sxp_fd_peek(fd);

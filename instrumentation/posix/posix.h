@@ -74,7 +74,8 @@ enum sxp_type { SXP_TYPE_LIST(SXP_TYPE_ENUM) SXP_T_COUNT };
 enum { SXP_NODE_POSIX, SXP_NODE_STDIO, SXP_NODE_COUNT };
 enum { SXP_STATE_NONE, SXP_STATE_BUSY, SXP_STATE_ON, SXP_STATE_OFF };
 
-/* What setup.c registered; read-only once sxp__state is SXP_STATE_ON. */
+/* What setup.c registered: the nodes and target before the first type,
+ * each type on its first call (a type reads non-zero once registered). */
 struct sxp_reg {
   siox_unid node[SXP_NODE_COUNT];
   siox_type_id type[SXP_T_COUNT];
@@ -85,9 +86,13 @@ extern _Atomic int sxp__state SXP_HIDDEN;
 /* This process's pid, renewed in fork children (not in vfork children). */
 extern int sxp__pid SXP_HIDDEN;
 
-/* Registers nodes, types and targets once per process. Returns 1 when
- * recording is on; 0 when disabled, failed, or another thread is at it. */
+/* Sets the layer up once per process (SIOX_DISABLE, fork handlers).
+ * Returns 1 when recording is on; 0 when disabled or another thread is at
+ * it. */
 SXP_HIDDEN int sxp__setup(void);
+/* Registers type t (and, the first time, the nodes, their edge and the
+ * GlusterFS target); returns its id, or 0 when the client records nothing. */
+SXP_HIDDEN siox_type_id sxp__type_slow(enum sxp_type t) __attribute__((cold));
 
 /* ---- the steps of one instrumented call ---------------------------------
  * sxp_begin returns the new activity (guard raised) or 0: then the wrapper
@@ -98,8 +103,10 @@ static inline siox_aid sxp_begin(enum sxp_type t) {
   if (SXP_UNLIKELY(atomic_load_explicit(&sxp__state, memory_order_acquire) != SXP_STATE_ON) &&
       !sxp__setup())
     return 0;
+  siox_type_id type = __atomic_load_n(&sxp__reg.type[t], __ATOMIC_ACQUIRE);
+  if (SXP_UNLIKELY(type == 0) && (type = sxp__type_slow(t)) == 0) return 0;
   sxp__guard = 1;
-  siox_aid aid = siox_activity_start(sxp__reg.type[t]); /* 0 inside libsiox-client too */
+  siox_aid aid = siox_activity_start(type); /* 0 inside libsiox-client too */
   if (SXP_UNLIKELY(aid == 0)) sxp__guard = 0;
   return aid;
 }

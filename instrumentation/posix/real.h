@@ -1,7 +1,8 @@
 /*
- * The real libc functions behind the wrappers, found with dlsym(RTLD_NEXT)
- * on first use. One X-macro list makes the table, its resolver and the
- * names, so a new wrapper is one line here.
+ * The real libc functions behind the wrappers, each found with
+ * dlsym(RTLD_NEXT) on its own first use (a process pays for the functions it
+ * calls, not for all 75). One X-macro list makes the table, its indexes,
+ * its resolver and the names, so a new wrapper is one line here.
  */
 #ifndef SIOX_POSIX_REAL_H
 #define SIOX_POSIX_REAL_H
@@ -98,18 +99,22 @@ struct sxp_real {
 
 extern struct sxp_real sxp__real;
 
-/* Resolves the whole table unless this thread is already doing so (dlsym
- * may allocate, and an allocator may call open()). Returns 1 when the table
- * is complete; 0 from a nested call, which must then use a raw system call
- * or fail with ENOSYS. */
-int sxp__resolve(void);
+#define SXP_REAL_INDEX(name, ret, args) SXP_RI_##name,
+enum { SXP_REAL_LIST(SXP_REAL_INDEX) SXP_RI_COUNT };
+#undef SXP_REAL_INDEX
+
+/* Resolves table entry i (SXP_RI_*) unless this thread is already inside
+ * dlsym (which may allocate, and an allocator may call open()); looks a
+ * symbol libc lacks up once. The entry stays NULL in both cases: the caller
+ * must then use a raw system call or fail with ENOSYS. */
+void sxp__resolve_one(int i) __attribute__((cold));
 
 /* The real function `name`, resolved on first use; NULL while this thread
- * is inside the resolver. The load is relaxed-atomic: the table is written
- * once per field with the same value by whoever resolves first. */
+ * is inside the resolver or when libc lacks it. The load is relaxed-atomic:
+ * the entry is written once with the same value by whoever resolves first. */
 #define SXP_REAL(name)                                                          \
   (__builtin_expect(__atomic_load_n(&sxp__real.name, __ATOMIC_RELAXED) != NULL, 1) \
        ? __atomic_load_n(&sxp__real.name, __ATOMIC_RELAXED)                     \
-       : (sxp__resolve(), __atomic_load_n(&sxp__real.name, __ATOMIC_RELAXED)))
+       : (sxp__resolve_one(SXP_RI_##name), __atomic_load_n(&sxp__real.name, __ATOMIC_RELAXED)))
 
 #endif

@@ -1,8 +1,9 @@
 /*
- * Life cycle of the POSIX layer in a process: resolve libc in the
- * constructor, register the POSIX and stdio nodes and their activity types
- * with libsiox-client once (lazily if a wrapped call comes first), and
- * forget file positions in a fork child. Also the MPI-IO hooks.
+ * Life cycle of the POSIX layer in a process: set up in the constructor,
+ * register the POSIX and stdio nodes and each activity type
+ * with libsiox-client on the first call of that type (a process pays only
+ * for what it calls: a preloaded /bin/true registers nothing), and forget
+ * file positions in a fork child. Also the MPI-IO hooks.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -26,6 +27,10 @@ static const char *const type_names[SXP_T_COUNT] = {SXP_TYPE_LIST(SXP_TYPE_NAME)
 #define SXP_TYPE_NODE(e, name, node) SXP_NODE_##node,
 static const unsigned char type_nodes[SXP_T_COUNT] = {SXP_TYPE_LIST(SXP_TYPE_NODE)};
 
+/* Serialises the first registration of each type (the rare path). */
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static int nodes_done; /* under reg_lock */
+
 /* Parent and child share every open file offset from now on, and either
  * may move it: both learn each one again (one lseek) on first use. */
 static void fork_parent(void) {
@@ -33,21 +38,37 @@ static void fork_parent(void) {
 }
 
 static void fork_child(void) {
+  /* Another thread may have held it at fork; registration is idempotent in
+   * the client, so a half-done one is simply done again. */
+  pthread_mutex_init(&reg_lock, NULL);
   sxp__pid = getpid();
   sxp_fd_forget_positions();
 }
 
-/* Registers everything; returns 0 or a negative errno. */
-static int register_all(void) {
+/* The nodes, their edge and the GlusterFS target; reg_lock held. Returns 0
+ * or a negative errno (a node id of 0: the client records nothing). */
+static int register_nodes(void) {
   char host[256] = "localhost";
   if (gethostname(host, sizeof host - 1) < 0) strcpy(host, "localhost");
   int rc = siox_node_register(host, "POSIX", NULL, &sxp__reg.node[SXP_NODE_POSIX]);
   if (rc == 0) rc = siox_node_register(host, "stdio", NULL, &sxp__reg.node[SXP_NODE_STDIO]);
+  if (rc == 0 && (!sxp__reg.node[SXP_NODE_POSIX] || !sxp__reg.node[SXP_NODE_STDIO])) rc = -ENODEV;
   if (rc == 0) rc = siox_edge_register(sxp__reg.node[SXP_NODE_STDIO], sxp__reg.node[SXP_NODE_POSIX]);
-  for (int t = 0; rc == 0 && t < SXP_T_COUNT; t++)
-    rc = siox_activity_type_register(sxp__reg.node[type_nodes[t]], type_names[t], &sxp__reg.type[t]);
   if (rc == 0) rc = siox_target_register("*", "GlusterFS-client", &sxp__reg.gluster);
   return rc;
+}
+
+siox_type_id sxp__type_slow(enum sxp_type t) {
+  sxp__guard++;
+  pthread_mutex_lock(&reg_lock);
+  siox_type_id id = sxp__reg.type[t];
+  if (id == 0 && (nodes_done || (nodes_done = register_nodes() == 0)) &&
+      siox_activity_type_register(sxp__reg.node[type_nodes[t]], type_names[t], &id) == 0 && id != 0)
+    /* Release: whoever reads the type non-zero also sees the nodes. */
+    __atomic_store_n(&sxp__reg.type[t], id, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&reg_lock);
+  sxp__guard--;
+  return id;
 }
 
 int sxp__setup(void) {
@@ -56,7 +77,7 @@ int sxp__setup(void) {
     return expect == SXP_STATE_ON;
   sxp__guard++;
   const char *off = getenv(SIOX_ENV_DISABLE);
-  int on = !(off && strcmp(off, "1") == 0) && register_all() == 0;
+  int on = !(off && strcmp(off, "1") == 0);
   sxp__pid = getpid();
   if (on) pthread_atfork(NULL, fork_parent, fork_child);
   sxp__guard--;
@@ -64,10 +85,10 @@ int sxp__setup(void) {
   return on;
 }
 
-/* Resolve and register before main, so that the first I/O call is cheap
- * and never runs setup inside a signal handler. */
+/* Set up before main, so that the first I/O call never does it inside a
+ * signal handler. libc functions are resolved (real.c) and types registered
+ * (sxp__type_slow) on their first call. */
 __attribute__((constructor)) static void at_load(void) {
-  sxp__resolve();
   sxp__setup();
 }
 

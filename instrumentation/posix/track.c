@@ -73,10 +73,13 @@ static void links(siox_aid aid, const struct sxp_ofd *o, uint32_t flags, uint64_
 
 void sxp__io_done(siox_aid aid, int fd, uint64_t req, int64_t off, int64_t r, int is_write) {
   int err = r < 0 ? errno : 0, clobbered = 0;
-  struct sxp_ofd *o = sxp_fd_ofd(fd);
+  struct sxp_fd *s = sxp_fd_peek(fd);
+  /* Only the pointer: at an explicit offset the ofd is not touched. */
+  struct sxp_ofd *o = s ? atomic_load_explicit(&s->ofd, memory_order_acquire) : NULL;
   if (SXP_UNLIKELY(!o) && r >= 0) {
     err = errno, clobbered = 1; /* adopt() makes system calls */
     o = adopt(fd);
+    s = o ? sxp_fd_peek(fd) : NULL; /* adopt attached it */
   }
   uint64_t at = off >= 0 ? (uint64_t)off : SXP_POS_UNKNOWN;
   if (off == SXP_AT_POS && o) {
@@ -87,11 +90,9 @@ void sxp__io_done(siox_aid aid, int fd, uint64_t req, int64_t off, int64_t r, in
                            {SIOX_ATTR_IO_BYTES, SIOX_VT_U64, {.u64 = req}},
                            {SIOX_ATTR_IO_RESULT, SIOX_VT_I64, {.i64 = r}},
                            {SIOX_ATTR_IO_OFFSET, SIOX_VT_U64, {.u64 = at}}};
-  if (o && r > 0 && at != SXP_POS_UNKNOWN) {
-    uint32_t flags = sxp_ofd_flags(o);
-    if (SXP_UNLIKELY((flags & SXP_OFD_GLUSTER) || sxp__mpiio_depth > 0 || sxp__mpiio_watch))
-      links(aid, o, flags, at, r);
-  }
+  if (o && r > 0 && at != SXP_POS_UNKNOWN &&
+      SXP_UNLIKELY(sxp_fd_gluster(s) || sxp__mpiio_depth > 0 || sxp__mpiio_watch))
+    links(aid, o, sxp_ofd_flags(o), at, r);
   /* One call into the client for the attributes, the error and the stop. */
   siox_activity_stop_attrs(aid, a, at != SXP_POS_UNKNOWN ? 4 : 3, r < 0 ? err : 0);
   sxp__guard = 0;

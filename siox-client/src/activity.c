@@ -43,7 +43,7 @@ out:
   return aid;
 }
 
-siox_aid siox_activity_start(siox_type_id type) {
+SIOX_HOT siox_aid siox_activity_start(siox_type_id type) {
   return start(type, 0, 0);
 }
 
@@ -107,7 +107,7 @@ static inline void stop_slot(struct siox__thread *t, int i, uint64_t now, const 
   t->depth--;
 }
 
-void siox_activity_stop(siox_aid aid) {
+SIOX_HOT void siox_activity_stop(siox_aid aid) {
   uint64_t now = siox__clock_now();
   struct siox__thread *t = siox__self;
   if (SIOX_UNLIKELY(t == NULL || aid == 0 || !siox__enter(t))) return;
@@ -116,7 +116,7 @@ void siox_activity_stop(siox_aid aid) {
   siox__leave(t);
 }
 
-void siox_activity_stop_attrs(siox_aid aid, const struct siox_attr *attrs, unsigned n, int32_t err) {
+SIOX_HOT void siox_activity_stop_attrs(siox_aid aid, const struct siox_attr *attrs, unsigned n, int32_t err) {
   _Static_assert(sizeof(struct siox_attr) == sizeof(struct siox_cw_attr), "wire layout");
   uint64_t now = siox__clock_now();
   struct siox__thread *t = siox__self;

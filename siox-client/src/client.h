@@ -20,6 +20,11 @@
 #define SIOX_HIDDEN __attribute__((visibility("hidden")))
 #define SIOX_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SIOX_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* The functions every recorded call runs go to .text.hot, which the linker
+ * lays out together: after a system call (the TLB flushed under PTI
+ * without PCID) each code page the call touches costs a page walk, and
+ * start, stop and the wrappers were spread over four pages. */
+#define SIOX_HOT __attribute__((hot))
 /* The library is meant for LD_PRELOAD: initial-exec TLS costs one
  * %fs-relative load, where the dynamic model would call __tls_get_addr. */
 #define SIOX_TLS __thread __attribute__((tls_model("initial-exec")))
@@ -167,7 +172,7 @@ static inline void siox__copy_words(uint8_t *dst, const uint8_t *src, uint64_t b
  * owner's ring and publishes it: the record's fixed part and the attributes
  * a wrapper passes need no assembling first. Returns 0, or -ENOBUFS
  * (counted as dropped) when the ring has no room. */
-static inline int siox__ring_write2(struct siox__thread *t, const void *a, uint32_t a_len, const void *b,
+SIOX_HOT static inline int siox__ring_write2(struct siox__thread *t, const void *a, uint32_t a_len, const void *b,
                                     uint32_t b_len) {
   uint64_t head = t->head, size = t->mask + 1, bytes = (uint64_t)a_len + b_len;
   if (SIOX_UNLIKELY(size - (head - t->tail_cache) < bytes)) {
