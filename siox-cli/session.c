@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "siox/siox_wh.h"
 #include "warehouse.h"
 
 int siox_cli_open(const struct siox_cli *cli, PGconn **out) {
@@ -15,6 +16,16 @@ int siox_cli_open(const struct siox_cli *cli, PGconn **out) {
   *out = siox_wh_connect(cli, err, sizeof(err));
   if (*out) return SIOX_EXIT_OK;
   fprintf(stderr, "siox: %s\n", err);
+  return SIOX_EXIT_FAIL;
+}
+
+int siox_cli_open_wh(const struct siox_cli *cli, struct siox_wh **out) {
+  PGconn *c;
+  int rc = siox_cli_open(cli, &c);
+  if (rc != SIOX_EXIT_OK) return rc;
+  if (siox_wh_adopt(c, out) == 0) return SIOX_EXIT_OK;
+  PQfinish(c);
+  fprintf(stderr, "siox: out of memory\n");
   return SIOX_EXIT_FAIL;
 }
 

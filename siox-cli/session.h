@@ -15,6 +15,10 @@
  * SIOX_EXIT_FAIL. The caller PQfinish-es *out. */
 int siox_cli_open(const struct siox_cli *cli, PGconn **out);
 
+/* The same as a libsiox-warehouse handle; the caller siox_wh_close-s *out. */
+struct siox_wh;
+int siox_cli_open_wh(const struct siox_cli *cli, struct siox_wh **out);
+
 /* Loads aid's causal tree to `depth` levels; on failure prints why ("not in
  * the warehouse", the query error) and returns SIOX_EXIT_FAIL. The caller
  * destroys *out. */

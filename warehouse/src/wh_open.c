@@ -46,3 +46,11 @@ void siox_wh_close(struct siox_wh *wh) {
 }
 
 PGconn *siox_wh_pg(struct siox_wh *wh) { return wh->pg; }
+
+int siox_wh_adopt(PGconn *pg, struct siox_wh **out) {
+  struct siox_wh *wh = calloc(1, sizeof(*wh));
+  if (!wh) return -ENOMEM;
+  wh->pg = pg;
+  *out = wh;
+  return 0;
+}

@@ -1,0 +1,7 @@
+# Job views (issue 14 sections 2 and 3) on a warehouse filled by a real MPI
+# run: `siox jobs`, `siox summary` (label integration).
+if(TARGET siox-mpi AND TARGET siox-posix)
+  add_test(NAME integration_job_views COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_job_views.sh)
+  set_tests_properties(integration_job_views PROPERTIES
+    LABELS integration TIMEOUT 300 ENVIRONMENT "${SIOX_MPI_IT_ENV}")
+endif()
