@@ -15,7 +15,7 @@ static const struct siox_cmd *const commands[] = {&siox_cmd_graph, &siox_cmd_top
                                                   &siox_cmd_status, &siox_cmd_run,
                                                   &siox_cmd_anomalies, &siox_cmd_capacity,
                                                   &siox_cmd_hints, &siox_cmd_workload,
-                                                  &siox_cmd_replay, &siox_cmd_jobs, &siox_cmd_summary};
+                                                  &siox_cmd_replay, &siox_cmd_jobs, &siox_cmd_summary, &siox_cmd_web};
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static const char main_help[] =

@@ -79,6 +79,10 @@ static int refused(const char *msg) {
   return role && strstr(role, "\" does not exist");
 }
 
+int siox_cli_conninfo(const struct siox_cli *cli, char *buf, size_t len, char *err, size_t errlen) {
+  return pick_conninfo(cli, buf, len, err, errlen);
+}
+
 PGconn *siox_wh_connect(const struct siox_cli *cli, char *err, size_t errlen) {
   char info[4096], where[1024];
   if (pick_conninfo(cli, info, sizeof(info), err, errlen)) return NULL;

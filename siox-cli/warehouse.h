@@ -21,6 +21,9 @@
  * warehouse"). Returns the connection (the caller PQfinish-es it), or NULL
  * with a message in err that names where it looked and how to change it. */
 PGconn *siox_wh_connect(const struct siox_cli *cli, char *err, size_t errlen);
+/* The conninfo siox_wh_connect would use (for `siox web`'s own connections).
+ * 0 or -errno (err set). */
+int siox_cli_conninfo(const struct siox_cli *cli, char *buf, size_t len, char *err, size_t errlen);
 
 /* Loads aid and everything it caused, following explicit and implicit links
  * down to `depth` levels, with node, type, process and attributes. *out is a
