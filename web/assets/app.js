@@ -46,13 +46,16 @@ function dur(ns) {
 function pct(x) { return (100 * x).toFixed(0) + "%"; }
 
 function ready(page) {
+  var ms = Math.round(performance.now());
   document.body.setAttribute("data-ready", page);
-  document.body.setAttribute("data-render-ms", Math.round(performance.now()));
+  document.body.setAttribute("data-render-ms", ms);
+  console.log("siox-ready " + page + " " + ms);
 }
 
 function fail(where, e) {
   where.appendChild(el("div", { "class": "err" }, e.message));
   document.body.setAttribute("data-error", e.message);
+  console.log("siox-error " + e.message);
 }
 
 function table(cols, rows, cls) {

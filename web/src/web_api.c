@@ -166,12 +166,46 @@ static enum MHD_Result component(struct web *w, struct MHD_Connection *c) {
   return from_cli(w, c, args);
 }
 
+/* siox_wh_component_latency's document with each component's baseline from
+ * the knowledge base (baseline_ns, baseline_samples). */
+static enum MHD_Result latency(struct web *w, struct MHD_Connection *c) {
+  const char *pat = arg(c, "component"), *s = arg(c, "since"), *b = arg(c, "bins");
+  long long since = 0, bins = 120;
+  if (!pat || !*pat) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "latency needs ?component=PATTERN");
+  if (s && parse_i64(s, 0, INT64_MAX, &since))
+    return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "since must be ns since the epoch, not '%s'", s);
+  if (b && parse_i64(b, 1, 4096, &bins))
+    return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "bins must be a number from 1 to 4096, not '%s'", b);
+  char err[2048] = "out of memory";
+  struct siox_wh *wh;
+  json_object *doc = NULL;
+  int rc = open_wh(w, &wh, err, sizeof(err));
+  if (rc) return wh_failed(c, rc, err);
+  rc = siox_wh_component_latency(wh, pat, since, (int)bins, &doc, err, sizeof(err));
+  json_object *arr = rc ? NULL : json_object_object_get(doc, "components");
+  for (size_t i = 0; !rc && i < json_object_array_length(arr); i++) {
+    json_object *o = json_object_array_get_idx(arr, i);
+    double p50;
+    int64_t n;
+    if (siox_kb_node_baseline(siox_wh_pg(wh), json_object_get_int64(json_object_object_get(o, "node_id")), &p50, &n,
+                              err, sizeof(err)))
+      rc = -EIO;
+    else
+      json_object_object_add(o, "baseline_ns", json_object_new_double(p50)),
+          json_object_object_add(o, "baseline_samples", json_object_new_int64(n));
+  }
+  siox_wh_close(wh);
+  if (rc) return json_object_put(doc), wh_failed(c, rc, err);
+  return web_reply_json(c, MHD_HTTP_OK, doc);
+}
+
 enum MHD_Result web_api(struct web *w, struct MHD_Connection *c, const char *path) {
   static const struct {
     const char *name;
     enum MHD_Result (*fn)(struct web *, struct MHD_Connection *);
   } routes[] = {{"jobs", jobs},   {"summary", summary}, {"heatmap", heatmap}, {"findings", findings},
-                {"blame", blame}, {"graph", graph},     {"top", top},         {"component", component}};
+                {"blame", blame}, {"graph", graph},     {"top", top},         {"component", component},
+                {"latency", latency}};
   for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
     if (strcmp(path, routes[i].name) == 0) return routes[i].fn(w, c);
   return web_reply_error(c, MHD_HTTP_NOT_FOUND, "no such API: /api/%s", path);

@@ -81,4 +81,9 @@ int siox_kb_count_findings(PGconn *c, struct json_object *jobs, char *err, size_
  * component null when no hint set acts on it. 0 or -1. */
 int siox_kb_job_findings(PGconn *c, const char *job, struct json_object **out, char *err, size_t errcap);
 
+/* A component's (node's) baseline median latency: its classes' p50,
+ * weighted by their samples (baselines_read.c); 0 with *samples 0 when
+ * none is learned yet. 0 or -1. */
+int siox_kb_node_baseline(PGconn *c, int64_t node_id, double *p50_ns, int64_t *samples, char *err, size_t errcap);
+
 #endif

@@ -93,4 +93,12 @@ int siox_wh_job_summary(struct siox_wh *wh, const char *job, struct json_object 
 int siox_wh_job_heatmap(struct siox_wh *wh, const char *job, int bins, struct json_object **out, char *err,
                         size_t errlen);
 
+/* The latency over time of the components whose label ("hwid swid#iid")
+ * contains pattern, or of a role (brick, client, device), from since_ns:
+ * {pattern, bins, components: [{node_id, label, first_ns, last_ns,
+ * activities, bins: [{t_ns, n, mean_ns}]}]}, bins equal time bins over the
+ * components' span (empty bins left out). 0, -EINVAL, -EIO. */
+int siox_wh_component_latency(struct siox_wh *wh, const char *pattern, int64_t since_ns, int bins,
+                              struct json_object **out, char *err, size_t errlen);
+
 #endif
