@@ -65,7 +65,7 @@ static const char main_help[] =
     "  Run `siox help COMMAND` for a command's manual page.\n";
 
 static void print_main_help(void) {
-  char list[1024] = "";
+  char list[4096] = ""; /* one line per command */
   size_t off = 0;
   for (size_t i = 0; i < NCOMMANDS; i++)
     off += (size_t)snprintf(list + off, sizeof(list) - off, "  %-8s %s\n", commands[i]->name, commands[i]->summary);

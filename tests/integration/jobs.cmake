@@ -10,6 +10,6 @@ endif()
 if(TARGET siox-mpi AND TARGET siox-posix)
   add_test(NAME integration_web COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_web.sh)
   set_tests_properties(integration_web PROPERTIES
-    LABELS integration TIMEOUT 600
+    LABELS integration TIMEOUT 1500
     ENVIRONMENT "${SIOX_MPI_IT_ENV};SIOX_CHAIN=$<TARGET_FILE:siox-example-chain>;SIOX_ARTIFACTS=${CMAKE_BINARY_DIR}/test-artifacts/web")
 endif()

@@ -81,17 +81,19 @@ expect 404 "nothing" "no such API"
 log "API documents equal the CLI's; errors 400/404"
 
 # ---- pages in headless Chromium ----------------------------------------------
-page() { # NAME HASH: the DOM after the page ran, and a screenshot
+# Virtual time stops while fetches are pending, so BUDGET is the page's own
+# timers: the jobs page refreshes every 2 s and needs only its first load.
+page() { # NAME HASH BUDGET_MS: the DOM after the page ran, and a screenshot
   local flags=(--headless=new --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$T/chromium"
-               --virtual-time-budget=20000 --window-size=1400,1800)
-  timeout 120 chromium "${flags[@]}" --dump-dom "$URL/#/$2" >"$T/$1.html" 2>>"$T/chromium.log" ||
+               --virtual-time-budget="$3" --window-size=1400,1800)
+  timeout 300 chromium "${flags[@]}" --dump-dom "$URL/#/$2" >"$T/$1.html" 2>>"$T/chromium.log" ||
     fail "chromium could not load #/$2"
-  timeout 120 chromium "${flags[@]}" --screenshot="$ART/$1.png" "$URL/#/$2" >>"$T/chromium.log" 2>&1 ||
+  timeout 300 chromium "${flags[@]}" --screenshot="$ART/$1.png" "$URL/#/$2" >>"$T/chromium.log" 2>&1 ||
     fail "chromium could not screenshot #/$2"
 }
-page jobs jobs
-page job "job/$JOB"
-page call "call/$AID"
+page jobs jobs 1000
+page job "job/$JOB" 10000
+page call "call/$AID" 10000
 siox_cli blame "$AID" --json >"$T/blame.json"
 siox_cli summary --job "$JOB" --json >"$T/summary.json"
 python3 - "$T" "$JOB" "$AID" <<'PY' || fail "the pages do not show what the CLI says"
