@@ -25,7 +25,8 @@ export SIOX_SERVER=$B/siox-server/siox-server SIOX_DAEMON=$B/siox-daemon/siox-da
 WANT=${WEB_ACTIVITIES:-1050000}
 JOB=webbench
 CACHE=$B/bench/web-warehouse
-stamp="v1 $(cat "$top"/siox-server/schema/*.sql "$top/bench/bench_web_job.sh" | sha1sum | cut -c1-12) $WANT"
+FILL_VERSION=1 # bump when fill() changes: the cache is rebuilt
+stamp="v$FILL_VERSION $(cat "$top"/siox-server/schema/*.sql | sha1sum | cut -c1-12) $WANT"
 SERVER_DIR=$CACHE
 PG_BIN=$(pg_config --bindir 2>/dev/null || echo /usr/lib/postgresql/15/bin)
 pg() {
@@ -100,7 +101,7 @@ page_ms() {
   chromium --headless=new --no-sandbox --disable-gpu --user-data-dir="$T/chromium" --enable-logging=stderr --v=0 \
     --window-size=1400,1800 "http://127.0.0.1:$WEB_PORT/#/job/$JOB" >"$log" 2>&1 &
   local pid=$!
-  for _ in $(seq 1200); do
+  for _ in $(seq 9000); do # 15 min at most: the machine may be loaded
     grep -q "siox-ready job" "$log" && break
     grep -q "siox-error" "$log" && break
     sleep 0.1
