@@ -26,7 +26,7 @@ static const char help[] =
     "  offline login node. Open the address it prints.\n"
     "\n"
     "  Pages: jobs (triage, refreshed while jobs run), job (summary, rank x time\n"
-    "  heatmap, critical files, findings and hints, blame summary), call (the\n"
+    "  heatmap, critical files, findings and hints, blame summary on request), call (the\n"
     "  causal graph with folding, blame's path and culprit, link confidence; a\n"
     "  Gantt timeline; blame's evidence in words), component (latency over time\n"
     "  against its baseline, load and capacity).\n"

@@ -223,17 +223,24 @@ function jobPage(job) {
       { t: "bytes", f: function (a) { return bytes(a.bytes); } }
     ], doc.activities, "calls"));
   }).catch(function (e) { fail(calls, e); });
-  blm.appendChild(el("p", { "class": "muted", id: "blame-wait" }, "blaming the job's slowest calls…"));
-  api("blame?" + q).then(function (doc) {
+  /* siox blame --job blames the job's slowest calls one by one: seconds to
+   * minutes on a big job, so it runs when asked, not with every page view */
+  var go = el("button", { id: "blame-job" }, "Blame the job's slowest calls (siox blame --job)");
+  blm.appendChild(go);
+  go.onclick = function () {
     blm.innerHTML = "";
-    var list = doc.components || doc.entries || doc.blame || [];
-    if (Array.isArray(list) && list.length) {
-      blm.appendChild(table(Object.keys(list[0]).filter(function (k) { return typeof list[0][k] !== "object"; })
-        .map(function (k) { return { t: k, l: 1, f: function (r) { return r[k]; } }; }), list, "blame-job"));
-    } else {
-      blm.appendChild(el("pre", { "class": "evidence" }, JSON.stringify(doc, null, 1).slice(0, 4000)));
-    }
-  }).catch(function (e) { blm.innerHTML = ""; fail(blm, e); });
+    blm.appendChild(el("p", { "class": "muted", id: "blame-wait" }, "blaming the job's slowest calls…"));
+    api("blame?" + q).then(function (doc) {
+      blm.innerHTML = "";
+      var list = doc.components || doc.entries || doc.blame || [];
+      if (Array.isArray(list) && list.length) {
+        blm.appendChild(table(Object.keys(list[0]).filter(function (k) { return typeof list[0][k] !== "object"; })
+          .map(function (k) { return { t: k, l: 1, f: function (r) { return r[k]; } }; }), list, "blame-job"));
+      } else {
+        blm.appendChild(el("pre", { "class": "evidence" }, JSON.stringify(doc, null, 1).slice(0, 4000)));
+      }
+    }).catch(function (e) { blm.innerHTML = ""; fail(blm, e); });
+  };
 }
 
 /* ---- call: causal graph, Gantt timeline, blame's evidence --------------- */
