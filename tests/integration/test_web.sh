@@ -37,7 +37,9 @@ done
 sleep 2 # the chain's server side and the last POSIX calls travel in the same flush; links settle
 
 WEB_PORT=$(free_port)
-siox_cli web --listen "127.0.0.1:$WEB_PORT" >>"$T/web.log" 2>&1 &
+# the binary itself in the background (not the siox_cli function, whose
+# subshell's pid would be recorded and siox web outlive the test)
+"$SIOX_CLI" --data-dir "$SERVER_DIR" web --listen "127.0.0.1:$WEB_PORT" >>"$T/web.log" 2>&1 &
 PIDS+=($!)
 wait_port "$WEB_PORT" "siox web"
 URL="http://127.0.0.1:$WEB_PORT"
