@@ -13,6 +13,7 @@ PACKAGES=(
   glusterfs-server glusterfs-client libglusterfs-dev liburcu-dev uuid-dev
   openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
   clang libclang-rt-14-dev
+  libmicrohttpd-dev libjs-d3 chromium
 )
 
 missing=()

@@ -40,6 +40,7 @@ extern const struct siox_cmd siox_cmd_anomalies, siox_cmd_capacity;
 extern const struct siox_cmd siox_cmd_hints;
 extern const struct siox_cmd siox_cmd_workload, siox_cmd_replay;
 extern const struct siox_cmd siox_cmd_export;
+extern const struct siox_cmd siox_cmd_jobs, siox_cmd_summary, siox_cmd_web;
 
 enum { SIOX_OPT_DATA_DIR = 0x100, SIOX_OPT_DB, SIOX_OPT_JSON };
 #define SIOX_GLOBAL_LONGOPTS                                                                                  \

@@ -15,7 +15,8 @@ static const struct siox_cmd *const commands[] = {&siox_cmd_graph, &siox_cmd_top
                                                   &siox_cmd_status, &siox_cmd_run,
                                                   &siox_cmd_anomalies, &siox_cmd_capacity,
                                                   &siox_cmd_hints, &siox_cmd_workload,
-                                                  &siox_cmd_replay, &siox_cmd_export};
+                                                  &siox_cmd_replay, &siox_cmd_export, &siox_cmd_jobs,
+                                                  &siox_cmd_summary, &siox_cmd_web};
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static const char main_help[] =
@@ -65,7 +66,7 @@ static const char main_help[] =
     "  Run `siox help COMMAND` for a command's manual page.\n";
 
 static void print_main_help(void) {
-  char list[1024] = "";
+  char list[4096] = ""; /* one line per command */
   size_t off = 0;
   for (size_t i = 0; i < NCOMMANDS; i++)
     off += (size_t)snprintf(list + off, sizeof(list) - off, "  %-8s %s\n", commands[i]->name, commands[i]->summary);

@@ -79,6 +79,10 @@ int siox_cli_open(const struct siox_cli *cli, struct siox_wh **out) {
   return SIOX_EXIT_FAIL;
 }
 
+int siox_cli_conninfo(const struct siox_cli *cli, char *buf, size_t len, char *err, size_t errlen) {
+  return pick_conninfo(cli, buf, len, err, errlen);
+}
+
 int siox_cli_load(PGconn *c, int64_t aid, int depth, struct siox_tree **out) {
   char err[2048] = "";
   int rc = siox_wh_load_tree(c, aid, depth, out, err, sizeof(err));

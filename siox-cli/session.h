@@ -21,6 +21,10 @@ struct siox_wh *siox_cli_connect(const struct siox_cli *cli, char *err, size_t e
  * returns SIOX_EXIT_FAIL. The caller siox_wh_close-s *out. */
 int siox_cli_open(const struct siox_cli *cli, struct siox_wh **out);
 
+/* The conninfo siox_cli_connect would use (`siox web` opens its own
+ * connections per request). 0 or -errno (err set). */
+int siox_cli_conninfo(const struct siox_cli *cli, char *buf, size_t len, char *err, size_t errlen);
+
 /* Loads aid's causal tree to `depth` levels; on failure prints why ("not in
  * the warehouse", the query error) and returns SIOX_EXIT_FAIL. The caller
  * destroys *out. */

@@ -76,4 +76,22 @@ int siox_kb_analyze_pending(PGconn *c, int idle_s, int incr_s, int64_t settle_ns
 int siox_kb_baselines_update(PGconn *c, int64_t settle_ns, char *err, size_t errcap);
 int siox_kb_capacity_update(PGconn *c, int64_t settle_ns, char *err, size_t errcap);
 
+/* ---- findings for the front ends (findings_read.c) ------------------------
+ * json-c documents; the caller owns what it gets (json_object_put). */
+struct json_object;
+
+/* Adds "findings": the number of findings of each job object (its "job"
+ * key) of the array jobs. 0 or -1. */
+int siox_kb_count_findings(PGconn *c, struct json_object *jobs, char *err, size_t errcap);
+
+/* The job's findings, most expected gain first: [{kind, severity, summary,
+ * file_pattern, expected_gain_s, evidence, hints, component}], hints and
+ * component null when no hint set acts on it. 0 or -1. */
+int siox_kb_job_findings(PGconn *c, const char *job, struct json_object **out, char *err, size_t errcap);
+
+/* A component's (node's) baseline median latency: its classes' p50,
+ * weighted by their samples (baselines_read.c); 0 with *samples 0 when
+ * none is learned yet. 0 or -1. */
+int siox_kb_node_baseline(PGconn *c, int64_t node_id, double *p50_ns, int64_t *samples, char *err, size_t errcap);
+
 #endif

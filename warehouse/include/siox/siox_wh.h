@@ -57,5 +57,71 @@ int siox_wh_migrate(PGconn *c, siox_wh_log_fn log, void *ctx, char *err, size_t 
 #include "siox/wh/blame_wait.h"
 #include "siox/wh/waiting.h"
 #include "siox/wh/export.h"
+/* ---- Job views (issue 14 section 2; wh_job_*.c, wh_jobs.c, wh_critical_files.c) ----
+ * A job is processes.job, keyed by (uid, job id) as everywhere in SIOX. Its
+ * I/O is what its processes' I/O layers recorded (HDF5, MPI-IO, POSIX,
+ * stdio); the calls the application made itself are the top-level ones (no
+ * explicit parent): their bytes and time are the job's, so nested layers
+ * are not counted twice. Documents are json-c objects, the same for
+ * `siox ... --json` and `siox web`; the caller frees them with
+ * json_object_put. */
+#include <stdint.h>
+
+struct json_object;
+
+/* One I/O interval on one file (an index below nfiles). */
+struct siox_wh_span {
+  int64_t start_ns, end_ns;
+  uint32_t file;
+};
+
+/* A file's time in the sweep: busy_ns, the union of its own spans;
+ * exclusive_ns, its share of the job's busy time, each instant divided
+ * equally among the files active then (idle gaps belong to nobody). */
+struct siox_wh_file_share {
+  int64_t busy_ns;
+  double exclusive_ns;
+};
+
+/* IOMiner's critical-file sweep line over n spans, O(n log n). Fills
+ * out[nfiles] and *busy_ns (the union of all spans: the exclusive times add
+ * up to it). Empty spans and files >= nfiles are ignored. 0 or -ENOMEM. */
+int siox_wh_critical_files(const struct siox_wh_span *s, size_t n, size_t nfiles, struct siox_wh_file_share *out,
+                           int64_t *busy_ns);
+
+/* What `siox jobs` lists. since_ns: only jobs with a process first seen at
+ * or after it (0: all). sort: "io_time", "bytes" or "bandwidth", most first
+ * (NULL: the newest first). */
+struct siox_wh_jobs_query {
+  int64_t since_ns;
+  const char *sort;
+};
+
+/* The jobs document: {"jobs": [{job, uid, processes, activities, first_ns,
+ * last_ns, bytes_read, bytes_written, io_time_ns, bandwidth_bps,
+ * worst_component, factors: {...}}]} (README.md, "Job views"). 0, -EINVAL
+ * (bad sort), -EIO (query failed; err). */
+int siox_wh_jobs(struct siox_wh *wh, const struct siox_wh_jobs_query *q, struct json_object **out, char *err,
+                 size_t errlen);
+
+/* The summary document of job: totals, per layer and per file statistics,
+ * critical files (README.md, "Job views"). 0, -ENOENT (no activity of the
+ * job visible; err), -EINVAL (the id names several users' jobs), -EIO. */
+int siox_wh_job_summary(struct siox_wh *wh, const char *job, struct json_object **out, char *err, size_t errlen);
+
+/* The rank x time heatmap of job: bins time bins over the job's span, one
+ * row per rank, with the bytes moved and the I/O time of the top-level calls
+ * in each cell (aggregated here: a job of 1M activities ships bins x ranks
+ * cells). 0, -ENOENT, -EINVAL, -EIO as siox_wh_job_summary. */
+int siox_wh_job_heatmap(struct siox_wh *wh, const char *job, int bins, struct json_object **out, char *err,
+                        size_t errlen);
+
+/* The latency over time of the components whose label ("hwid swid#iid")
+ * contains pattern, or of a role (brick, client, device), from since_ns:
+ * {pattern, bins, components: [{node_id, label, first_ns, last_ns,
+ * activities, bins: [{t_ns, n, mean_ns}]}]}, bins equal time bins over the
+ * components' span (empty bins left out). 0, -EINVAL, -EIO. */
+int siox_wh_component_latency(struct siox_wh *wh, const char *pattern, int64_t since_ns, int bins,
+                              struct json_object **out, char *err, size_t errlen);
 
 #endif

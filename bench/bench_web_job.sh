@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# The job views on a job of at least 1M activities (issue 14): prints
+#   summary_ms                 `siox summary --job J --json`, whole command (median)
+#   summary_baseline_ms        `siox workload extract --job J`, the job-wide
+#                              reader that existed before, on the same job (median)
+#   web_job_page_ms            the job page of `siox web` in headless Chromium:
+#                              navigation start to the page's first full render
+#                              (summary, heatmap drawn), median; target <= 1000
+#   web_job_activities         the job's size
+# ROUNDS (default 3) interleaved rounds of the three.
+#
+# The warehouse (cached in BUILD/bench/web-warehouse; WEB_REFILL=1 rebuilds):
+# one real run of mpi_io_workload (4 ranks, MPI-IO over POSIX, N=64 blocks)
+# ingested by siox-server and siox-daemon, then its activities (and text
+# attributes) copied in SQL within the same four processes, later in time,
+# until the job holds WANT activities: one long MPI job, as if it ran the
+# same phase again and again. The timing runs on the warehouse's PostgreSQL
+# alone (pg_ctl), at rest.
+# usage: bench_web_job.sh BUILD_DIR [ROUNDS]
+B=$(cd "$1" && pwd)
+ROUNDS=${2:-${WEB_ROUNDS:-3}}
+top=$(cd "$(dirname "$0")/.." && pwd)
+export SIOX_SERVER=$B/siox-server/siox-server SIOX_DAEMON=$B/siox-daemon/siox-daemon SIOX_CLI=$B/siox-cli/siox
+. "$top/tests/integration/lib.sh"
+WANT=${WEB_ACTIVITIES:-1050000}
+JOB=webbench
+CACHE=$B/bench/web-warehouse
+FILL_VERSION=1 # bump when fill() changes: the cache is rebuilt
+stamp="v$FILL_VERSION $(cat "$top"/siox-server/schema/*.sql | sha1sum | cut -c1-12) $WANT"
+SERVER_DIR=$CACHE
+PG_BIN=$(pg_config --bindir 2>/dev/null || echo /usr/lib/postgresql/15/bin)
+pg() {
+  local as=()
+  [ "$(id -u)" = 0 ] && as=(runuser -u postgres --)
+  if [ "$1" = stop ]; then set -- -m fast stop; fi
+  "${as[@]}" "$PG_BIN/pg_ctl" -D "$CACHE/pg" -l "$CACHE/pg/log" -w -t 300 "$@"
+}
+trap 'cleanup; pg stop >/dev/null 2>&1; stop_postmaster "$CACHE"' EXIT
+
+fill() {
+  rm -rf "$CACHE"
+  mkdir -p "$CACHE"
+  chmod 755 "$CACHE"
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_io=romio321
+  start_server --no-analyze
+  start_daemon "" --batch-ms 50
+  mpirun --oversubscribe -np 4 -x LD_PRELOAD="$B/instrumentation/mpi/libsiox-mpi.so:$B/instrumentation/posix/libsiox-posix.so" \
+    -x SIOX_SOCKET="$DAEMON_SOCK" -x SIOX_JOB_ID=$JOB "$B/tests/mpi_io_workload" /dev/shm/siox-webbench.$$ "$T/m" 4096 64 \
+    >>"$T/workload.log" 2>&1 || fail "mpi_io_workload failed"
+  rm -f /dev/shm/siox-webbench.$$
+  local n=0
+  for _ in $(seq 300); do
+    n=$(sql "SELECT count(*) FROM activities a JOIN activity_types t USING (type_id) WHERE t.name = 'MPI_Finalize'")
+    [ "$n" -ge 4 ] && break
+    sleep 0.2
+  done
+  sleep 2
+  stop_pid "$DAEMON_PID"
+  stop_pid "$SERVER_PID"
+  pg start >/dev/null
+  n=$(sql "SELECT count(*) FROM activities a JOIN processes p USING (proc_id) WHERE p.job = '$JOB'")
+  local span copies
+  span=$(sql "SELECT max(end_ns) - min(start_ns) + 1000000 FROM activities a JOIN processes p USING (proc_id) WHERE p.job = '$JOB'")
+  copies=$(((WANT + n - 1) / n - 1))
+  echo "# template: $n activities of job $JOB; $copies copies" >&2
+  # a copy keeps its process (proc_id << 32) and moves its local number up
+  # by k << 20 (the template's numbers are far below 2^20)
+  for k0 in $(seq 1 50 "$copies"); do
+    local k1=$((k0 + 49 > copies ? copies : k0 + 49))
+    sql "INSERT INTO activities (aid, proc_id, parent_aid, node_id, type_id, start_ns, end_ns, err,
+                                 attr_ids, attr_vals, real_ids, real_vals)
+         SELECT a.aid + (k::bigint << 20), a.proc_id, a.parent_aid + (k::bigint << 20), a.node_id, a.type_id,
+                a.start_ns + k * $span, a.end_ns + k * $span, a.err, a.attr_ids, a.attr_vals, a.real_ids, a.real_vals
+           FROM activities a JOIN processes p USING (proc_id), generate_series($k0, $k1) k
+          WHERE p.job = '$JOB' AND (a.aid & 1048575) = (a.aid & 4294967295);
+         INSERT INTO activity_text_attrs (aid, attr_id, value)
+         SELECT t.aid + (k::bigint << 20), t.attr_id, t.value
+           FROM activity_text_attrs t JOIN activities a ON a.aid = t.aid JOIN processes p USING (proc_id),
+                generate_series($k0, $k1) k
+          WHERE p.job = '$JOB' AND (a.aid & 1048575) = (a.aid & 4294967295)" >/dev/null
+  done
+  sql "ANALYZE" >/dev/null
+  pg stop >/dev/null
+  echo "$stamp" >"$CACHE/ready"
+}
+
+if [ "${WEB_REFILL:-0}" = 1 ] || [ "$(cat "$CACHE/ready" 2>/dev/null)" != "$stamp" ]; then fill; fi
+pg start >/dev/null
+n=$(sql "SELECT count(*) FROM activities a JOIN processes p USING (proc_id) WHERE p.job = '$JOB'")
+[ "$n" -ge 1000000 ] || fail "job $JOB holds $n activities, fewer than 1M"
+
+WEB_PORT=$(free_port)
+"$SIOX_CLI" --data-dir "$CACHE" web --listen "127.0.0.1:$WEB_PORT" >>"$T/web.log" 2>&1 &
+PIDS+=($!)
+wait_port "$WEB_PORT" "siox web"
+
+ms() { local t=$(date +%s%N); "$@" >/dev/null 2>>"$T/err.log" || fail "$* failed: $(tail -n 2 "$T/err.log")"; echo $((($(date +%s%N) - t) / 1000000)); }
+# The page logs "siox-ready job MS" (performance.now(): since navigation start) once drawn.
+page_ms() {
+  local log=$T/chromium.$1.log
+  chromium --headless=new --no-sandbox --disable-gpu --user-data-dir="$T/chromium" --enable-logging=stderr --v=0 \
+    --window-size=1400,1800 "http://127.0.0.1:$WEB_PORT/#/job/$JOB" >"$log" 2>&1 &
+  local pid=$!
+  for _ in $(seq 9000); do # 15 min at most: the machine may be loaded
+    grep -q "siox-ready job" "$log" && break
+    grep -q "siox-error" "$log" && break
+    sleep 0.1
+  done
+  stop_pid "$pid"
+  grep -o "siox-ready job [0-9]*" "$log" | awk '{print $3}' | head -n 1 | grep . || fail "the job page did not render: $(grep -m1 siox-error "$log")"
+}
+S=() X=() W=()
+for r in $(seq "$ROUNDS"); do
+  S+=("$(ms "$SIOX_CLI" --data-dir "$CACHE" summary --job "$JOB" --json)")
+  X+=("$(ms "$SIOX_CLI" --data-dir "$CACHE" workload extract --job "$JOB" -o "$T/wl")")
+  W+=("$(page_ms "$r")")
+  echo "# round $r: summary ${S[-1]} ms, extract ${X[-1]} ms, page ${W[-1]} ms" >&2
+done
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+echo "summary_ms $(median "${S[@]}") ms"
+echo "summary_baseline_ms $(median "${X[@]}") ms"
+echo "web_job_page_ms $(median "${W[@]}") ms"
+echo "web_job_activities $n activities"

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# `siox web` on a warehouse filled by real runs: a 4-rank MPI-IO job
+# (mpi_io_workload, MPI-IO over POSIX) and the instrumented chain with one
+# slowed device (a culprit for blame). Asserts:
+#  - API: each document equals the CLI's --json (jobs, summary, blame, graph);
+#    an unknown AID or job is 404 with a message, a malformed query 400;
+#  - pages, driven in headless Chromium: the jobs page lists the job; the job
+#    page's totals are `siox summary --json`'s and its heatmap has one row
+#    per rank; the call page highlights blame's culprit (`siox blame --json`).
+# Screenshots of every page go to $SIOX_ARTIFACTS (default $T/artifacts).
+. "$(dirname "$0")/lib.sh"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+ASAN_RT=$(ldd "$SIOX_MPI_LIB" | awk '/libasan/ {print $3 ":"}')
+export OMPI_MCA_io=romio321
+export SIOX_TEST_HINTS="romio_cb_write=enable;romio_cb_read=enable;cb_nodes=1"
+command -v chromium >/dev/null || fail "chromium is not installed (scripts/install-deps.sh)"
+ART=${SIOX_ARTIFACTS:-$T/artifacts}
+mkdir -p "$ART"
+RANKS=4 JOB=web-mpi-$$ CHAIN=web-chain-$$
+OUT=/dev/shm/siox-web.$$
+trap 'rm -f "$OUT"; cleanup' EXIT
+
+start_server
+start_daemon "" --batch-ms 50
+mpirun --oversubscribe -np $RANKS -x ASAN_OPTIONS -x LD_PRELOAD="$ASAN_RT$SIOX_MPI_LIB:$SIOX_POSIX_LIB" \
+  -x SIOX_SOCKET="$DAEMON_SOCK" -x SIOX_JOB_ID=$JOB "$SIOX_MPI_WORKLOAD" "$OUT" "$T/manifest" \
+  >>"$T/workload.log" 2>&1 || fail "mpi_io_workload failed"
+SIOX_JOB_ID=$CHAIN "$SIOX_CHAIN" --writes 12 --slow-device 1 --slow-us 30000 --fast-us 2000 --object "$CHAIN" \
+  >>"$T/chain.log" 2>&1 || fail "chain program failed"
+for _ in $(seq 300); do
+  n=$(sql "SELECT count(*) FROM activities a JOIN activity_types t USING (type_id) WHERE t.name = 'MPI_Finalize'")
+  c=$(sql "SELECT count(*) FROM activities a JOIN processes p USING (proc_id) WHERE p.job = '$CHAIN'")
+  [ "$n" -ge $RANKS ] && [ "$c" -ge 24 ] && break
+  sleep 0.2
+done
+sleep 2 # the chain's server side and the last POSIX calls travel in the same flush; links settle
+
+WEB_PORT=$(free_port)
+# the binary itself in the background (not the siox_cli function, whose
+# subshell's pid would be recorded and siox web outlive the test)
+"$SIOX_CLI" --data-dir "$SERVER_DIR" web --listen "127.0.0.1:$WEB_PORT" >>"$T/web.log" 2>&1 &
+PIDS+=($!)
+wait_port "$WEB_PORT" "siox web"
+URL="http://127.0.0.1:$WEB_PORT"
+siox_cli top --job "$CHAIN" --layer app --name write -n 1 --json >"$T/top.json" || fail "siox top failed"
+AID=$(top_first_aid "$T/top.json")
+
+# ---- API: the CLI's documents, and the errors --------------------------------
+get() { curl -s -o "$2" -w '%{http_code}' "$URL/api/$1"; }
+same() { # NAME API-PATH CLI-ARGS...: equal documents (retried: the knowledge base may analyse meanwhile)
+  local name=$1 path=$2
+  shift 2
+  for _ in 1 2 3 4 5; do
+    siox_cli "$@" >"$T/cli.$name.json" || fail "siox $* failed"
+    [ "$(get "$path" "$T/api.$name.json")" = 200 ] || fail "GET /api/$path: $(cat "$T/api.$name.json")"
+    python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' \
+      "$T/cli.$name.json" "$T/api.$name.json" && return 0
+    sleep 1
+  done
+  fail "/api/$path differs from siox $*"
+}
+same summary "summary?job=$JOB" summary --job "$JOB" --json
+same jobs jobs jobs --json
+same graph "graph?aid=$AID" graph "$AID" --format json
+same blame "blame?aid=$AID" blame "$AID" --json
+expect() { # STATUS PATH [TEXT]: the status, and a JSON error naming TEXT
+  local code
+  code=$(get "$2" "$T/err.json")
+  [ "$code" = "$1" ] || fail "GET /api/$2: HTTP $code, want $1: $(cat "$T/err.json")"
+  python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["error"]; sys.exit(sys.argv[2] not in e)' \
+    "$T/err.json" "${3:-}" || fail "GET /api/$2: error $(cat "$T/err.json") does not say '${3:-}'"
+}
+expect 404 "graph?aid=999999999" "999999999 is not in the warehouse"
+expect 404 "blame?aid=999999999" "999999999"
+expect 404 "summary?job=no-such-job" "no-such-job"
+expect 400 "graph?aid=abc" "abc"
+expect 400 "blame?aid=12x" "12x"
+expect 400 "summary" "job"
+expect 400 "heatmap?job=$JOB&bins=0" "bins"
+expect 400 "jobs?sort=colour" "colour"
+expect 404 "nothing" "no such API"
+log "API documents equal the CLI's; errors 400/404"
+
+# ---- pages in headless Chromium ----------------------------------------------
+# Virtual time stops while fetches are pending, so BUDGET is the page's own
+# timers: the jobs page refreshes every 2 s and needs only its first load.
+page() { # NAME HASH BUDGET_MS: the DOM after the page ran, and a screenshot
+  local flags=(--headless=new --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$T/chromium"
+               --virtual-time-budget="$3" --window-size=1400,1800)
+  timeout 300 chromium "${flags[@]}" --dump-dom "$URL/#/$2" >"$T/$1.html" 2>>"$T/chromium.log" ||
+    fail "chromium could not load #/$2"
+  timeout 300 chromium "${flags[@]}" --screenshot="$ART/$1.png" "$URL/#/$2" >>"$T/chromium.log" 2>&1 ||
+    fail "chromium could not screenshot #/$2"
+}
+page jobs jobs 1000
+page job "job/$JOB" 10000
+page call "call/$AID" 10000
+siox_cli blame "$AID" --json >"$T/blame.json"
+siox_cli summary --job "$JOB" --json >"$T/summary.json"
+python3 - "$T" "$JOB" "$AID" <<'PY' || fail "the pages do not show what the CLI says"
+import html.parser, json, sys
+T, job, aid = sys.argv[1:4]
+class Dom(html.parser.HTMLParser):
+    def __init__(self, path):
+        super().__init__(); self.els = []; self.stack = []
+        self.feed(open(path).read())
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs); a["_tag"] = tag; a["_in"] = [x.get("id") for x in self.stack if x.get("id")]
+        self.els.append(a)
+        if tag not in ("br", "img", "input", "meta", "link", "hr", "wbr"): self.stack.append(a)
+    def handle_endtag(self, tag):
+        if self.stack: self.stack.pop()
+    def body(self): return next(e for e in self.els if e["_tag"] == "body")
+    def cls(self, c): return [e for e in self.els if c in (e.get("class") or "").split()]
+for name in ("jobs", "job", "call"):
+    b = Dom(f"{T}/{name}.html").body()
+    assert b.get("data-ready") == name and "data-error" not in b, f"{name} page: {b}"
+jobs = Dom(f"{T}/jobs.html")
+assert any(e.get("data-job") == job for e in jobs.els), "the jobs page does not list the job"
+s = json.load(open(f"{T}/summary.json"))
+d = Dom(f"{T}/job.html")
+tot = {e["data-key"]: e["data-value"] for e in d.cls("total")}
+for k in ("bytes_read", "bytes_written", "io_time_ns", "calls", "activities"):
+    assert int(tot[k]) == s["totals"][k], f"job page {k} {tot[k]}, siox summary {s['totals'][k]}"
+assert int(tot["processes"]) == s["processes"] and int(tot["ranks"]) == s["ranks"]
+rows = [e for e in d.cls("heat-row") if "heatmap-bytes" in e["_in"]]
+assert len(rows) == s["ranks"] == 4, f"heatmap has {len(rows)} rows, the job {s['ranks']} ranks"
+assert sorted(int(e["data-rank"]) for e in rows) == list(range(4))
+bl = json.load(open(f"{T}/blame.json"))
+assert bl["verdict"] == "culprit" and bl["culprit"], bl["verdict"]
+c = Dom(f"{T}/call.html")
+hi = [e for e in c.cls("culprit") if e["_tag"] == "g"]
+assert len(hi) == 1 and int(hi[0]["data-aid"]) == bl["culprit"]["aid"], \
+    f"highlighted {[e.get('data-aid') for e in hi]}, siox blame says {bl['culprit']['aid']}"
+path = {p["aid"] for p in bl["path"]}
+shown = {int(e["data-aid"]) for e in c.cls("on-path") if e["_tag"] == "g"}
+assert shown == path, f"path shown {shown}, blame's {path}"
+assert any(e.get("id") == "evidence" for e in c.els), "no evidence"
+print(f"ok: job totals and {len(rows)} heatmap rows match; culprit {bl['culprit']['aid']} highlighted")
+PY
+ls "$ART"/jobs.png "$ART"/job.png "$ART"/call.png >/dev/null || fail "screenshots missing"
+log "web test passed (screenshots in $ART)"

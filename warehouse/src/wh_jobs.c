@@ -1,0 +1,238 @@
+/*
+ * `siox jobs`: triage over many jobs in the manner of IOMiner. Per job
+ * (uid, job id): processes, bytes read and written and I/O time of the
+ * calls the application made itself (no explicit parent), bandwidth by the
+ * slowest process, the worst component (the one outside the job that spent
+ * the most time serving it, through causal links) and the factors: small
+ * requests, non-consecutive access, collective share, bricks used and
+ * processes per brick. SQL groups by (process, layer, operation), with the
+ * summary's patterns (wh_job.h), so the two agree.
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wh_job.h"
+
+#define SMALL_REQUEST "65536" /* bytes: a data call moving less is a small request */
+#define ATTR(name) "a.attr_vals[array_position(a.attr_ids, (SELECT id FROM ontology WHERE name = '" name "'))]"
+
+#define JOB_PROCS                                                                                             \
+  "SELECT proc_id, uid, job FROM processes"                                                                   \
+  " WHERE job <> '' AND ($1::bigint = 0 OR (extract(epoch FROM first_seen) * 1e9)::bigint >= $1::bigint)"
+
+/* consec: the data call starts where the previous one on the same
+ * descriptor ended (NULL when it has no offset or no predecessor). */
+static const char groups_sql[] =
+    "WITH jp AS (" JOB_PROCS "),"
+    " cl AS (SELECT jp.uid, jp.job, a.proc_id, a.aid, a.parent_aid IS NULL AS top, n.swid, t.name, a.start_ns,"
+    "        a.end_ns, " ATTR("io/offset") " AS off, " ATTR("io/result") " AS result, " ATTR("io/bytes") " AS bytes,"
+    "        coalesce(" ATTR("posix/fd") ", " ATTR("stdio/file") ") AS fkey, " ATTR("mpi/collective") " AS coll,"
+    "        CASE WHEN t.name ~ '" WHJ_RE_SEEK "' THEN 's' WHEN t.name ~ '" WHJ_RE_NOT_DATA "' THEN 'm'"
+    "             WHEN t.name ~ '" WHJ_RE_READ "' THEN 'r' WHEN t.name ~ '" WHJ_RE_WRITE "' THEN 'w' ELSE 'm' END AS op"
+    "   FROM activities a JOIN jp ON jp.proc_id = a.proc_id"
+    "   JOIN nodes n ON n.node_id = a.node_id JOIN activity_types t ON t.type_id = a.type_id"
+    "  WHERE n.swid IN ('HDF5', 'MPI-IO', 'POSIX', 'stdio')),"
+    /* moved: POSIX says it in io/result, the other layers what was asked */
+    " io AS (SELECT cl.*, CASE WHEN op IN ('r', 'w') THEN CASE WHEN swid = 'POSIX' AND result IS NOT NULL"
+    "        THEN greatest(result, 0) ELSE bytes END END AS moved FROM cl),"
+    " sc AS (SELECT io.*, CASE WHEN moved IS NOT NULL AND off IS NOT NULL THEN off = lag(off + moved)"
+    "        OVER (PARTITION BY proc_id, swid, fkey, moved IS NOT NULL AND off IS NOT NULL ORDER BY start_ns, aid)"
+    "        END AS consec FROM io)"
+    " SELECT uid, job, proc_id, swid, op, top, moved IS NOT NULL, count(*), sum(end_ns - start_ns),"
+    "        coalesce(sum(moved), 0), count(*) FILTER (WHERE moved < " SMALL_REQUEST "), count(consec),"
+    "        count(*) FILTER (WHERE consec), count(*) FILTER (WHERE coll = 1), min(start_ns), max(end_ns)"
+    "   FROM sc GROUP BY uid, job, proc_id, swid, op, top, moved IS NOT NULL ORDER BY uid, job, proc_id";
+
+/* The components outside the job that served it: up to three causal hops
+ * (MPI-IO -> POSIX -> GlusterFS client -> brick). */
+static const char served_sql[] =
+    "WITH RECURSIVE jp AS (" JOB_PROCS "),"
+    " hop(uid, job, aid, depth) AS ("
+    "   SELECT jp.uid, jp.job, l.child_aid, 1 FROM activities a JOIN jp ON jp.proc_id = a.proc_id"
+    "     JOIN causal_links l ON l.parent_aid = a.aid"
+    "   UNION"
+    "   SELECT h.uid, h.job, c.aid, h.depth + 1 FROM hop h"
+    "     JOIN causal_links l ON l.parent_aid = h.aid JOIN activities c ON c.aid = l.child_aid"
+    "    WHERE h.depth < 3)"
+    " SELECT h.uid, h.job, n.hwid, n.swid, n.iid, count(DISTINCT c.aid), sum(c.end_ns - c.start_ns)"
+    "   FROM (SELECT DISTINCT uid, job, aid FROM hop) h JOIN activities c ON c.aid = h.aid"
+    "   JOIN processes cp ON cp.proc_id = c.proc_id JOIN nodes n ON n.node_id = c.node_id"
+    "  WHERE cp.job <> h.job"
+    "  GROUP BY 1, 2, 3, 4, 5";
+
+struct job {
+  char *job;
+  int64_t uid, activities, calls, first_ns, last_ns;
+  int64_t bytes_read, bytes_written, io_ns, proc_ns;
+  int32_t procs, last_proc;
+  int64_t data, small, follows, consec, mpiio_data, coll;
+  int64_t bricks, worst_ns;
+  char worst[256];
+};
+
+struct jobs {
+  struct job *j;
+  size_t n, cap;
+};
+
+static int64_t num(const PGresult *res, int r, int c) {
+  return PQgetisnull(res, r, c) ? 0 : strtoll(PQgetvalue(res, r, c), NULL, 10);
+}
+
+static struct job *job_get(struct jobs *js, int64_t uid, const char *name) {
+  for (size_t i = js->n; i-- > 0;)
+    if (js->j[i].uid == uid && strcmp(js->j[i].job, name) == 0) return &js->j[i];
+  if (js->n == js->cap) {
+    size_t cap = js->cap ? 2 * js->cap : 16;
+    struct job *n = realloc(js->j, cap * sizeof(*n));
+    if (!n) return NULL;
+    js->j = n, js->cap = cap;
+  }
+  struct job *j = &js->j[js->n];
+  *j = (struct job){.job = strdup(name), .uid = uid, .first_ns = INT64_MAX, .last_proc = -1};
+  if (!j->job) return NULL;
+  js->n++;
+  return j;
+}
+
+/* One (process, layer, name, top) group into its job. Groups come ordered
+ * by process, so a process's I/O time is complete when the next begins. */
+static void add_group(struct job *j, const PGresult *res, int r) {
+  int32_t proc = (int32_t)num(res, r, 2);
+  if (proc != j->last_proc) j->procs++, j->last_proc = proc, j->proc_ns = 0;
+  const char *swid = PQgetvalue(res, r, 3), op = PQgetvalue(res, r, 4)[0];
+  int top = PQgetvalue(res, r, 5)[0] == 't';
+  int64_t n = num(res, r, 7), ns = num(res, r, 8), bytes = num(res, r, 9);
+  /* as in the summary: a read or write without a byte count moved no data */
+  int data = (op == 'r' || op == 'w') && PQgetvalue(res, r, 6)[0] == 't';
+  j->activities += n;
+  if (num(res, r, 14) < j->first_ns) j->first_ns = num(res, r, 14);
+  if (num(res, r, 15) > j->last_ns) j->last_ns = num(res, r, 15);
+  if (data) {
+    j->follows += num(res, r, 11), j->consec += num(res, r, 12);
+    if (strcmp(swid, "MPI-IO") == 0) j->mpiio_data += n, j->coll += num(res, r, 13);
+  }
+  if (!top) return;
+  j->calls += n;
+  j->proc_ns += ns;
+  if (j->proc_ns > j->io_ns) j->io_ns = j->proc_ns;
+  if (!data) return;
+  j->data += n, j->small += num(res, r, 10);
+  if (op == 'r') j->bytes_read += bytes;
+  else j->bytes_written += bytes;
+}
+
+static int read_groups(PGconn *c, const char *since, struct jobs *js, char *err, size_t errlen) {
+  const char *params[] = {since};
+  PGresult *res = PQexecParams(c, groups_sql, 1, NULL, params, NULL, NULL, 0);
+  if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+    snprintf(err, errlen, "reading the jobs' I/O: %s", PQerrorMessage(c));
+    PQclear(res);
+    return -EIO;
+  }
+  int rc = 0;
+  for (int r = 0; !rc && r < PQntuples(res); r++) {
+    struct job *j = job_get(js, num(res, r, 0), PQgetvalue(res, r, 1));
+    if (!j) rc = -ENOMEM;
+    else add_group(j, res, r);
+  }
+  PQclear(res);
+  return rc;
+}
+
+static int read_served(PGconn *c, const char *since, struct jobs *js, char *err, size_t errlen) {
+  const char *params[] = {since};
+  PGresult *res = PQexecParams(c, served_sql, 1, NULL, params, NULL, NULL, 0);
+  if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+    snprintf(err, errlen, "reading the components that served the jobs: %s", PQerrorMessage(c));
+    PQclear(res);
+    return -EIO;
+  }
+  for (int r = 0; r < PQntuples(res); r++) {
+    struct job *j = NULL;
+    for (size_t i = 0; i < js->n && !j; i++)
+      if (js->j[i].uid == num(res, r, 0) && strcmp(js->j[i].job, PQgetvalue(res, r, 1)) == 0) j = &js->j[i];
+    if (!j) continue; /* a job with links but no I/O layer: not listed */
+    const char *hwid = PQgetvalue(res, r, 2), *swid = PQgetvalue(res, r, 3), *iid = PQgetvalue(res, r, 4);
+    if (strcmp(swid, "GlusterFS-brick") == 0) j->bricks++;
+    if (num(res, r, 6) > j->worst_ns) {
+      j->worst_ns = num(res, r, 6);
+      snprintf(j->worst, sizeof(j->worst), "%s %s%s%s", hwid, swid, *iid ? "#" : "", iid);
+    }
+  }
+  PQclear(res);
+  return 0;
+}
+
+static double bandwidth(const struct job *j) {
+  return j->io_ns > 0 ? (double)(j->bytes_read + j->bytes_written) / ((double)j->io_ns / 1e9) : 0;
+}
+
+static int by_key(const void *x, const void *y, void *key) {
+  const struct job *a = x, *b = y;
+  const char *sort_key = key;
+  double va, vb;
+  if (!sort_key) va = (double)a->first_ns, vb = (double)b->first_ns;
+  else if (strcmp(sort_key, "io_time") == 0) va = (double)a->io_ns, vb = (double)b->io_ns;
+  else if (strcmp(sort_key, "bytes") == 0)
+    va = (double)(a->bytes_read + a->bytes_written), vb = (double)(b->bytes_read + b->bytes_written);
+  else va = bandwidth(a), vb = bandwidth(b);
+  if (va != vb) return va > vb ? -1 : 1;
+  return strcmp(a->job, b->job);
+}
+
+static void put_i64(json_object *o, const char *k, int64_t v) { json_object_object_add(o, k, json_object_new_int64(v)); }
+static void put_dbl(json_object *o, const char *k, double v) { json_object_object_add(o, k, json_object_new_double(v)); }
+
+static json_object *job_json(const struct job *j) {
+  json_object *o = json_object_new_object(), *f = json_object_new_object();
+  json_object_object_add(o, "job", json_object_new_string(j->job));
+  put_i64(o, "uid", j->uid);
+  put_i64(o, "processes", j->procs);
+  put_i64(o, "activities", j->activities);
+  put_i64(o, "calls", j->calls);
+  put_i64(o, "first_ns", j->first_ns);
+  put_i64(o, "last_ns", j->last_ns);
+  put_i64(o, "bytes_read", j->bytes_read);
+  put_i64(o, "bytes_written", j->bytes_written);
+  put_i64(o, "io_time_ns", j->io_ns);
+  put_dbl(o, "bandwidth_bps", bandwidth(j));
+  json_object_object_add(o, "worst_component", j->worst[0] ? json_object_new_string(j->worst) : NULL);
+  put_dbl(f, "small_requests_share", j->data ? (double)j->small / (double)j->data : 0);
+  put_dbl(f, "non_consecutive_share", j->follows ? 1.0 - (double)j->consec / (double)j->follows : 0);
+  put_dbl(f, "collective_share", j->mpiio_data ? (double)j->coll / (double)j->mpiio_data : 0);
+  json_object_object_add(f, "collective", json_object_new_boolean(j->coll > 0));
+  put_i64(f, "bricks", j->bricks);
+  put_dbl(f, "processes_per_brick", j->bricks ? (double)j->procs / (double)j->bricks : 0);
+  json_object_object_add(o, "factors", f);
+  return o;
+}
+
+int siox_wh_jobs(struct siox_wh *wh, const struct siox_wh_jobs_query *q, struct json_object **out, char *err,
+                 size_t errlen) {
+  if (q->sort && strcmp(q->sort, "io_time") && strcmp(q->sort, "bytes") && strcmp(q->sort, "bandwidth")) {
+    snprintf(err, errlen, "unknown sort key '%s' (io_time, bytes or bandwidth)", q->sort);
+    return -EINVAL;
+  }
+  char since[24];
+  snprintf(since, sizeof(since), "%lld", (long long)(q->since_ns > 0 ? q->since_ns : 0));
+  struct jobs js = {0};
+  PGconn *c = siox_wh_pg(wh);
+  int rc = read_groups(c, since, &js, err, errlen);
+  if (!rc) rc = read_served(c, since, &js, err, errlen);
+  if (!rc) {
+    qsort_r(js.j, js.n, sizeof(*js.j), by_key, (void *)q->sort);
+    json_object *doc = json_object_new_object(), *arr = json_object_new_array();
+    for (size_t i = 0; i < js.n; i++) json_object_array_add(arr, job_json(&js.j[i]));
+    json_object_object_add(doc, "jobs", arr);
+    *out = doc;
+  } else if (rc == -ENOMEM) {
+    snprintf(err, errlen, "out of memory listing jobs");
+  }
+  for (size_t i = 0; i < js.n; i++) free(js.j[i].job);
+  free(js.j);
+  return rc;
+}

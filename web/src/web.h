@@ -1,0 +1,62 @@
+/*
+ * What the files of libsiox-web share: the server's state, the access rule,
+ * responses and the API handlers.
+ */
+#ifndef SIOX_WEB_INTERNAL_H
+#define SIOX_WEB_INTERNAL_H
+
+#include <json-c/json.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "siox/siox_web.h"
+
+#define WEB_MAX_NETS 16
+
+/* One network of --allow, IPv4 or IPv6, as address and prefix length. */
+struct web_net {
+  int family;
+  unsigned char addr[16];
+  int prefix;
+};
+
+struct web {
+  const struct siox_web_opts *o;
+  struct web_net nets[WEB_MAX_NETS];
+  size_t nnets; /* 0: loopback only */
+};
+
+/* web_access.c: parses HOST:PORT into *addr (IPv4 or [IPv6]); 0 or -EINVAL. */
+int web_parse_listen(const char *s, struct sockaddr_storage *addr, socklen_t *len, char *err, size_t errlen);
+/* Parses --allow into w->nets. 0 or -EINVAL. */
+int web_parse_allow(struct web *w, const char *s, char *err, size_t errlen);
+/* MHD's accept policy: loopback always; others when in an --allow network. */
+enum MHD_Result web_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen);
+bool web_is_loopback(const struct sockaddr *a);
+
+/* web_reply.c: queue a JSON document (consumed), an error {"error": msg}, or bytes. */
+enum MHD_Result web_reply_json(struct MHD_Connection *c, unsigned status, json_object *doc);
+enum MHD_Result web_reply_error(struct MHD_Connection *c, unsigned status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+enum MHD_Result web_reply_text(struct MHD_Connection *c, unsigned status, const char *type, const char *body,
+                               size_t len, bool must_copy);
+
+/* web_assets.c (generated): the bundled front end. NULL when path is none. */
+struct web_asset {
+  const char *path, *type;
+  const unsigned char *data;
+  size_t len;
+};
+const struct web_asset *web_asset_find(const char *path);
+
+/* web_api.c: answers /api/...; path after "/api/". */
+enum MHD_Result web_api(struct web *w, struct MHD_Connection *c, const char *path);
+
+/* web_cli.c: runs `siox ARGS... --json` with the warehouse in SIOX_DB and
+ * returns its stdout parsed (*out) or its exit status and stderr's first
+ * line (err). 0 (parsed), 1 (the CLI failed: err), -errno. */
+int web_cli_json(const struct web *w, const char *const *args, json_object **out, char *err, size_t errlen);
+
+#endif

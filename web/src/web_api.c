@@ -1,0 +1,212 @@
+/*
+ * The JSON API (README.md, "API"). Each document is the CLI's --json one:
+ * jobs, summary, heatmap and findings from libsiox-warehouse and libsiox-kb
+ * (the functions `siox jobs` and `siox summary` call), blame, graph and top
+ * from the CLI itself (web_cli.c). Every request opens its own warehouse
+ * connection: requests run on several threads, a connection serves one.
+ * A malformed query is 400, an unknown activity or job 404.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "siox/siox_kb.h"
+#include "siox/siox_wh.h"
+#include "web.h"
+
+static const char *arg(struct MHD_Connection *c, const char *k) {
+  return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, k);
+}
+
+/* A decimal integer in [min, max] with nothing after it. */
+static int parse_i64(const char *s, long long min, long long max, long long *out) {
+  char *end;
+  errno = 0;
+  long long v = s && *s ? strtoll(s, &end, 10) : 0;
+  if (!s || !*s || errno || *end || v < min || v > max) return -EINVAL;
+  *out = v;
+  return 0;
+}
+
+static enum MHD_Result wh_failed(struct MHD_Connection *c, int rc, const char *err) {
+  if (rc == -ENOENT) return web_reply_error(c, MHD_HTTP_NOT_FOUND, "%s", err);
+  if (rc == -EINVAL) return web_reply_error(c, MHD_HTTP_CONFLICT, "%s", err);
+  if (rc == -ECONNREFUSED || rc == -EACCES) return web_reply_error(c, MHD_HTTP_BAD_GATEWAY, "%s", err);
+  return web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err);
+}
+
+static int open_wh(const struct web *w, struct siox_wh **wh, char *err, size_t errlen) {
+  return siox_wh_open(w->o->conninfo, wh, err, errlen);
+}
+
+static const char *need_job(struct MHD_Connection *c) {
+  const char *job = arg(c, "job");
+  return job && *job ? job : NULL;
+}
+
+static enum MHD_Result jobs(struct web *w, struct MHD_Connection *c) {
+  struct siox_wh_jobs_query q = {0};
+  long long since = 0;
+  const char *s = arg(c, "since"), *sort = arg(c, "sort");
+  if (s && parse_i64(s, 0, INT64_MAX, &since))
+    return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "since must be ns since the epoch, not '%s'", s);
+  if (sort && strcmp(sort, "io_time") && strcmp(sort, "bytes") && strcmp(sort, "bandwidth"))
+    return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "sort must be io_time, bytes or bandwidth, not '%s'", sort);
+  q.since_ns = since;
+  q.sort = sort;
+  char err[2048] = "out of memory";
+  struct siox_wh *wh;
+  json_object *doc = NULL;
+  int rc = open_wh(w, &wh, err, sizeof(err));
+  if (rc) return wh_failed(c, rc, err);
+  rc = siox_wh_jobs(wh, &q, &doc, err, sizeof(err));
+  if (!rc && siox_kb_count_findings(siox_wh_pg(wh), json_object_object_get(doc, "jobs"), err, sizeof(err)))
+    rc = -EIO;
+  siox_wh_close(wh);
+  if (rc) return json_object_put(doc), wh_failed(c, rc, err);
+  return web_reply_json(c, MHD_HTTP_OK, doc);
+}
+
+static enum MHD_Result summary(struct web *w, struct MHD_Connection *c) {
+  const char *job = need_job(c);
+  if (!job) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "summary needs ?job=J");
+  char err[2048] = "out of memory";
+  struct siox_wh *wh;
+  json_object *doc = NULL;
+  int rc = open_wh(w, &wh, err, sizeof(err));
+  if (!rc) rc = siox_wh_job_summary(wh, job, &doc, err, sizeof(err)), siox_wh_close(wh);
+  return rc ? wh_failed(c, rc, err) : web_reply_json(c, MHD_HTTP_OK, doc);
+}
+
+static enum MHD_Result heatmap(struct web *w, struct MHD_Connection *c) {
+  const char *job = need_job(c), *b = arg(c, "bins");
+  long long bins = 60;
+  if (!job) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "heatmap needs ?job=J");
+  if (b && parse_i64(b, 1, 4096, &bins))
+    return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "bins must be a number from 1 to 4096, not '%s'", b);
+  char err[2048] = "out of memory";
+  struct siox_wh *wh;
+  json_object *doc = NULL;
+  int rc = open_wh(w, &wh, err, sizeof(err));
+  if (!rc) rc = siox_wh_job_heatmap(wh, job, (int)bins, &doc, err, sizeof(err)), siox_wh_close(wh);
+  return rc ? wh_failed(c, rc, err) : web_reply_json(c, MHD_HTTP_OK, doc);
+}
+
+static enum MHD_Result findings(struct web *w, struct MHD_Connection *c) {
+  const char *job = need_job(c);
+  if (!job) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "findings needs ?job=J");
+  char err[2048] = "out of memory";
+  struct siox_wh *wh;
+  json_object *arr = NULL;
+  int rc = open_wh(w, &wh, err, sizeof(err));
+  if (!rc) {
+    if (siox_kb_job_findings(siox_wh_pg(wh), job, &arr, err, sizeof(err))) rc = -EIO;
+    siox_wh_close(wh);
+  }
+  if (rc) return wh_failed(c, rc, err);
+  json_object *doc = json_object_new_object();
+  json_object_object_add(doc, "job", json_object_new_string(job));
+  json_object_object_add(doc, "findings", arr);
+  return web_reply_json(c, MHD_HTTP_OK, doc);
+}
+
+/* A CLI document: 404 when the CLI says the activity or job is unknown. */
+static enum MHD_Result from_cli(struct web *w, struct MHD_Connection *c, const char *const *args) {
+  char err[2048] = "";
+  json_object *doc = NULL;
+  int rc = web_cli_json(w, args, &doc, err, sizeof(err));
+  if (rc == 0) return web_reply_json(c, MHD_HTTP_OK, doc);
+  if (rc == 1 && (strstr(err, "not in the warehouse") || strstr(err, "no activit") || strstr(err, "no process")))
+    return web_reply_error(c, MHD_HTTP_NOT_FOUND, "%s", err);
+  return web_reply_error(c, rc == 1 ? MHD_HTTP_BAD_GATEWAY : MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err);
+}
+
+/* ?aid=A: a positive decimal, else 400. */
+static const char *need_aid(struct MHD_Connection *c) {
+  const char *a = arg(c, "aid");
+  long long v;
+  return a && parse_i64(a, 1, INT64_MAX, &v) == 0 ? a : NULL;
+}
+
+static enum MHD_Result blame(struct web *w, struct MHD_Connection *c) {
+  const char *aid = arg(c, "aid"), *job = need_job(c);
+  if (aid && !need_aid(c)) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "aid must be a positive integer, not '%s'", aid);
+  if (!aid == !job) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "blame needs ?aid=A or ?job=J");
+  const char *a1[] = {"blame", aid, "--json", NULL}, *a2[] = {"blame", "--job", job, "--json", NULL};
+  return from_cli(w, c, aid ? a1 : a2);
+}
+
+static enum MHD_Result graph(struct web *w, struct MHD_Connection *c) {
+  const char *aid = need_aid(c), *raw = arg(c, "aid");
+  if (!aid) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "graph needs ?aid=A, a positive integer%s%s%s",
+                                   raw ? ", not '" : "", raw ? raw : "", raw ? "'" : "");
+  const char *args[] = {"graph", aid, "--format", "json", NULL};
+  return from_cli(w, c, args);
+}
+
+static enum MHD_Result top(struct web *w, struct MHD_Connection *c) {
+  const char *job = need_job(c), *n = arg(c, "n");
+  long long v = 20;
+  if (!job) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "top needs ?job=J");
+  if (n && parse_i64(n, 1, 1000, &v)) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "n must be 1..1000, not '%s'", n);
+  char nbuf[24];
+  snprintf(nbuf, sizeof(nbuf), "%lld", v);
+  const char *args[] = {"top", "--job", job, "--roots", "-n", nbuf, "--json", NULL};
+  return from_cli(w, c, args);
+}
+
+static enum MHD_Result component(struct web *w, struct MHD_Connection *c) {
+  const char *since = arg(c, "since"), *pat = arg(c, "component");
+  const char *args[] = {"capacity", "--since", since && *since ? since : "1d", "--component", pat && *pat ? pat : "*",
+                        "--json", NULL};
+  if (since && strspn(since, "0123456789smhdnowTZ:-@.") != strlen(since))
+    return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "since must be a time (2h, 1d, @SECONDS, ISO 8601), not '%s'",
+                           since);
+  return from_cli(w, c, args);
+}
+
+/* siox_wh_component_latency's document with each component's baseline from
+ * the knowledge base (baseline_ns, baseline_samples). */
+static enum MHD_Result latency(struct web *w, struct MHD_Connection *c) {
+  const char *pat = arg(c, "component"), *s = arg(c, "since"), *b = arg(c, "bins");
+  long long since = 0, bins = 120;
+  if (!pat || !*pat) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "latency needs ?component=PATTERN");
+  if (s && parse_i64(s, 0, INT64_MAX, &since))
+    return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "since must be ns since the epoch, not '%s'", s);
+  if (b && parse_i64(b, 1, 4096, &bins))
+    return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "bins must be a number from 1 to 4096, not '%s'", b);
+  char err[2048] = "out of memory";
+  struct siox_wh *wh;
+  json_object *doc = NULL;
+  int rc = open_wh(w, &wh, err, sizeof(err));
+  if (rc) return wh_failed(c, rc, err);
+  rc = siox_wh_component_latency(wh, pat, since, (int)bins, &doc, err, sizeof(err));
+  json_object *arr = rc ? NULL : json_object_object_get(doc, "components");
+  for (size_t i = 0; !rc && i < json_object_array_length(arr); i++) {
+    json_object *o = json_object_array_get_idx(arr, i);
+    double p50;
+    int64_t n;
+    if (siox_kb_node_baseline(siox_wh_pg(wh), json_object_get_int64(json_object_object_get(o, "node_id")), &p50, &n,
+                              err, sizeof(err)))
+      rc = -EIO;
+    else
+      json_object_object_add(o, "baseline_ns", json_object_new_double(p50)),
+          json_object_object_add(o, "baseline_samples", json_object_new_int64(n));
+  }
+  siox_wh_close(wh);
+  if (rc) return json_object_put(doc), wh_failed(c, rc, err);
+  return web_reply_json(c, MHD_HTTP_OK, doc);
+}
+
+enum MHD_Result web_api(struct web *w, struct MHD_Connection *c, const char *path) {
+  static const struct {
+    const char *name;
+    enum MHD_Result (*fn)(struct web *, struct MHD_Connection *);
+  } routes[] = {{"jobs", jobs},   {"summary", summary}, {"heatmap", heatmap}, {"findings", findings},
+                {"blame", blame}, {"graph", graph},     {"top", top},         {"component", component},
+                {"latency", latency}};
+  for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+    if (strcmp(path, routes[i].name) == 0) return routes[i].fn(w, c);
+  return web_reply_error(c, MHD_HTTP_NOT_FOUND, "no such API: /api/%s", path);
+}
