@@ -12,6 +12,7 @@
 
 #include <json-c/json.h>
 #include <siox/siox_kb.h>
+#include <siox/siox_kb_advice.h>
 
 #include "json_out.h"
 #include "session.h"
@@ -132,89 +133,60 @@ static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, ch
   return -1;
 }
 
-static PGresult *query(PGconn *c, const char *sql, const char *arg) {
-  const char *p[1] = {arg};
-  PGresult *r = PQexecParams(c, sql, 1, NULL, p, NULL, NULL, 0);
-  if (PQresultStatus(r) == PGRES_TUPLES_OK) return r;
-  fprintf(stderr, "siox hints: %s", PQresultErrorMessage(r));
-  PQclear(r);
-  return NULL;
-}
-
-static const char findings_job_sql[] =
-    "SELECT kind, severity, file_pattern, summary, evidence::text, expected_gain_s, coalesce(hint_set_id, 0), job"
-    "  FROM kb_findings WHERE job = $1 ORDER BY severity = 'critical' DESC, severity = 'warning' DESC,"
-    "  expected_gain_s DESC, finding_id";
-static const char findings_app_sql[] =
-    "SELECT kind, severity, file_pattern, summary, evidence::text, expected_gain_s, coalesce(hint_set_id, 0), job"
-    "  FROM kb_findings WHERE job = (SELECT f.job FROM kb_findings f JOIN kb_apps a USING (app_id)"
-    "   WHERE a.exe = $1 ORDER BY f.created_at DESC LIMIT 1)"
-    "  ORDER BY severity = 'critical' DESC, severity = 'warning' DESC, expected_gain_s DESC, finding_id";
-#define SET_COLS                                                                                                    \
-  "SELECT h.hint_set_id, a.exe, a.args, h.file_pattern, h.component, h.hints::text, h.rationale::text,"           \
-  " h.evidence::text, h.expected_gain_s, h.source_job, h.superseded, h.created_at::text,"                         \
-  " h.status, h.status_reason, coalesce(h.outcome::text, '')"                                                      \
-  " FROM kb_hint_sets h JOIN kb_apps a USING (app_id)"
-/* The sets of the job's latest analysis: those its findings refer to. */
-static const char sets_job_sql[] = SET_COLS " WHERE h.hint_set_id IN (SELECT hint_set_id FROM kb_findings WHERE job = $1)"
-                                            " ORDER BY h.expected_gain_s DESC, h.hint_set_id";
-/* The live sets and the withdrawn ones (the evidence of what did not work). */
-static const char sets_app_sql[] = SET_COLS " WHERE a.exe = $1 AND (NOT h.superseded OR h.status = 'withdrawn')"
-                                            " ORDER BY h.status = 'withdrawn', h.expected_gain_s DESC, h.hint_set_id";
-static const char sets_app_all_sql[] = SET_COLS " WHERE a.exe = $1 ORDER BY h.created_at DESC, h.hint_set_id DESC";
-
 static json_object *parse_json(const char *text) {
   json_object *o = json_tokener_parse(text);
   return o ? o : json_object_new_object();
 }
 
-static json_object *findings_json(PGresult *f) {
+static json_object *findings_json(const struct siox_kb_advice *a) {
   json_object *arr = json_object_new_array();
-  for (int i = 0; i < PQntuples(f); i++) {
+  for (size_t i = 0; i < a->nfindings; i++) {
+    const struct siox_kb_finding *f = &a->findings[i];
     json_object *o = json_object_new_object();
-    siox_json_str(o, "kind", PQgetvalue(f, i, 0));
-    siox_json_str(o, "severity", PQgetvalue(f, i, 1));
-    siox_json_str(o, "file_pattern", PQgetvalue(f, i, 2));
-    siox_json_str(o, "summary", PQgetvalue(f, i, 3));
-    json_object_object_add(o, "evidence", parse_json(PQgetvalue(f, i, 4)));
-    siox_json_dbl(o, "expected_gain_s", strtod(PQgetvalue(f, i, 5), NULL));
-    long long id = strtoll(PQgetvalue(f, i, 6), NULL, 10);
-    json_object_object_add(o, "hint_set_id", id ? json_object_new_int64(id) : NULL);
+    siox_json_str(o, "kind", f->kind);
+    siox_json_str(o, "severity", f->severity);
+    siox_json_str(o, "file_pattern", f->file_pattern);
+    siox_json_str(o, "summary", f->summary);
+    json_object_object_add(o, "evidence", parse_json(f->evidence_json));
+    siox_json_dbl(o, "expected_gain_s", f->expected_gain_s);
+    json_object_object_add(o, "hint_set_id", f->hint_set_id ? json_object_new_int64(f->hint_set_id) : NULL);
     json_object_array_add(arr, o);
   }
   return arr;
 }
 
-static json_object *sets_json(PGresult *s) {
-  static const char *const names[] = {"hint_set_id", "exe",       "args",            "file_pattern",
-                                      "component",   "hints",     "rationale",       "evidence",
-                                      "expected_gain_s", "source_job", "superseded", "created_at",
-                                      "status", "status_reason", "outcome"};
+static json_object *sets_json(const struct siox_kb_advice *a) {
   json_object *arr = json_object_new_array();
-  for (int i = 0; i < PQntuples(s); i++) {
+  for (size_t i = 0; i < a->nsets; i++) {
+    const struct siox_kb_hint_set *h = &a->sets[i];
     json_object *o = json_object_new_object();
-    for (int k = 0; k < 15; k++) {
-      const char *v = PQgetvalue(s, i, k);
-      if (k == 14) json_object_object_add(o, names[k], v[0] ? parse_json(v) : NULL);
-      else if (k == 0) siox_json_int(o, names[k], strtoll(v, NULL, 10));
-      else if (k >= 5 && k <= 7) json_object_object_add(o, names[k], parse_json(v));
-      else if (k == 8) siox_json_dbl(o, names[k], strtod(v, NULL));
-      else if (k == 10) json_object_object_add(o, names[k], json_object_new_boolean(v[0] == 't'));
-      else siox_json_str(o, names[k], v);
-    }
+    siox_json_int(o, "hint_set_id", h->id);
+    siox_json_str(o, "exe", h->exe);
+    siox_json_str(o, "args", h->args);
+    siox_json_str(o, "file_pattern", h->file_pattern);
+    siox_json_str(o, "component", h->component);
+    json_object_object_add(o, "hints", parse_json(h->hints_json));
+    json_object_object_add(o, "rationale", parse_json(h->rationale_json));
+    json_object_object_add(o, "evidence", parse_json(h->evidence_json));
+    siox_json_dbl(o, "expected_gain_s", h->expected_gain_s);
+    siox_json_str(o, "source_job", h->source_job);
+    json_object_object_add(o, "superseded", json_object_new_boolean(h->superseded));
+    siox_json_str(o, "created_at", h->created_at);
+    siox_json_str(o, "status", h->status);
+    siox_json_str(o, "status_reason", h->status_reason);
+    json_object_object_add(o, "outcome", h->outcome_json[0] ? parse_json(h->outcome_json) : NULL);
     json_object_array_add(arr, o);
   }
   return arr;
 }
 
-static void print_findings(PGresult *f) {
-  if (PQntuples(f) == 0) printf("No findings.\n");
-  for (int i = 0; i < PQntuples(f); i++) {
-    const char *pat = PQgetvalue(f, i, 2);
-    printf("[%s] %s%s%s\n    %s\n", PQgetvalue(f, i, 1), PQgetvalue(f, i, 0), pat[0] ? "  " : "", pat,
-           PQgetvalue(f, i, 3));
-    double gain = strtod(PQgetvalue(f, i, 5), NULL);
-    if (gain > 0) printf("    expected gain: %.3f s\n", gain);
+static void print_findings(const struct siox_kb_advice *a) {
+  if (a->nfindings == 0) printf("No findings.\n");
+  for (size_t i = 0; i < a->nfindings; i++) {
+    const struct siox_kb_finding *f = &a->findings[i];
+    printf("[%s] %s%s%s\n    %s\n", f->severity, f->kind, f->file_pattern[0] ? "  " : "", f->file_pattern,
+           f->summary);
+    if (f->expected_gain_s > 0) printf("    expected gain: %.3f s\n", f->expected_gain_s);
   }
 }
 
@@ -240,24 +212,23 @@ static void print_outcome(const char *text) {
   json_object_put(o);
 }
 
-static void print_sets(PGresult *s) {
-  if (PQntuples(s) == 0) {
+static void print_sets(const struct siox_kb_advice *a) {
+  if (a->nsets == 0) {
     printf("\nNo hint sets.\n");
     return;
   }
-  for (int i = 0; i < PQntuples(s); i++) {
-    const char *status = PQgetvalue(s, i, 12), *reason = PQgetvalue(s, i, 13);
+  for (size_t i = 0; i < a->nsets; i++) {
+    const struct siox_kb_hint_set *s = &a->sets[i];
+    const char *status = s->status, *reason = s->status_reason;
     int experiment = !strcmp(status, "experiment"), withdrawn = !strcmp(status, "withdrawn");
-    printf("\nHint set %s for %s (%s), file pattern %s%s\n  from job %s, ", PQgetvalue(s, i, 0), PQgetvalue(s, i, 4),
-           PQgetvalue(s, i, 1), PQgetvalue(s, i, 3),
-           withdrawn ? " (WITHDRAWN)" : PQgetvalue(s, i, 10)[0] == 't' ? " (superseded)" : "", PQgetvalue(s, i, 9));
+    printf("\nHint set %lld for %s (%s), file pattern %s%s\n  from job %s, ", (long long)s->id, s->component, s->exe,
+           s->file_pattern, withdrawn ? " (WITHDRAWN)" : s->superseded ? " (superseded)" : "", s->source_job);
     /* An experiment's prediction rests on a value the data did not
      * determine: no gain is claimed for it. */
     if (experiment) printf("expected gain unknown\n  status: experiment, applied to one run and then judged: %s\n", reason);
-    else printf("expected gain %.3f s\n  status: %s%s%s\n", strtod(PQgetvalue(s, i, 8), NULL), status,
-                reason[0] ? ": " : "", reason);
-    print_outcome(PQgetvalue(s, i, 14));
-    json_object *h = parse_json(PQgetvalue(s, i, 5)), *why = parse_json(PQgetvalue(s, i, 6)), *w;
+    else printf("expected gain %.3f s\n  status: %s%s%s\n", s->expected_gain_s, status, reason[0] ? ": " : "", reason);
+    print_outcome(s->outcome_json);
+    json_object *h = parse_json(s->hints_json), *why = parse_json(s->rationale_json), *w;
     json_object_object_foreach(h, key, val) {
       printf("  %-22s %s\n", key, json_object_get_string(val));
       if (json_object_object_get_ex(why, key, &w)) printf("      because %s\n", json_object_get_string(w));
@@ -269,26 +240,27 @@ static void print_sets(PGresult *s) {
 
 /* The first row of s (the largest expected gain, or the newest) as "key
  * value" lines: the format ROMIO reads from the file named by ROMIO_HINTS. */
-static int export_romio(PGresult *s, const char *output) {
-  int row = -1, n = 0;
-  for (int i = 0; i < PQntuples(s); i++) {
-    if (!strcmp(PQgetvalue(s, i, 12), "withdrawn")) continue; /* measured worse: never exported */
-    if (row < 0) row = i;
+static int export_romio(const struct siox_kb_advice *a, const char *output) {
+  const struct siox_kb_hint_set *row = NULL;
+  int n = 0;
+  for (size_t i = 0; i < a->nsets; i++) {
+    if (!strcmp(a->sets[i].status, "withdrawn")) continue; /* measured worse: never exported */
+    if (!row) row = &a->sets[i];
     n++;
   }
-  if (row < 0) {
+  if (!row) {
     fprintf(stderr, "siox hints: no hint set to export\n");
     return SIOX_EXIT_FAIL;
   }
   if (n > 1)
-    fprintf(stderr, "siox hints: %d hint sets; exporting set %s (file pattern %s, largest expected gain)\n", n,
-            PQgetvalue(s, row, 0), PQgetvalue(s, row, 3));
+    fprintf(stderr, "siox hints: %d hint sets; exporting set %lld (file pattern %s, largest expected gain)\n", n,
+            (long long)row->id, row->file_pattern);
   FILE *out = output ? fopen(output, "w") : stdout;
   if (!out) {
     fprintf(stderr, "siox hints: cannot write %s: %s\n", output, strerror(errno));
     return SIOX_EXIT_FAIL;
   }
-  json_object *h = parse_json(PQgetvalue(s, row, 5));
+  json_object *h = parse_json(row->hints_json);
   json_object_object_foreach(h, key, val) fprintf(out, "%s %s\n", key, json_object_get_string(val));
   json_object_put(h);
   int bad = ferror(out);
@@ -298,32 +270,33 @@ static int export_romio(PGresult *s, const char *output) {
 }
 
 static int show(struct siox_cli *cli, PGconn *c, const struct hints_args *a) {
-  const char *key = a->job ? a->job : a->app;
-  PGresult *f = query(c, a->job ? findings_job_sql : findings_app_sql, key);
-  PGresult *s = f ? query(c, a->job ? sets_job_sql : a->all ? sets_app_all_sql : sets_app_sql, key) : NULL;
-  int rc = SIOX_EXIT_FAIL;
-  if (!s) goto out;
+  struct siox_kb_advice adv;
+  char err[1024] = "out of memory";
+  enum siox_kb_advice_of of = a->job ? SIOX_KB_ADVICE_JOB : a->all ? SIOX_KB_ADVICE_APP_ALL : SIOX_KB_ADVICE_APP;
+  if (siox_kb_advice_load(c, of, a->job ? a->job : a->app, &adv, err, sizeof err) != 0) {
+    fprintf(stderr, "siox hints: %s\n", err);
+    return SIOX_EXIT_FAIL;
+  }
+  int rc;
   if (a->export_romio) {
-    rc = export_romio(s, a->output);
+    rc = export_romio(&adv, a->output);
   } else if (cli->json) {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "job", a->job ? json_object_new_string(a->job)
-                                            : PQntuples(f) ? json_object_new_string(PQgetvalue(f, 0, 7)) : NULL);
+                                            : adv.nfindings ? json_object_new_string(adv.findings[0].job) : NULL);
     json_object_object_add(o, "app", a->app ? json_object_new_string(a->app) : NULL);
-    json_object_object_add(o, "findings", findings_json(f));
-    json_object_object_add(o, "hint_sets", sets_json(s));
+    json_object_object_add(o, "findings", findings_json(&adv));
+    json_object_object_add(o, "hint_sets", sets_json(&adv));
     rc = siox_json_print(o) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
   } else {
-    if (a->job) printf("Job %s: %d finding%s.\n", a->job, PQntuples(f), PQntuples(f) == 1 ? "" : "s");
-    else printf("Application %s: findings of its latest analysed job%s%s.\n", a->app, PQntuples(f) ? " " : "",
-                PQntuples(f) ? PQgetvalue(f, 0, 7) : " (none)");
-    print_findings(f);
-    print_sets(s);
+    if (a->job) printf("Job %s: %zu finding%s.\n", a->job, adv.nfindings, adv.nfindings == 1 ? "" : "s");
+    else printf("Application %s: findings of its latest analysed job%s%s.\n", a->app, adv.nfindings ? " " : "",
+                adv.nfindings ? adv.findings[0].job : " (none)");
+    print_findings(&adv);
+    print_sets(&adv);
     rc = SIOX_EXIT_OK;
   }
-out:
-  PQclear(f);
-  PQclear(s);
+  siox_kb_advice_free(&adv);
   return rc;
 }
 

@@ -3,7 +3,7 @@
  * path: net.c reads frames -> session.c dispatches messages -> worker.c runs
  * database jobs on one thread -> ingest.c (+ objects.c) stores a batch in one
  * transaction -> match.c links sends to receives. main.c wires it together;
- * pg_embedded.c and migrate.c prepare the warehouse before any of it runs.
+ * pg_embedded.c and libsiox-warehouse (siox_wh_migrate) prepare the warehouse before any of it runs.
  */
 #ifndef SIOX_SERVER_H
 #define SIOX_SERVER_H
