@@ -40,7 +40,7 @@ static int serve(struct siox_server *s, const char *conninfo) {
   /* Set before any job can run: jobs come from connections, not yet open. */
   s->worker.db.late_ns = (int64_t)s->opt->late_ms * 1000000;
   if (s->opt->match_memory &&
-      !(s->worker.db.mw = siox_mw_new(SIOX_MATCH_WINDOW_CALLS, SIOX_MATCH_WINDOW_NS, s->worker.db.late_ns)))
+      !(s->worker.db.mw = siox_mw_new(SIOX_MATCH_WINDOW_CALLS, (int64_t)s->opt->match_window_ms * 1000000, s->worker.db.late_ns)))
     siox_log("in-memory matcher: out of memory (the SQL matcher does all the matching)");
   siox_limits_init(s);
   if ((rc = siox_hints_start(s, conninfo)) != 0 || (rc = siox_net_start(s)) != 0) {

@@ -35,7 +35,8 @@
  * starts at most $4 after S's widened end).
  * Rows the in-memory matcher decided at ingest (in_memory, schema 019)
  * are not new here; as candidates and as receives near a new sender they
- * count like any other (match_memory.c). */
+ * count like any other (match_memory.c). compute() gives the same links
+ * whatever order the rows of one (receive, sender) come in. */
 static const char candidates_sql[] =
     "WITH tr AS ("
     "  SELECT aid FROM remote_calls WHERE kind = 'R' AND rc_id > $1 AND NOT in_memory AND start_ns IS NOT NULL"
@@ -161,7 +162,11 @@ static int compute(PGresult *r, struct batch *b) {
   if (!c || !out) return free(c), free(out), -ENOMEM;
   for (int i = 0; i < rows;) {
     int64_t child = strtoll(PQgetvalue(r, i, 0), NULL, 10);
-    uint64_t r_len = strtoull(PQgetvalue(r, i, 4), NULL, 10);
+    uint64_t r_len = 0; /* a receive with several records on the object: its longest range */
+    for (int j = i; j < rows && strtoll(PQgetvalue(r, j, 0), NULL, 10) == child; j++) {
+      uint64_t len = strtoull(PQgetvalue(r, j, 4), NULL, 10);
+      if (len > r_len) r_len = len;
+    }
     size_t n = 0;
     for (; i < rows && strtoll(PQgetvalue(r, i, 0), NULL, 10) == child; i++) {
       struct siox_link_cand k = {strtoll(PQgetvalue(r, i, 1), NULL, 10), atoi(PQgetvalue(r, i, 2)),
@@ -169,7 +174,7 @@ static int compute(PGresult *r, struct batch *b) {
                                  atoi(PQgetvalue(r, i, 6)), atoi(PQgetvalue(r, i, 7))};
       /* One sender with several records on the object: keep its best row. */
       if (n && c[n - 1].parent == k.parent) {
-        if (k.cls < c[n - 1].cls || (k.cls == c[n - 1].cls && k.overlap > c[n - 1].overlap)) c[n - 1] = k;
+        if (siox_link_cand_better(&k, &c[n - 1], r_len)) c[n - 1] = k;
         continue;
       }
       c[n++] = k;

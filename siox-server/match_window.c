@@ -354,12 +354,12 @@ static int cand_cmp(const void *a, const void *b) {
 
 /* One row per sender (a sender with several records on the object keeps
  * its best), in sender order, as match.c's compute() sees them. */
-static size_t dedup(struct siox_link_cand *c, size_t n) {
+static size_t dedup(struct siox_link_cand *c, size_t n, uint64_t r_len) {
   qsort(c, n, sizeof *c, cand_cmp);
   size_t m = 0;
   for (size_t i = 0; i < n; i++) {
     if (m && c[m - 1].parent == c[i].parent) {
-      if (c[i].cls < c[m - 1].cls || (c[i].cls == c[m - 1].cls && c[i].overlap > c[m - 1].overlap)) c[m - 1] = c[i];
+      if (siox_link_cand_better(&c[i], &c[m - 1], r_len)) c[m - 1] = c[i];
       continue;
     }
     c[m++] = c[i];
@@ -394,7 +394,7 @@ static int decide(struct siox_mw *w, struct entry *r, size_t ncalls, struct siox
     return 0;
   }
   clear_marks(w, ncalls);
-  size_t n = dedup(w->cand, w->ncand);
+  size_t n = dedup(w->cand, w->ncand, (uint64_t)r->length);
   if (grow((void **)&w->links, &w->cap_links, n + 1, sizeof *w->links)) return -ENOMEM;
   size_t m = siox_link_confidence(w->cand, n, (uint64_t)r->length, w->links);
   if (grow((void **)&out->links, &out->cap_links, out->nlinks + m, sizeof *out->links)) return -ENOMEM;

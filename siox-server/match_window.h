@@ -23,9 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The server's window: 512k calls (~60 MB), 30 s of data. */
+/* The server's window: at most 512k calls (~60 MB); --match-window-ms of data. */
 #define SIOX_MATCH_WINDOW_CALLS (1u << 19)
-#define SIOX_MATCH_WINDOW_NS 30000000000LL
 
 #define SIOX_MW_SLACK_NS 100000LL         /* as match.c's SLACK_NS */
 #define SIOX_MW_READAHEAD_NS 1000000000LL /* as match.c's READAHEAD_NS */

@@ -21,6 +21,7 @@ const char siox_server_usage[] =
     "                [--token-file FILE] [--tls-cert FILE --tls-key FILE]\n"
     "                [--insecure] [--pid-file FILE] [--pg-bindir DIR]\n"
     "                [--match-ms N] [--late-ms N] [--match-memory on|off]\n"
+    "                [--match-window-ms N]\n"
     "                [--analyze-idle S] [--analyze-every S] [--no-analyze]\n"
     "                [--memory-mb N]\n"
     "\n"
@@ -106,6 +107,10 @@ const char siox_server_usage[] =
     "                         has moved on, calls stored before the server\n"
     "                         started). off: every link is made by the SQL\n"
     "                         matcher (the same rules; slower: for comparison)\n"
+    "    --match-window-ms N  how much data time the in-memory window keeps\n"
+    "                         (default 30000, 100..600000): a receive whose\n"
+    "                         sender arrives later than that (a spooling\n"
+    "                         daemon) is linked by the SQL matcher instead\n"
     "    --analyze-idle S     analyse a job (knowledge base: findings and MPI-IO\n"
     "                         hint sets) once it has been quiet S seconds, i.e.\n"
     "                         it ended (default 5; 1..86400)\n"
@@ -189,6 +194,7 @@ static void defaults(struct siox_server_options *o) {
   o->match_ms = 500;
   o->late_ms = 2000;
   o->match_memory = 1;
+  o->match_window_ms = 30000;
   o->analyze_idle_s = 5;
   o->analyze_every_s = 60;
   o->memory_mb = 512;
@@ -207,6 +213,7 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
       {"tls-cert", required_argument, 0, 'C'}, {"tls-key", required_argument, 0, 'K'},
       {"insecure", no_argument, 0, 'S'},
       {"memory-mb", required_argument, 0, 'Y'}, {"match-memory", required_argument, 0, 'W'},
+      {"match-window-ms", required_argument, 0, 'w'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   defaults(o);
@@ -262,6 +269,10 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
       if (!strcmp(optarg, "on")) o->match_memory = 1;
       else if (!strcmp(optarg, "off")) o->match_memory = 0;
       else return snprintf(err, errcap, "--match-memory: expected on or off, got '%s'", optarg), -EINVAL;
+      break;
+    case 'w':
+      if (parse_int(optarg, 100, 600000, &o->match_window_ms) != 0)
+        return snprintf(err, errcap, "--match-window-ms: expected 100..600000, got '%s'", optarg), -EINVAL;
       break;
     case 'h': o->help = 1; break;
     default:
