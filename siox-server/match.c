@@ -270,6 +270,18 @@ static int pass(struct siox_db *db, struct siox_match_result *res, struct batch 
   if (rc == 0 && db->activities_arrived) rc = exec_ghosts(db, wake_sql, 0, NULL);
   if (rc == 0) rc = scalar(db, "SELECT COALESCE(max(rc_id), 0) FROM remote_calls", 0, NULL, top);
   if (rc || *top <= db->match_watermark) return rc; /* nothing new since the last pass */
+  /* Everything new was decided in memory (match_memory.c): only the
+   * watermark moves. Rows without an interval, moved by a merge or left by
+   * the window are stored with in_memory = false. */
+  char wm[24], tp[24];
+  snprintf(wm, sizeof wm, "%lld", (long long)db->match_watermark);
+  snprintf(tp, sizeof tp, "%lld", (long long)*top);
+  const char *p[] = {wm, tp};
+  int64_t left = 1;
+  if ((rc = scalar(db, "SELECT count(*) FROM (SELECT 1 FROM remote_calls WHERE rc_id > $1 AND rc_id <= $2"
+                       " AND NOT in_memory LIMIT 1) x", 2, p, &left)))
+    return rc;
+  if (left == 0) return exec_params(db, "UPDATE match_state SET watermark = $1", 1, p + 1);
   if ((rc = refresh_stats(db, *top))) return rc;
   return link_new(db, res, b, late_ns, *top);
 }

@@ -55,8 +55,8 @@ int siox_match_memory_node(struct siox_db *db, int64_t node_id, uint32_t *hw, ui
 
 /* ---- storing the links ---------------------------------------------------------- */
 
-/* Array literal "{a,b,...}" of n integers. */
-static char *int_array(const int64_t *v, size_t n, size_t stride) {
+/* Array literal "{a,b,...}" of n integers, stride bytes apart. */
+static char *int_array(const void *v, size_t n, size_t stride) {
   char *s = malloc(n * 21 + 3), *p = s;
   if (!s) return NULL;
   *p++ = '{';
@@ -65,30 +65,36 @@ static char *int_array(const int64_t *v, size_t n, size_t stride) {
   return s;
 }
 
-/* Receives decided again: their other links go, as match.c's delete_sql
- * does (the SQL matcher may have written some), and they are matched. */
-static int redecided(struct siox_db *db, const struct siox_mw_out *o) {
-  char *kids = int_array(o->redecided, o->nredecided, sizeof *o->redecided);
-  char *par = int_array(&o->links[0].parent, o->nlinks, sizeof *o->links);
-  char *chi = int_array(&o->links[0].child, o->nlinks, sizeof *o->links);
-  int rc = kids && par && chi ? 0 : -ENOMEM;
-  const char *p[] = {kids, par, chi};
-  PGresult *r = rc ? NULL
-                   : siox_db_query(db->conn,
-                                   "DELETE FROM causal_links c WHERE c.child_aid = ANY($1::bigint[]) AND NOT EXISTS ("
-                                   " SELECT 1 FROM unnest($2::bigint[], $3::bigint[]) n(p, ch)"
-                                   " WHERE n.p = c.parent_aid AND n.ch = c.child_aid)",
-                                   3, p);
-  if (!rc && !r) rc = -EIO;
+/* Links the window no longer chooses (a before-parent guess once a sender
+ * that fits inside arrived): by primary key. */
+static int delete_stale(struct siox_db *db, const struct siox_mw_out *o) {
+  char *par = int_array(&o->stale[0].parent, o->nstale, sizeof *o->stale);
+  char *chi = int_array(&o->stale[0].child, o->nstale, sizeof *o->stale);
+  const char *p[] = {par, chi};
+  PGresult *r = par && chi ? siox_db_query(db->conn,
+                                           "DELETE FROM causal_links c USING unnest($1::bigint[], $2::bigint[]) d(p, ch)"
+                                           " WHERE c.parent_aid = d.p AND c.child_aid = d.ch",
+                                           2, p)
+                           : NULL;
+  free(par), free(chi);
   PQclear(r);
-  r = rc ? NULL
-         : siox_db_query(db->conn,
-                         "UPDATE remote_calls SET matched = true WHERE kind = 'R' AND NOT matched AND aid = ANY($1::bigint[])",
-                         1, p);
-  if (!rc && !r) rc = -EIO;
+  return r ? 0 : -EIO;
+}
+
+/* Receives of earlier batches that have links now. */
+static int set_matched(struct siox_db *db, const struct siox_mw_out *o) {
+  char *aids = int_array(o->matched, o->nmatched, sizeof *o->matched);
+  const char *p[] = {aids};
+  PGresult *r = aids ? siox_db_query(db->conn,
+                                     /* a join, so that each aid is an index probe (with
+                                      * aid = ANY, the plan scanned every unmatched receive) */
+                                     "UPDATE remote_calls r SET matched = true FROM unnest($1::bigint[]) m(aid)"
+                                     " WHERE r.aid = m.aid AND r.kind = 'R' AND NOT r.matched",
+                                     1, p)
+                     : NULL;
+  free(aids);
   PQclear(r);
-  free(kids), free(par), free(chi);
-  return rc;
+  return r ? 0 : -EIO;
 }
 
 /* The confidence as the SQL matcher stores it: "%.9g" read as a real. */
@@ -140,7 +146,8 @@ int siox_match_memory(struct siox_db *db, uint64_t daemon_id, int64_t unc_ns, st
   if (rc == 0 && d != UINT32_MAX) {
     for (size_t i = 0; i < n; i++) calls[i].daemon = d;
     if (siox_mw_batch(db->mw, calls, n, &out) != 0) siox_log("in-memory matcher: out of memory; the SQL matcher takes over");
-    if (out.nredecided) rc = redecided(db, &out);
+    if (out.nstale) rc = delete_stale(db, &out);
+    if (rc == 0 && out.nmatched) rc = set_matched(db, &out);
     if (rc == 0 && out.nlinks) rc = upsert(db, &out);
   } else {
     for (size_t i = 0; i < n; i++) calls[i].in_memory = calls[i].matched = 0;

@@ -33,6 +33,12 @@ struct entry {
   char kind;
   uint8_t flags;
   uint32_t call; /* index in the current batch (F_NEW) */
+  /* A receive's links as the window last stored them (sorted by parent):
+   * what a new decision is compared with. The SQL matcher never holds
+   * other links of it: its links change only where the window knows (see
+   * siox_mw_merge for the exception, handled there). */
+  struct siox_link *links;
+  uint32_t nlinks;
 };
 
 struct list {
@@ -248,26 +254,29 @@ static void sweep(struct siox_mw *w) {
 
 /* ---- entries ------------------------------------------------------------------- */
 
+/* The oldest entry leaves: nothing below the floor is in the window. */
+static void drop_oldest(struct siox_mw *w) {
+  struct entry *e = &w->ring[w->head & w->mask];
+  if (e->end + 1 > w->floor) w->floor = e->end + 1;
+  free(e->links), e->links = NULL, e->nlinks = 0;
+  w->head++, w->evicted_since_sweep++;
+}
+
 static void evict(struct siox_mw *w) {
   while (w->head < w->next) {
     struct entry *e = &w->ring[w->head & w->mask];
     if (w->next - w->head <= w->mask && e->end >= w->max_end - w->retain) break;
-    if (e->end + 1 > w->floor) w->floor = e->end + 1;
-    w->head++, w->evicted_since_sweep++;
+    drop_oldest(w);
   }
   if (w->evicted_since_sweep > (w->mask + 1) / 2) sweep(w), w->evicted_since_sweep = 0;
 }
 
 static struct entry *add(struct siox_mw *w, const struct entry *src) {
-  if (w->next - w->head > w->mask) {
-    struct entry *old = &w->ring[w->head & w->mask];
-    if (old->end + 1 > w->floor) w->floor = old->end + 1;
-    w->head++, w->evicted_since_sweep++;
-  }
+  if (w->next - w->head > w->mask) drop_oldest(w);
   struct entry *e = &w->ring[w->next & w->mask];
   *e = *src;
   e->id = w->next++;
-  e->stamp = 0;
+  e->stamp = 0, e->links = NULL, e->nlinks = 0;
   if (e->end > w->max_end) w->max_end = e->end;
   return index_add(w, e) ? NULL : e;
 }
@@ -379,6 +388,41 @@ static void drop_new_senders(struct siox_mw *w, size_t ncalls) {
     if (w->calls[i].in_memory == 2) w->calls[i].in_memory = 0;
 }
 
+static int same_link(const struct siox_link *a, const struct siox_link *b) {
+  return a->parent == b->parent && a->confidence == b->confidence && a->overlap == b->overlap && a->flags == b->flags;
+}
+
+static const struct siox_link *with_parent(const struct siox_link *l, size_t n, int64_t parent) {
+  for (size_t i = 0; i < n; i++)
+    if (l[i].parent == parent) return &l[i];
+  return NULL;
+}
+
+/* r's new links are w->links[0..m): out gets what changed since r's last
+ * decision (links to upsert, stale ones, matched now). */
+static int store(struct siox_mw *w, struct entry *r, size_t m, struct siox_mw_out *out) {
+  const struct siox_link *nl = w->links, *ol = r->links;
+  size_t on = r->nlinks;
+  if (grow((void **)&out->links, &out->cap_links, out->nlinks + m, sizeof *out->links) ||
+      grow((void **)&out->stale, &out->cap_stale, out->nstale + on, sizeof *out->stale) ||
+      grow((void **)&out->matched, &out->cap_matched, out->nmatched + 1, sizeof *out->matched))
+    return -ENOMEM;
+  for (size_t i = 0; i < m; i++) {
+    const struct siox_link *was = with_parent(ol, on, nl[i].parent);
+    if (!was || !same_link(was, &nl[i]))
+      out->links[out->nlinks++] = (struct siox_mw_link){nl[i].parent, r->aid, nl[i].confidence, nl[i].overlap, nl[i].flags};
+  }
+  for (size_t i = 0; i < on; i++)
+    if (!with_parent(nl, m, ol[i].parent)) out->stale[out->nstale++] = (struct siox_mw_link){.parent = ol[i].parent, .child = r->aid};
+  if (on == 0 && m > 0 && !(r->flags & F_NEW)) out->matched[out->nmatched++] = r->aid;
+  struct siox_link *keep = m ? malloc(m * sizeof *keep) : NULL;
+  if (m && !keep) return -ENOMEM;
+  if (m) memcpy(keep, nl, m * sizeof *keep);
+  free(r->links);
+  r->links = keep, r->nlinks = (uint32_t)m;
+  return 0;
+}
+
 /* Decides r's links (out), or hands r to the SQL matcher. ncalls: size of
  * the batch. Returns 0 or -ENOMEM. */
 static int decide(struct siox_mw *w, struct entry *r, size_t ncalls, struct siox_mw_out *out, int *linked) {
@@ -397,12 +441,8 @@ static int decide(struct siox_mw *w, struct entry *r, size_t ncalls, struct siox
   size_t n = dedup(w->cand, w->ncand, (uint64_t)r->length);
   if (grow((void **)&w->links, &w->cap_links, n + 1, sizeof *w->links)) return -ENOMEM;
   size_t m = siox_link_confidence(w->cand, n, (uint64_t)r->length, w->links);
-  if (grow((void **)&out->links, &out->cap_links, out->nlinks + m, sizeof *out->links)) return -ENOMEM;
-  for (size_t i = 0; i < m; i++)
-    out->links[out->nlinks++] = (struct siox_mw_link){w->links[i].parent, r->aid, w->links[i].confidence,
-                                                      w->links[i].overlap, w->links[i].flags};
   *linked = m > 0;
-  return 0;
+  return store(w, r, m, out);
 }
 
 /* ---- a new sender meets the receives stored before it --------------------------- */
@@ -443,6 +483,10 @@ struct siox_mw *siox_mw_new(size_t cap, int64_t retain_ns, int64_t late_ns) {
 }
 
 static void forget(struct siox_mw *w) {
+  for (uint64_t id = w->head; id < w->next; id++) {
+    struct entry *e = &w->ring[id & w->mask];
+    free(e->links), e->links = NULL, e->nlinks = 0;
+  }
   for (size_t i = 0; i < w->nlists; i++) free(w->lists[i].ids);
   free(w->lists), free(w->slots);
   w->lists = NULL, w->slots = NULL;
@@ -531,9 +575,7 @@ static int batch(struct siox_mw *w, struct siox_mw_call *calls, size_t n, struct
     int linked;
     if (!r) continue;
     r->flags &= (uint8_t)~F_DIRTY;
-    if ((rc = decide(w, r, n, out, &linked)) != 0 || (r->flags & F_SQL)) continue;
-    if (grow((void **)&out->redecided, &out->cap_redecided, out->nredecided + 1, sizeof *out->redecided)) rc = -ENOMEM;
-    else out->redecided[out->nredecided++] = r->aid;
+    rc = decide(w, r, n, out, &linked);
   }
   for (size_t i = 0; e && i < n; i++)
     if (e[i]) e[i]->flags &= (uint8_t)~F_NEW;
@@ -543,7 +585,7 @@ static int batch(struct siox_mw *w, struct siox_mw_call *calls, size_t n, struct
 }
 
 int siox_mw_batch(struct siox_mw *w, struct siox_mw_call *calls, size_t n, struct siox_mw_out *out) {
-  size_t nl = out->nlinks, nr = out->nredecided;
+  size_t nl = out->nlinks, ns = out->nstale, nm = out->nmatched;
   /* A batch larger than half the window would evict itself while it is
    * decided: the SQL matcher takes it (never at the default sizes). */
   int rc = 2 * n > w->mask + 1 ? -ENOSPC : batch(w, calls, n, out);
@@ -551,7 +593,7 @@ int siox_mw_batch(struct siox_mw *w, struct siox_mw_call *calls, size_t n, struc
     for (size_t i = 0; i < n; i++) /* they go to SQL: the floor must rise above them */
       if (calls[i].end > w->max_end) w->max_end = calls[i].end;
     siox_mw_reset(w);
-    out->nlinks = nl, out->nredecided = nr;
+    out->nlinks = nl, out->nstale = ns, out->nmatched = nm;
     for (size_t i = 0; i < n; i++) calls[i].in_memory = 0, calls[i].matched = 0;
     return rc;
   }
@@ -568,8 +610,24 @@ void siox_mw_ghost(struct siox_mw *w, char kind, int64_t object, int64_t start, 
   else evict(w);
 }
 
+/* Receives of object: the SQL matcher's from now on. */
+static void hand_over(struct siox_mw *w, int64_t object) {
+  struct list *l = find(w, object, 'R', B_ALL, 0);
+  if (!l) return;
+  trim(w, l);
+  for (uint32_t i = l->begin; i < l->len; i++) {
+    struct entry *e = get(w, l->ids[i]);
+    if (e) e->flags |= F_SQL;
+  }
+}
+
 void siox_mw_merge(struct siox_mw *w, int64_t loser, int64_t win) {
   static const char kinds[] = {'S', 'R'};
+  /* The SQL matcher takes the moved calls as new and decides again the
+   * receives near them, with links the window would not know of: the
+   * receives of both objects are its own from now on (merges come early
+   * in a file's life, so few receives are concerned). */
+  hand_over(w, loser), hand_over(w, win);
   for (int k = 0; k < 2; k++) {
     struct list *all = find(w, loser, kinds[k], B_ALL, 0);
     if (!all) continue;
@@ -600,6 +658,6 @@ void siox_mw_merge(struct siox_mw *w, int64_t loser, int64_t win) {
 }
 
 void siox_mw_out_free(struct siox_mw_out *o) {
-  free(o->links), free(o->redecided);
+  free(o->links), free(o->stale), free(o->matched);
   memset(o, 0, sizeof *o);
 }

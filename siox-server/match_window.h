@@ -48,14 +48,15 @@ struct siox_mw_link {
   const char *flags;
 };
 
-/* What one batch decided. redecided: receives stored by earlier batches
- * whose links were computed again (their other links are to be deleted,
- * and they are matched now). */
+/* What one batch decided: links to upsert (new or changed), links no
+ * longer chosen (stale: parent and child only; delete them), and receives
+ * stored by earlier batches that have links now (set matched). A receive
+ * whose links did not change appears nowhere. */
 struct siox_mw_out {
-  struct siox_mw_link *links;
-  size_t nlinks, cap_links;
-  int64_t *redecided;
-  size_t nredecided, cap_redecided;
+  struct siox_mw_link *links, *stale;
+  size_t nlinks, cap_links, nstale, cap_stale;
+  int64_t *matched;
+  size_t nmatched, cap_matched;
 };
 
 struct siox_mw;
