@@ -6,7 +6,7 @@ add_dependencies(bench_server siox-server)
 
 # Matcher benchmark (bench/run): bench_match $<TARGET_FILE:siox-server> [pairs] [runs]
 add_executable(bench_match ${CMAKE_CURRENT_LIST_DIR}/bench_match.c)
-target_link_libraries(bench_match PRIVATE siox-server-harness)
+target_link_libraries(bench_match PRIVATE siox-server-harness Threads::Threads)
 add_dependencies(bench_match siox-server)
 
 # Hello round trip with MUNGE vs --auth none (bench/run): bench_auth $<TARGET_FILE:siox-server> [N]
@@ -24,3 +24,7 @@ add_dependencies(bench_burst siox-server siox-daemon)
 add_executable(bench_blame_fill ${CMAKE_CURRENT_LIST_DIR}/bench_blame_fill.c)
 target_link_libraries(bench_blame_fill PRIVATE siox-server-harness)
 add_dependencies(bench_blame_fill siox-server)
+# The in-memory matcher's window alone, on one core (bench/run match):
+#   bench_match_window [pairs] [runs]
+add_executable(bench_match_window ${CMAKE_CURRENT_LIST_DIR}/bench_match_window.c)
+target_link_libraries(bench_match_window PRIVATE siox-server-core)

@@ -75,6 +75,12 @@ void siox_copybuf_i32(struct siox_copybuf *c, int32_t v) {
   put32(c, (uint32_t)v);
 }
 
+void siox_copybuf_bool(struct siox_copybuf *c, int v) {
+  put32(c, 1);
+  uint8_t *p = room(c, 1);
+  if (p) *p = v != 0;
+}
+
 void siox_copybuf_i64(struct siox_copybuf *c, int64_t v) {
   put32(c, 8);
   put64(c, (uint64_t)v);

@@ -465,7 +465,8 @@ static int transaction(struct siox_batch_ctx *x, struct siox_ingest_result *res,
   }
   if (rc == 0) rc = dictionaries(x);
   if (rc == 0) rc = copy_facts(x, dedup);
-  if (rc == 0) rc = siox_objects_ingest(x->db, &x->blk, x->proc_ids, x->msg->clock_offset_ns, x->reason, x->reason_len);
+  if (rc == 0) rc = siox_objects_ingest(x->db, &x->blk, x->proc_ids, x->msg->clock_offset_ns, x->msg->daemon_id,
+                                          (int64_t)x->msg->clock_uncertainty_ns, x->reason, x->reason_len);
   if (rc == 0) rc = upsert_stats(x);
   if (rc == 0) rc = set_acked(x);
   if (rc == 0) rc = siox_db_exec(x->db->conn, "COMMIT");

@@ -29,6 +29,14 @@ static int own_kind(const struct siox_link_cand *c, uint64_t r_len) {
   return r_len == 0 ? !c->s_ranged : c->overlap > 0;
 }
 
+int siox_link_cand_better(const struct siox_link_cand *a, const struct siox_link_cand *b, uint64_t r_len) {
+  if (a->cls != b->cls) return a->cls < b->cls;
+  if (a->overlap != b->overlap) return a->overlap > b->overlap;
+  if (own_kind(a, r_len) != own_kind(b, r_len)) return own_kind(a, r_len);
+  if (a->strict != b->strict) return a->strict;
+  return a->contains > b->contains;
+}
+
 /* Whether candidate c takes part: of R's kind, or no candidate is. */
 static int of_kind(const struct siox_link_cand *c, size_t n, size_t i, uint64_t r_len) {
   if (own_kind(&c[i], r_len)) return 1;

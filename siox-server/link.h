@@ -39,6 +39,13 @@ struct siox_link {
   const char *flags; /* "", "before-parent" or "after-parent" (static) */
 };
 
+/* A sender with several records on R's object is one candidate: its best
+ * record. Whether a is better than b: the better class, then more
+ * overlapping bytes, then of R's own kind of range, then strictly inside,
+ * then containing R. (Before, ties kept whichever row came first, and the
+ * SQL matcher's row order is not fixed.) */
+int siox_link_cand_better(const struct siox_link_cand *a, const struct siox_link_cand *b, uint64_t r_len);
+
 /* Computes the links of one receive of r_len bytes (0: no byte range) from
  * its n candidates into out[] (room for n); returns how many were written.
  * Candidates of R's own kind of range come first (ranged for a ranged R,

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "match_window.h"
 #include "server.h"
 #include "siox/siox_wh.h"
 
@@ -37,6 +38,11 @@ static int serve(struct siox_server *s, const char *conninfo) {
   uv_signal_t sigint, sigterm;
   int rc = siox_worker_start(&s->worker, s->loop, conninfo, "ingest");
   if (rc != 0) return siox_log("cannot connect the database worker"), rc;
+  /* Set before any job can run: jobs come from connections, not yet open. */
+  s->worker.db.late_ns = (int64_t)s->opt->late_ms * 1000000;
+  if (s->opt->match_memory &&
+      !(s->worker.db.mw = siox_mw_new(SIOX_MATCH_WINDOW_CALLS, (int64_t)s->opt->match_window_ms * 1000000, s->worker.db.late_ns)))
+    siox_log("in-memory matcher: out of memory (the SQL matcher does all the matching)");
   siox_limits_init(s);
   if ((rc = siox_hints_start(s, conninfo)) != 0 || (rc = siox_net_start(s)) != 0) {
     if (s->hints_on) siox_log("listen %s:%d: %s", s->opt->host, s->opt->port, uv_strerror(rc));

@@ -32,16 +32,20 @@
  * bounds it takes part in are index conditions). A sender's process is its
  * aid's upper half (siox_global_aid), so only receives read activities.
  * Class 0 inside, 1 before-parent, 2 after-parent (R ends after S, and
- * starts at most $4 after S's widened end). */
+ * starts at most $4 after S's widened end).
+ * Rows the in-memory matcher decided at ingest (in_memory, schema 019)
+ * are not new here; as candidates and as receives near a new sender they
+ * count like any other (match_memory.c). compute() gives the same links
+ * whatever order the rows of one (receive, sender) come in. */
 static const char candidates_sql[] =
     "WITH tr AS ("
-    "  SELECT aid FROM remote_calls WHERE kind = 'R' AND rc_id > $1 AND start_ns IS NOT NULL"
+    "  SELECT aid FROM remote_calls WHERE kind = 'R' AND rc_id > $1 AND NOT in_memory AND start_ns IS NOT NULL"
     "  UNION SELECT r.aid FROM remote_calls s JOIN remote_calls r ON r.object_id = s.object_id"
     "   AND r.kind = 'R' AND r.start_ns IS NOT NULL"
     "   AND int8range(r.start_ns, r.end_ns, '[]')"
     "    && int8range(s.start_ns - $3::bigint - $5::bigint, s.end_ns + $4::bigint + $5::bigint, '[]')"
     "   AND siox_rc_bytes(r.offset_b, r.length_b) && siox_rc_bytes(s.offset_b, s.length_b)"
-    "   WHERE s.kind = 'S' AND s.rc_id > $1 AND s.start_ns IS NOT NULL)"
+    "   WHERE s.kind = 'S' AND s.rc_id > $1 AND NOT s.in_memory AND s.start_ns IS NOT NULL)"
     " SELECT r.aid, s.aid,"
     "  CASE WHEN r.start_ns >= s.start_ns - w.w AND r.end_ns <= s.end_ns + w.w THEN 0"
     "   WHEN r.start_ns < s.start_ns - w.w THEN 1 ELSE 2 END,"
@@ -74,22 +78,25 @@ static const char candidates_sql[] =
  * a restarted server). */
 static const char wake_sql[] =
     "UPDATE remote_calls r SET waiting = false, rc_id = nextval('remote_calls_rc_id_seq'),"
-    " start_ns = a.start_ns, end_ns = a.end_ns FROM activities a WHERE r.waiting AND a.aid = r.aid";
+    " start_ns = a.start_ns, end_ns = a.end_ns FROM activities a WHERE r.waiting AND a.aid = r.aid"
+    " RETURNING r.kind, r.object_id, r.start_ns, r.end_ns, r.offset_b, r.length_b";
 
 /* New remote calls ($1: watermark) stored under an object that has since
  * been merged away move to its root (objects are flattened: merged_into is
  * the root). ingest already writes roots; this keeps the candidate join's
  * r.object_id = s.object_id a comparison of roots whatever wrote the row. */
 static const char canon_sql[] =
-    "UPDATE remote_calls r SET object_id = o.merged_into FROM objects o"
-    " WHERE r.rc_id > $1 AND o.object_id = r.object_id AND o.merged_into IS NOT NULL";
+    "UPDATE remote_calls r SET object_id = o.merged_into, in_memory = false FROM objects o"
+    " WHERE r.rc_id > $1 AND o.object_id = r.object_id AND o.merged_into IS NOT NULL"
+    " RETURNING r.kind, r.object_id, r.start_ns, r.end_ns, r.offset_b, r.length_b";
 
 /* Remote calls of this pass ($1, $2] stored without their interval (their
  * activity was not in the same batch) take it from an earlier batch's
  * activity row; those whose activity has not arrived are parked. */
 static const char stamp_sql[] =
     "UPDATE remote_calls r SET start_ns = a.start_ns, end_ns = a.end_ns FROM activities a"
-    " WHERE r.rc_id > $1 AND r.rc_id <= $2 AND r.start_ns IS NULL AND a.aid = r.aid";
+    " WHERE r.rc_id > $1 AND r.rc_id <= $2 AND r.start_ns IS NULL AND a.aid = r.aid"
+    " RETURNING r.kind, r.object_id, r.start_ns, r.end_ns, r.offset_b, r.length_b";
 static const char park_sql[] =
     "UPDATE remote_calls SET waiting = true WHERE rc_id > $1 AND rc_id <= $2 AND start_ns IS NULL";
 
@@ -155,7 +162,11 @@ static int compute(PGresult *r, struct batch *b) {
   if (!c || !out) return free(c), free(out), -ENOMEM;
   for (int i = 0; i < rows;) {
     int64_t child = strtoll(PQgetvalue(r, i, 0), NULL, 10);
-    uint64_t r_len = strtoull(PQgetvalue(r, i, 4), NULL, 10);
+    uint64_t r_len = 0; /* a receive with several records on the object: its longest range */
+    for (int j = i; j < rows && strtoll(PQgetvalue(r, j, 0), NULL, 10) == child; j++) {
+      uint64_t len = strtoull(PQgetvalue(r, j, 4), NULL, 10);
+      if (len > r_len) r_len = len;
+    }
     size_t n = 0;
     for (; i < rows && strtoll(PQgetvalue(r, i, 0), NULL, 10) == child; i++) {
       struct siox_link_cand k = {strtoll(PQgetvalue(r, i, 1), NULL, 10), atoi(PQgetvalue(r, i, 2)),
@@ -163,7 +174,7 @@ static int compute(PGresult *r, struct batch *b) {
                                  atoi(PQgetvalue(r, i, 6)), atoi(PQgetvalue(r, i, 7))};
       /* One sender with several records on the object: keep its best row. */
       if (n && c[n - 1].parent == k.parent) {
-        if (k.cls < c[n - 1].cls || (k.cls == c[n - 1].cls && k.overlap > c[n - 1].overlap)) c[n - 1] = k;
+        if (siox_link_cand_better(&k, &c[n - 1], r_len)) c[n - 1] = k;
         continue;
       }
       c[n++] = k;
@@ -206,6 +217,15 @@ static int exec_params(struct siox_db *db, const char *sql, int n, const char *c
   return r ? 0 : -EIO;
 }
 
+/* Runs an UPDATE ... RETURNING of remote calls that got an interval (or a
+ * new object) here: the in-memory window must know them (ghosts). */
+static int exec_ghosts(struct siox_db *db, const char *sql, int n, const char *const *p) {
+  PGresult *r = siox_db_query(db->conn, sql, n, p);
+  siox_match_memory_ghosts(db, r);
+  PQclear(r);
+  return r ? 0 : -EIO;
+}
+
 /* Finds and writes the links of the receives in (watermark, top]. */
 static int link_new(struct siox_db *db, struct siox_match_result *res, struct batch *b, int64_t late_ns, int64_t top) {
   char wm[24], tp[24], late[24], maxw[24];
@@ -214,8 +234,8 @@ static int link_new(struct siox_db *db, struct siox_match_result *res, struct ba
   snprintf(tp, sizeof tp, "%lld", (long long)top);
   snprintf(late, sizeof late, "%lld", (long long)late_ns);
   const char *p[] = {wm, SLACK_NS, READAHEAD_NS, late, maxw}, *range[] = {wm, tp};
-  int rc = exec_params(db, canon_sql, 1, p);
-  if (rc == 0) rc = exec_params(db, stamp_sql, 2, range);
+  int rc = exec_ghosts(db, canon_sql, 1, p);
+  if (rc == 0) rc = exec_ghosts(db, stamp_sql, 2, range);
   if (rc == 0) rc = exec_params(db, park_sql, 2, range);
   if (rc == 0) rc = scalar(db, "SELECT 2 * COALESCE(max(clock_uncertainty_ns), 0) + " SLACK_NS " FROM daemons", 0, NULL, &w);
   snprintf(maxw, sizeof maxw, "%lld", (long long)w);
@@ -247,14 +267,27 @@ static int pass(struct siox_db *db, struct siox_match_result *res, struct batch 
   int rc = 0;
   if (db->match_watermark < 0) rc = scalar(db, "SELECT watermark FROM match_state", 0, NULL, &db->match_watermark);
   /* Only a batch brings activity rows: skip the wake-up scan when idle. */
-  if (rc == 0 && db->activities_arrived) rc = siox_db_exec(db->conn, wake_sql);
+  if (rc == 0 && db->activities_arrived) rc = exec_ghosts(db, wake_sql, 0, NULL);
   if (rc == 0) rc = scalar(db, "SELECT COALESCE(max(rc_id), 0) FROM remote_calls", 0, NULL, top);
   if (rc || *top <= db->match_watermark) return rc; /* nothing new since the last pass */
+  /* Everything new was decided in memory (match_memory.c): only the
+   * watermark moves. Rows without an interval, moved by a merge or left by
+   * the window are stored with in_memory = false. */
+  char wm[24], tp[24];
+  snprintf(wm, sizeof wm, "%lld", (long long)db->match_watermark);
+  snprintf(tp, sizeof tp, "%lld", (long long)*top);
+  const char *p[] = {wm, tp};
+  int64_t left = 1;
+  if ((rc = scalar(db, "SELECT count(*) FROM (SELECT 1 FROM remote_calls WHERE rc_id > $1 AND rc_id <= $2"
+                       " AND NOT in_memory LIMIT 1) x", 2, p, &left)))
+    return rc;
+  if (left == 0) return exec_params(db, "UPDATE match_state SET watermark = $1", 1, p + 1);
   if ((rc = refresh_stats(db, *top))) return rc;
   return link_new(db, res, b, late_ns, *top);
 }
 
 int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result *res) {
+  int64_t t0 = siox_match_now_ns();
   struct batch b;
   int64_t top = 0, unmatched = 0;
   memset(&b, 0, sizeof b);
@@ -273,5 +306,6 @@ int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result
     db->match_watermark = -1;
   }
   free(b.child.s), free(b.parent.s), free(b.conf.s), free(b.overlap.s), free(b.flags.s);
+  db->match_busy_ns += siox_match_now_ns() - t0;
   return rc;
 }

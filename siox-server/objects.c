@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ingest.h"
+#include "match_window.h"
 #include "siox_record_rules.h"
 #include "siox/siox_ontology.h"
 #include "siox_client_wire.h"
@@ -112,12 +113,17 @@ static int join(struct siox_db *db, int64_t a, int64_t b) {
   static const char *const sql[] = {
       "UPDATE objects SET merged_into = $1 WHERE object_id = $2 OR merged_into = $2",
       "UPDATE descriptors SET object_id = $1 WHERE object_id = $2",
-      "UPDATE remote_calls SET object_id = $1, rc_id = nextval('remote_calls_rc_id_seq') WHERE object_id = $2"};
+      "UPDATE remote_calls SET object_id = $1, rc_id = nextval('remote_calls_rc_id_seq'), in_memory = false"
+      " WHERE object_id = $2"};
   for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
     PGresult *r = siox_db_query(db->conn, sql[i], 2, p);
     if (!r) return -EIO;
     PQclear(r);
   }
+  /* The moved calls are new to the SQL matcher (in_memory = false), which
+   * sees both objects' whole history; the window follows the merge so that
+   * what it decides later sees both objects' calls too. */
+  if (db->mw) siox_mw_merge(db->mw, loser, win);
   return 0;
 }
 
@@ -179,8 +185,9 @@ static int target_of(struct siox_db *db, int64_t proc_id, uint32_t target, const
 struct rc_row {
   int64_t aid, object_id, desc_id, offset, length;
   int64_t start, end; /* the activity's interval; has_times 0: not in this batch */
+  int64_t node_id;    /* a receive's node (from its activity's type); 0: unknown */
   const char *hw, *sw;
-  char kind, has_times;
+  char kind, has_times, in_memory, matched;
 };
 
 struct rc_rows {
@@ -219,7 +226,8 @@ static int rc_cmp(const void *a, const void *b) {
  * sorted by aid (their order does not matter to the COPY) and each
  * activity looks for its rows: an activity may have several (a POSIX write
  * under collective MPI-IO receives and sends). */
-static void add_times(const struct siox_block *b, const int64_t *proc_ids, int64_t clock_offset, struct rc_rows *rows) {
+static void add_times(struct siox_db *db, const struct siox_block *b, const int64_t *proc_ids, int64_t clock_offset,
+                      struct rc_rows *rows) {
   struct rc_row *v = rows->v, *end = rows->v + rows->n;
   qsort(v, rows->n, sizeof *v, rc_cmp);
   for (size_t i = 0; i < b->n_activities; i++) {
@@ -228,12 +236,18 @@ static void add_times(const struct siox_block *b, const int64_t *proc_ids, int64
     struct rc_row *hit = bsearch(&key, v, rows->n, sizeof *v, rc_cmp);
     if (!hit) continue;
     while (hit > v && hit[-1].aid == key.aid) hit--;
-    for (; hit < end && hit->aid == key.aid; hit++)
+    /* ingest.c's COPY of the activities cached every type of the batch */
+    struct siox_key2 k = {(uint64_t)proc_ids[a->proc], a->type_id};
+    uint64_t *tn = siox_hmap_get(&db->types, &k, sizeof k);
+    for (; hit < end && hit->aid == key.aid; hit++) {
       hit->start = a->start_ns + clock_offset, hit->end = a->end_ns + clock_offset, hit->has_times = 1;
+      hit->node_id = tn ? (int64_t)tn[1] : 0;
+    }
   }
 }
 
-#define RC_COLUMNS "aid, kind, object_id, desc_id, offset_b, length_b, target_hwid, target_swid, start_ns, end_ns"
+#define RC_COLUMNS \
+  "aid, kind, object_id, desc_id, offset_b, length_b, target_hwid, target_swid, start_ns, end_ns, in_memory, matched"
 
 /* A resent batch: only the remote calls of activities new in it (ingest.c's
  * siox_new); the others are stored, and a second row would be matched
@@ -256,7 +270,7 @@ static int copy_remote_calls(struct siox_db *db, const struct rc_rows *rows) {
   siox_copybuf_start(c);
   for (size_t i = 0; i < rows->n; i++) {
     const struct rc_row *w = &rows->v[i];
-    siox_copybuf_row(c, 10);
+    siox_copybuf_row(c, 12);
     siox_copybuf_i64(c, w->aid);
     siox_copybuf_text(c, &w->kind, 1);
     siox_copybuf_i64(c, siox_uf_find(&db->objects, w->object_id));
@@ -267,6 +281,8 @@ static int copy_remote_calls(struct siox_db *db, const struct rc_rows *rows) {
     siox_copybuf_text(c, w->sw, strlen(w->sw));
     if (w->has_times) siox_copybuf_i64(c, w->start), siox_copybuf_i64(c, w->end);
     else siox_copybuf_null(c), siox_copybuf_null(c);
+    siox_copybuf_bool(c, w->in_memory);
+    siox_copybuf_bool(c, w->matched);
   }
   int rc = siox_copybuf_finish(c);
   if (rc == 0 && !db->resend)
@@ -300,15 +316,59 @@ static int one_record(struct siox_db *db, const struct siox_block *b, int64_t pr
   }
 }
 
+/* A receive the window can take: its interval and node known, and the only
+ * receive record of its activity (the SQL matcher joins an activity's
+ * receive records on several objects into one candidate set). */
+static int window_receive(const struct rc_rows *rows, size_t i) {
+  const struct rc_row *w = &rows->v[i];
+  for (size_t k = i; k > 0 && rows->v[k - 1].aid == w->aid; k--)
+    if (rows->v[k - 1].kind == 'R') return 0;
+  for (size_t k = i + 1; k < rows->n && rows->v[k].aid == w->aid; k++)
+    if (rows->v[k].kind == 'R') return 0;
+  return w->node_id != 0;
+}
+
+/* Links the batch's remote calls in memory (match_memory.c) and marks
+ * each row in_memory/matched for the COPY. Calls the window cannot take
+ * go in as ghosts first, so that what meets them is left to SQL too. */
+static int link_in_memory(struct siox_db *db, uint64_t daemon_id, int64_t unc_ns, struct rc_rows *rows) {
+  struct siox_mw_call *calls = malloc((rows->n + 1) * sizeof *calls);
+  size_t *at = malloc((rows->n + 1) * sizeof *at), n = 0;
+  int rc = calls && at ? 0 : -ENOMEM;
+  for (size_t i = 0; rc == 0 && i < rows->n; i++) {
+    struct rc_row *w = &rows->v[i];
+    int64_t root = siox_uf_find(&db->objects, w->object_id);
+    if (!w->has_times) continue;
+    if (w->kind == 'R' && !window_receive(rows, i)) {
+      siox_mw_ghost(db->mw, 'R', root, w->start, w->end, w->offset, w->length);
+      continue;
+    }
+    struct siox_mw_call *c = &calls[n];
+    *c = (struct siox_mw_call){.aid = w->aid, .object = root, .offset = w->offset, .length = w->length,
+                               .start = w->start, .end = w->end, .kind = w->kind};
+    if (w->kind == 'R') rc = siox_match_memory_node(db, w->node_id, &c->hw, &c->sw);
+    else c->hw = siox_mw_intern(db->mw, w->hw, 1), c->sw = siox_mw_intern(db->mw, w->sw, 1);
+    if (c->hw == UINT32_MAX || c->sw == UINT32_MAX) rc = -ENOMEM;
+    at[n++] = i;
+  }
+  if (rc == 0) rc = siox_match_memory(db, daemon_id, unc_ns, calls, n);
+  for (size_t k = 0; rc == 0 && k < n; k++) rows->v[at[k]].in_memory = (char)calls[k].in_memory, rows->v[at[k]].matched = (char)calls[k].matched;
+  free(calls), free(at);
+  return rc == -ENOMEM ? -EIO : rc;
+}
+
 int siox_objects_ingest(struct siox_db *db, const struct siox_block *b, const int64_t *proc_ids, int64_t clock_offset_ns,
-                        char *reason, size_t reason_len) {
+                        uint64_t daemon_id, int64_t unc_ns, char *reason, size_t reason_len) {
   struct rc_rows rows = {NULL, 0, 0};
   int rc = 0;
   for (size_t i = 0; rc == 0 && i < b->n_descriptors; i++)
     rc = one_record(db, b, proc_ids[b->descriptors[i].proc], &b->descriptors[i], reason, reason_len, &rows);
   if (rc == 0 && rows.n) {
-    add_times(b, proc_ids, clock_offset_ns, &rows);
-    rc = copy_remote_calls(db, &rows);
+    add_times(db, b, proc_ids, clock_offset_ns, &rows);
+    /* A resent batch's calls go to the SQL matcher: the window may hold
+     * their first copies. */
+    if (db->mw && !db->resend) rc = link_in_memory(db, daemon_id, unc_ns, &rows);
+    if (rc == 0) rc = copy_remote_calls(db, &rows);
   }
   free(rows.v);
   return rc == -EEXIST ? -EIO : rc;

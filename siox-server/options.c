@@ -20,7 +20,8 @@ const char siox_server_usage[] =
     "                [--auth munge|token|none] [--munge-socket PATH]\n"
     "                [--token-file FILE] [--tls-cert FILE --tls-key FILE]\n"
     "                [--insecure] [--pid-file FILE] [--pg-bindir DIR]\n"
-    "                [--match-ms N] [--late-ms N]\n"
+    "                [--match-ms N] [--late-ms N] [--match-memory on|off]\n"
+    "                [--match-window-ms N]\n"
     "                [--analyze-idle S] [--analyze-every S] [--no-analyze]\n"
     "                [--memory-mb N]\n"
     "\n"
@@ -97,6 +98,19 @@ const char siox_server_usage[] =
     "    --late-ms N          link a receive that starts up to N ms after its\n"
     "                         sender ended (write-behind), with confidence <= 0.2\n"
     "                         and flag 'after-parent' (default 2000; 0: never)\n"
+    "    --match-memory on|off\n"
+    "                         on (default): link remote calls at ingest, in a\n"
+    "                         window of the last 30 s of data (at most 512k\n"
+    "                         calls, about 60 MB) held in memory; the periodic\n"
+    "                         SQL matcher takes only what the window cannot\n"
+    "                         decide (a sender that arrives after the window\n"
+    "                         has moved on, calls stored before the server\n"
+    "                         started). off: every link is made by the SQL\n"
+    "                         matcher (the same rules; slower: for comparison)\n"
+    "    --match-window-ms N  how much data time the in-memory window keeps\n"
+    "                         (default 30000, 100..600000): a receive whose\n"
+    "                         sender arrives later than that (a spooling\n"
+    "                         daemon) is linked by the SQL matcher instead\n"
     "    --analyze-idle S     analyse a job (knowledge base: findings and MPI-IO\n"
     "                         hint sets) once it has been quiet S seconds, i.e.\n"
     "                         it ended (default 5; 1..86400)\n"
@@ -179,6 +193,8 @@ static void defaults(struct siox_server_options *o) {
   o->data_dir = SIOX_SERVER_DEFAULT_DATA_DIR;
   o->match_ms = 500;
   o->late_ms = 2000;
+  o->match_memory = 1;
+  o->match_window_ms = 30000;
   o->analyze_idle_s = 5;
   o->analyze_every_s = 60;
   o->memory_mb = 512;
@@ -196,7 +212,8 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
       {"auth", required_argument, 0, 'A'},     {"munge-socket", required_argument, 0, 'M'},
       {"tls-cert", required_argument, 0, 'C'}, {"tls-key", required_argument, 0, 'K'},
       {"insecure", no_argument, 0, 'S'},
-      {"memory-mb", required_argument, 0, 'Y'},
+      {"memory-mb", required_argument, 0, 'Y'}, {"match-memory", required_argument, 0, 'W'},
+      {"match-window-ms", required_argument, 0, 'w'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   defaults(o);
@@ -247,6 +264,15 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
     case 'Y':
       if (parse_int(optarg, 256, 1048576, &o->memory_mb) != 0)
         return snprintf(err, errcap, "--memory-mb: expected 256..1048576 MiB, got '%s'", optarg), -EINVAL;
+      break;
+    case 'W':
+      if (!strcmp(optarg, "on")) o->match_memory = 1;
+      else if (!strcmp(optarg, "off")) o->match_memory = 0;
+      else return snprintf(err, errcap, "--match-memory: expected on or off, got '%s'", optarg), -EINVAL;
+      break;
+    case 'w':
+      if (parse_int(optarg, 100, 600000, &o->match_window_ms) != 0)
+        return snprintf(err, errcap, "--match-window-ms: expected 100..600000, got '%s'", optarg), -EINVAL;
       break;
     case 'h': o->help = 1; break;
     default:

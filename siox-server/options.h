@@ -27,6 +27,8 @@ struct siox_server_options {
   const char *pg_bindir;  /* NULL: pg_config --bindir, then the Debian path */
   int match_ms;           /* implicit-link matcher period */
   int late_ms;            /* after-parent window: how late a receive may start (0: off) */
+  int match_memory;       /* --match-memory: link at ingest in memory (1, default) or only in SQL */
+  int match_window_ms;    /* --match-window-ms: data time the in-memory window keeps */
   int analyze_idle_s;     /* kb_thread.c: a job quiet this long has ended */
   int analyze_every_s;    /* kb_thread.c: re-analyse a running job this often */
   int no_analyze;         /* --no-analyze: no analysis thread */

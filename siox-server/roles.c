@@ -227,8 +227,10 @@ static void on_tick(uv_timer_t *t) {
   j->base.run = roles_run;
   j->base.done = roles_done;
   j->r = r;
-  j->grants = s->n.links_implicit != r->seen_links;
-  r->seen_links = s->n.links_implicit;
+  /* links of both matchers: the in-memory one counts on the db thread */
+  int64_t links = s->n.links_implicit + s->worker.db.links_memory;
+  j->grants = links != r->seen_links;
+  r->seen_links = links;
   r->pending = 1;
   siox_worker_submit(&s->worker, &j->base);
 }

@@ -87,6 +87,14 @@ struct siox_db {
   int64_t match_analyzed;   /* max(rc_id) when match.c last ran ANALYZE (0 at start) */
   int resend;               /* this transaction's batch repeats stored activities: rows that hang off an
                              * activity are added only for the new ones, listed in temp table siox_new */
+  /* match_memory.c: the in-memory matcher's window (NULL: --match-memory
+   * off), the after-parent window it applies, and what it did (written
+   * here, read by status: aligned ints, atomic enough). */
+  struct siox_mw *mw;
+  int64_t late_ns;
+  int64_t match_busy_ns; /* time spent matching, in memory and in SQL passes */
+  int64_t links_memory;  /* links the window stored new */
+  struct siox_hmap node_names; /* node_id -> (hwid, swid) ids of mw */
 };
 
 struct siox_job;
@@ -205,13 +213,28 @@ struct siox_block_descriptor;
  * it) when the activity is in blk. Must run inside the batch's transaction.
  * 0, -EBADMSG (reason) or -EIO. */
 int siox_objects_ingest(struct siox_db *db, const struct siox_block *blk, const int64_t *proc_ids,
-                        int64_t clock_offset_ns, char *reason, size_t reason_len);
+                        int64_t clock_offset_ns, uint64_t daemon_id, int64_t unc_ns, char *reason, size_t reason_len);
 
 /* ---- match.c: implicit links ---------------------------------------------- */
 
 struct siox_match_result {
   uint64_t links_new, links_updated, receives_unmatched;
 };
+
+/* match_memory.c: links a batch's remote calls in memory (db->mw), inside
+ * the batch's transaction, before objects.c COPYs them. rows: n calls with
+ * their interval (has_times); each gets in_memory/matched for the COPY.
+ * 0 or -EIO. */
+struct siox_mw_call;
+int siox_match_memory(struct siox_db *db, uint64_t daemon_id, int64_t unc_ns, struct siox_mw_call *calls, size_t n);
+/* The window's ids of a node's (hwid, swid): cache, then nodes. 0 or <0. */
+int siox_match_memory_node(struct siox_db *db, int64_t node_id, uint32_t *hw, uint32_t *sw);
+/* Calls the SQL matcher gave an interval after they were stored (PGresult
+ * rows: kind, object_id, start_ns, end_ns, offset_b, length_b): the window
+ * must know they exist. */
+void siox_match_memory_ghosts(struct siox_db *db, PGresult *r);
+/* CLOCK_MONOTONIC ns, for match_busy_ns. */
+int64_t siox_match_now_ns(void);
 
 /* One matcher pass over receives that are new or may have new candidates
  * (late_ns: the after-parent window, 0 turns that class off).

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "match_window.h"
 #include "server.h"
 
 void siox_db_caches_clear(struct siox_db *db) {
@@ -19,6 +20,8 @@ void siox_db_caches_clear(struct siox_db *db) {
   siox_hmap_clear(&db->edges);
   siox_hmap_clear(&db->descs);
   siox_uf_clear(&db->objects);
+  siox_hmap_clear(&db->node_names);
+  if (db->mw) siox_mw_reset(db->mw); /* it may hold calls of a rolled-back batch */
   for (size_t i = 0; i < db->n_targets * 2; i++) free(db->target_names[i]);
   db->n_targets = 0;
 }
@@ -152,6 +155,7 @@ void siox_worker_stop(struct siox_worker *w) {
   free(w->db.target_names);
   siox_copybuf_free(&w->db.copy);
   siox_copybuf_free(&w->db.copy2);
+  siox_mw_free(w->db.mw);
   PQfinish(w->db.conn);
   free(w->db.conninfo);
 }

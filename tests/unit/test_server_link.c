@@ -165,6 +165,27 @@ static void test_same_kind_of_range_first(void **state) {
   assert_string_equal(out[0].flags, "after-parent");
 }
 
+/* A sender with several records on R's object is one candidate: its best
+ * record, by a total order, so the SQL matcher's row order does not decide
+ * (the in-memory matcher's property test found two servers that did). */
+static void test_best_record_of_a_sender(void **state) {
+  (void)state;
+  /* an unranged R inside a sender that sent with and without a range */
+  struct siox_link_cand unranged = {7, SIOX_LINK_INSIDE, 0, 1, 0, 1}, ranged = {7, SIOX_LINK_INSIDE, 0, 1, 1, 1};
+  assert_true(siox_link_cand_better(&unranged, &ranged, 0));
+  assert_false(siox_link_cand_better(&ranged, &unranged, 0));
+  /* the class first, then the overlapping bytes */
+  struct siox_link_cand before = {7, SIOX_LINK_BEFORE, 4096, 1, 1, 0}, inside = {7, SIOX_LINK_INSIDE, 1024, 0, 1, 0};
+  assert_true(siox_link_cand_better(&inside, &before, 4096));
+  struct siox_link_cand more = {7, SIOX_LINK_INSIDE, 2048, 0, 1, 0};
+  assert_true(siox_link_cand_better(&more, &inside, 4096));
+  /* strictly inside, then containing, break the remaining ties */
+  struct siox_link_cand strict = {7, SIOX_LINK_INSIDE, 0, 1, 0, 1}, widened = {7, SIOX_LINK_INSIDE, 0, 1, 0, 0};
+  assert_true(siox_link_cand_better(&strict, &widened, 0));
+  assert_false(siox_link_cand_better(&widened, &strict, 0));
+  assert_false(siox_link_cand_better(&strict, &strict, 0));
+}
+
 static void test_never_zero(void **state) {
   (void)state;
   struct siox_link_cand c[] = {{1, SIOX_LINK_BEFORE, 1, 0, 1, 0}, {2, SIOX_LINK_BEFORE, 1u << 30, 1, 1, 0}};
@@ -187,6 +208,7 @@ int main(void) {
       cmocka_unit_test(test_ranges_unknown),
       cmocka_unit_test(test_same_kind_of_range_first),
       cmocka_unit_test(test_strictly_inside_first),
+      cmocka_unit_test(test_best_record_of_a_sender),
       cmocka_unit_test(test_never_zero),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,168 @@
+/*
+ * The in-memory matcher on the ingest path (issue 15 §1): objects.c hands
+ * over a batch's remote calls before it COPYs them; match_window.c decides
+ * their links where it can; this file stores those links inside the
+ * batch's transaction, so a link is committed with the record that made
+ * it, and says which calls the SQL matcher (match.c) must still treat as
+ * new. Rules and reasons: README.md, "Implicit links in memory".
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ingest.h"
+#include "match_window.h"
+
+int64_t siox_match_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The window's first batch: whatever the warehouse already holds lies
+ * below its floor (one scan of remote_calls per server start). */
+static int start(struct siox_db *db) {
+  PGresult *r = siox_db_query(db->conn,
+                              "SELECT max(end_ns), (SELECT COALESCE(max(clock_uncertainty_ns), 0) FROM daemons)"
+                              " FROM remote_calls",
+                              0, NULL);
+  if (!r) return -EIO;
+  int64_t floor = PQgetisnull(r, 0, 0) ? INT64_MIN : strtoll(PQgetvalue(r, 0, 0), NULL, 10) + 1;
+  siox_mw_start(db->mw, floor, strtoll(PQgetvalue(r, 0, 1), NULL, 10));
+  PQclear(r);
+  return 0;
+}
+
+/* The (hwid, swid) ids of a receiver's node: cache, then nodes. */
+int siox_match_memory_node(struct siox_db *db, int64_t node_id, uint32_t *hw, uint32_t *sw) {
+  uint64_t *hit = siox_hmap_get(&db->node_names, &node_id, sizeof node_id);
+  if (hit) return *hw = (uint32_t)hit[0], *sw = (uint32_t)hit[1], 0;
+  char n[24];
+  const char *p[] = {siox_i64s(n, node_id)};
+  PGresult *r = siox_db_query(db->conn, "SELECT hwid, swid FROM nodes WHERE node_id = $1", 1, p);
+  if (!r) return -EIO;
+  int rc = PQntuples(r) == 1 ? 0 : -ENOENT;
+  if (rc == 0) {
+    *hw = siox_mw_intern(db->mw, PQgetvalue(r, 0, 0), 0);
+    *sw = siox_mw_intern(db->mw, PQgetvalue(r, 0, 1), 0);
+    rc = *hw == UINT32_MAX || *sw == UINT32_MAX ? -ENOMEM : siox_hmap_put(&db->node_names, &node_id, sizeof node_id, *hw, *sw);
+  }
+  PQclear(r);
+  return rc;
+}
+
+/* ---- storing the links ---------------------------------------------------------- */
+
+/* Array literal "{a,b,...}" of n integers, stride bytes apart. */
+static char *int_array(const void *v, size_t n, size_t stride) {
+  char *s = malloc(n * 21 + 3), *p = s;
+  if (!s) return NULL;
+  *p++ = '{';
+  for (size_t i = 0; i < n; i++) p += sprintf(p, i ? ",%lld" : "%lld", (long long)*(const int64_t *)((const char *)v + i * stride));
+  strcpy(p, "}");
+  return s;
+}
+
+/* Links the window no longer chooses (a before-parent guess once a sender
+ * that fits inside arrived): by primary key. */
+static int delete_stale(struct siox_db *db, const struct siox_mw_out *o) {
+  char *par = int_array(&o->stale[0].parent, o->nstale, sizeof *o->stale);
+  char *chi = int_array(&o->stale[0].child, o->nstale, sizeof *o->stale);
+  const char *p[] = {par, chi};
+  PGresult *r = par && chi ? siox_db_query(db->conn,
+                                           "DELETE FROM causal_links c USING unnest($1::bigint[], $2::bigint[]) d(p, ch)"
+                                           " WHERE c.parent_aid = d.p AND c.child_aid = d.ch",
+                                           2, p)
+                           : NULL;
+  free(par), free(chi);
+  PQclear(r);
+  return r ? 0 : -EIO;
+}
+
+/* Receives of earlier batches that have links now. */
+static int set_matched(struct siox_db *db, const struct siox_mw_out *o) {
+  char *aids = int_array(o->matched, o->nmatched, sizeof *o->matched);
+  const char *p[] = {aids};
+  PGresult *r = aids ? siox_db_query(db->conn,
+                                     /* a join, so that each aid is an index probe (with
+                                      * aid = ANY, the plan scanned every unmatched receive) */
+                                     "UPDATE remote_calls r SET matched = true FROM unnest($1::bigint[]) m(aid)"
+                                     " WHERE r.aid = m.aid AND r.kind = 'R' AND NOT r.matched",
+                                     1, p)
+                     : NULL;
+  free(aids);
+  PQclear(r);
+  return r ? 0 : -EIO;
+}
+
+/* The confidence as the SQL matcher stores it: "%.9g" read as a real. */
+static double as_real(double conf) {
+  char v[32];
+  snprintf(v, sizeof v, "%.9g", conf);
+  return (double)strtof(v, NULL);
+}
+
+static int upsert(struct siox_db *db, const struct siox_mw_out *o) {
+  struct siox_copybuf *c = &db->copy;
+  siox_copybuf_start(c);
+  for (size_t i = 0; i < o->nlinks; i++) {
+    const struct siox_mw_link *l = &o->links[i];
+    siox_copybuf_row(c, 5);
+    siox_copybuf_i64(c, l->parent);
+    siox_copybuf_i64(c, l->child);
+    siox_copybuf_f64(c, as_real(l->confidence));
+    siox_copybuf_i64(c, (int64_t)l->overlap);
+    siox_copybuf_text(c, l->flags, strlen(l->flags));
+  }
+  int rc = siox_copybuf_finish(c);
+  if (rc == 0)
+    rc = siox_db_exec(db->conn, "CREATE TEMP TABLE IF NOT EXISTS siox_link_stage (parent_aid bigint, child_aid bigint,"
+                                " confidence float8, overlap_bytes bigint, flags text) ON COMMIT DELETE ROWS");
+  if (rc == 0)
+    rc = siox_db_copy(db->conn, "COPY siox_link_stage FROM STDIN (FORMAT binary)", c->p, c->len) ? -EIO : 0;
+  PGresult *r = rc ? NULL
+                   : siox_db_query(db->conn,
+                                   "WITH i AS (INSERT INTO causal_links (parent_aid, child_aid, confidence, overlap_bytes, flags)"
+                                   " SELECT parent_aid, child_aid, confidence::real, overlap_bytes, flags FROM siox_link_stage"
+                                   " ON CONFLICT (parent_aid, child_aid) DO UPDATE SET confidence = EXCLUDED.confidence,"
+                                   " overlap_bytes = EXCLUDED.overlap_bytes, flags = EXCLUDED.flags RETURNING (xmax = 0) AS fresh)"
+                                   " SELECT count(*) FILTER (WHERE fresh) FROM i",
+                                   0, NULL);
+  if (!r) return rc ? rc : -EIO;
+  db->links_memory += strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+  PQclear(r);
+  return 0;
+}
+
+/* ---- API ------------------------------------------------------------------------------ */
+
+int siox_match_memory(struct siox_db *db, uint64_t daemon_id, int64_t unc_ns, struct siox_mw_call *calls, size_t n) {
+  int64_t t0 = siox_match_now_ns();
+  struct siox_mw_out out = {0};
+  int rc = siox_mw_started(db->mw) ? 0 : start(db);
+  uint32_t d = rc ? UINT32_MAX : siox_mw_daemon(db->mw, daemon_id, unc_ns);
+  if (rc == 0 && d != UINT32_MAX) {
+    for (size_t i = 0; i < n; i++) calls[i].daemon = d;
+    if (siox_mw_batch(db->mw, calls, n, &out) != 0) siox_log("in-memory matcher: out of memory; the SQL matcher takes over");
+    if (out.nstale) rc = delete_stale(db, &out);
+    if (rc == 0 && out.nmatched) rc = set_matched(db, &out);
+    if (rc == 0 && out.nlinks) rc = upsert(db, &out);
+  } else {
+    for (size_t i = 0; i < n; i++) calls[i].in_memory = calls[i].matched = 0;
+  }
+  siox_mw_out_free(&out);
+  db->match_busy_ns += siox_match_now_ns() - t0;
+  return rc;
+}
+
+void siox_match_memory_ghosts(struct siox_db *db, PGresult *r) {
+  if (!db->mw || !r) return;
+  for (int i = 0; i < PQntuples(r); i++) {
+    if (PQgetisnull(r, i, 2) || PQgetisnull(r, i, 3)) continue; /* still no interval: nothing can meet it */
+    siox_mw_ghost(db->mw, PQgetvalue(r, i, 0)[0], strtoll(PQgetvalue(r, i, 1), NULL, 10),
+                  strtoll(PQgetvalue(r, i, 2), NULL, 10), strtoll(PQgetvalue(r, i, 3), NULL, 10),
+                  strtoll(PQgetvalue(r, i, 4), NULL, 10), strtoll(PQgetvalue(r, i, 5), NULL, 10));
+  }
+}

@@ -1,0 +1,376 @@
+/*
+ * Property test of the in-memory matcher (issue 15 §1): on randomized
+ * workloads it must give exactly the links of the SQL matcher (same pairs,
+ * confidences, overlaps and flags; the same receives left unmatched).
+ *
+ * Three servers get the same batches in the same order:
+ *   mem    --match-memory on (default window)
+ *   small  --match-memory on --match-window-ms 2000 (more falls back to SQL)
+ *   sql    --match-memory off (the reference: the SQL matcher alone)
+ * The workload: SCENARIOS scenarios 1000 s of data apart, each drawn from
+ * its own seed: three daemons (clock uncertainties 20 us, 0.5 ms, 3 ms),
+ * two processes each (two swids), four objects, senders with targets
+ * (any, '*', a real node, a node that does not exist), ranged and unranged
+ * calls clustered in time so that candidates compete (inside, strictly
+ * inside, before-parent, after-parent, partial overlaps, same kind of
+ * range first), activities with a send and a receive, receives on two
+ * objects, records whose activity comes a batch later (parked, woken), a
+ * MAP that merges two objects mid-stream, and a daemon whose batches lag
+ * (a spool: its calls reach the server after the window has moved on).
+ * Usage: server_test_match_memory SIOX_SERVER [first_seed [scenarios]]
+ * (SIOX_KEEP_TEST_DIR=1 keeps the servers' directories for a look.)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "server_harness.h"
+#include "siox/siox_ontology.h"
+#include "siox_client_wire.h"
+
+#define SCENARIOS 12 /* at most; argv[3] may ask fewer */
+#define EVENTS 160
+#define T0 1700000000000000000LL
+#define MS 1000000LL
+#define SEC 1000000000LL
+#define NDAEMON 3
+#define NPROC 2
+
+static uint64_t rng;
+static uint32_t rnd(uint32_t n) {
+  rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+  return (uint32_t)(rng % n);
+}
+
+static const int64_t unc[NDAEMON] = {20000, 500000, 3000000};
+static const char *const hosts[NDAEMON] = {"h1", "h2", "h3"};
+static const char *const swids[NPROC] = {"sw-A", "sw-B"};
+/* Target ids 1..4 of every process: any, '*', a real node, no such node. */
+static const char *const t_hw[4] = {"", "*", "h2", "h9"};
+static const char *const t_sw[4] = {"", "*", "sw-A", "sw-A"};
+
+struct rec {
+  char kind;    /* 'S', 'R' or 'M' (MAP obj -> obj2) */
+  int obj, obj2;
+  int64_t off, len;
+  int target;
+};
+
+struct event {
+  int d, p, scen;
+  uint64_t aid;
+  int64_t start, end;
+  struct rec r[2];
+  int nrec, late; /* late: the activity goes in the daemon's next batch */
+};
+
+static struct event ev[SCENARIOS * EVENTS + SCENARIOS];
+static int nev;
+static uint64_t next_aid[NDAEMON][NPROC];
+
+static int nscen = SCENARIOS;
+
+static void scenario(int s, uint64_t seed) {
+  rng = seed * 2654435761u + 88172645463325252ull;
+  int64_t base = T0 + (int64_t)s * 1000 * SEC, anchor[16];
+  for (int i = 0; i < 16; i++) anchor[i] = base + (int64_t)rnd(8000) * MS;
+  for (int i = 0; i < EVENTS; i++) {
+    struct event *e = &ev[nev++];
+    memset(e, 0, sizeof *e);
+    e->d = (int)rnd(NDAEMON), e->p = (int)rnd(NPROC), e->scen = s;
+    e->aid = ++next_aid[e->d][e->p];
+    e->start = anchor[rnd(16)] + (int64_t)rnd(60000) * 1000 - 30 * MS;
+    uint32_t dur = rnd(10);
+    e->end = e->start + (dur == 0 ? 1200 * MS : dur < 3 ? (int64_t)rnd(40) * MS + 1000 : (int64_t)rnd(5000) * 1000 + 1000);
+    e->nrec = rnd(12) == 0 ? 2 : 1;
+    for (int k = 0; k < e->nrec; k++) {
+      struct rec *r = &e->r[k];
+      r->kind = rnd(2) ? 'S' : 'R';
+      r->obj = (int)rnd(4);
+      if (rnd(10) < 3) r->off = 0, r->len = 0;
+      else r->off = 4096 * (int64_t)rnd(16), r->len = 4096 * (int64_t)(1 + rnd(4));
+      r->target = 1 + (int)rnd(4);
+    }
+    e->late = rnd(20) == 0;
+  }
+  /* One merge, mid-stream: object 3 into object 2's (a path and its gfid). */
+  struct event *m = &ev[nev++];
+  memset(m, 0, sizeof *m);
+  m->d = 0, m->p = 0, m->scen = s, m->aid = 0, m->nrec = 1;
+  m->start = m->end = base + 4000 * MS;
+  m->r[0] = (struct rec){.kind = 'M', .obj = 3, .obj2 = 2};
+}
+
+static void handle(char *buf, size_t n, int scen, int obj) { snprintf(buf, n, "s%d-o%d", scen, obj); }
+
+static void add_record(struct siox_block *b, uint32_t p, const struct event *e, const struct rec *r) {
+  char h[32], h2[32];
+  handle(h, sizeof h, e->scen, r->obj);
+  if (r->kind == 'M') {
+    handle(h2, sizeof h2, e->scen, r->obj2);
+    struct siox_block_descriptor *m = block_desc(b, p, SIOX_DESC_MAP, 0, 1, SIOX_ATTR_TEST_HANDLE, h, strlen(h));
+    m->nvalues = 2;
+    m->values[1].attr = SIOX_ATTR_TEST_HANDLE, m->values[1].vtype = SIOX_VT_STR;
+    siox_block_set_bytes(b, &m->values[1], h2, strlen(h2));
+    return;
+  }
+  uint32_t kind = r->kind == 'S' ? SIOX_DESC_SEND : SIOX_DESC_RECEIVE;
+  struct siox_block_descriptor *d =
+      block_desc(b, p, kind, e->aid, r->kind == 'S' ? (uint32_t)r->target : 1, SIOX_ATTR_TEST_HANDLE, h, strlen(h));
+  d->offset = (uint64_t)r->off, d->length = (uint64_t)r->len;
+}
+
+/* A daemon's batches: its events in order of end (a client writes a record
+ * when its activity ends), cut into batches of 5..40. */
+struct dbatch {
+  int first, n; /* into order[] */
+};
+static int order[NDAEMON][SCENARIOS * EVENTS + SCENARIOS], norder[NDAEMON];
+static struct dbatch batches[NDAEMON][SCENARIOS * EVENTS];
+static int nbatches[NDAEMON];
+
+static int by_end(const void *a, const void *b) {
+  const struct event *x = &ev[*(const int *)a], *y = &ev[*(const int *)b];
+  if (x->scen != y->scen) return x->scen - y->scen;
+  return (x->end > y->end) - (x->end < y->end);
+}
+
+static void cut(void) {
+  for (int i = 0; i < nev; i++) order[ev[i].d][norder[ev[i].d]++] = i;
+  for (int d = 0; d < NDAEMON; d++) {
+    qsort(order[d], (size_t)norder[d], sizeof order[d][0], by_end);
+    for (int i = 0; i < norder[d];) {
+      int n = 5 + (int)rnd(36);
+      if (i + n > norder[d]) n = norder[d] - i;
+      batches[d][nbatches[d]++] = (struct dbatch){i, n};
+      i += n;
+    }
+  }
+}
+
+static void fill(struct siox_block *b, int d, int k) {
+  uint32_t p[NPROC];
+  for (int j = 0; j < NPROC; j++) {
+    p[j] = block_proc(b, (uint32_t)(100 * (d + 1) + j), hosts[d], swids[j]);
+    for (int t = 0; t < 4; t++) {
+      struct siox_block_target *tg = siox_block_add_target(b);
+      tg->proc = p[j], tg->target_id = (uint32_t)t + 1;
+      tg->hwid = siox_block_strdup(b, t_hw[t], strlen(t_hw[t]));
+      tg->swid = siox_block_strdup(b, t_sw[t], strlen(t_sw[t]));
+    }
+  }
+  const struct dbatch *bt = &batches[d][k];
+  for (int i = 0; i < bt->n; i++) {
+    const struct event *e = &ev[order[d][bt->first + i]];
+    for (int r = 0; r < e->nrec; r++) add_record(b, p[e->p], e, &e->r[r]);
+    if (e->aid && !(e->late && k + 1 < nbatches[d])) block_act(b, p[e->p], e->aid, e->start, e->end);
+  }
+  if (k == 0) return;
+  const struct dbatch *prev = &batches[d][k - 1]; /* the activities held back by the previous batch */
+  for (int i = 0; i < prev->n; i++) {
+    const struct event *e = &ev[order[d][prev->first + i]];
+    if (e->aid && e->late) block_act(b, p[e->p], e->aid, e->start, e->end);
+  }
+}
+
+/* The send schedule: daemons 1 and 2 in turns, daemon 3 (a spool) starts
+ * once the others are a third through and then goes at half their pace. */
+struct step {
+  int d, k;
+};
+static struct step sched[NDAEMON * SCENARIOS * EVENTS];
+static int nsched;
+
+static void schedule(void) {
+  int k[NDAEMON] = {0}, third = (nbatches[0] + nbatches[1]) / 3, sent = 0;
+  while (k[0] < nbatches[0] || k[1] < nbatches[1] || k[2] < nbatches[2]) {
+    int d = (int)rnd(2);
+    if (sent > third && rnd(3) == 0) d = 2;
+    if (k[d] >= nbatches[d]) d = k[0] < nbatches[0] ? 0 : k[1] < nbatches[1] ? 1 : 2;
+    sched[nsched++] = (struct step){d, k[d]++};
+    sent++;
+  }
+}
+
+struct server {
+  struct harness h;
+  const char *name;
+  int fd[NDAEMON];
+  PGconn *db;
+};
+
+static int start(struct server *s, const char *bin, const char *name, const char *const *args) {
+  s->name = name;
+  if (harness_init(&s->h, bin) != 0 || harness_start(&s->h, args) != 0) return -1;
+  for (int d = 0; d < NDAEMON; d++)
+    if ((s->fd[d] = cli_connect(s->h.port)) < 0 || cli_hello(s->fd[d], (uint64_t)d + 1, hosts[d], NULL) < 0) return -1;
+  return (s->db = harness_db(&s->h)) ? 0 : -1;
+}
+
+static int send_step(struct server *s, const struct step *st) {
+  struct siox_block b;
+  siox_block_init(&b);
+  fill(&b, st->d, st->k);
+  uint64_t seq = (uint64_t)st->k + 1;
+  int rc = cli_batch(s->fd[st->d], (uint64_t)st->d + 1, seq, 0, (uint64_t)unc[st->d], &b);
+  siox_block_free(&b);
+  return rc == 0 && cli_wait_ack(s->fd[st->d], seq, 60000) == (long long)seq ? 0 : -1;
+}
+
+static char *text(PGconn *c, const char *sql) {
+  PGresult *r = PQexec(c, sql);
+  char *out = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 ? strdup(PQgetvalue(r, 0, 0)) : NULL;
+  if (!out) fprintf(stderr, "query failed: %s", PQerrorMessage(c));
+  PQclear(r);
+  return out;
+}
+
+/* Every link, named by (pid, local aid) so that servers compare. */
+static const char links_sql[] =
+    "SELECT COALESCE(string_agg(format('%s/%s > %s/%s conf=%s overlap=%s flags=%s', sp.pid, l.parent_aid & 4294967295,"
+    " rp.pid, l.child_aid & 4294967295, l.confidence, l.overlap_bytes, l.flags), E'\\n'"
+    " ORDER BY sp.pid, l.parent_aid & 4294967295, rp.pid, l.child_aid & 4294967295), '')"
+    " FROM causal_links l JOIN processes sp ON sp.proc_id = (l.parent_aid >> 32)::int"
+    " JOIN processes rp ON rp.proc_id = (l.child_aid >> 32)::int";
+static const char unmatched_sql[] =
+    "SELECT COALESCE(string_agg(format('%s/%s', p.pid, r.aid & 4294967295), ' ' ORDER BY p.pid, r.aid & 4294967295), '')"
+    " FROM remote_calls r JOIN processes p ON p.proc_id = (r.aid >> 32)::int WHERE r.kind = 'R' AND NOT r.matched";
+
+/* Waits until the SQL matcher has seen everything and the links stay put. */
+static void settle(struct server *s) {
+  long long last = -1, stable = 0;
+  for (int i = 0; i < 150 && stable < 5; i++) {
+    usleep(200 * 1000);
+    long long caught = harness_scalar(s->db, "SELECT ((SELECT watermark FROM match_state) >= (SELECT COALESCE(max(rc_id), 0)"
+                                             " FROM remote_calls) AND NOT EXISTS (SELECT 1 FROM remote_calls WHERE waiting"
+                                             " AND EXISTS (SELECT 1 FROM activities a WHERE a.aid = remote_calls.aid)))::int");
+    long long n = harness_scalar(s->db, "SELECT count(*) + COALESCE(sum(confidence), 0)::bigint FROM causal_links");
+    stable = caught == 1 && n == last ? stable + 1 : 0;
+    last = n;
+  }
+  CHECK(stable >= 5, "%s: the matcher settled (watermark %lld, max rc_id %lld, woken-to-be %lld; log %s)", s->name,
+        harness_scalar(s->db, "SELECT watermark FROM match_state"),
+        harness_scalar(s->db, "SELECT COALESCE(max(rc_id), 0) FROM remote_calls"),
+        harness_scalar(s->db, "SELECT count(*) FROM remote_calls r WHERE waiting AND EXISTS (SELECT 1 FROM activities a"
+                              " WHERE a.aid = r.aid)"),
+        s->h.log);
+}
+
+static long long counter(struct server *s, const char *name) {
+  int fd = cli_connect(s->h.port);
+  Siox__StatusReply *r = fd >= 0 ? cli_status(fd, 0) : NULL;
+  long long v = r ? status_counter(r, name) : -1;
+  if (r) siox__status_reply__free_unpacked(r, NULL);
+  if (fd >= 0) close(fd);
+  return v;
+}
+
+/* What the servers hold about receive pid/aid: its links and the remote
+ * calls near it on its object. */
+static void explain(struct server *s, int pid, long long aid) {
+  char sql[2048];
+  snprintf(sql, sizeof sql,
+           "WITH me AS (SELECT r.object_id, r.start_ns FROM remote_calls r JOIN processes p ON p.proc_id = (r.aid >> 32)::int"
+           " WHERE p.pid = %d AND r.aid & 4294967295 = %lld AND r.kind = 'R' LIMIT 1)"
+           " SELECT COALESCE(string_agg(format('      %%s/%%s %%s obj=%%s bytes=%%s+%%s t=%%s..%%s ms mem=%%s matched=%%s rc=%%s"
+           " target=%%s/%%s', p.pid, r.aid & 4294967295, r.kind, r.object_id, r.offset_b, r.length_b,"
+           " (r.start_ns - me.start_ns) / 1e6, (r.end_ns - me.start_ns) / 1e6, r.in_memory, r.matched, r.rc_id,"
+           " r.target_hwid, r.target_swid), E'\\n' ORDER BY r.start_ns), '')"
+           " FROM me JOIN remote_calls r ON r.object_id = me.object_id AND r.start_ns BETWEEN me.start_ns - 4000000000"
+           " AND me.start_ns + 2000000000 JOIN processes p ON p.proc_id = (r.aid >> 32)::int",
+           pid, aid);
+  char *t = text(s->db, sql);
+  fprintf(stderr, "    %s: calls near %d/%lld:\n%s\n", s->name, pid, aid, t ? t : "?");
+  free(t);
+  snprintf(sql, sizeof sql,
+           "SELECT COALESCE(string_agg(format('      %%s/%%s > child conf=%%s flags=%%s', sp.pid, l.parent_aid & 4294967295,"
+           " l.confidence, l.flags), E'\\n'), '') FROM causal_links l JOIN processes sp ON sp.proc_id = (l.parent_aid >> 32)::int"
+           " JOIN processes rp ON rp.proc_id = (l.child_aid >> 32)::int WHERE rp.pid = %d AND l.child_aid & 4294967295 = %lld",
+           pid, aid);
+  t = text(s->db, sql);
+  fprintf(stderr, "    %s: links of %d/%lld:\n%s\n", s->name, pid, aid, t ? t : "?");
+  free(t);
+}
+
+/* Prints the first line where two link listings differ, and why. */
+static void first_diff(struct server *m, struct server *q, const char *a, const char *b) {
+  int line = 1;
+  while (*a && *a == *b) line += *a == '\n', a++, b++;
+  while (line > 1 && a[-1] != '\n') a--, b--;
+  fprintf(stderr, "  line %d:\n    in memory: %.*s\n    SQL alone: %.*s\n", line, (int)strcspn(a, "\n"), a,
+          (int)strcspn(b, "\n"), b);
+  for (int k = 0; k < 2; k++) {
+    const char *gt = strstr(k ? b : a, "> ");
+    int pid;
+    long long aid;
+    if (gt && sscanf(gt + 2, "%d/%lld", &pid, &aid) == 2) explain(m, pid, aid), explain(q, pid, aid);
+  }
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) return fprintf(stderr, "usage: %s SIOX_SERVER [first_seed]\n", argv[0]), 2;
+  uint64_t seed0 = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
+  if (argc > 3 && atoi(argv[3]) >= 1 && atoi(argv[3]) <= SCENARIOS) nscen = atoi(argv[3]);
+  for (int s = 0; s < nscen; s++) scenario(s, seed0 + (uint64_t)s);
+  rng = seed0 ^ 0x5DEECE66Dull;
+  cut();
+  schedule();
+  fprintf(stderr, "seeds %llu..%llu: %d events, %d batches\n", (unsigned long long)seed0,
+          (unsigned long long)seed0 + (unsigned long long)nscen - 1, nev, nsched);
+
+  static struct server srv[3];
+  const char *const a_mem[] = {"--match-ms", "100", "--auth", "none", NULL};
+  const char *const a_small[] = {"--match-ms", "100", "--auth", "none", "--match-window-ms", "2000", NULL};
+  const char *const a_sql[] = {"--match-ms", "100", "--auth", "none", "--match-memory", "off", NULL};
+  const char *const *args[3] = {a_mem, a_small, a_sql};
+  const char *names[3] = {"mem", "small", "sql"};
+  for (int i = 0; i < 3; i++)
+    if (start(&srv[i], argv[1], names[i], args[i]) != 0) {
+      fprintf(stderr, "FAIL: cannot start server %s\n", names[i]);
+      for (int j = 0; j <= i; j++) harness_stop(&srv[j].h), harness_cleanup(&srv[j].h);
+      return 1;
+    }
+  for (int k = 0; k < nsched; k++)
+    for (int i = 0; i < 3; i++)
+      if (send_step(&srv[i], &sched[k]) != 0) {
+        CHECK(0, "%s: batch %d of daemon %d stored", names[i], sched[k].k + 1, sched[k].d + 1);
+        k = nsched;
+        break;
+      }
+  char *links[3] = {0}, *unmatched[3] = {0};
+  for (int i = 0; i < 3; i++) {
+    settle(&srv[i]);
+    links[i] = text(srv[i].db, links_sql);
+    unmatched[i] = text(srv[i].db, unmatched_sql);
+  }
+  long long n_links = harness_scalar(srv[2].db, "SELECT count(*) FROM causal_links");
+  fprintf(stderr, "SQL matcher: %lld links, %lld receives unmatched\n", n_links,
+          harness_scalar(srv[2].db, "SELECT count(*) FROM remote_calls WHERE kind = 'R' AND NOT matched"));
+  CHECK(n_links > 300, "the workload makes links (%lld)", n_links);
+  CHECK(harness_scalar(srv[2].db, "SELECT count(DISTINCT flags) FROM causal_links") == 3,
+        "the workload makes all three classes");
+  for (int i = 0; i < 2; i++) {
+    long long mem = counter(&srv[i], "links_memory"), all = counter(&srv[i], "links_implicit");
+    fprintf(stderr, "%s: %lld links made in memory, %lld by the SQL matcher (new links; updates not counted)\n",
+            names[i], mem, all - mem);
+    CHECK(mem > 0 && all - mem > 0, "%s: both the window and the SQL fallback made links", names[i]);
+    CHECK(links[i] && links[2] && strcmp(links[i], links[2]) == 0, "%s: the same links as the SQL matcher", names[i]);
+    if (links[i] && links[2] && strcmp(links[i], links[2])) first_diff(&srv[i], &srv[2], links[i], links[2]);
+    CHECK(unmatched[i] && unmatched[2] && strcmp(unmatched[i], unmatched[2]) == 0,
+          "%s: the same receives unmatched (%s | %s)", names[i], unmatched[i] ? unmatched[i] : "?",
+          unmatched[2] ? unmatched[2] : "?");
+    CHECK(harness_scalar(srv[i].db, "SELECT count(*) FROM (SELECT parent_aid, child_aid FROM causal_links"
+                                    " GROUP BY 1, 2 HAVING count(*) > 1) d") == 0,
+          "%s: every link stored once", names[i]);
+  }
+  for (int i = 0; i < 3; i++) {
+    free(links[i]), free(unmatched[i]);
+    PQfinish(srv[i].db);
+    for (int d = 0; d < NDAEMON; d++) close(srv[i].fd[d]);
+    CHECK(harness_stop(&srv[i].h) == 0, "%s: clean exit", names[i]);
+    harness_cleanup(&srv[i].h);
+  }
+  fprintf(stderr, "%s: %d failure(s)\n", harness_failures ? "FAIL" : "PASS", harness_failures);
+  return harness_failures ? 1 : 0;
+}
