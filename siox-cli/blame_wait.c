@@ -101,6 +101,74 @@ static int mark_own(struct siox_served_set *set, const struct siox_act *root, in
   return 0;
 }
 
+/* Exact queue windows at node (waiting.h queue_from_ns): an own request
+ * there whose parent in the call's tree is a remote component on another
+ * node (the client fop over a brick fop) joined the resource's queue when
+ * that parent wound it: [parent start, own start) is its time in the
+ * connection and the brick's queue, from recorded intervals alone. */
+static void set_windows(const struct siox_act *a, int32_t node, struct siox_served_set *set) {
+  for (size_t i = 0; i < a->nchildren; i++) {
+    const struct siox_act *ch = a->children[i];
+    if (ch->node_id == node && a->node_id != node && a->link == SIOX_LINK_IMPLICIT)
+      for (size_t k = 0; k < set->n; k++)
+        if (set->s[k].aid == ch->aid) set->s[k].queue_from_ns = a->start_ns;
+    set_windows(ch, node, set);
+  }
+}
+
+/* Marks the call's own activities in a set spanning several nodes. */
+static void mark_tree(const struct siox_act *a, struct siox_served_set *set) {
+  for (size_t k = 0; k < set->n; k++)
+    if (set->s[k].aid == a->aid) set->s[k].own = true;
+  for (size_t i = 0; i < a->nchildren; i++) mark_tree(a->children[i], set);
+}
+
+/* The FUSE channel's windows: an own client fop directly below one of the
+ * application's calls (an implicit link from a local layer) waited in the
+ * kernel and the FUSE channel from that call's start to its arrival in the
+ * client process. */
+static void local_windows(const struct siox_act *a, struct siox_served_set *set) {
+  for (size_t i = 0; i < a->nchildren; i++) {
+    const struct siox_act *ch = a->children[i];
+    if (ch->link != SIOX_LINK_IMPLICIT) {
+      local_windows(ch, set);
+      continue;
+    }
+    for (size_t k = 0; k < set->n; k++)
+      if (set->s[k].aid == ch->aid) set->s[k].queue_from_ns = a->start_ns;
+  }
+}
+
+/* Every fop of the channel is in it from its arrival in the client process
+ * (start - glusterfs/queued_ns; its start when not recorded) to its
+ * unwind. */
+static void channel_windows(const struct siox_act *root, struct siox_served_set *set) {
+  for (size_t k = 0; k < set->n; k++) set->s[k].start_ns -= set->s[k].queued_ns;
+  mark_tree(root, set);
+  local_windows(root, set);
+}
+
+/* Exact mode (the resource's own requests have queue windows): the call's
+ * waiting is the sum of the two queues in tandem on its path, each over
+ * its own windows: the FUSE channel of the client process (call start to
+ * arrival) and the connection with the brick (client wind to brick wind).
+ * u is the call's client fop above the resource. */
+static int tandem(PGconn *c, const struct siox_act *r, const struct siox_act *u, struct siox_blame_wait *o,
+                  char *err, size_t errlen) {
+  int rc = siox_wh_served_proc(c, u->node_id, u->proc_id, r->start_ns - SIOX_AROUND_NS, r->end_ns + SIOX_AROUND_NS,
+                               &o->chan_served, err, errlen);
+  if (rc != 0) return rc;
+  channel_windows(r, &o->chan_served);
+  rc = siox_wait_analyze(r->start_ns, r->end_ns, r->job, o->chan_served.s, o->chan_served.n, &o->chan_w);
+  if (rc == 0) rc = siox_wait_merge(&o->w, &o->chan_w, &o->tandem);
+  if (rc != 0) return rc;
+  o->chan_at = u;
+  o->queue = &o->tandem;
+  o->queue_at = o->resource;
+  o->unexplained_ns = o->tandem.unexplained_ns;
+  return 0;
+}
+
 /* The call's request one queue up: the nearest remote activity above the
  * resource on blame's path, on another node (a client subvolume). */
 static const struct siox_act *upper_level(const struct siox_blame *b, const struct siox_act *x) {
@@ -196,8 +264,11 @@ int siox_blame_wait_run(PGconn *c, const struct siox_blame *b, siox_blame_fetch_
   int rc = descend(c, r, o, err, errlen);
   const struct siox_act *x = o->resource;
   if (rc == 0) rc = mark_own(&o->served, r, x->node_id);
+  if (rc == 0) set_windows(r, x->node_id, &o->served);
   if (rc == 0) rc = siox_wait_analyze(r->start_ns, r->end_ns, r->job, o->served.s, o->served.n, &o->w);
   if (rc == 0) rc = choose_queue(c, b, o, err, errlen);
+  const struct siox_act *u = upper_level(b, x);
+  if (rc == 0 && o->w.exact && u && u->proc_id) rc = tandem(c, r, u, o, err, errlen);
   if (rc == 0)
     rc = siox_wh_kind_samples(c, x->swid, x->name, r->start_ns, SIOX_KIND_HISTORY_PER_NODE, &o->hist, err, errlen);
   if (rc == 0) rc = siox_kind_model_fit(o->hist.s, o->hist.n, &o->kind);
@@ -239,6 +310,9 @@ void siox_blame_wait_release(struct siox_blame_wait *o) {
   siox_wait_release(&o->w);
   siox_wait_release(&o->upper_w);
   siox_wh_served_free(&o->upper_served);
+  siox_wait_release(&o->chan_w);
+  siox_wait_release(&o->tandem);
+  siox_wh_served_free(&o->chan_served);
   siox_wh_kind_free(&o->hist);
   free(o->peer.peers);
   o->peer.peers = NULL;
