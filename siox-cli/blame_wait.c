@@ -208,14 +208,13 @@ static int choose_queue(PGconn *c, const struct siox_blame *b, struct siox_blame
 /* The component's operations of the resource's kind around the call (not
  * the call's own), against the kind's model. */
 static int judge_ops(struct siox_blame_wait *o) {
-  struct siox_kind_sample *ops = malloc((o->served.n + 1) * sizeof(*ops));
-  double *ns = malloc((o->served.n + 1) * sizeof(*ns));
-  if (!ops || !ns) {
-    free(ops);
-    free(ns);
-    return -ENOMEM;
-  }
-  for (size_t i = 0; i < o->served.n; i++) {
+  size_t n = o->served.n;
+  struct siox_kind_sample *ops = malloc((n + 1) * sizeof(*ops));
+  double *ns = malloc((n + 1) * sizeof(*ns)), *sh = malloc((n + 1) * sizeof(*sh));
+  int64_t *shared = malloc((n + 1) * sizeof(*shared));
+  int rc = ops && ns && sh && shared ? siox_served_shared_ns(o->served.s, n, shared) : -ENOMEM;
+  o->ops_share = 1;
+  for (size_t i = 0; i < n && rc == 0; i++) {
     const struct siox_served *s = &o->served.s[i];
     if (s->own) {
       if (strcmp(o->served.names[i], o->resource->name) == 0 && s->bytes > 0) o->own_bytes += s->bytes;
@@ -223,14 +222,21 @@ static int judge_ops(struct siox_blame_wait *o) {
     }
     if (strcmp(o->served.names[i], o->resource->name) != 0) continue;
     ns[o->ops] = (double)(s->end_ns - s->start_ns);
+    sh[o->ops] = (double)shared[i];
     ops[o->ops++] = (struct siox_kind_sample){.node_id = o->resource->node_id, .ns = s->end_ns - s->start_ns,
                                               .bytes = s->bytes};
   }
-  o->ops_ratio = siox_kind_model_median_ratio(&o->kind, ops, o->ops);
-  o->ops_median_ns = o->ops ? (int64_t)siox_median(ns, o->ops) : 0;
+  if (rc == 0) {
+    o->ops_ratio = siox_kind_model_median_ratio(&o->kind, ops, o->ops);
+    o->ops_median_ns = o->ops ? (int64_t)siox_median(ns, o->ops) : 0;
+    double raw = o->ops ? siox_median(ns, o->ops) : 0;
+    if (raw > 0) o->ops_share = siox_median(sh, o->ops) / raw;
+  }
   free(ops);
   free(ns);
-  return 0;
+  free(sh);
+  free(shared);
+  return rc;
 }
 
 static int peer_judgement(const struct siox_blame_wait *o, const struct siox_blame *b) {
@@ -287,6 +293,8 @@ int siox_blame_wait_run(PGconn *c, const struct siox_blame *b, siox_blame_fetch_
   o->in.peers = peer_judgement(o, b);
   double by_peers = peer_ops_ratio(o, b);
   o->in.ops_ratio = by_peers > 0 ? by_peers : o->ops_ratio;
+  /* The same figure per request, with concurrent service shared out. */
+  o->in.ops_shared_ratio = o->in.ops_ratio * o->ops_share;
   o->in.ops = o->ops;
   o->in.wait = o->queue;
   return 0;

@@ -45,6 +45,8 @@ struct siox_blame_wait {
   double own_expected_s;           /* the kind's model for one of them (resource->bytes) */
   double own_ratio;                /* resource time over that */
   double ops_ratio;                /* the component's operations of that kind around the call, median ratio */
+  double ops_share;                /* their median time with concurrent service shared out (siox_served_shared_ns)
+                                      over their median whole time (1: none concurrent) */
   size_t ops;
   int64_t ops_median_ns;
   struct siox_blame peer;          /* the resource against its peers (peer.peers owned) */

@@ -213,6 +213,63 @@ int siox_wait_analyze(int64_t start_ns, int64_t end_ns, const char *job, const s
   return rc;
 }
 
+struct edge {
+  int64_t t;
+  int d; /* +1 a request starts, -1 one ends */
+};
+
+static int cmp_edge(const void *x, const void *y) {
+  const struct edge *a = x, *b = y;
+  return (a->t > b->t) - (a->t < b->t);
+}
+
+/* P(t) = the integral of 1/k over time up to each distinct edge time. */
+static size_t shared_integral(const struct edge *e, size_t m, int64_t *ts, double *ps) {
+  size_t u = 0;
+  int k = 0;
+  double acc = 0;
+  for (size_t i = 0; i < m; i++) {
+    if (u > 0 && k > 0) acc += (double)(e[i].t - ts[u - 1]) / k;
+    if (u == 0 || e[i].t != ts[u - 1]) {
+      ts[u] = e[i].t;
+      ps[u++] = acc;
+    }
+    k += e[i].d;
+  }
+  return u;
+}
+
+static double integral_at(const int64_t *ts, const double *ps, size_t u, int64_t t) {
+  size_t lo = 0, hi = u;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (ts[mid] < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < u ? ps[lo] : ps[u - 1];
+}
+
+int siox_served_shared_ns(const struct siox_served *s, size_t n, int64_t *out) {
+  struct edge *e = malloc((2 * n + 1) * sizeof(*e));
+  int64_t *ts = malloc((2 * n + 1) * sizeof(*ts));
+  double *ps = malloc((2 * n + 1) * sizeof(*ps));
+  int rc = e && ts && ps ? 0 : -ENOMEM;
+  if (rc == 0 && n > 0) {
+    for (size_t i = 0; i < n; i++) {
+      e[2 * i] = (struct edge){s[i].start_ns, +1};
+      e[2 * i + 1] = (struct edge){s[i].end_ns, -1};
+    }
+    qsort(e, 2 * n, sizeof(*e), cmp_edge);
+    size_t u = shared_integral(e, 2 * n, ts, ps);
+    for (size_t i = 0; i < n; i++)
+      out[i] = (int64_t)(integral_at(ts, ps, u, s[i].end_ns) - integral_at(ts, ps, u, s[i].start_ns) + 0.5);
+  }
+  free(e);
+  free(ts);
+  free(ps);
+  return rc;
+}
+
 static bool same_by(const struct siox_waited_for *a, const struct siox_waited_for *b) {
   return a->pid == b->pid && strcmp(a->host, b->host) == 0 && strcmp(a->job, b->job) == 0;
 }

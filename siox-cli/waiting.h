@@ -73,6 +73,14 @@ int siox_wait_analyze(int64_t start_ns, int64_t end_ns, const char *job, const s
                       struct siox_wait *out);
 void siox_wait_release(struct siox_wait *w);
 
+/* Each request's time at the resource with concurrent service shared out
+ * (processor sharing): every instant at which k of the n requests were in
+ * service counts 1/k to each. A busy component serving several requests at
+ * once takes longer for each, yet no longer per request: this is the
+ * service time per request the fault rule judges (README.md "Classes").
+ * out[i] for s[i]. 0 or -ENOMEM. */
+int siox_served_shared_ns(const struct siox_served *s, size_t n, int64_t *out);
+
 /* The call's waiting in two queues in tandem along its path (the FUSE
  * channel, then the brick): a's own service, gap and total with the queued
  * time of both (at most the gap) and their waited-for relations merged per

@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "blame_class.h"
 #include "waiting.h"
 
 #define MS 1000000LL
@@ -155,9 +156,49 @@ static void tandem_queues(void **state) {
   assert_int_equal(t.by[0].requests, 2);
   assert_true(t.by[0].share > 0.66 && t.by[0].share < 0.67); /* 60 of the 90 ms gap */
   assert_true(t.exact);
+  /* The class: a brick that served normally; the brick's queue alone says
+   * the call did not wait (normal), the tandem says interference. */
+  struct siox_class_input in = {.peers = 0, .kind = -1, .baseline = -1, .ops_ratio = 1.0, .ops = 10, .ratio = 3,
+                                .wait = &b, .wait_share = 0.5};
+  assert_int_equal(siox_classify(&in).cls, SIOX_CLASS_NORMAL);
+  in.wait = &c;
+  assert_int_equal(siox_classify(&in).cls, SIOX_CLASS_NORMAL);
+  in.wait = &t;
+  assert_int_equal(siox_classify(&in).cls, SIOX_CLASS_INTERFERENCE);
   siox_wait_release(&c);
   siox_wait_release(&b);
   siox_wait_release(&t);
+}
+
+/* Service per request with concurrent service shared out: a healthy brick
+ * serving 4 requests of a hammering job at once takes 40 ms for each, yet
+ * 10 ms per request (judged by whole times, 4x a 10 ms model: a fault;
+ * shared, 1x: it is only busy); a slowed brick serving one at a time keeps
+ * its 60 ms; a partial overlap splits only the shared part. */
+static void shared_service(void **state) {
+  (void)state;
+  struct siox_served busy[] = {REQ(1, 0, 40, 7, "B", false), REQ(2, 0, 40, 7, "B", false),
+                               REQ(3, 0, 40, 8, "B", false), REQ(4, 0, 40, 8, "B", false)};
+  struct siox_served serial[] = {REQ(5, 0, 60, 7, "J", false), REQ(6, 60, 120, 8, "J", false)};
+  struct siox_served part[] = {REQ(7, 0, 10, 7, "J", false), REQ(8, 5, 15, 8, "J", false)};
+  int64_t out[4];
+  assert_int_equal(siox_served_shared_ns(busy, 4, out), 0);
+  for (int i = 0; i < 4; i++) assert_int_equal(out[i], 10 * MS);
+  assert_int_equal(siox_served_shared_ns(serial, 2, out), 0);
+  assert_int_equal(out[0], 60 * MS);
+  assert_int_equal(out[1], 60 * MS);
+  assert_int_equal(siox_served_shared_ns(part, 2, out), 0);
+  assert_int_equal(out[0], 7500000);
+  assert_int_equal(out[1], 7500000);
+  struct siox_kind_model m = {.have = true, .a_s = 0.010};
+  struct siox_kind_sample whole[4], shared[4];
+  assert_int_equal(siox_served_shared_ns(busy, 4, out), 0);
+  for (int i = 0; i < 4; i++) {
+    whole[i] = (struct siox_kind_sample){.node_id = 1, .ns = 40 * MS, .bytes = -1};
+    shared[i] = (struct siox_kind_sample){.node_id = 1, .ns = out[i], .bytes = -1};
+  }
+  assert_true(siox_kind_model_median_ratio(&m, whole, 4) >= 3.0);
+  assert_true(siox_kind_model_median_ratio(&m, shared, 4) < 1.01);
 }
 
 int main(void) {
@@ -168,6 +209,7 @@ int main(void) {
       cmocka_unit_test(idle_resource),
       cmocka_unit_test(exact_windows),
       cmocka_unit_test(tandem_queues),
+      cmocka_unit_test(shared_service),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
