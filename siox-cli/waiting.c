@@ -280,7 +280,9 @@ static void merge_one(struct siox_wait *out, const struct siox_waited_for *g) {
     struct siox_waited_for *e = &out->by[i];
     if (!same_by(e, g)) continue;
     int64_t sum = e->charged_ns + g->charged_ns;
-    if (sum > 0) e->confidence = (e->confidence * (double)e->charged_ns + g->confidence * (double)g->charged_ns) / (double)sum;
+    if (sum > 0)
+      e->confidence =
+          (e->confidence * (double)e->charged_ns + g->confidence * (double)g->charged_ns) / (double)sum;
     if (e->median_service_ns == 0) e->median_service_ns = g->median_service_ns;
     e->charged_ns = sum;
     e->requests += g->requests;
