@@ -30,6 +30,11 @@ static void queued_lines(FILE *f, const struct siox_blame_wait *o) {
   char d[32], m[32], node[512];
   if (w->nby && o->queue_at != o->resource)
     fprintf(f, "  (queued at %s, one level up:)\n", siox_fmt_node(o->queue_at, node, sizeof(node)));
+  if (o->chan_at)
+    fprintf(f, "  (exact queue intervals: %s of it in the FUSE channel of %s, before the call's fops reached the "
+            "client; %s in the connection to and the queue of the resource)\n",
+            dur(o->chan_w.queued_ns, d, sizeof(d)), siox_fmt_node(o->chan_at, node, sizeof(node)),
+            dur(o->w.queued_ns, m, sizeof(m)));
   for (size_t i = 0; i < w->nby; i++) {
     const char *job = w->by[i].job;
     bool seen = false;
@@ -125,11 +130,17 @@ static json_object *breakdown_json(const struct siox_blame_wait *o) {
   siox_json_dbl(j, "queued_same_job_s", (double)q->queued_same_job_ns / 1e9);
   siox_json_dbl(j, "queued_other_jobs_s", (double)q->queued_other_jobs_ns / 1e9);
   json_object_object_add(j, "queued_at", resource_json(o->queue_at));
+  /* exact: queued time from recorded queue windows (the FUSE channel and
+   * the resource's connection), not inferred from the whole gap. */
+  json_object_object_add(j, "exact", json_object_new_boolean(q->exact));
+  siox_json_dbl(j, "queued_fuse_channel_s", o->chan_at ? (double)o->chan_w.queued_ns / 1e9 : 0);
+  siox_json_dbl(j, "queued_at_resource_s", (double)o->w.queued_ns / 1e9);
   json_object_object_add(j, "queued_behind", queued_json(q));
   siox_json_dbl(j, "unexplained_s", (double)o->unexplained_ns / 1e9);
   siox_json_int(j, "component_ops", (int64_t)o->ops);
   siox_json_dbl(j, "component_ops_median_s", (double)o->ops_median_ns / 1e9);
   siox_json_dbl(j, "component_ops_ratio", o->ops_ratio);
+  siox_json_dbl(j, "component_ops_shared_ratio", o->in.ops_shared_ratio);
   return j;
 }
 

@@ -18,6 +18,21 @@
 
 #include <stdlib.h>
 
+#include <glusterfs/timespec.h>
+
+/* How long the fop was in this process before we wind it: GlusterFS
+ * stamps each call stack when it creates it (frame->root->tv, with its
+ * timespec_now clock, when ctx->measure_latency is on, the glusterfsd
+ * default): on the client when fuse-bridge read the request from
+ * /dev/fuse, on the brick when protocol/server decoded the RPC. Read with
+ * the same function, so the clocks match. */
+static void mark_queued(siox_detached *a, call_frame_t *frame) {
+  if (!a || !frame || !frame->root) return;
+  struct timespec now;
+  timespec_now(&now);
+  sx_fop_queued(a, sx_queued_ns(frame->root->tv.tv_sec, frame->root->tv.tv_nsec, now.tv_sec, now.tv_nsec));
+}
+
 struct pathcall {
   siox_detached *act;
   char path[]; /* loc->path at wind time, "" when it had none */
@@ -25,7 +40,8 @@ struct pathcall {
 
 /* Starts a path fop's activity; the caller frees the result in its
  * callback (pathcall_stop). NULL when SIOX records nothing. */
-static struct pathcall *pathcall_start(xlator_t *this, enum sx_fop fop, const loc_t *loc, int32_t flags) {
+static struct pathcall *pathcall_start(call_frame_t *frame, xlator_t *this, enum sx_fop fop, const loc_t *loc,
+                                       int32_t flags) {
   const struct sx_priv *p = this->private;
   size_t n = loc->path ? strlen(loc->path) + 1 : 1;
   struct pathcall *c = malloc(sizeof *c + n);
@@ -35,6 +51,7 @@ static struct pathcall *pathcall_start(xlator_t *this, enum sx_fop fop, const lo
     free(c);
     return NULL;
   }
+  mark_queued(c->act, frame);
   memcpy(c->path, loc->path ? loc->path : "", n);
   if (fop != SX_LOOKUP) siox_detached_attr_u64(c->act, SIOX_ATTR_IO_FLAGS, (uint32_t)flags);
   return c;
@@ -82,7 +99,7 @@ static int32_t sx_lookup_cbk(call_frame_t *frame, void *cookie, xlator_t *this, 
 }
 
 static int32_t sx_lookup(call_frame_t *frame, xlator_t *this, loc_t *loc, dict_t *xdata) {
-  struct pathcall *c = pathcall_start(this, SX_LOOKUP, loc, 0);
+  struct pathcall *c = pathcall_start(frame, this, SX_LOOKUP, loc, 0);
   STACK_WIND_COOKIE(frame, sx_lookup_cbk, c, FIRST_CHILD(this), FIRST_CHILD(this)->fops->lookup, loc, xdata);
   return 0;
 }
@@ -98,7 +115,7 @@ static int32_t sx_create_cbk(call_frame_t *frame, void *cookie, xlator_t *this, 
 
 static int32_t sx_create(call_frame_t *frame, xlator_t *this, loc_t *loc, int32_t flags, mode_t mode, mode_t umask,
                          fd_t *fd, dict_t *xdata) {
-  struct pathcall *c = pathcall_start(this, SX_CREATE, loc, flags);
+  struct pathcall *c = pathcall_start(frame, this, SX_CREATE, loc, flags);
   STACK_WIND_COOKIE(frame, sx_create_cbk, c, FIRST_CHILD(this), FIRST_CHILD(this)->fops->create, loc, flags, mode,
                     umask, fd, xdata);
   return 0;
@@ -114,7 +131,7 @@ static int32_t sx_open_cbk(call_frame_t *frame, void *cookie, xlator_t *this, in
 }
 
 static int32_t sx_open(call_frame_t *frame, xlator_t *this, loc_t *loc, int32_t flags, fd_t *fd, dict_t *xdata) {
-  struct pathcall *c = pathcall_start(this, SX_OPEN, loc, flags);
+  struct pathcall *c = pathcall_start(frame, this, SX_OPEN, loc, flags);
   STACK_WIND_COOKIE(frame, sx_open_cbk, c, FIRST_CHILD(this), FIRST_CHILD(this)->fops->open, loc, flags, fd, xdata);
   return 0;
 }
@@ -133,8 +150,8 @@ struct filecall {
 /* Starts the activity of a fop on the file with gfid (NULL: unknown yet);
  * readv/writev also get io/offset and io/bytes. The callback frees the
  * result (file_stop). NULL when SIOX records nothing. */
-static struct filecall *file_start(xlator_t *this, enum sx_fop fop, const uint8_t *gfid, uint64_t offset,
-                                   uint64_t len) {
+static struct filecall *file_start(call_frame_t *frame, xlator_t *this, enum sx_fop fop, const uint8_t *gfid,
+                                   uint64_t offset, uint64_t len) {
   const struct sx_priv *p = this->private;
   struct filecall *c = malloc(sizeof *c);
   if (!c) return NULL;
@@ -144,6 +161,7 @@ static struct filecall *file_start(xlator_t *this, enum sx_fop fop, const uint8_
     free(c);
     return NULL;
   }
+  mark_queued(c->act, frame);
   c->offset = offset;
   c->len = len;
   if (gfid) memcpy(c->gfid, gfid, SX_GFID_BYTES);
@@ -188,7 +206,7 @@ static int32_t sx_readv_cbk(call_frame_t *frame, void *cookie, xlator_t *this, i
 
 static int32_t sx_readv(call_frame_t *frame, xlator_t *this, fd_t *fd, size_t size, off_t offset, uint32_t flags,
                         dict_t *xdata) {
-  struct filecall *c = file_start(this, SX_READV, gfid_of_fd(fd), (uint64_t)offset, size);
+  struct filecall *c = file_start(frame, this, SX_READV, gfid_of_fd(fd), (uint64_t)offset, size);
   STACK_WIND_COOKIE(frame, sx_readv_cbk, c, FIRST_CHILD(this), FIRST_CHILD(this)->fops->readv, fd, size, offset,
                     flags, xdata);
   return 0;
@@ -203,7 +221,8 @@ static int32_t sx_writev_cbk(call_frame_t *frame, void *cookie, xlator_t *this, 
 
 static int32_t sx_writev(call_frame_t *frame, xlator_t *this, fd_t *fd, struct iovec *vector, int32_t count,
                          off_t offset, uint32_t flags, struct iobref *iobref, dict_t *xdata) {
-  struct filecall *c = file_start(this, SX_WRITEV, gfid_of_fd(fd), (uint64_t)offset, iov_length(vector, count));
+  struct filecall *c =
+      file_start(frame, this, SX_WRITEV, gfid_of_fd(fd), (uint64_t)offset, iov_length(vector, count));
   STACK_WIND_COOKIE(frame, sx_writev_cbk, c, FIRST_CHILD(this), FIRST_CHILD(this)->fops->writev, fd, vector, count,
                     offset, flags, iobref, xdata);
   return 0;
@@ -217,7 +236,7 @@ static int32_t sx_fsync_cbk(call_frame_t *frame, void *cookie, xlator_t *this, i
 }
 
 static int32_t sx_fsync(call_frame_t *frame, xlator_t *this, fd_t *fd, int32_t datasync, dict_t *xdata) {
-  struct filecall *c = file_start(this, SX_FSYNC, gfid_of_fd(fd), 0, 0);
+  struct filecall *c = file_start(frame, this, SX_FSYNC, gfid_of_fd(fd), 0, 0);
   STACK_WIND_COOKIE(frame, sx_fsync_cbk, c, FIRST_CHILD(this), FIRST_CHILD(this)->fops->fsync, fd, datasync, xdata);
   return 0;
 }
@@ -230,7 +249,7 @@ static int32_t sx_stat_cbk(call_frame_t *frame, void *cookie, xlator_t *this, in
 }
 
 static int32_t sx_stat(call_frame_t *frame, xlator_t *this, loc_t *loc, dict_t *xdata) {
-  struct filecall *c = file_start(this, SX_STAT, gfid_of_loc(loc), 0, 0);
+  struct filecall *c = file_start(frame, this, SX_STAT, gfid_of_loc(loc), 0, 0);
   STACK_WIND_COOKIE(frame, sx_stat_cbk, c, FIRST_CHILD(this), FIRST_CHILD(this)->fops->stat, loc, xdata);
   return 0;
 }
@@ -245,7 +264,7 @@ static int32_t sx_flush_cbk(call_frame_t *frame, void *cookie, xlator_t *this, i
 }
 
 static int32_t sx_flush(call_frame_t *frame, xlator_t *this, fd_t *fd, dict_t *xdata) {
-  struct filecall *c = file_start(this, SX_FLUSH, gfid_of_fd(fd), 0, 0);
+  struct filecall *c = file_start(frame, this, SX_FLUSH, gfid_of_fd(fd), 0, 0);
   STACK_WIND_COOKIE(frame, sx_flush_cbk, c, FIRST_CHILD(this), FIRST_CHILD(this)->fops->flush, fd, xdata);
   return 0;
 }
@@ -261,7 +280,7 @@ static int32_t sx_unlink_cbk(call_frame_t *frame, void *cookie, xlator_t *this, 
 }
 
 static int32_t sx_unlink(call_frame_t *frame, xlator_t *this, loc_t *loc, int xflags, dict_t *xdata) {
-  struct filecall *c = file_start(this, SX_UNLINK, gfid_of_loc(loc), 0, 0);
+  struct filecall *c = file_start(frame, this, SX_UNLINK, gfid_of_loc(loc), 0, 0);
   STACK_WIND_COOKIE(frame, sx_unlink_cbk, c, FIRST_CHILD(this), FIRST_CHILD(this)->fops->unlink, loc, xflags,
                     xdata);
   return 0;

@@ -64,6 +64,16 @@ siox_detached *sx_io_start(const struct sx_node *n, enum sx_fop fop, uint64_t of
   return a;
 }
 
+uint64_t sx_queued_ns(int64_t arrived_s, long arrived_ns, int64_t now_s, long now_ns) {
+  if (arrived_s == 0 && arrived_ns == 0) return 0;
+  int64_t d = (now_s - arrived_s) * 1000000000 + (now_ns - arrived_ns);
+  return d > 0 ? (uint64_t)d : 0;
+}
+
+void sx_fop_queued(siox_detached *a, uint64_t queued_ns) {
+  if (a && queued_ns > 0) siox_detached_attr_u64(a, SIOX_ATTR_GLUSTERFS_QUEUED_NS, queued_ns);
+}
+
 void sx_io_link(const struct sx_node *n, siox_detached *a, const uint8_t gfid[SX_GFID_BYTES], uint64_t offset,
                 uint64_t len) {
   if (!a || !gfid || gfid_is_null(gfid)) return; /* names no file: nothing to link */

@@ -46,6 +46,17 @@ siox_detached *sx_fop_start(const struct sx_node *n, enum sx_fop fop);
  * attributes io/offset and io/bytes. NULL as sx_fop_start. */
 siox_detached *sx_io_start(const struct sx_node *n, enum sx_fop fop, uint64_t offset, uint64_t len);
 
+/* Nanoseconds from arrived to now (both from the same monotonic clock, as
+ * {seconds, nanoseconds}), or 0 when arrived is unknown (all zero: the
+ * process does not stamp its call stacks) or after now. */
+uint64_t sx_queued_ns(int64_t arrived_s, long arrived_ns, int64_t now_s, long now_ns);
+
+/* Records on a (at wind) how long the fop was in this process before the
+ * translator wound it: glusterfs/queued_ns, so that arrival = start -
+ * queued (README.md "Queue times"). Nothing when queued_ns is 0 or a is
+ * NULL. */
+void sx_fop_queued(siox_detached *a, uint64_t queued_ns);
+
 /* Records the links of a readv/writev on file gfid: the receiving side of
  * the link from the layer above and, on the client, the sending side of the
  * link to the brick. Called at unwind, right before sx_fop_stop, so that

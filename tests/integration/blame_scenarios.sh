@@ -129,6 +129,12 @@ round_start() {
   # warm-up's activities reach the warehouse first.
 }
 
+# random_round ROUND: round_start with a random slowed brick, logged.
+random_round() {
+  round_start "$1" $((RANDOM % BRICKS + 1))
+  log "brick $SLOW slowed by $DELAY_US us"
+}
+
 # (a) file per process, one slowed brick: 4 writers, one file on each brick.
 scenario_a() {
   local job="$1-a" b pids=() f

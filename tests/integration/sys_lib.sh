@@ -14,6 +14,15 @@ WL_ARGS=(--rows 32 --cols 512 --steps 2 --block 65536)
 TB="" TB_SEQ=0
 
 
+# sys_start: the stack of a system test, siox-server and a siox-daemon
+# batching every 50 ms (as the blame tests and bench/bench_blame.sh run
+# them), stopped with the testbed and the test's files on exit.
+sys_start() {
+  trap 'tb_stop; cleanup' EXIT
+  start_server
+  start_daemon "" --batch-ms 50
+}
+
 tb_stop() { [ -z "$TB" ] || "$SIOX_TESTBED" stop --dir "$TB" >/dev/null 2>&1 || true; }
 
 # tb_start SLOW JOB: a fresh testbed under $T/tbN with brick SLOW slowed

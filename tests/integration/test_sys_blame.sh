@@ -10,10 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 skip_unless_fuse_testbed
 . "$(dirname "$0")/sys_lib.sh"
-trap 'tb_stop; cleanup' EXIT
-
-start_server
-start_daemon "" --batch-ms 50
+sys_start
 for run in 1 2 3; do
   slow=$((RANDOM % BRICKS + 1)) job="sys-blame-$$-$run"
   tb_start "$slow" "$job"

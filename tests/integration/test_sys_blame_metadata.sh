@@ -12,10 +12,7 @@
 skip_unless_fuse_testbed
 . "$(dirname "$0")/sys_lib.sh"
 . "$(dirname "$0")/blame_scenarios.sh"
-trap 'tb_stop; cleanup' EXIT
-
-start_server
-start_daemon "" --batch-ms 50
+sys_start
 R="m$$"
 DELAY_FOPS=$META_FOPS round_start "$R" $((RANDOM % BRICKS + 1))
 log "brick $SLOW: $META_FOPS slowed by $DELAY_US us"

@@ -12,13 +12,9 @@
 skip_unless_fuse_testbed
 . "$(dirname "$0")/sys_lib.sh"
 . "$(dirname "$0")/blame_scenarios.sh"
-trap 'tb_stop; cleanup' EXIT
-
-start_server
-start_daemon "" --batch-ms 50
+sys_start
 R="w$$"
-round_start "$R" $((RANDOM % BRICKS + 1))
-log "brick $SLOW slowed by $DELAY_US us"
+random_round "$R"
 for s in a b f e; do
   "scenario_$s" "$R"
   log "($s) $OUTCOME: $WHY"

@@ -117,6 +117,27 @@ static void hammered_healthy_brick_is_interference(void **state) {
   assert_true(v.slow_service);
 }
 
+/* A healthy brick serving 4 of job B's requests at once: each takes 4x
+ * its kind's model whole (the operations rule alone: a fault), 1x per
+ * request once concurrent service is shared out, and the call queued
+ * behind B: interference. A slowed brick serving one at a time (shared =
+ * whole) stays a fault; so does one whose shared-out service is slow even
+ * though B queued ahead (a faulty brick another job also uses). */
+static void concurrent_load_is_not_a_fault(void **state) {
+  (void)state;
+  struct siox_wait w = queued(100 * MS, 0, 80 * MS);
+  struct siox_class_input in = INPUT(1, 1, -1, 4.0, 200, &w);
+  assert_int_equal(siox_classify(&in).cls, SIOX_CLASS_FAULT); /* shared ratio unknown: as before */
+  in.ops_shared_ratio = 1.0;
+  assert_int_equal(siox_classify(&in).cls, SIOX_CLASS_INTERFERENCE);
+  in.ops_shared_ratio = 4.0;
+  assert_int_equal(siox_classify(&in).cls, SIOX_CLASS_FAULT);
+  struct siox_wait own = queued(100 * MS, 80 * MS, 0); /* its own job's load: no excuse, as before */
+  in.wait = &own;
+  in.ops_shared_ratio = 1.0;
+  assert_int_equal(siox_classify(&in).cls, SIOX_CLASS_FAULT);
+}
+
 /* The slowest call is an outlier by selection: 21x the peers' line, while
  * the component's 127 other operations had a median of 1.33x. Transient. */
 static void lone_outlier_is_transient(void **state) {
@@ -168,6 +189,7 @@ int main(void) {
       cmocka_unit_test(kind_model_ignores_sizes_few_components_served),
       cmocka_unit_test(slowed_brick_queue_is_a_fault),
       cmocka_unit_test(hammered_healthy_brick_is_interference),
+      cmocka_unit_test(concurrent_load_is_not_a_fault),
       cmocka_unit_test(lone_outlier_is_transient),
       cmocka_unit_test(own_job_queue_is_self_inflicted),
       cmocka_unit_test(evidence_order),

@@ -8,10 +8,13 @@
 
 #include <string.h>
 
+#include "blame_class.h"
 #include "waiting.h"
 
 #define MS 1000000LL
-#define REQ(aid, s, e, pid, job, own) {aid, (s) * MS, (e) * MS, 131072, 1000 + (pid), pid, "n1", job, own}
+#define REQ(aid, s, e, pid, job, own) {aid, (s) * MS, (e) * MS, 131072, 1000 + (pid), pid, "n1", job, own, 0, 0}
+/* An own request that joined the resource's queue at q ms (exact windows). */
+#define OWNQ(aid, q, s, e, job) {aid, (s) * MS, (e) * MS, 4096, 1000, 0, "n1", job, true, 0, (q) * MS}
 
 /* The issue's picture: a 900 ms call, its own request served in the last
  * 60 ms; before it the brick served 13 requests of three other ranks of the
@@ -99,12 +102,114 @@ static void idle_resource(void **state) {
   assert_int_equal(siox_wait_analyze(10, 0, "A", s, 1, &w), -22);
 }
 
+/* Exact queue windows. A 100 ms call: its request reached the FUSE client
+ * at 60 ms, joined the brick's connection at 70 (the client fop's wind)
+ * and was served 90-100. Job B's request was served by the brick 0-50,
+ * while the call was still in the kernel (e.g. behind the inode lock), and
+ * job C's 70-90. Inferred from the gap alone, B holds most of the wait
+ * (interference by B); with the windows only C was ahead of the call at
+ * the brick, and 0-70 is not the brick's. */
+static void exact_windows(void **state) {
+  (void)state;
+  struct siox_served s[] = {REQ(1, 0, 50, 7, "B", false), REQ(2, 70, 90, 8, "C", false),
+                            REQ(3, 90, 100, 0, "A", true)};
+  struct siox_wait w;
+  assert_int_equal(siox_wait_analyze(0, 100 * MS, "A", s, 3, &w), 0); /* inferred */
+  assert_false(w.exact);
+  assert_int_equal(w.queued_ns, 70 * MS);
+  assert_string_equal(w.by[0].job, "B");
+  siox_wait_release(&w);
+  s[2] = (struct siox_served)OWNQ(3, 70, 90, 100, "A");
+  assert_int_equal(siox_wait_analyze(0, 100 * MS, "A", s, 3, &w), 0); /* exact */
+  assert_true(w.exact);
+  assert_int_equal(w.own_ns, 10 * MS);
+  assert_int_equal(w.queued_ns, 20 * MS);
+  assert_int_equal(w.unexplained_ns, 70 * MS);
+  assert_int_equal(w.nby, 1);
+  assert_string_equal(w.by[0].job, "C");
+  assert_int_equal(w.by[0].charged_ns, 20 * MS);
+  siox_wait_release(&w);
+}
+
+/* Queues in tandem (scenario (f) of issue 10): a 100 ms write waited
+ * 0-40 in the FUSE channel, where job B's fops were in flight while the
+ * brick was idle (the client process starved), then 40-90 at the brick,
+ * which served B 40-60 and was idle 60-90 while the call sat in the
+ * connection behind B's fops. Each queue alone explains < 50% of the call
+ * (the class would be normal); merged, 60 ms (60%) queued behind B. */
+static void tandem_queues(void **state) {
+  (void)state;
+  struct siox_served chan[] = {REQ(1, -10, 90, 7, "B", false), OWNQ(2, 0, 40, 100, "A")};
+  struct siox_served brick[] = {REQ(3, 40, 60, 7, "B", false), OWNQ(4, 40, 90, 100, "A")};
+  struct siox_wait c, b, t;
+  assert_int_equal(siox_wait_analyze(0, 100 * MS, "A", chan, 2, &c), 0);
+  assert_int_equal(siox_wait_analyze(0, 100 * MS, "A", brick, 2, &b), 0);
+  assert_int_equal(c.queued_ns, 40 * MS);
+  assert_int_equal(b.queued_ns, 20 * MS);
+  assert_int_equal(siox_wait_merge(&b, &c, &t), 0);
+  assert_int_equal(t.total_ns, 100 * MS);
+  assert_int_equal(t.own_ns, 10 * MS);
+  assert_int_equal(t.queued_ns, 60 * MS);
+  assert_int_equal(t.queued_other_jobs_ns, 60 * MS);
+  assert_int_equal(t.unexplained_ns, 30 * MS);
+  assert_int_equal(t.nby, 1); /* one origin, both queues */
+  assert_int_equal(t.by[0].requests, 2);
+  assert_true(t.by[0].share > 0.66 && t.by[0].share < 0.67); /* 60 of the 90 ms gap */
+  assert_true(t.exact);
+  /* The class: a brick that served normally; the brick's queue alone says
+   * the call did not wait (normal), the tandem says interference. */
+  struct siox_class_input in = {.peers = 0, .kind = -1, .baseline = -1, .ops_ratio = 1.0, .ops = 10, .ratio = 3,
+                                .wait = &b, .wait_share = 0.5};
+  assert_int_equal(siox_classify(&in).cls, SIOX_CLASS_NORMAL);
+  in.wait = &c;
+  assert_int_equal(siox_classify(&in).cls, SIOX_CLASS_NORMAL);
+  in.wait = &t;
+  assert_int_equal(siox_classify(&in).cls, SIOX_CLASS_INTERFERENCE);
+  siox_wait_release(&c);
+  siox_wait_release(&b);
+  siox_wait_release(&t);
+}
+
+/* Service per request with concurrent service shared out: a healthy brick
+ * serving 4 requests of a hammering job at once takes 40 ms for each, yet
+ * 10 ms per request (judged by whole times, 4x a 10 ms model: a fault;
+ * shared, 1x: it is only busy); a slowed brick serving one at a time keeps
+ * its 60 ms; a partial overlap splits only the shared part. */
+static void shared_service(void **state) {
+  (void)state;
+  struct siox_served busy[] = {REQ(1, 0, 40, 7, "B", false), REQ(2, 0, 40, 7, "B", false),
+                               REQ(3, 0, 40, 8, "B", false), REQ(4, 0, 40, 8, "B", false)};
+  struct siox_served serial[] = {REQ(5, 0, 60, 7, "J", false), REQ(6, 60, 120, 8, "J", false)};
+  struct siox_served part[] = {REQ(7, 0, 10, 7, "J", false), REQ(8, 5, 15, 8, "J", false)};
+  int64_t out[4];
+  assert_int_equal(siox_served_shared_ns(busy, 4, out), 0);
+  for (int i = 0; i < 4; i++) assert_int_equal(out[i], 10 * MS);
+  assert_int_equal(siox_served_shared_ns(serial, 2, out), 0);
+  assert_int_equal(out[0], 60 * MS);
+  assert_int_equal(out[1], 60 * MS);
+  assert_int_equal(siox_served_shared_ns(part, 2, out), 0);
+  assert_int_equal(out[0], 7500000);
+  assert_int_equal(out[1], 7500000);
+  struct siox_kind_model m = {.have = true, .a_s = 0.010};
+  struct siox_kind_sample whole[4], shared[4];
+  assert_int_equal(siox_served_shared_ns(busy, 4, out), 0);
+  for (int i = 0; i < 4; i++) {
+    whole[i] = (struct siox_kind_sample){.node_id = 1, .ns = 40 * MS, .bytes = -1};
+    shared[i] = (struct siox_kind_sample){.node_id = 1, .ns = out[i], .bytes = -1};
+  }
+  assert_true(siox_kind_model_median_ratio(&m, whole, 4) >= 3.0);
+  assert_true(siox_kind_model_median_ratio(&m, shared, 4) < 1.01);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(queued_behind_other_ranks),
       cmocka_unit_test(concurrent_service_is_split),
       cmocka_unit_test(late_requests_and_outside),
       cmocka_unit_test(idle_resource),
+      cmocka_unit_test(exact_windows),
+      cmocka_unit_test(tandem_queues),
+      cmocka_unit_test(shared_service),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -143,6 +143,12 @@ static bool waited(const struct siox_class_input *in) {
   return w && w->total_ns > 0 && (double)w->queued_ns >= in->wait_share * (double)w->total_ns;
 }
 
+static bool busy_with_others(const struct siox_class_input *in) {
+  const struct siox_wait *w = in->wait;
+  return in->ops_shared_ratio > 0 && in->ops_shared_ratio < in->ratio && waited(in) &&
+         w->queued_other_jobs_ns > w->queued_same_job_ns;
+}
+
 struct siox_class_verdict siox_classify(const struct siox_class_input *in) {
   struct siox_class_verdict v = {.cls = SIOX_CLASS_NONE};
   int judged;
@@ -150,6 +156,9 @@ struct siox_class_verdict siox_classify(const struct siox_class_input *in) {
   v.slow_service = judged == 1;
   bool known_ops = in->ops >= SIOX_CLASS_MIN_OPS && in->ops_ratio > 0;
   bool ops_slow = known_ops && in->ops_ratio >= in->ratio;
+  /* Slow only because it served other jobs' requests at once: busy, not
+   * faulty (a healthy brick hammered by another job). */
+  if (ops_slow && busy_with_others(in)) ops_slow = false;
   /* Rules 2 and 3: a slow request on a component that serves its other
    * operations normally is a transient; the component's own operations
    * being slow is a fault even when this one request was not judged. */

@@ -101,6 +101,74 @@ static int mark_own(struct siox_served_set *set, const struct siox_act *root, in
   return 0;
 }
 
+/* Exact queue windows at node (waiting.h queue_from_ns): an own request
+ * there whose parent in the call's tree is a remote component on another
+ * node (the client fop over a brick fop) joined the resource's queue when
+ * that parent wound it: [parent start, own start) is its time in the
+ * connection and the brick's queue, from recorded intervals alone. */
+static void set_windows(const struct siox_act *a, int32_t node, struct siox_served_set *set) {
+  for (size_t i = 0; i < a->nchildren; i++) {
+    const struct siox_act *ch = a->children[i];
+    if (ch->node_id == node && a->node_id != node && a->link == SIOX_LINK_IMPLICIT)
+      for (size_t k = 0; k < set->n; k++)
+        if (set->s[k].aid == ch->aid) set->s[k].queue_from_ns = a->start_ns;
+    set_windows(ch, node, set);
+  }
+}
+
+/* Marks the call's own activities in a set spanning several nodes. */
+static void mark_tree(const struct siox_act *a, struct siox_served_set *set) {
+  for (size_t k = 0; k < set->n; k++)
+    if (set->s[k].aid == a->aid) set->s[k].own = true;
+  for (size_t i = 0; i < a->nchildren; i++) mark_tree(a->children[i], set);
+}
+
+/* The FUSE channel's windows: an own client fop directly below one of the
+ * application's calls (an implicit link from a local layer) waited in the
+ * kernel and the FUSE channel from that call's start to its arrival in the
+ * client process. */
+static void local_windows(const struct siox_act *a, struct siox_served_set *set) {
+  for (size_t i = 0; i < a->nchildren; i++) {
+    const struct siox_act *ch = a->children[i];
+    if (ch->link != SIOX_LINK_IMPLICIT) {
+      local_windows(ch, set);
+      continue;
+    }
+    for (size_t k = 0; k < set->n; k++)
+      if (set->s[k].aid == ch->aid) set->s[k].queue_from_ns = a->start_ns;
+  }
+}
+
+/* Every fop of the channel is in it from its arrival in the client process
+ * (start - glusterfs/queued_ns; its start when not recorded) to its
+ * unwind. */
+static void channel_windows(const struct siox_act *root, struct siox_served_set *set) {
+  for (size_t k = 0; k < set->n; k++) set->s[k].start_ns -= set->s[k].queued_ns;
+  mark_tree(root, set);
+  local_windows(root, set);
+}
+
+/* Exact mode (the resource's own requests have queue windows): the call's
+ * waiting is the sum of the two queues in tandem on its path, each over
+ * its own windows: the FUSE channel of the client process (call start to
+ * arrival) and the connection with the brick (client wind to brick wind).
+ * u is the call's client fop above the resource. */
+static int tandem(PGconn *c, const struct siox_act *r, const struct siox_act *u, struct siox_blame_wait *o,
+                  char *err, size_t errlen) {
+  int rc = siox_wh_served_proc(c, u->node_id, u->proc_id, r->start_ns - SIOX_AROUND_NS, r->end_ns + SIOX_AROUND_NS,
+                               &o->chan_served, err, errlen);
+  if (rc != 0) return rc;
+  channel_windows(r, &o->chan_served);
+  rc = siox_wait_analyze(r->start_ns, r->end_ns, r->job, o->chan_served.s, o->chan_served.n, &o->chan_w);
+  if (rc == 0) rc = siox_wait_merge(&o->w, &o->chan_w, &o->tandem);
+  if (rc != 0) return rc;
+  o->chan_at = u;
+  o->queue = &o->tandem;
+  o->queue_at = o->resource;
+  o->unexplained_ns = o->tandem.unexplained_ns;
+  return 0;
+}
+
 /* The call's request one queue up: the nearest remote activity above the
  * resource on blame's path, on another node (a client subvolume). */
 static const struct siox_act *upper_level(const struct siox_blame *b, const struct siox_act *x) {
@@ -140,14 +208,13 @@ static int choose_queue(PGconn *c, const struct siox_blame *b, struct siox_blame
 /* The component's operations of the resource's kind around the call (not
  * the call's own), against the kind's model. */
 static int judge_ops(struct siox_blame_wait *o) {
-  struct siox_kind_sample *ops = malloc((o->served.n + 1) * sizeof(*ops));
-  double *ns = malloc((o->served.n + 1) * sizeof(*ns));
-  if (!ops || !ns) {
-    free(ops);
-    free(ns);
-    return -ENOMEM;
-  }
-  for (size_t i = 0; i < o->served.n; i++) {
+  size_t n = o->served.n;
+  struct siox_kind_sample *ops = malloc((n + 1) * sizeof(*ops));
+  double *ns = malloc((n + 1) * sizeof(*ns)), *sh = malloc((n + 1) * sizeof(*sh));
+  int64_t *shared = malloc((n + 1) * sizeof(*shared));
+  int rc = ops && ns && sh && shared ? siox_served_shared_ns(o->served.s, n, shared) : -ENOMEM;
+  o->ops_share = 1;
+  for (size_t i = 0; i < n && rc == 0; i++) {
     const struct siox_served *s = &o->served.s[i];
     if (s->own) {
       if (strcmp(o->served.names[i], o->resource->name) == 0 && s->bytes > 0) o->own_bytes += s->bytes;
@@ -155,14 +222,21 @@ static int judge_ops(struct siox_blame_wait *o) {
     }
     if (strcmp(o->served.names[i], o->resource->name) != 0) continue;
     ns[o->ops] = (double)(s->end_ns - s->start_ns);
+    sh[o->ops] = (double)shared[i];
     ops[o->ops++] = (struct siox_kind_sample){.node_id = o->resource->node_id, .ns = s->end_ns - s->start_ns,
                                               .bytes = s->bytes};
   }
-  o->ops_ratio = siox_kind_model_median_ratio(&o->kind, ops, o->ops);
-  o->ops_median_ns = o->ops ? (int64_t)siox_median(ns, o->ops) : 0;
+  if (rc == 0) {
+    o->ops_ratio = siox_kind_model_median_ratio(&o->kind, ops, o->ops);
+    o->ops_median_ns = o->ops ? (int64_t)siox_median(ns, o->ops) : 0;
+    double raw = o->ops ? siox_median(ns, o->ops) : 0;
+    if (raw > 0) o->ops_share = siox_median(sh, o->ops) / raw;
+  }
   free(ops);
   free(ns);
-  return 0;
+  free(sh);
+  free(shared);
+  return rc;
 }
 
 static int peer_judgement(const struct siox_blame_wait *o, const struct siox_blame *b) {
@@ -196,8 +270,11 @@ int siox_blame_wait_run(PGconn *c, const struct siox_blame *b, siox_blame_fetch_
   int rc = descend(c, r, o, err, errlen);
   const struct siox_act *x = o->resource;
   if (rc == 0) rc = mark_own(&o->served, r, x->node_id);
+  if (rc == 0) set_windows(r, x->node_id, &o->served);
   if (rc == 0) rc = siox_wait_analyze(r->start_ns, r->end_ns, r->job, o->served.s, o->served.n, &o->w);
   if (rc == 0) rc = choose_queue(c, b, o, err, errlen);
+  const struct siox_act *u = upper_level(b, x);
+  if (rc == 0 && o->w.exact && u && u->proc_id) rc = tandem(c, r, u, o, err, errlen);
   if (rc == 0)
     rc = siox_wh_kind_samples(c, x->swid, x->name, r->start_ns, SIOX_KIND_HISTORY_PER_NODE, &o->hist, err, errlen);
   if (rc == 0) rc = siox_kind_model_fit(o->hist.s, o->hist.n, &o->kind);
@@ -216,6 +293,8 @@ int siox_blame_wait_run(PGconn *c, const struct siox_blame *b, siox_blame_fetch_
   o->in.peers = peer_judgement(o, b);
   double by_peers = peer_ops_ratio(o, b);
   o->in.ops_ratio = by_peers > 0 ? by_peers : o->ops_ratio;
+  /* The same figure per request, with concurrent service shared out. */
+  o->in.ops_shared_ratio = o->in.ops_ratio * o->ops_share;
   o->in.ops = o->ops;
   o->in.wait = o->queue;
   return 0;
@@ -239,6 +318,9 @@ void siox_blame_wait_release(struct siox_blame_wait *o) {
   siox_wait_release(&o->w);
   siox_wait_release(&o->upper_w);
   siox_wh_served_free(&o->upper_served);
+  siox_wait_release(&o->chan_w);
+  siox_wait_release(&o->tandem);
+  siox_wh_served_free(&o->chan_served);
   siox_wh_kind_free(&o->hist);
   free(o->peer.peers);
   o->peer.peers = NULL;

@@ -16,6 +16,15 @@
  *   for a request that reached the resource after the call's own first one
  *   (FIFO puts it behind the call, so it competed rather than queued ahead).
  * - What no request explains is unexplained, with the time it covers.
+ * - Exact queue intervals: when the call's own requests say when they
+ *   joined the resource's queue (queue_from_ns: their wind one level up,
+ *   from the recorded intervals and the translators' glusterfs/queued_ns),
+ *   only those windows [queue_from, start) count as queued at this
+ *   resource: others it served while the call was elsewhere (still in the
+ *   kernel, the FUSE channel, another queue) held nothing of the call back,
+ *   and stay unexplained here. Every request the resource served in such a
+ *   window was ahead of the call (it was served, the call was not): its
+ *   charge is not halved.
  */
 #include "waiting.h"
 
@@ -36,7 +45,8 @@ static bool same_origin(const struct siox_served *a, const struct siox_served *b
   return a->pid == b->pid && strcmp(a->host, b->host) == 0 && strcmp(a->job, b->job) == 0;
 }
 
-/* The breakpoints of every interval inside [start, end], sorted, unique. */
+/* The breakpoints of every interval (and queue window) inside [start,
+ * end], sorted, unique. */
 static size_t breakpoints(int64_t start, int64_t end, const struct siox_served *s, size_t n, int64_t *p) {
   size_t m = 0;
   p[m++] = start;
@@ -44,6 +54,7 @@ static size_t breakpoints(int64_t start, int64_t end, const struct siox_served *
   for (size_t i = 0; i < n; i++) {
     p[m++] = clip(s[i].start_ns, start, end);
     p[m++] = clip(s[i].end_ns, start, end);
+    if (s[i].own && s[i].queue_from_ns > 0) p[m++] = clip(s[i].queue_from_ns, start, end);
   }
   qsort(p, m, sizeof(*p), cmp_i64);
   size_t u = 0;
@@ -58,6 +69,20 @@ static int64_t own_first(int64_t end, const struct siox_served *s, size_t n) {
   for (size_t i = 0; i < n; i++)
     if (s[i].own && s[i].start_ns < f) f = s[i].start_ns;
   return f;
+}
+
+/* Whether any own request records when it joined the queue. */
+static bool has_windows(const struct siox_served *s, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (s[i].own && s[i].queue_from_ns > 0) return true;
+  return false;
+}
+
+/* Whether [a, b) lies in an own request's queue window. */
+static bool in_window(const struct siox_served *s, size_t n, int64_t a, int64_t b) {
+  for (size_t i = 0; i < n; i++)
+    if (s[i].own && s[i].queue_from_ns > 0 && s[i].queue_from_ns <= a && s[i].start_ns >= b) return true;
+  return false;
 }
 
 /* Sweeps the elementary segments: own service, queued time, and each
@@ -79,7 +104,7 @@ static void sweep(struct siox_wait *w, const int64_t *p, size_t np, const struct
       w->own_ns += b - a;
       continue;
     }
-    if (busy == 0) continue;
+    if (busy == 0 || (w->exact && !in_window(s, n, a, b))) continue;
     w->queued_ns += b - a;
     for (size_t i = 0; i < n; i++)
       if (!s[i].own && covers(&s[i], a, b)) charge[i] += (double)(b - a) / (double)busy;
@@ -116,7 +141,7 @@ static void group(struct siox_wait *w, const char *job, const struct siox_served
       done[j] = true;
       g.requests++;
       sum += charge[j];
-      weighted += charge[j] * (s[j].start_ns <= first_own ? 1.0 : 0.5);
+      weighted += charge[j] * (w->exact || s[j].start_ns <= first_own ? 1.0 : 0.5);
     }
     g.charged_ns = (int64_t)(sum + 0.5);
     g.share = w->gap_ns > 0 ? sum / (double)w->gap_ns : 0;
@@ -166,12 +191,13 @@ int siox_wait_analyze(int64_t start_ns, int64_t end_ns, const char *job, const s
   out->total_ns = end_ns - start_ns;
   struct siox_served *s = malloc((na + 1) * sizeof(*s));
   size_t n = s ? overlapping(start_ns, end_ns, all, na, s) : 0;
-  int64_t *p = malloc((2 * n + 2) * sizeof(*p)), *tmp = malloc((n + 1) * sizeof(*tmp));
+  int64_t *p = malloc((3 * n + 2) * sizeof(*p)), *tmp = malloc((n + 1) * sizeof(*tmp));
   double *charge = calloc(n + 1, sizeof(*charge));
   bool *done = calloc(n + 1, sizeof(*done));
   out->by = calloc(n + 1, sizeof(*out->by));
   int rc = s && p && tmp && charge && done && out->by ? 0 : -ENOMEM;
   if (rc == 0) {
+    out->exact = has_windows(s, n);
     sweep(out, p, breakpoints(start_ns, end_ns, s, n, p), s, n, charge);
     out->gap_ns = out->total_ns - out->own_ns;
     out->unexplained_ns = out->gap_ns - out->queued_ns;
@@ -185,6 +211,109 @@ int siox_wait_analyze(int64_t start_ns, int64_t end_ns, const char *job, const s
   free(done);
   if (rc) siox_wait_release(out);
   return rc;
+}
+
+struct edge {
+  int64_t t;
+  int d; /* +1 a request starts, -1 one ends */
+};
+
+static int cmp_edge(const void *x, const void *y) {
+  const struct edge *a = x, *b = y;
+  return (a->t > b->t) - (a->t < b->t);
+}
+
+/* P(t) = the integral of 1/k over time up to each distinct edge time. */
+static size_t shared_integral(const struct edge *e, size_t m, int64_t *ts, double *ps) {
+  size_t u = 0;
+  int k = 0;
+  double acc = 0;
+  for (size_t i = 0; i < m; i++) {
+    if (u > 0 && k > 0) acc += (double)(e[i].t - ts[u - 1]) / k;
+    if (u == 0 || e[i].t != ts[u - 1]) {
+      ts[u] = e[i].t;
+      ps[u++] = acc;
+    }
+    k += e[i].d;
+  }
+  return u;
+}
+
+static double integral_at(const int64_t *ts, const double *ps, size_t u, int64_t t) {
+  size_t lo = 0, hi = u;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (ts[mid] < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < u ? ps[lo] : ps[u - 1];
+}
+
+int siox_served_shared_ns(const struct siox_served *s, size_t n, int64_t *out) {
+  struct edge *e = malloc((2 * n + 1) * sizeof(*e));
+  int64_t *ts = malloc((2 * n + 1) * sizeof(*ts));
+  double *ps = malloc((2 * n + 1) * sizeof(*ps));
+  int rc = e && ts && ps ? 0 : -ENOMEM;
+  if (rc == 0 && n > 0) {
+    for (size_t i = 0; i < n; i++) {
+      e[2 * i] = (struct edge){s[i].start_ns, +1};
+      e[2 * i + 1] = (struct edge){s[i].end_ns, -1};
+    }
+    qsort(e, 2 * n, sizeof(*e), cmp_edge);
+    size_t u = shared_integral(e, 2 * n, ts, ps);
+    for (size_t i = 0; i < n; i++)
+      out[i] = (int64_t)(integral_at(ts, ps, u, s[i].end_ns) - integral_at(ts, ps, u, s[i].start_ns) + 0.5);
+  }
+  free(e);
+  free(ts);
+  free(ps);
+  return rc;
+}
+
+static bool same_by(const struct siox_waited_for *a, const struct siox_waited_for *b) {
+  return a->pid == b->pid && strcmp(a->host, b->host) == 0 && strcmp(a->job, b->job) == 0;
+}
+
+/* Adds g to out->by, summing into the entry of the same origin. */
+static void merge_one(struct siox_wait *out, const struct siox_waited_for *g) {
+  for (size_t i = 0; i < out->nby; i++) {
+    struct siox_waited_for *e = &out->by[i];
+    if (!same_by(e, g)) continue;
+    int64_t sum = e->charged_ns + g->charged_ns;
+    if (sum > 0)
+      e->confidence =
+          (e->confidence * (double)e->charged_ns + g->confidence * (double)g->charged_ns) / (double)sum;
+    if (e->median_service_ns == 0) e->median_service_ns = g->median_service_ns;
+    e->charged_ns = sum;
+    e->requests += g->requests;
+    return;
+  }
+  out->by[out->nby++] = *g;
+}
+
+int siox_wait_merge(const struct siox_wait *a, const struct siox_wait *b, struct siox_wait *out) {
+  *out = *a;
+  out->by = calloc(a->nby + b->nby + 1, sizeof(*out->by));
+  if (!out->by) return -ENOMEM;
+  out->nby = 0;
+  out->queued_same_job_ns = out->queued_other_jobs_ns = 0;
+  for (size_t i = 0; i < a->nby; i++) merge_one(out, &a->by[i]);
+  for (size_t i = 0; i < b->nby; i++) merge_one(out, &b->by[i]);
+  out->queued_ns = a->queued_ns + b->queued_ns;
+  if (out->queued_ns > out->gap_ns) out->queued_ns = out->gap_ns;
+  out->unexplained_ns = out->gap_ns - out->queued_ns;
+  out->others = a->others + b->others;
+  out->exact = a->exact || b->exact;
+  for (size_t i = 0; i < out->nby; i++) {
+    struct siox_waited_for *e = &out->by[i];
+    e->share = out->gap_ns > 0 ? (double)e->charged_ns / (double)out->gap_ns : 0;
+    if (e->same_job)
+      out->queued_same_job_ns += e->charged_ns;
+    else
+      out->queued_other_jobs_ns += e->charged_ns;
+  }
+  if (out->nby > 1) qsort(out->by, out->nby, sizeof(*out->by), cmp_by);
+  return 0;
 }
 
 void siox_wait_release(struct siox_wait *w) {

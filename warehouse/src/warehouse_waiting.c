@@ -23,30 +23,46 @@
  * milliseconds; an exact overlap index cost ingest 5x, see 015). */
 #define SERVED_LOOKBACK_NS "60000000000"
 
-static const char served_sql[] =
-    "WITH RECURSIVE s AS ("
-    "  SELECT a.aid, a.start_ns, a.end_ns, coalesce(" BYTES_EXPR ", -1) AS bytes, ty.name"
-    "    FROM activities a JOIN activity_types ty ON ty.type_id = a.type_id"
-    "   WHERE a.type_id IN (SELECT type_id FROM activity_types WHERE node_id = $1::int) AND a.node_id = $1::int"
-    "     AND a.start_ns >= $2::bigint - " SERVED_LOOKBACK_NS " AND a.start_ns < $3::bigint AND a.end_ns > $2::bigint"
-    "), up(aid, cur, d) AS ("
-    "  SELECT aid, aid, 0 FROM s"
-    "  UNION ALL"
-    "  SELECT up.aid, e.parent_aid, up.d + 1 FROM up JOIN causal_edges e ON e.child_aid = up.cur WHERE up.d < 16"
-    "), top AS (SELECT DISTINCT ON (aid) aid, cur FROM up ORDER BY aid, d DESC)"
-    "SELECT s.aid, s.start_ns, s.end_ns, s.bytes, t.cur, coalesce(p.pid, 0), coalesce(p.host, ''),"
-    "       coalesce(p.job, ''), s.name"
-    "  FROM s JOIN top t ON t.aid = s.aid JOIN activities r ON r.aid = t.cur"
-    "  LEFT JOIN processes p ON p.proc_id = r.proc_id ORDER BY s.start_ns, s.aid";
+#define QUEUED_EXPR \
+  "a.attr_vals[array_position(a.attr_ids, (SELECT id FROM ontology WHERE name = 'glusterfs/queued_ns'))]"
 
-int siox_wh_served(PGconn *c, int32_t node_id, int64_t from_ns, int64_t to_ns, struct siox_served_set *out,
-                   char *err, size_t errlen) {
-  char node[16], from[24], to[24];
+/* WHERE selects the resource's activities; the rest is shared. */
+#define SERVED_SQL(WHERE) \
+    "WITH RECURSIVE s AS (" \
+    "  SELECT a.aid, a.start_ns, a.end_ns, coalesce(" BYTES_EXPR ", -1) AS bytes, ty.name," \
+    "         coalesce(" QUEUED_EXPR ", 0) AS queued" \
+    "    FROM activities a JOIN activity_types ty ON ty.type_id = a.type_id" \
+    "   WHERE " WHERE \
+    "     AND a.start_ns >= $2::bigint - " SERVED_LOOKBACK_NS " AND a.start_ns < $3::bigint AND a.end_ns > $2::bigint" \
+    "), up(aid, cur, d) AS (" \
+    "  SELECT aid, aid, 0 FROM s" \
+    "  UNION ALL" \
+    "  SELECT up.aid, e.parent_aid, up.d + 1 FROM up JOIN causal_edges e ON e.child_aid = up.cur WHERE up.d < 16" \
+    "), top AS (SELECT DISTINCT ON (aid) aid, cur FROM up ORDER BY aid, d DESC)" \
+    "SELECT s.aid, s.start_ns, s.end_ns, s.bytes, t.cur, coalesce(p.pid, 0), coalesce(p.host, '')," \
+    "       coalesce(p.job, ''), s.name, s.queued" \
+    "  FROM s JOIN top t ON t.aid = s.aid JOIN activities r ON r.aid = t.cur" \
+    "  LEFT JOIN processes p ON p.proc_id = r.proc_id ORDER BY s.start_ns, s.aid"
+
+static const char served_sql[] =
+    SERVED_SQL("a.type_id IN (SELECT type_id FROM activity_types WHERE node_id = $1::int) AND a.node_id = $1::int");
+
+/* The FUSE channel of one mount: every fop of the client process proc_id
+ * ($4) on the nodes of its layer on that host (one per subvolume). */
+static const char served_proc_sql[] =
+    SERVED_SQL("a.type_id IN (SELECT t.type_id FROM activity_types t JOIN nodes n ON n.node_id = t.node_id"
+               "  JOIN nodes m ON m.node_id = $1::int AND n.swid = m.swid AND n.hwid = m.hwid)"
+               " AND a.proc_id = $4::int");
+
+static int served(PGconn *c, const char *sql, int32_t node_id, int32_t proc_id, int64_t from_ns, int64_t to_ns,
+                  struct siox_served_set *out, char *err, size_t errlen) {
+  char node[16], from[24], to[24], proc[16];
   snprintf(node, sizeof(node), "%d", node_id);
   snprintf(from, sizeof(from), "%lld", (long long)from_ns);
   snprintf(to, sizeof(to), "%lld", (long long)to_ns);
-  const char *params[] = {node, from, to};
-  PGresult *res = PQexecParams(c, served_sql, 3, NULL, params, NULL, NULL, 0);
+  snprintf(proc, sizeof(proc), "%d", proc_id);
+  const char *params[] = {node, from, to, proc};
+  PGresult *res = PQexecParams(c, sql, proc_id ? 4 : 3, NULL, params, NULL, NULL, 0);
   if (PQresultStatus(res) != PGRES_TUPLES_OK)
     return siox_wh_failed(res, c, "finding what the resource served", err, errlen);
   out->n = (size_t)PQntuples(res);
@@ -63,10 +79,20 @@ int siox_wh_served(PGconn *c, int32_t node_id, int64_t from_ns, int64_t to_ns, s
     out->s[r] = (struct siox_served){
         .aid = siox_wh_i64(res, r, 0), .start_ns = siox_wh_i64(res, r, 1), .end_ns = siox_wh_i64(res, r, 2),
         .bytes = siox_wh_i64(res, r, 3), .origin = siox_wh_i64(res, r, 4), .pid = (int32_t)siox_wh_i64(res, r, 5),
-        .host = PQgetvalue(res, r, 6), .job = PQgetvalue(res, r, 7)};
+        .host = PQgetvalue(res, r, 6), .job = PQgetvalue(res, r, 7), .queued_ns = siox_wh_i64(res, r, 9)};
     out->names[r] = PQgetvalue(res, r, 8);
   }
   return 0;
+}
+
+int siox_wh_served(PGconn *c, int32_t node_id, int64_t from_ns, int64_t to_ns, struct siox_served_set *out,
+                   char *err, size_t errlen) {
+  return served(c, served_sql, node_id, 0, from_ns, to_ns, out, err, errlen);
+}
+
+int siox_wh_served_proc(PGconn *c, int32_t node_id, int32_t proc_id, int64_t from_ns, int64_t to_ns,
+                        struct siox_served_set *out, char *err, size_t errlen) {
+  return served(c, served_proc_sql, node_id, proc_id, from_ns, to_ns, out, err, errlen);
 }
 
 void siox_wh_served_free(struct siox_served_set *s) {

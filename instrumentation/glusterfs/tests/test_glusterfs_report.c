@@ -217,6 +217,23 @@ static void test_failed_fop_records_errno(void **state) {
   assert_int_equal(n_stops, 1);
 }
 
+/* The time a fop was in its process before the wind: from the call
+ * stack's stamp to now, nothing when the process does not stamp (zero). */
+static void test_queued_time(void **state) {
+  (void)state;
+  assert_int_equal(sx_queued_ns(10, 900000000, 11, 100000000), 200000000);
+  assert_int_equal(sx_queued_ns(0, 0, 11, 100000000), 0);   /* not stamped */
+  assert_int_equal(sx_queued_ns(12, 0, 11, 100000000), 0);  /* after now */
+  struct sx_node n;
+  sx_node_init(&n, SX_BRICK, NULL, "b1");
+  siox_detached *a = sx_fop_start(&n, SX_WRITEV);
+  calls[0] = 0;
+  sx_fop_queued(a, 250);
+  sx_fop_queued(a, 0);
+  sx_fop_queued(NULL, 5);
+  assert_string_equal(calls, "attr 1 glusterfs/queued_ns=250\n");
+}
+
 static void test_unregistered_node_records_nothing(void **state) {
   (void)state;
   struct sx_node n;
@@ -259,6 +276,7 @@ int main(void) {
       cmocka_unit_test_setup(test_file_fops_link_without_range, reset),
       cmocka_unit_test_setup(test_null_gfid_gives_no_link, reset),
       cmocka_unit_test_setup(test_failed_fop_records_errno, reset),
+      cmocka_unit_test_setup(test_queued_time, reset),
       cmocka_unit_test_setup(test_unregistered_node_records_nothing, reset),
       cmocka_unit_test_setup(test_map_skips_what_names_no_file, reset),
       cmocka_unit_test_setup(test_path_hash_tells_paths_apart, reset),

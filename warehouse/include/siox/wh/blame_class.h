@@ -75,6 +75,7 @@ struct siox_class_input {
   int baseline;      /* the component's baseline (>= p95: abnormal) */
   double ops_ratio;  /* the component's operations around the call against the model (0: unknown) */
   size_t ops;        /* how many of them */
+  double ops_shared_ratio; /* the same with concurrent service shared out per request (0: unknown) */
   double ratio;      /* the rule's ratio (abnormal at >= ratio x) */
   const struct siox_wait *wait; /* NULL when no resource was reached */
   double wait_share; /* queued at >= this share of the call's time counts as waiting (0.5) */
@@ -95,7 +96,11 @@ struct siox_class_verdict {
  *    SIOX_CLASS_MIN_OPS, judged by the kind's model) are within the ratio:
  *    the request is a lone outlier (a transient), not a fault — unless the
  *    call waited, which is then classified by rule 4.
- * 3. Abnormal otherwise (or the component's operations are abnormal): fault.
+ * 3. Abnormal otherwise (or the component's operations are abnormal): fault
+ *    -- unless the operations are normal per request once concurrent
+ *    service is shared out (ops_shared_ratio) and the call queued >=
+ *    wait_share mostly behind other jobs: the component was busy serving
+ *    them, not faulty (rule 4 decides).
  * 4. Queued >= wait_share of the call: interference when other jobs hold
  *    most of the queued time, else self-inflicted.
  * 5. Otherwise normal; with no evidence at all, none. */

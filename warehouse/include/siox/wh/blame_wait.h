@@ -29,7 +29,14 @@ struct siox_blame_wait {
   const struct siox_act *upper;    /* the call's request there; NULL: none */
   struct siox_served_set upper_served;
   struct siox_wait upper_w;
-  const struct siox_wait *queue;   /* &w or &upper_w: the queue the call waited in */
+  /* Exact queue intervals (README.md "Waiting"): the FUSE channel of the
+   * client process that served the call's client fop (chan_at), analysed
+   * over the call's time before its fops arrived there, and the tandem of
+   * both queues (w over its windows, plus chan_w). */
+  const struct siox_act *chan_at;  /* NULL: not analysed (no exact windows) */
+  struct siox_served_set chan_served;
+  struct siox_wait chan_w, tandem;
+  const struct siox_wait *queue;   /* &w, &upper_w or &tandem: the queue the call waited in */
   const struct siox_act *queue_at; /* resource or upper */
   int64_t unexplained_ns;          /* the resource's gap minus the queue's queued time */
   struct siox_kind_set hist;
@@ -38,6 +45,8 @@ struct siox_blame_wait {
   double own_expected_s;           /* the kind's model for one of them (resource->bytes) */
   double own_ratio;                /* resource time over that */
   double ops_ratio;                /* the component's operations of that kind around the call, median ratio */
+  double ops_share;                /* their median time with concurrent service shared out (siox_served_shared_ns)
+                                      over their median whole time (1: none concurrent) */
   size_t ops;
   int64_t ops_median_ns;
   struct siox_blame peer;          /* the resource against its peers (peer.peers owned) */

@@ -25,6 +25,13 @@ struct siox_served {
   int32_t pid;     /* the origin's process */
   const char *host, *job; /* the origin's host and job ("" unknown) */
   bool own;        /* one of the analysed call's own requests */
+  int64_t queued_ns; /* glusterfs/queued_ns: in its process before it was wound (0 unknown) */
+  /* Own requests: when the request joined this resource's queue (its wind
+   * one level up, e.g. the client fop's start for a brick request; 0:
+   * unknown). When any own request has it, the queue intervals are exact:
+   * only [queue_from_ns, start_ns) of the own requests counts as queued
+   * here (README.md "Waiting", exact queue intervals). */
+  int64_t queue_from_ns;
 };
 
 /* The requests of one origin process that the call waited behind. */
@@ -54,6 +61,7 @@ struct siox_wait {
   int64_t others_median_ns;
   struct siox_waited_for *by; /* owned; largest charge first */
   size_t nby;
+  bool exact;              /* queued time from recorded queue intervals, not inferred from the gap */
 };
 
 /* Analyses the call [start_ns, end_ns) of job `job` against the n requests
@@ -64,5 +72,20 @@ struct siox_wait {
 int siox_wait_analyze(int64_t start_ns, int64_t end_ns, const char *job, const struct siox_served *s, size_t n,
                       struct siox_wait *out);
 void siox_wait_release(struct siox_wait *w);
+
+/* Each request's time at the resource with concurrent service shared out
+ * (processor sharing): every instant at which k of the n requests were in
+ * service counts 1/k to each. A busy component serving several requests at
+ * once takes longer for each, yet no longer per request: this is the
+ * service time per request the fault rule judges (README.md "Classes").
+ * out[i] for s[i]. 0 or -ENOMEM. */
+int siox_served_shared_ns(const struct siox_served *s, size_t n, int64_t *out);
+
+/* The call's waiting in two queues in tandem along its path (the FUSE
+ * channel, then the brick): a's own service, gap and total with the queued
+ * time of both (at most the gap) and their waited-for relations merged per
+ * origin process. Meant for queues analysed over disjoint windows of the
+ * same call (exact intervals). out owns its array. 0 or -ENOMEM. */
+int siox_wait_merge(const struct siox_wait *a, const struct siox_wait *b, struct siox_wait *out);
 
 #endif

@@ -73,6 +73,10 @@ struct siox_served_set {
  * own when nothing links it). 0, -EIO, -ENOMEM. */
 int siox_wh_served(PGconn *c, int32_t node_id, int64_t from_ns, int64_t to_ns, struct siox_served_set *out,
                    char *err, size_t errlen);
+/* As siox_wh_served, for the FUSE channel of a mount: the fops of client
+ * process proc_id on every node of node_id's layer and host. */
+int siox_wh_served_proc(PGconn *c, int32_t node_id, int32_t proc_id, int64_t from_ns, int64_t to_ns,
+                        struct siox_served_set *out, char *err, size_t errlen);
 void siox_wh_served_free(struct siox_served_set *s);
 
 /* ---- collective calls (warehouse_collective.c) ------------------------ */
