@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <siox/siox_kb_baselines.h>
+#include <siox/siox_wh.h>
 
 #include "blame.h"
 #include "blame_collective.h"
@@ -940,6 +941,7 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   if (rc >= 0) return rc;
   PGconn *c;
   if ((rc = siox_cli_open(cli, &c)) != SIOX_EXIT_OK) return rc;
+  siox_wh_interactive(c);
   if (a.job) {
     rc = run_job(cli, c, &a);
   } else {

@@ -9,6 +9,8 @@
 
 #include "warehouse.h"
 
+#include <siox/siox_wh.h>
+
 #define BYTES_EXPR "a.attr_vals[array_position(a.attr_ids, (SELECT id FROM ontology WHERE name = 'io/bytes'))]"
 
 /* A NULL parameter matches anything: one statement for every filter mix. */
@@ -61,7 +63,8 @@ void siox_wh_top_free(struct siox_top *t) {
  * user's processes that carry the same id are not in it. The nearest
  * samples in time are kept. The kind (SWID and name) is the list of its
  * type ids (a type belongs to one node): the window is then read by the
- * (type_id, start_ns) index (schema 015), not every activity in it. */
+ * (type_id, start_ns) index (schema 015, siox_wh_exec_window), not every
+ * activity in it. */
 static const char peers_sql[] =
     "SELECT a.aid, a.node_id, n.hwid, n.iid, a.end_ns - a.start_ns, coalesce(" BYTES_EXPR ", -1)"
     "  FROM activities a"
@@ -82,7 +85,7 @@ int siox_wh_peers(PGconn *c, const struct siox_peer_query *q, struct siox_peer_s
   snprintf(mid, sizeof(mid), "%lld", (long long)q->mid_ns);
   snprintf(limit, sizeof(limit), "%ld", q->limit);
   const char *params[] = {q->swid, q->name, q->job ? q->job : "", from, to, mid, limit, call};
-  PGresult *res = PQexecParams(c, peers_sql, 8, NULL, params, NULL, NULL, 0);
+  PGresult *res = siox_wh_exec_window(c, peers_sql, 8, params);
   if (PQresultStatus(res) != PGRES_TUPLES_OK) return siox_wh_failed(res, c, "finding peer activities", err, errlen);
   out->n = (size_t)PQntuples(res);
   out->s = calloc(out->n ? out->n : 1, sizeof(*out->s));

@@ -30,4 +30,15 @@ void siox_wh_close(struct siox_wh *wh);
  * own SQL while it moves here. */
 PGconn *siox_wh_pg(struct siox_wh *wh);
 
+/* ---- blame latency (issue 10) ------------------------------------------
+ * Runs one parameterised statement that reads activities of given types in
+ * a time window, so that the (type_id, start_ns) index serves it (plain
+ * index scans off for that statement only; src/wh_window_scan.c says why).
+ * The result is the caller's (PQclear), as from PQexecParams. */
+PGresult *siox_wh_exec_window(PGconn *c, const char *sql, int nparams, const char *const *params);
+
+/* Sets up c for interactive queries that must answer in milliseconds
+ * (`siox blame`): no JIT compilation. */
+void siox_wh_interactive(PGconn *c);
+
 #endif
