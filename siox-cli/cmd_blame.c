@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <siox/siox_kb_baselines.h>
+#include <siox/siox_wh.h>
 
 #include "blame.h"
 #include "blame_collective.h"
@@ -918,6 +919,7 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   struct siox_wh *wh;
   if ((rc = siox_cli_open(cli, &wh)) != SIOX_EXIT_OK) return rc;
   PGconn *c = siox_wh_pg(wh);
+  siox_wh_interactive(c);
   if (a.job) {
     rc = run_job(cli, c, &a);
   } else {

@@ -13,7 +13,12 @@
 #include "baselines_fold.h"
 
 /* The activity's histogram minus itself and minus the folded activities of
- * the same baseline in the excluded window (ex). */
+ * the same baseline in the excluded window (ex). The window is read by the
+ * (type_id, start_ns) index as a bitmap (plain index scans off for this
+ * statement: the planner otherwise walks activities_start over every
+ * node's activities in the window, or ANDs in the type's whole index when
+ * "in the window OR the activity itself" is one condition); the activity
+ * itself is added when it lies outside the window. */
 static const char score_sql[] =
     "WITH wm AS (SELECT watermark_ns w FROM kb_fold_state WHERE name = 'baselines'),"
     " bid AS (SELECT id FROM ontology WHERE name = 'io/bytes'),"
@@ -21,9 +26,13 @@ static const char score_sql[] =
     "       kb_size_class(a.attr_vals[array_position(a.attr_ids, (SELECT id FROM bid))]) sc"
     "  FROM activities a WHERE a.aid = $1::bigint),"
     " ex AS (SELECT kb_hist_bucket((e.end_ns - e.start_ns)::float8) bucket, count(*) c"
-    "  FROM activities e, a, wm"
-    "  WHERE e.end_ns <= wm.w AND e.node_id = a.node_id AND e.type_id = a.type_id"
-    "    AND ((e.start_ns >= $2::bigint AND e.start_ns < $3::bigint) OR e.aid = a.aid)"
+    "  FROM (SELECT e.start_ns, e.end_ns, e.attr_ids, e.attr_vals FROM activities e, a"
+    "         WHERE e.type_id = a.type_id AND e.node_id = a.node_id"
+    "           AND e.start_ns >= $2::bigint AND e.start_ns < $3::bigint"
+    "        UNION ALL"
+    "        SELECT e.start_ns, e.end_ns, e.attr_ids, e.attr_vals FROM activities e, a"
+    "         WHERE e.aid = a.aid AND NOT (e.start_ns >= $2::bigint AND e.start_ns < $3::bigint)) e, a"
+    "  WHERE e.end_ns <= (SELECT w FROM wm)"
     "    AND kb_size_class(e.attr_vals[array_position(e.attr_ids, (SELECT id FROM bid))]) = a.sc"
     "  GROUP BY 1),"
     " h AS (SELECT array_agg(h.bucket ORDER BY h.bucket) bk,"
@@ -45,7 +54,9 @@ int siox_kb_baseline_score(PGconn *c, int64_t aid, int64_t exclude_from_ns, int6
   snprintf(p[1], sizeof p[1], "%" PRId64, exclude_from_ns);
   snprintf(p[2], sizeof p[2], "%" PRId64, exclude_to_ns);
   const char *params[3] = {p[0], p[1], p[2]};
+  PQclear(PQexec(c, "SET enable_indexscan = off"));
   PGresult *r = PQexecParams(c, score_sql, 3, NULL, params, NULL, NULL, 0);
+  PQclear(PQexec(c, "RESET enable_indexscan"));
   if (PQresultStatus(r) != PGRES_TUPLES_OK) {
     kb_pq_fail(r, "scoring against the baseline", err, errcap);
     PQclear(r);

@@ -62,11 +62,11 @@ static double busy_share(const struct siox_act *x, const struct siox_served_set 
  * resource in o->resource and what it served in o->served. */
 static int descend(PGconn *c, const struct siox_act *r, struct siox_blame_wait *o, char *err, size_t errlen) {
   int64_t from = r->start_ns - SIOX_AROUND_NS, to = r->end_ns + SIOX_AROUND_NS;
-  int rc = siox_wh_served(c, o->resource->node_id, from, to, &o->served, err, errlen);
+  int rc = siox_wh_served(c, o->resource->node_id, from, to, r->start_ns, r->end_ns, &o->served, err, errlen);
   const struct siox_act *y;
   while (rc == 0 && (y = deeper(o->resource)) != NULL) {
     struct siox_served_set below = {0};
-    if ((rc = siox_wh_served(c, y->node_id, from, to, &below, err, errlen)) != 0) break;
+    if ((rc = siox_wh_served(c, y->node_id, from, to, r->start_ns, r->end_ns, &below, err, errlen)) != 0) break;
     if (busy_share(o->resource, &below) < 0.5) {
       siox_wh_served_free(&below);
       break;
@@ -156,7 +156,7 @@ static void channel_windows(const struct siox_act *root, struct siox_served_set 
 static int tandem(PGconn *c, const struct siox_act *r, const struct siox_act *u, struct siox_blame_wait *o,
                   char *err, size_t errlen) {
   int rc = siox_wh_served_proc(c, u->node_id, u->proc_id, r->start_ns - SIOX_AROUND_NS, r->end_ns + SIOX_AROUND_NS,
-                               &o->chan_served, err, errlen);
+                               r->start_ns, r->end_ns, &o->chan_served, err, errlen);
   if (rc != 0) return rc;
   channel_windows(r, &o->chan_served);
   rc = siox_wait_analyze(r->start_ns, r->end_ns, r->job, o->chan_served.s, o->chan_served.n, &o->chan_w);
@@ -190,8 +190,8 @@ static int choose_queue(PGconn *c, const struct siox_blame *b, struct siox_blame
   o->queue_at = o->resource;
   int rc = 0;
   if (u) {
-    rc = siox_wh_served(c, u->node_id, r->start_ns - SIOX_AROUND_NS, r->end_ns + SIOX_AROUND_NS,
-                        &o->upper_served, err, errlen);
+    rc = siox_wh_served(c, u->node_id, r->start_ns - SIOX_AROUND_NS, r->end_ns + SIOX_AROUND_NS, r->start_ns,
+                        r->end_ns, &o->upper_served, err, errlen);
     if (rc == 0) rc = mark_own(&o->upper_served, r, u->node_id);
     if (rc == 0)
       rc = siox_wait_analyze(r->start_ns, r->end_ns, r->job, o->upper_served.s, o->upper_served.n, &o->upper_w);

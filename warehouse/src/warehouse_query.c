@@ -10,6 +10,8 @@
 #include "warehouse.h"
 #include "wh_pg.h"
 
+#include <siox/siox_wh.h>
+
 #define BYTES_EXPR "a.attr_vals[array_position(a.attr_ids, (SELECT id FROM ontology WHERE name = 'io/bytes'))]"
 
 /* A NULL parameter matches anything: one statement for every filter mix. */
@@ -62,18 +64,24 @@ void siox_wh_top_free(struct siox_top *t) {
  * user's processes that carry the same id are not in it. The nearest
  * samples in time are kept. The kind (SWID and name) is the list of its
  * type ids (a type belongs to one node): the window is then read by the
- * (type_id, start_ns) index (schema 015), not every activity in it. */
+ * (type_id, start_ns) index (schema 015, siox_wh_exec_window), not every
+ * activity in it. The nodes are joined to the kept samples only: joined
+ * before the sort, the planner (expecting a few hundred rows) looped over
+ * the nodes for each of the window's tens of thousands. */
 static const char peers_sql[] =
-    "SELECT a.aid, a.node_id, n.hwid, n.iid, a.end_ns - a.start_ns, coalesce(" BYTES_EXPR ", -1)"
-    "  FROM activities a"
-    "  JOIN nodes n ON n.node_id = a.node_id"
-    "  LEFT JOIN processes p ON p.proc_id = a.proc_id"
-    " WHERE a.type_id = ANY (ARRAY(SELECT ty.type_id FROM activity_types ty JOIN nodes tn ON tn.node_id = ty.node_id"
-    "                              WHERE tn.swid = $1 AND ty.name = $2))"
-    "   AND (coalesce(p.job, '') = ''"
-    "        OR (p.job = $3 AND p.uid = (SELECT uid FROM processes WHERE proc_id = ($8::bigint >> 32))))"
-    "   AND a.start_ns BETWEEN $4::bigint AND $5::bigint"
-    " ORDER BY abs(a.start_ns - $6::bigint), a.aid LIMIT $7::bigint";
+    "SELECT x.aid, x.node_id, n.hwid, n.iid, x.ns, x.bytes FROM ("
+    "  SELECT a.aid, a.node_id, a.end_ns - a.start_ns AS ns, coalesce(" BYTES_EXPR ", -1) AS bytes,"
+    "         abs(a.start_ns - $6::bigint) AS dist"
+    "    FROM activities a"
+    "    LEFT JOIN processes p ON p.proc_id = a.proc_id"
+    "   WHERE a.type_id = ANY (ARRAY(SELECT ty.type_id FROM activity_types ty JOIN nodes tn ON tn.node_id = ty.node_id"
+    "                                WHERE tn.swid = $1 AND ty.name = $2))"
+    "     AND (coalesce(p.job, '') = ''"
+    "          OR (p.job = $3 AND p.uid = (SELECT uid FROM processes WHERE proc_id = ($8::bigint >> 32))))"
+    "     AND a.start_ns BETWEEN $4::bigint AND $5::bigint"
+    "   ORDER BY dist, a.aid LIMIT $7::bigint) x"
+    "  JOIN nodes n ON n.node_id = x.node_id"
+    " ORDER BY x.dist, x.aid";
 
 int siox_wh_peers(PGconn *c, const struct siox_peer_query *q, struct siox_peer_set *out, char *err, size_t errlen) {
   char from[24], to[24], mid[24], limit[24], call[24];
@@ -83,7 +91,7 @@ int siox_wh_peers(PGconn *c, const struct siox_peer_query *q, struct siox_peer_s
   snprintf(mid, sizeof(mid), "%lld", (long long)q->mid_ns);
   snprintf(limit, sizeof(limit), "%ld", q->limit);
   const char *params[] = {q->swid, q->name, q->job ? q->job : "", from, to, mid, limit, call};
-  PGresult *res = PQexecParams(c, peers_sql, 8, NULL, params, NULL, NULL, 0);
+  PGresult *res = siox_wh_exec_window(c, peers_sql, 8, params);
   if (PQresultStatus(res) != PGRES_TUPLES_OK) return siox_wh_failed(res, c, "finding peer activities", err, errlen);
   out->n = (size_t)PQntuples(res);
   out->s = calloc(out->n ? out->n : 1, sizeof(*out->s));

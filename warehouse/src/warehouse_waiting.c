@@ -11,58 +11,65 @@
 #include "warehouse.h"
 #include "wh_pg.h"
 
+#include <siox/siox_wh.h>
+
 #define BYTES_EXPR "a.attr_vals[array_position(a.attr_ids, (SELECT id FROM ontology WHERE name = 'io/bytes'))]"
 
 /* The origin of a request is the top of its causal chain (causal_edges
  * upwards, explicit and implicit links, at most 16 levels): the
- * application call whose process and job it served. The node's activities
- * are read by its types through the (type_id, start_ns) index (schema 015)
- * from SERVED_LOOKBACK before the interval: start < to alone bounds one
- * side only and read the node's whole history. A request that started
- * earlier than that and still ran in the interval is not seen (a fop is
- * milliseconds; an exact overlap index cost ingest 5x, see 015). */
+ * application call whose process and job it served. It is looked up only
+ * for the requests overlapping the call [$4, $5): the waiting analysis
+ * (waiting.c) charges no other, and walking up from each of a busy
+ * brick's thousands of requests in the window was most of blame's time.
+ * The node's activities are read by its types through the (type_id,
+ * start_ns) index (schema 015, siox_wh_exec_window) from SERVED_LOOKBACK
+ * before the interval: start < to alone bounds one side only and read the
+ * node's whole history. A request that started earlier than that and
+ * still ran in the interval is not seen (a fop is milliseconds; an exact
+ * overlap index cost ingest 5x, see 015). */
 #define SERVED_LOOKBACK_NS "60000000000"
 
 #define QUEUED_EXPR \
   "a.attr_vals[array_position(a.attr_ids, (SELECT id FROM ontology WHERE name = 'glusterfs/queued_ns'))]"
 
-/* WHERE selects the resource's activities; the rest is shared. */
+/* WHERE selects the resource's activities; the rest is shared. $4, $5: the
+ * call, the only requests whose origin is walked. */
 #define SERVED_SQL(WHERE) \
     "WITH RECURSIVE s AS (" \
     "  SELECT a.aid, a.start_ns, a.end_ns, coalesce(" BYTES_EXPR ", -1) AS bytes, ty.name," \
     "         coalesce(" QUEUED_EXPR ", 0) AS queued" \
-    "    FROM activities a JOIN activity_types ty ON ty.type_id = a.type_id" \
+    "    FROM activity_types ty JOIN activities a ON a.type_id = ty.type_id" \
     "   WHERE " WHERE \
     "     AND a.start_ns >= $2::bigint - " SERVED_LOOKBACK_NS " AND a.start_ns < $3::bigint AND a.end_ns > $2::bigint" \
     "), up(aid, cur, d) AS (" \
-    "  SELECT aid, aid, 0 FROM s" \
+    "  SELECT aid, aid, 0 FROM s WHERE s.end_ns > $4::bigint AND s.start_ns < $5::bigint" \
     "  UNION ALL" \
     "  SELECT up.aid, e.parent_aid, up.d + 1 FROM up JOIN causal_edges e ON e.child_aid = up.cur WHERE up.d < 16" \
     "), top AS (SELECT DISTINCT ON (aid) aid, cur FROM up ORDER BY aid, d DESC)" \
-    "SELECT s.aid, s.start_ns, s.end_ns, s.bytes, t.cur, coalesce(p.pid, 0), coalesce(p.host, '')," \
+    "SELECT s.aid, s.start_ns, s.end_ns, s.bytes, coalesce(t.cur, s.aid), coalesce(p.pid, 0), coalesce(p.host, '')," \
     "       coalesce(p.job, ''), s.name, s.queued" \
-    "  FROM s JOIN top t ON t.aid = s.aid JOIN activities r ON r.aid = t.cur" \
+    "  FROM s LEFT JOIN top t ON t.aid = s.aid LEFT JOIN activities r ON r.aid = t.cur" \
     "  LEFT JOIN processes p ON p.proc_id = r.proc_id ORDER BY s.start_ns, s.aid"
 
-static const char served_sql[] =
-    SERVED_SQL("a.type_id IN (SELECT type_id FROM activity_types WHERE node_id = $1::int) AND a.node_id = $1::int");
+static const char served_sql[] = SERVED_SQL("ty.node_id = $1::int AND a.node_id = $1::int");
 
 /* The FUSE channel of one mount: every fop of the client process proc_id
- * ($4) on the nodes of its layer on that host (one per subvolume). */
+ * ($6) on the nodes of its layer on that host (one per subvolume). */
 static const char served_proc_sql[] =
-    SERVED_SQL("a.type_id IN (SELECT t.type_id FROM activity_types t JOIN nodes n ON n.node_id = t.node_id"
-               "  JOIN nodes m ON m.node_id = $1::int AND n.swid = m.swid AND n.hwid = m.hwid)"
-               " AND a.proc_id = $4::int");
+    SERVED_SQL("ty.node_id IN (SELECT n.node_id FROM nodes n JOIN nodes m ON m.node_id = $1::int"
+               "  AND n.swid = m.swid AND n.hwid = m.hwid) AND a.proc_id = $6::int");
 
 static int served(PGconn *c, const char *sql, int32_t node_id, int32_t proc_id, int64_t from_ns, int64_t to_ns,
-                  struct siox_served_set *out, char *err, size_t errlen) {
-  char node[16], from[24], to[24], proc[16];
+                  int64_t call_from_ns, int64_t call_to_ns, struct siox_served_set *out, char *err, size_t errlen) {
+  char node[16], from[24], to[24], cfrom[24], cto[24], proc[16];
   snprintf(node, sizeof(node), "%d", node_id);
   snprintf(from, sizeof(from), "%lld", (long long)from_ns);
   snprintf(to, sizeof(to), "%lld", (long long)to_ns);
+  snprintf(cfrom, sizeof(cfrom), "%lld", (long long)call_from_ns);
+  snprintf(cto, sizeof(cto), "%lld", (long long)call_to_ns);
   snprintf(proc, sizeof(proc), "%d", proc_id);
-  const char *params[] = {node, from, to, proc};
-  PGresult *res = PQexecParams(c, sql, proc_id ? 4 : 3, NULL, params, NULL, NULL, 0);
+  const char *params[] = {node, from, to, cfrom, cto, proc};
+  PGresult *res = siox_wh_exec_window(c, sql, proc_id ? 6 : 5, params);
   if (PQresultStatus(res) != PGRES_TUPLES_OK)
     return siox_wh_failed(res, c, "finding what the resource served", err, errlen);
   out->n = (size_t)PQntuples(res);
@@ -85,14 +92,15 @@ static int served(PGconn *c, const char *sql, int32_t node_id, int32_t proc_id, 
   return 0;
 }
 
-int siox_wh_served(PGconn *c, int32_t node_id, int64_t from_ns, int64_t to_ns, struct siox_served_set *out,
-                   char *err, size_t errlen) {
-  return served(c, served_sql, node_id, 0, from_ns, to_ns, out, err, errlen);
+int siox_wh_served(PGconn *c, int32_t node_id, int64_t from_ns, int64_t to_ns, int64_t call_from_ns,
+                   int64_t call_to_ns, struct siox_served_set *out, char *err, size_t errlen) {
+  return served(c, served_sql, node_id, 0, from_ns, to_ns, call_from_ns, call_to_ns, out, err, errlen);
 }
 
 int siox_wh_served_proc(PGconn *c, int32_t node_id, int32_t proc_id, int64_t from_ns, int64_t to_ns,
-                        struct siox_served_set *out, char *err, size_t errlen) {
-  return served(c, served_proc_sql, node_id, proc_id, from_ns, to_ns, out, err, errlen);
+                        int64_t call_from_ns, int64_t call_to_ns, struct siox_served_set *out, char *err,
+                        size_t errlen) {
+  return served(c, served_proc_sql, node_id, proc_id, from_ns, to_ns, call_from_ns, call_to_ns, out, err, errlen);
 }
 
 void siox_wh_served_free(struct siox_served_set *s) {

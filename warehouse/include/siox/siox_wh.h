@@ -123,5 +123,15 @@ int siox_wh_job_heatmap(struct siox_wh *wh, const char *job, int bins, struct js
  * components' span (empty bins left out). 0, -EINVAL, -EIO. */
 int siox_wh_component_latency(struct siox_wh *wh, const char *pattern, int64_t since_ns, int bins,
                               struct json_object **out, char *err, size_t errlen);
+/* ---- blame latency (issue 10) ------------------------------------------
+ * Runs one parameterised statement that reads activities of given types in
+ * a time window, so that the (type_id, start_ns) index serves it (plain
+ * index scans off for that statement only; src/wh_window_scan.c says why).
+ * The result is the caller's (PQclear), as from PQexecParams. */
+PGresult *siox_wh_exec_window(PGconn *c, const char *sql, int nparams, const char *const *params);
+
+/* Sets up c for interactive queries that must answer in milliseconds
+ * (`siox blame`): no JIT compilation. */
+void siox_wh_interactive(PGconn *c);
 
 #endif

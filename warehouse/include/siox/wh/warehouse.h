@@ -68,15 +68,19 @@ struct siox_served_set {
   size_t n;
   PGresult *res;
 };
-/* Every activity of node node_id overlapping [from_ns, to_ns), with the
- * process and job of the top of its causal chain (the call it served; its
- * own when nothing links it). 0, -EIO, -ENOMEM. */
-int siox_wh_served(PGconn *c, int32_t node_id, int64_t from_ns, int64_t to_ns, struct siox_served_set *out,
-                   char *err, size_t errlen);
+/* Every activity of node node_id overlapping [from_ns, to_ns); those
+ * overlapping the call [call_from_ns, call_to_ns) with the process and job
+ * of the top of their causal chain (the call each served; its own when
+ * nothing links it), the others as their own origin with pid 0, host and
+ * job "" (the waiting analysis of that call reads no other's origin).
+ * 0, -EIO, -ENOMEM. */
+int siox_wh_served(PGconn *c, int32_t node_id, int64_t from_ns, int64_t to_ns, int64_t call_from_ns,
+                   int64_t call_to_ns, struct siox_served_set *out, char *err, size_t errlen);
 /* As siox_wh_served, for the FUSE channel of a mount: the fops of client
  * process proc_id on every node of node_id's layer and host. */
 int siox_wh_served_proc(PGconn *c, int32_t node_id, int32_t proc_id, int64_t from_ns, int64_t to_ns,
-                        struct siox_served_set *out, char *err, size_t errlen);
+                        int64_t call_from_ns, int64_t call_to_ns, struct siox_served_set *out, char *err,
+                        size_t errlen);
 void siox_wh_served_free(struct siox_served_set *s);
 
 /* ---- collective calls (warehouse_collective.c) ------------------------ */

@@ -1,0 +1,30 @@
+/*
+ * Reading one kind of activity in a time window (siox_wh.h, "Blame
+ * latency"): by the (type_id, start_ns) index, never by activities_start.
+ *
+ * Why the planner needs telling: activities_start follows the heap's order
+ * (rows arrive in time order), so the planner costs a plain index scan of a
+ * time window on it as cheap and filters the type afterwards, reading every
+ * node's activities in the window (a brick's 4 s around a call: 26k rows,
+ * 25k buffers, for 6.7k of its own). (type_id, start_ns) does not follow
+ * the heap, so a plain index scan on it is costed as random reads; as a
+ * bitmap scan (its rows sorted by page) it reads the few pages the type's
+ * rows sit on (190 buffers). With plain index scans off for the one
+ * statement, the planner takes the bitmap. A row comparison does not help
+ * here: PostgreSQL uses only one of its bounds to stop the scan.
+ */
+#include "siox/siox_wh.h"
+
+PGresult *siox_wh_exec_window(PGconn *c, const char *sql, int nparams, const char *const *params) {
+  PQclear(PQexec(c, "SET enable_indexscan = off"));
+  PGresult *res = PQexecParams(c, sql, nparams, NULL, params, NULL, NULL, 0);
+  PQclear(PQexec(c, "RESET enable_indexscan"));
+  return res;
+}
+
+void siox_wh_interactive(PGconn *c) {
+  /* A call's queries take milliseconds when their plans are right; JIT
+   * compiling them took 3-5 s each (a recursive CTE's row estimate is
+   * huge, so every plan crossed jit_above_cost). */
+  PQclear(PQexec(c, "SET jit = off"));
+}
