@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <libpq-fe.h>
+
 #include "siox_workload.h"
 
 /* ---- placement: GlusterFS DHT (cap_dht.c) ------------------------------ */
@@ -126,6 +128,13 @@ void siox_cap_model_healthy(const siox_cap_model *m, int cls, struct siox_cap_fi
  * one, else servers * chunk / service time. lo and hi (may be NULL): the same
  * at the fit's +/- 2 standard errors. 0 when the class was never seen. */
 double siox_cap_comp_capacity(const siox_cap_model *m, uint32_t comp, int cls, double *lo, double *hi);
+
+/* The model calibrated on the brick and client activities that started in
+ * [since, until) (cap_calibrate.c, through libsiox-warehouse), with the
+ * recorded placement and declared bandwidths. 0, -ENOENT (no sample: err
+ * says why), -EIO (query; err), -ENOMEM. *out is the caller's. */
+int siox_cap_model_from_warehouse(PGconn *pg, int64_t since_ns, int64_t until_ns, siox_cap_model **out, char *err,
+                                  size_t errlen);
 
 /* ---- simulation (cap_sim.c, on the event core cap_des.c) -------------- */
 struct siox_cap_comp_stat {
