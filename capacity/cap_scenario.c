@@ -75,6 +75,26 @@ int siox_cap_scenario_parse(char *spec, struct siox_cap_scenario *s, char *err, 
   return -EINVAL;
 }
 
+int siox_cap_scenarios_parse(char *spec, struct siox_cap_scenario *s, size_t max, char *err, size_t errlen) {
+  char *label = spec;
+  size_t n = 0;
+  for (char *save = NULL, *p = strtok_r(spec, "+", &save); p; p = strtok_r(NULL, "+", &save)) {
+    if (n == max) {
+      snprintf(err, errlen, "at most %zu scenarios in one", max);
+      return -EINVAL;
+    }
+    int rc = siox_cap_scenario_parse(p, &s[n], err, errlen);
+    if (rc < 0) return rc;
+    n++;
+  }
+  if (n == 0) {
+    snprintf(err, errlen, "an empty scenario");
+    return -EINVAL;
+  }
+  s[0].label = label;
+  return (int)n;
+}
+
 /* The brick named name, or -ENOENT with the list of bricks in err. */
 static int64_t find_brick(const siox_cap_model *m, const char *name, char *err, size_t errlen) {
   int64_t k = siox_cap_model_find(m, name);
@@ -134,52 +154,68 @@ static int64_t pick_client(const siox_cap_model *m) {
   return best;
 }
 
-/* Applies s to mm (a clone of m); bricks and nb: the volume's bricks after it,
- * in volfile order; *moved: 1 when the brick set changed (then every file
- * is placed by DHT). */
-static int apply(siox_cap_model *mm, const siox_cap_model *m, const struct siox_cap_scenario *s, uint32_t *bricks,
-                 size_t *nb, int *moved, char *err, size_t errlen) {
-  *nb = siox_cap_model_bricks(mm, bricks, MAX_BRICKS);
-  *moved = 0;
+/* The volume being predicted: its bricks in volfile order, and whether the
+ * set differs from the recorded one (then every file is placed by DHT). */
+struct volume {
+  uint32_t bricks[MAX_BRICKS];
+  size_t nb;
+  int moved;
+  uint32_t copies;
+};
+
+/* Applies s to mm (a clone of m) and to the volume v. */
+static int apply(siox_cap_model *mm, const siox_cap_model *m, const struct siox_cap_scenario *s, struct volume *v,
+                 char *err, size_t errlen) {
   if (s->what == SIOX_CAP_HEAL || (s->what == SIOX_CAP_DEVICE && s->name)) {
     int64_t k = find_brick(mm, s->name, err, errlen);
     if (k < 0) return (int)k;
     if (s->what == SIOX_CAP_HEAL) make_healthy(mm, m, (uint32_t)k);
     else make_device(mm, (uint32_t)k, s->latency_ns, s->bandwidth_bps);
   } else if (s->what == SIOX_CAP_DEVICE) {
-    for (size_t i = 0; i < *nb; i++) make_device(mm, bricks[i], s->latency_ns, s->bandwidth_bps);
+    for (size_t i = 0; i < v->nb; i++) make_device(mm, v->bricks[i], s->latency_ns, s->bandwidth_bps);
   } else if (s->what == SIOX_CAP_BRICKS) {
-    if (*nb == 0) {
+    if (v->nb == 0) {
       snprintf(err, errlen, "the model has no brick to take as a pattern for bricks=%u", s->n);
       return -ENOENT;
     }
-    for (size_t i = *nb; i < s->n; i++) { /* new bricks: healthy ones */
+    for (size_t i = v->nb; i < s->n; i++) { /* new bricks: healthy ones */
       char name[64];
       snprintf(name, sizeof name, "new-brick%zu", i + 1);
       int64_t k = siox_cap_model_comp(mm, name, SIOX_CAP_BRICK);
       if (k < 0) return (int)k;
       make_healthy(mm, m, (uint32_t)k);
-      bricks[i] = (uint32_t)k;
+      v->bricks[i] = (uint32_t)k;
     }
-    *moved = s->n != *nb;
-    *nb = s->n; /* fewer: the last ones in volfile order leave */
+    v->moved |= s->n != v->nb;
+    v->nb = s->n; /* fewer: the last ones in volfile order leave */
+  } else if (s->what == SIOX_CAP_LOAD) {
+    v->copies *= s->n;
   }
   return 0;
 }
 
-static int place(const siox_cap_model *mm, const siox_workload *w, const uint32_t *bricks, size_t nb, int moved,
-                 const char *mount, uint32_t copies, int32_t *brick_of) {
+/* The brick of each copy's file: recorded, else by DHT (a replay's files
+ * are DIR/f<ID>-<base name>, as siox-replay names them). */
+static int place(const siox_cap_model *mm, const siox_workload *w, const struct volume *v,
+                 const struct siox_cap_predict_opts *o, int32_t *brick_of) {
   size_t nf = siox_wl_nfiles(w);
   for (size_t f = 0; f < nf; f++) {
     const char *name = siox_wl_file_name(w, (uint32_t)f);
-    int64_t b = moved ? -1 : siox_cap_model_placed(mm, name);
-    if (b < 0 && nb) {
-      int k = siox_cap_dht_place_path(name, mount, (uint32_t)nb);
+    char path[4096];
+    if (o->replay_dir) {
+      const char *base = strrchr(name, '/');
+      base = base ? base + 1 : name;
+      snprintf(path, sizeof path, "%s/f%zu-%s", o->replay_dir, f, *base ? base : "file");
+      name = path;
+    }
+    int64_t b = v->moved || o->replay_dir ? -1 : siox_cap_model_placed(mm, name);
+    if (b < 0 && v->nb) {
+      int k = siox_cap_dht_place_path(name, o->mount, (uint32_t)v->nb);
       if (k < 0) return k;
-      b = bricks[k];
+      b = v->bricks[k];
     }
     /* Copies keep the job's placement: k copies of the job load the same bricks. */
-    for (uint32_t c = 0; c < copies; c++) brick_of[(size_t)c * nf + f] = (int32_t)b;
+    for (uint32_t c = 0; c < v->copies; c++) brick_of[(size_t)c * nf + f] = (int32_t)b;
   }
   return 0;
 }
@@ -190,26 +226,31 @@ static int sim(const siox_cap_model *mm, const siox_workload *w, const int32_t *
   return siox_cap_simulate(mm, w, &o, run, err, errlen);
 }
 
-int siox_cap_predict(const siox_cap_model *m, const siox_workload *w, const struct siox_cap_scenario *s,
-                     const char *mount, int no_gaps, struct siox_cap_answer *out, char *err, size_t errlen) {
+int siox_cap_predict(const siox_cap_model *m, const siox_workload *w, const struct siox_cap_scenario *s, size_t ns,
+                     const struct siox_cap_predict_opts *o, struct siox_cap_answer *out, char *err, size_t errlen) {
   memset(out, 0, sizeof(*out));
   if (errlen) err[0] = 0;
   out->saturates_first = -1;
-  snprintf(out->label, sizeof out->label, "%s", s->label ? s->label : "as-is");
-  uint32_t copies = s->what == SIOX_CAP_LOAD ? s->n : 1, bricks[MAX_BRICKS];
-  size_t nb;
-  int moved, rc = -ENOMEM;
+  snprintf(out->label, sizeof out->label, "%s", ns && s[0].label ? s[0].label : "as-is");
+  struct volume *v = calloc(1, sizeof(*v));
   siox_cap_model *mm = siox_cap_model_clone(m);
-  int32_t *brick_of = calloc((size_t)copies * (siox_wl_nfiles(w) ? siox_wl_nfiles(w) : 1), sizeof(*brick_of));
+  int32_t *brick_of = NULL;
   struct siox_cap_run one = {0};
-  if (!mm || !brick_of) goto fail;
-  if ((rc = apply(mm, m, s, bricks, &nb, &moved, err, errlen)) < 0) goto fail;
-  if ((rc = place(mm, w, bricks, nb, moved, mount, copies, brick_of)) < 0) goto fail;
-  if ((rc = sim(mm, w, brick_of, copies, no_gaps, &out->run, err, errlen)) < 0) goto fail;
+  int rc = -ENOMEM;
+  if (!v || !mm) goto fail;
+  v->nb = siox_cap_model_bricks(mm, v->bricks, MAX_BRICKS);
+  v->copies = 1;
+  for (size_t i = 0; i < ns; i++)
+    if ((rc = apply(mm, m, &s[i], v, err, errlen)) < 0) goto fail;
+  rc = -ENOMEM;
+  if (!(brick_of = calloc((size_t)v->copies * (siox_wl_nfiles(w) ? siox_wl_nfiles(w) : 1), sizeof(*brick_of))))
+    goto fail;
+  if ((rc = place(mm, w, v, o, brick_of)) < 0) goto fail;
+  if ((rc = sim(mm, w, brick_of, v->copies, o->no_gaps, &out->run, err, errlen)) < 0) goto fail;
   /* The time of one copy alone, for the saturation load. */
   int64_t t1 = out->run.makespan_ns;
-  if (copies > 1) {
-    if ((rc = sim(mm, w, brick_of, 1, no_gaps, &one, err, errlen)) < 0) goto fail;
+  if (v->copies > 1) {
+    if ((rc = sim(mm, w, brick_of, 1, o->no_gaps, &one, err, errlen)) < 0) goto fail;
     t1 = one.makespan_ns;
     siox_cap_run_free(&one);
   }
@@ -219,11 +260,13 @@ int siox_cap_predict(const siox_cap_model *m, const siox_workload *w, const stru
   out->saturates_at = most > 0 ? (double)t1 / most : 0;
   out->model = mm;
   free(brick_of);
+  free(v);
   return 0;
 fail:
   if (rc == -ENOMEM && !err[0]) snprintf(err, errlen, "out of memory");
   siox_cap_model_free(mm);
   free(brick_of);
+  free(v);
   siox_cap_run_free(&out->run);
   return rc;
 }

@@ -44,6 +44,7 @@ struct sim {
   struct cap_station *st; /* one per model component */
   struct rank_st *r;
   uint32_t nr;
+  uint64_t *bytes_r, *bytes_w; /* per component */
   struct sync_st *sync;   /* [copies * (1 + nfiles)]: group 0 all ranks, 1 + f the MPI ranks of file f */
   size_t nfiles;
   char *err;
@@ -117,6 +118,9 @@ static int issue(struct sim *s, uint32_t id) {
   uint64_t bytes = 0;
   if (cls == SIOX_CAP_READ || cls == SIOX_CAP_WRITE) bytes = r->left < s->m->chunk ? r->left : s->m->chunk;
   int32_t b = brick_of(s, r, rec->fid);
+  /* The brick moves the bytes whatever the model knows of its costs. */
+  if (r->stage == 0 && b >= 0 && cls == SIOX_CAP_READ) s->bytes_r[b] += bytes;
+  if (r->stage == 0 && b >= 0 && cls == SIOX_CAP_WRITE) s->bytes_w[b] += bytes;
   for (; r->stage < 2; r->stage++) {
     int64_t c = r->stage == 0 ? s->o->client : b;
     if (c < 0 || !s->m->comp[c].fit[cls].n) continue; /* no such stage, or a class it never served */
@@ -297,6 +301,8 @@ static int collect(struct sim *s, struct siox_cap_run *out) {
     x->mean_wait_ns = st->requests ? st->wait_ns / (double)st->requests : 0;
     x->mean_queue = st->wait_ns / span;
     x->demand_ns = st->busy_ns / st->servers / s->o->copies;
+    x->bytes_read = s->bytes_r[c];
+    x->bytes_written = s->bytes_w[c];
   }
   return 0;
 }
@@ -314,7 +320,10 @@ int siox_cap_simulate(const siox_cap_model *m, const siox_workload *w, const str
   }
   struct sim s = {.m = m, .w = w, .o = o, .nfiles = siox_wl_nfiles(w), .err = err, .errlen = errlen};
   int rc = -ENOMEM;
-  if (!(s.st = calloc(m->ncomp ? m->ncomp : 1, sizeof(*s.st)))) goto out;
+  size_t nc = m->ncomp ? m->ncomp : 1;
+  s.bytes_r = calloc(nc, sizeof(*s.bytes_r));
+  s.bytes_w = calloc(nc, sizeof(*s.bytes_w));
+  if (!(s.st = calloc(nc, sizeof(*s.st))) || !s.bytes_r || !s.bytes_w) goto out;
   for (size_t c = 0; c < m->ncomp; c++) s.st[c].servers = m->comp[c].servers ? m->comp[c].servers : 1;
   if (build_ranks(&s) < 0 || build_sync(&s) < 0) goto out;
   if ((rc = run(&s)) == 0) rc = collect(&s, out);
@@ -324,6 +333,8 @@ out:
   cap_evq_free(&s.q);
   for (size_t c = 0; s.st && c < m->ncomp; c++) cap_station_free(&s.st[c]);
   free(s.st);
+  free(s.bytes_r);
+  free(s.bytes_w);
   for (uint32_t i = 0; s.r && i < s.nr; i++) free(s.r[i].recs);
   free(s.r);
   for (size_t g = 0; s.sync && g < (size_t)o->copies * (1 + s.nfiles); g++) free(s.sync[g].who);

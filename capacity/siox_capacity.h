@@ -145,6 +145,7 @@ struct siox_cap_comp_stat {
   double mean_wait_ns; /* per request */
   double mean_queue;   /* requests waiting, time average (Little: wait_ns / makespan) */
   double demand_ns;    /* busy_ns / servers per copy of the workload */
+  uint64_t bytes_read, bytes_written; /* by the requests of files on this brick */
 };
 struct siox_cap_run {
   uint32_t copies, ranks;
@@ -194,6 +195,9 @@ struct siox_cap_scenario {
  * "all"), "load=K" (or a bare K). 0 or -EINVAL with the reason in err. The
  * scenario points into spec (which must outlive it). */
 int siox_cap_scenario_parse(char *spec, struct siox_cap_scenario *s, char *err, size_t errlen);
+/* Parses "A+B+..." (scenarios applied in order) into s[0..max); returns how
+ * many, or -EINVAL. Cuts spec at the '+'. */
+int siox_cap_scenarios_parse(char *spec, struct siox_cap_scenario *s, size_t max, char *err, size_t errlen);
 
 struct siox_cap_answer {
   char label[128];
@@ -203,12 +207,18 @@ struct siox_cap_answer {
   double saturates_at;     /* copies of the workload at which it reaches 100 % (makespan of one copy / its demand) */
 };
 void siox_cap_answer_free(struct siox_cap_answer *a);
-/* Predicts workload w under scenario s on model m. mount: the volume's
- * mount point in the workload's file names (NULL: names are
- * volume-relative); files the model has no recorded brick for, and every
- * file when the brick set changes, are placed by DHT. An unknown brick is
- * -ENOENT with "no brick NAME in the model (bricks: ...)". */
-int siox_cap_predict(const siox_cap_model *m, const siox_workload *w, const struct siox_cap_scenario *s,
-                     const char *mount, int no_gaps, struct siox_cap_answer *out, char *err, size_t errlen);
+struct siox_cap_predict_opts {
+  const char *mount;      /* the volume's mount point in the workload's file names (NULL: names are volume-relative) */
+  const char *replay_dir; /* predict `siox replay --dir DIR` of the workload: its files are DIR/f<ID>-<name>,
+                           * placed by DHT (NULL: the workload's own files) */
+  int no_gaps;            /* compute gaps take no time */
+};
+/* Predicts workload w on model m under the scenarios s[0..ns) applied in
+ * order (none: as recorded). Files the model has no recorded brick for,
+ * every file when the brick count changes, and a replay's files are placed
+ * by DHT. An unknown brick is -ENOENT with "no brick NAME in the model
+ * (bricks: ...)". */
+int siox_cap_predict(const siox_cap_model *m, const siox_workload *w, const struct siox_cap_scenario *s, size_t ns,
+                     const struct siox_cap_predict_opts *o, struct siox_cap_answer *out, char *err, size_t errlen);
 
 #endif

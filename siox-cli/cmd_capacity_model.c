@@ -33,6 +33,7 @@ static const char help[] =
     "  siox capacity what-if SCENARIO... (--job J | --workload FILE)... [--since T]\n"
     "                [--until T] [--mount DIR] [--prefix PATH]... [--no-gaps] [--json]\n"
     "  siox capacity --what-if SCENARIO (--job J | --workload FILE)... [...]\n"
+    "  siox capacity place --bricks N [--mount DIR] PATH...\n"
     "\n"
     "DESCRIPTION\n"
     "  model prints the storage model calibrated on the GlusterFS brick and client\n"
@@ -63,12 +64,17 @@ static const char help[] =
     "    device=BRICK:LAT:BW  BRICK (or all) becomes a device of LAT microseconds per\n"
     "                         request and BW MB/s\n"
     "    load=K, or K         K concurrent copies of the workload\n"
+    "  and A+B applies A, then B (heal=BRICK+bricks=2: the count alone changes).\n"
     "  Each answer gives the predicted I/O time of each job (the slowest rank's time\n"
     "  inside operations, as the workload file counts it), and per component its\n"
     "  utilization, mean wait and mean queue length, and which component saturates\n"
     "  first and at what load: with D ns of service per copy at a component (busy\n"
     "  time / servers) and T the span of one copy alone, K copies keep it K x D / T\n"
-    "  busy, so it saturates at K = T / D; the largest D saturates first.\n"
+    "  busy, so it saturates at K = T / D; the largest D saturates first. Per brick\n"
+    "  it also gives the bytes read and written there.\n"
+    "\n"
+    "  place prints the brick (1..N, in volfile order) that GlusterFS's DHT gives each\n"
+    "  new PATH on a volume of N equal bricks mounted at DIR.\n"
     "\n"
     "OPTIONS\n"
     "  --since T, --until T  the window the model is calibrated on\n"
@@ -79,6 +85,9 @@ static const char help[] =
     "                   rule, which hashes volume-relative directories)\n"
     "  --prefix PATH    with --job: keep only files under PATH (siox workload extract)\n"
     "  --no-gaps        compute gaps take no time\n"
+    "  --replay-dir DIR predict `siox replay --dir DIR` of the workload instead: its\n"
+    "                   files DIR/f<ID>-<name> are placed by DHT\n"
+    "  --bricks N       (place) the volume's brick count\n"
     "\n"
     "EXIT STATUS\n"
     "  0 answered; 1 warehouse unreachable, nothing to calibrate on, no such job, an\n"
@@ -93,6 +102,9 @@ const struct siox_cmd siox_cmd_capacity_model = {"capacity", "the storage model 
 
 struct margs {
   int what_if; /* 0: model */
+  int place;   /* place: DHT placement of paths */
+  long bricks;
+  const char *replay_dir;
   int64_t since_ns, until_ns;
   char *scen[MAX_SCEN];
   int nscen;
@@ -104,7 +116,8 @@ struct margs {
 };
 
 int siox_capacity_model_wanted(int argc, char **argv) {
-  if (argc > 1 && (strcmp(argv[1], "model") == 0 || strcmp(argv[1], "what-if") == 0)) return 1;
+  if (argc > 1 && (strcmp(argv[1], "model") == 0 || strcmp(argv[1], "what-if") == 0 || strcmp(argv[1], "place") == 0))
+    return 1;
   for (int i = 1; i < argc; i++)
     if (strcmp(argv[i], "--job") == 0 || strcmp(argv[i], "--workload") == 0 || strncmp(argv[i], "--job=", 6) == 0 ||
         strncmp(argv[i], "--workload=", 11) == 0)
@@ -114,12 +127,13 @@ int siox_capacity_model_wanted(int argc, char **argv) {
 
 static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
   const struct siox_cmd *self = &siox_cmd_capacity_model;
-  enum { O_SINCE = 0x200, O_UNTIL, O_JOB, O_WL, O_MOUNT, O_PREFIX, O_NOGAPS, O_WHATIF };
+  enum { O_SINCE = 0x200, O_UNTIL, O_JOB, O_WL, O_MOUNT, O_PREFIX, O_NOGAPS, O_WHATIF, O_REPLAY, O_BRICKS };
   static const struct option opts[] = {
       {"since", required_argument, NULL, O_SINCE},   {"until", required_argument, NULL, O_UNTIL},
       {"job", required_argument, NULL, O_JOB},       {"workload", required_argument, NULL, O_WL},
       {"mount", required_argument, NULL, O_MOUNT},   {"prefix", required_argument, NULL, O_PREFIX},
       {"no-gaps", no_argument, NULL, O_NOGAPS},      {"what-if", required_argument, NULL, O_WHATIF},
+      {"replay-dir", required_argument, NULL, O_REPLAY}, {"bricks", required_argument, NULL, O_BRICKS},
       SIOX_GLOBAL_LONGOPTS,                          {0}};
   int c, rc;
   int64_t now = siox_time_now_ns();
@@ -127,6 +141,9 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
   a->until_ns = INT64_MAX;
   if (argc > 1 && argv[1][0] != '-') { /* the action */
     a->what_if = strcmp(argv[1], "what-if") == 0;
+    a->place = strcmp(argv[1], "place") == 0;
+    if (!a->what_if && !a->place && strcmp(argv[1], "model") != 0)
+      return siox_cli_usage(self, "unknown action '%s' (model, what-if, place)", argv[1]);
     argc--, argv++;
   }
   while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -151,6 +168,11 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
       a->prefix[a->nprefix++] = optarg;
       break;
     case O_NOGAPS: a->no_gaps = 1; break;
+    case O_REPLAY: a->replay_dir = optarg; break;
+    case O_BRICKS:
+      if (siox_cli_parse_long(optarg, 1, 1024, &a->bricks) < 0)
+        return siox_cli_usage(self, "--bricks takes a count from 1 to 1024, not '%s'", optarg);
+      break;
     case O_WHATIF:
       if (a->nscen == MAX_SCEN) return siox_cli_usage(self, "at most %d scenarios", MAX_SCEN);
       a->scen[a->nscen++] = optarg;
@@ -159,6 +181,12 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
     default:
       if ((rc = siox_cli_common_opt(cli, self, c, argv)) >= 0) return rc;
     }
+  }
+  if (a->place) {
+    if (!a->bricks) return siox_cli_usage(self, "place needs --bricks N");
+    if (optind == argc) return siox_cli_usage(self, "place needs the PATHs to place");
+    a->nscen = optind; /* place: the paths start here */
+    return -1;
   }
   for (; optind < argc; optind++) {
     if (!a->what_if) return siox_cli_usage(self, "unexpected argument '%s'", argv[optind]);
@@ -297,6 +325,9 @@ static void print_answer(const struct siox_cap_answer *ans, int64_t base_ns) {
            k->kind == SIOX_CAP_BRICK ? "brick" : "client", 100 * s->utilization, s->requests,
            siox_fmt_duration((int64_t)llround(s->mean_wait_ns), w, sizeof w), s->mean_queue,
            k->synthetic ? "  (scenario)" : "");
+    if (k->kind == SIOX_CAP_BRICK)
+      printf("    %-30s        read %s, written %s\n", "", siox_fmt_bytes((int64_t)s->bytes_read, b, sizeof b),
+             siox_fmt_bytes((int64_t)s->bytes_written, w, sizeof w));
   }
   if (ans->saturates_first >= 0)
     printf("    saturates first: %s, at %.2f concurrent copies of this workload\n",
@@ -321,6 +352,8 @@ static json_object *answer_json(const struct siox_cap_answer *ans) {
     siox_json_dbl(j, "mean_wait_ns", s->mean_wait_ns);
     siox_json_dbl(j, "mean_queue", s->mean_queue);
     siox_json_dbl(j, "demand_ns", s->demand_ns);
+    siox_json_int(j, "bytes_read", (int64_t)s->bytes_read);
+    siox_json_int(j, "bytes_written", (int64_t)s->bytes_written);
     json_object_array_add(comps, j);
   }
   json_object_object_add(o, "components", comps);
@@ -352,16 +385,18 @@ static int predict_all(const struct margs *a, const siox_cap_model *m, const cha
     siox_json_str(jw, "workload", name);
     siox_json_int(jw, "recorded_io_time_ns", rec);
   }
+  struct siox_cap_predict_opts po = {.mount = a->mount, .replay_dir = a->replay_dir, .no_gaps = a->no_gaps};
   for (int i = -1; i < a->nscen; i++) {
-    struct siox_cap_scenario s = s0;
+    struct siox_cap_scenario s[8] = {s0};
+    int ns = 0;
     char spec[512];
     if (i >= 0) {
       snprintf(spec, sizeof spec, "%s", a->scen[i]);
-      if (siox_cap_scenario_parse(spec, &s, err, sizeof err) < 0) goto bad;
-      s.label = a->scen[i];
+      if ((ns = siox_cap_scenarios_parse(spec, s, 8, err, sizeof err)) < 0) goto bad;
+      s[0].label = a->scen[i];
     }
     struct siox_cap_answer ans;
-    if (siox_cap_predict(m, w, &s, a->mount, a->no_gaps, &ans, err, sizeof err) < 0) goto bad;
+    if (siox_cap_predict(m, w, s, (size_t)ns, &po, &ans, err, sizeof err) < 0) goto bad;
     if (i < 0) base = ans.run.job_io_ns[0];
     if (arr) json_object_array_add(js, answer_json(&ans));
     else print_answer(&ans, i < 0 ? 0 : base);
@@ -387,9 +422,9 @@ static int what_if(PGconn *pg, const struct margs *a, const struct siox_cli *cli
   /* Check every scenario before any simulation: a typo costs nothing. */
   for (int i = 0; i < a->nscen; i++) {
     char spec[512];
-    struct siox_cap_scenario s;
+    struct siox_cap_scenario s[8];
     snprintf(spec, sizeof spec, "%s", a->scen[i]);
-    if (siox_cap_scenario_parse(spec, &s, err, sizeof err) < 0) {
+    if (siox_cap_scenarios_parse(spec, s, 8, err, sizeof err) < 0) {
       fprintf(stderr, "siox capacity: %s\n", err);
       json_object_put(root);
       json_object_put(arr);
@@ -422,6 +457,18 @@ int siox_capacity_model_run(struct siox_cli *cli, int argc, char **argv) {
   struct margs a = {0};
   int rc = parse(cli, argc, argv, &a);
   if (rc >= 0) return rc;
+  if (a.place) {
+    for (int i = a.nscen; i < argc - (argc > 1 && argv[1][0] != '-'); i++) {
+      const char *p = argv[i + (argc > 1 && argv[1][0] != '-')];
+      int k = siox_cap_dht_place_path(p, a.mount, (uint32_t)a.bricks);
+      if (k < 0) {
+        fprintf(stderr, "siox capacity: %s: path too long\n", p);
+        return SIOX_EXIT_FAIL;
+      }
+      printf("%s brick%d\n", p, k + 1);
+    }
+    return SIOX_EXIT_OK;
+  }
   PGconn *pg;
   if ((rc = siox_cli_open(cli, &pg)) != SIOX_EXIT_OK) return rc;
   char err[1024] = "";

@@ -291,18 +291,19 @@ static void test_scenarios(void **state) {
   /* 8 ranks, file per process, placed by DHT on "/out". */
   siox_workload *w = fpp(8, 6, 1);
   char err[256] = "", spec[64];
-  struct siox_cap_scenario s;
+  struct siox_cap_scenario s, sv[4];
+  struct siox_cap_predict_opts po = {.no_gaps = 1};
   struct siox_cap_answer asis, healed, half, loaded;
   strcpy(spec, "load=1");
   assert_int_equal(siox_cap_scenario_parse(spec, &s, err, sizeof err), 0);
-  assert_int_equal(siox_cap_predict(m, w, &s, NULL, 1, &asis, err, sizeof err), 0);
+  assert_int_equal(siox_cap_predict(m, w, &s, 1, &po, &asis, err, sizeof err), 0);
   /* The slow brick (b3) is the bottleneck when it holds a file. */
   uint32_t used3 = 0;
   for (uint32_t f = 0; f < 8; f++)
     used3 += siox_cap_dht_place_path(siox_wl_file_name(w, f), NULL, 4) == 2;
   char heal[] = "heal=h:/b3";
   assert_int_equal(siox_cap_scenario_parse(heal, &s, err, sizeof err), 0);
-  assert_int_equal(siox_cap_predict(m, w, &s, NULL, 1, &healed, err, sizeof err), 0);
+  assert_int_equal(siox_cap_predict(m, w, &s, 1, &po, &healed, err, sizeof err), 0);
   if (used3) {
     assert_true(healed.run.job_io_ns[0] < asis.run.job_io_ns[0]);
     assert_string_equal(asis.model->comp[asis.saturates_first].name, "h:/b3");
@@ -311,27 +312,43 @@ static void test_scenarios(void **state) {
   }
   assert_true(healed.model->comp[2].synthetic);
   /* Half the bricks (the slow one healed first, so only the count changes)
-   * never gives more throughput. */
-  siox_cap_model *hm = siox_cap_model_clone(healed.model);
-  hm->comp[2].synthetic = 0;
-  char two[] = "bricks=2", four[] = "bricks=4";
+   * never gives more throughput; composed scenarios apply in order. */
+  char two[] = "heal=h:/b3+bricks=2", four[] = "heal=h:/b3+bricks=4";
   struct siox_cap_answer full;
-  assert_int_equal(siox_cap_scenario_parse(two, &s, err, sizeof err), 0);
-  assert_int_equal(siox_cap_predict(hm, w, &s, NULL, 1, &half, err, sizeof err), 0);
-  assert_int_equal(siox_cap_scenario_parse(four, &s, err, sizeof err), 0);
-  assert_int_equal(siox_cap_predict(hm, w, &s, NULL, 1, &full, err, sizeof err), 0);
+  assert_int_equal(siox_cap_scenarios_parse(two, sv, 4, err, sizeof err), 2);
+  assert_int_equal(sv[1].what, SIOX_CAP_BRICKS);
+  assert_int_equal(siox_cap_predict(m, w, sv, 2, &po, &half, err, sizeof err), 0);
+  assert_int_equal(siox_cap_scenarios_parse(four, sv, 4, err, sizeof err), 2);
+  assert_int_equal(siox_cap_predict(m, w, sv, 2, &po, &full, err, sizeof err), 0);
   assert_true(half.run.makespan_ns >= full.run.makespan_ns);
+  /* Bytes per brick: every byte on the brick DHT gives its file. */
+  uint64_t want[4] = {0}, got = 0;
+  for (uint32_t f = 0; f < 8; f++) want[siox_cap_dht_place_path(siox_wl_file_name(w, f), NULL, 4)] += 6 * 131072;
+  for (int b = 0; b < 4; b++) assert_int_equal(full.run.stat[b].bytes_written, want[b]), got += want[b];
+  assert_int_equal(got, 8 * 6 * 131072);
+  /* A replay's files are DIR/f<ID>-<name>, placed by DHT. */
+  struct siox_cap_predict_opts rp = {.no_gaps = 1, .mount = "/mnt", .replay_dir = "/mnt/replay"};
+  struct siox_cap_answer rep;
+  assert_int_equal(siox_cap_predict(m, w, NULL, 0, &rp, &rep, err, sizeof err), 0);
+  memset(want, 0, sizeof want);
+  for (uint32_t f = 0; f < 8; f++) {
+    char name[64];
+    snprintf(name, sizeof name, "f%u-r%u", f, f);
+    want[siox_cap_dht_place("/replay", name, 4)] += 6 * 131072;
+  }
+  for (int b = 0; b < 4; b++) assert_int_equal(rep.run.stat[b].bytes_written, want[b]);
+  siox_cap_answer_free(&rep);
   /* More bricks than measured: healthy new ones. */
   char six[] = "bricks=6";
   struct siox_cap_answer more;
   assert_int_equal(siox_cap_scenario_parse(six, &s, err, sizeof err), 0);
-  assert_int_equal(siox_cap_predict(m, w, &s, NULL, 1, &more, err, sizeof err), 0);
+  assert_int_equal(siox_cap_predict(m, w, &s, 1, &po, &more, err, sizeof err), 0);
   assert_true(siox_cap_model_find(more.model, "new-brick6") >= 0);
   /* Load x 3: three copies; each job at least as slow as alone, and the
    * saturation load is the span of one copy over the busiest demand. */
   char three[] = "3";
   assert_int_equal(siox_cap_scenario_parse(three, &s, err, sizeof err), 0);
-  assert_int_equal(siox_cap_predict(m, w, &s, NULL, 1, &loaded, err, sizeof err), 0);
+  assert_int_equal(siox_cap_predict(m, w, &s, 1, &po, &loaded, err, sizeof err), 0);
   assert_int_equal(loaded.run.copies, 3);
   for (int c = 0; c < 3; c++) assert_true(loaded.run.job_io_ns[c] >= asis.run.job_io_ns[0]);
   double d = loaded.run.stat[loaded.saturates_first].demand_ns;
@@ -341,7 +358,7 @@ static void test_scenarios(void **state) {
   struct siox_cap_answer fast;
   assert_int_equal(siox_cap_scenario_parse(dev, &s, err, sizeof err), 0);
   assert_true(s.name == NULL && s.latency_ns == 1e5 && s.bandwidth_bps == 5e8);
-  assert_int_equal(siox_cap_predict(m, w, &s, NULL, 1, &fast, err, sizeof err), 0);
+  assert_int_equal(siox_cap_predict(m, w, &s, 1, &po, &fast, err, sizeof err), 0);
   assert_true(fast.run.job_io_ns[0] < asis.run.job_io_ns[0]);
   char dev1[] = "device=h:/b2:50:1000";
   assert_int_equal(siox_cap_scenario_parse(dev1, &s, err, sizeof err), 0);
@@ -350,7 +367,7 @@ static void test_scenarios(void **state) {
   char unknown[] = "heal=h:/b9";
   struct siox_cap_answer none;
   assert_int_equal(siox_cap_scenario_parse(unknown, &s, err, sizeof err), 0);
-  assert_int_equal(siox_cap_predict(m, w, &s, NULL, 1, &none, err, sizeof err), -2);
+  assert_int_equal(siox_cap_predict(m, w, &s, 1, &po, &none, err, sizeof err), -2);
   assert_non_null(strstr(err, "no brick 'h:/b9' in the model (bricks: h:/b1 h:/b2 h:/b3 h:/b4)"));
   const char *bad[] = {"bricks=0", "load=0", "device=all:x:5", "device=all:10", "heal=", "colour=red", "2x"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -362,7 +379,6 @@ static void test_scenarios(void **state) {
   }
   struct siox_cap_answer *all[] = {&asis, &healed, &half, &full, &more, &loaded, &fast};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) siox_cap_answer_free(all[i]);
-  siox_cap_model_free(hm);
   siox_wl_free(w);
   siox_cap_model_free(m);
 }
