@@ -221,9 +221,43 @@ static int place(const siox_cap_model *mm, const siox_workload *w, const struct 
 }
 
 static int sim(const siox_cap_model *mm, const siox_workload *w, const int32_t *brick_of, uint32_t copies,
-               int no_gaps, struct siox_cap_run *run, char *err, size_t errlen) {
-  struct siox_cap_sim_opts o = {.copies = copies, .brick_of = brick_of, .client = pick_client(mm), .no_gaps = no_gaps};
+               int no_gaps, const int64_t *local, struct siox_cap_run *run, char *err, size_t errlen) {
+  struct siox_cap_sim_opts o = {.copies = copies, .brick_of = brick_of, .client = pick_client(mm), .no_gaps = no_gaps,
+                                .local_ns = local};
   return siox_cap_simulate(mm, w, &o, run, err, errlen);
+}
+
+/* The residual: per operation, its recorded time minus what the model
+ * gives it on the recorded system (>= 0; barriers none: their time is
+ * waiting, which the simulation makes itself). NULL when not asked. */
+static int residual(const siox_cap_model *m, const siox_workload *w, const struct siox_cap_predict_opts *o,
+                    int64_t **out, char *err, size_t errlen) {
+  *out = NULL;
+  if (!o->residual) return 0;
+  struct volume *v = calloc(1, sizeof(*v));
+  int32_t *brick_of = calloc(siox_wl_nfiles(w) ? siox_wl_nfiles(w) : 1, sizeof(*brick_of));
+  int64_t *local = calloc(siox_wl_nrecs(w) ? siox_wl_nrecs(w) : 1, sizeof(*local));
+  struct siox_cap_predict_opts own = {.mount = o->mount, .no_gaps = o->no_gaps};
+  struct siox_cap_run run = {0};
+  int rc = -ENOMEM;
+  if (!v || !brick_of || !local) goto out;
+  v->nb = siox_cap_model_bricks(m, v->bricks, MAX_BRICKS);
+  v->copies = 1;
+  if ((rc = place(m, w, v, &own, brick_of)) < 0 || (rc = sim(m, w, brick_of, 1, o->no_gaps, NULL, &run, err, errlen)) < 0)
+    goto out;
+  for (size_t i = 0; i < siox_wl_nrecs(w); i++) {
+    const struct siox_wl_rec *r = siox_wl_rec(w, i);
+    int64_t d = r->op == SIOX_WL_BARRIER ? 0 : r->dur_ns - run.rec_ns[i];
+    local[i] = d > 0 ? d : 0;
+  }
+  *out = local;
+  local = NULL;
+out:
+  siox_cap_run_free(&run);
+  free(v);
+  free(brick_of);
+  free(local);
+  return rc;
 }
 
 int siox_cap_predict(const siox_cap_model *m, const siox_workload *w, const struct siox_cap_scenario *s, size_t ns,
@@ -236,8 +270,11 @@ int siox_cap_predict(const siox_cap_model *m, const siox_workload *w, const stru
   siox_cap_model *mm = siox_cap_model_clone(m);
   int32_t *brick_of = NULL;
   struct siox_cap_run one = {0};
+  int64_t *local = NULL;
   int rc = -ENOMEM;
   if (!v || !mm) goto fail;
+  if ((rc = residual(m, w, o, &local, err, errlen)) < 0) goto fail;
+  rc = -ENOMEM;
   v->nb = siox_cap_model_bricks(mm, v->bricks, MAX_BRICKS);
   v->copies = 1;
   for (size_t i = 0; i < ns; i++)
@@ -246,11 +283,11 @@ int siox_cap_predict(const siox_cap_model *m, const siox_workload *w, const stru
   if (!(brick_of = calloc((size_t)v->copies * (siox_wl_nfiles(w) ? siox_wl_nfiles(w) : 1), sizeof(*brick_of))))
     goto fail;
   if ((rc = place(mm, w, v, o, brick_of)) < 0) goto fail;
-  if ((rc = sim(mm, w, brick_of, v->copies, o->no_gaps, &out->run, err, errlen)) < 0) goto fail;
+  if ((rc = sim(mm, w, brick_of, v->copies, o->no_gaps, local, &out->run, err, errlen)) < 0) goto fail;
   /* The time of one copy alone, for the saturation load. */
   int64_t t1 = out->run.makespan_ns;
   if (v->copies > 1) {
-    if ((rc = sim(mm, w, brick_of, 1, o->no_gaps, &one, err, errlen)) < 0) goto fail;
+    if ((rc = sim(mm, w, brick_of, 1, o->no_gaps, local, &one, err, errlen)) < 0) goto fail;
     t1 = one.makespan_ns;
     siox_cap_run_free(&one);
   }
@@ -261,12 +298,14 @@ int siox_cap_predict(const siox_cap_model *m, const siox_workload *w, const stru
   out->model = mm;
   free(brick_of);
   free(v);
+  free(local);
   return 0;
 fail:
   if (rc == -ENOMEM && !err[0]) snprintf(err, errlen, "out of memory");
   siox_cap_model_free(mm);
   free(brick_of);
   free(v);
+  free(local);
   siox_cap_run_free(&out->run);
   return rc;
 }

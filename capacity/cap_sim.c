@@ -29,6 +29,7 @@ struct rank_st {
   int stage;               /* 0: at the client, 1: at the brick */
   uint64_t left;           /* bytes of the operation not yet requested */
   int waiting;             /* 1 while held at a synchronization point */
+  int local_done;          /* the operation's local time has passed */
 };
 
 struct sync_st {
@@ -45,6 +46,7 @@ struct sim {
   struct rank_st *r;
   uint32_t nr;
   uint64_t *bytes_r, *bytes_w; /* per component */
+  int64_t *rec_ns;        /* per record, copy 0 */
   struct sync_st *sync;   /* [copies * (1 + nfiles)]: group 0 all ranks, 1 + f the MPI ranks of file f */
   size_t nfiles;
   char *err;
@@ -151,6 +153,7 @@ static int stage_done(struct sim *s, uint32_t id) {
 
 static void end_op(struct sim *s, struct rank_st *r) {
   r->io_ns += (int64_t)(s->q.now - r->op_start);
+  if (r->copy == 0 && s->rec_ns) s->rec_ns[r->recs[r->pos]] = (int64_t)(s->q.now - r->op_start);
   r->pos++;
   r->ph = PH_START;
 }
@@ -175,6 +178,7 @@ static int step(struct sim *s, uint32_t id) {
       r->stage = 0;
       r->left = rec->bytes;
       r->nreq = op_requests(s, rec);
+      r->local_done = 0;
       r->ph = PH_IO;
       if (rec->op == SIOX_WL_BARRIER || is_collective((int)rec->op)) return arrive_sync(s, id);
       break;
@@ -182,6 +186,10 @@ static int step(struct sim *s, uint32_t id) {
       if (rec->op == SIOX_WL_BARRIER) {
         end_op(s, r);
         break;
+      }
+      if (!r->local_done && s->o->local_ns && s->o->local_ns[r->recs[r->pos]] > 0) {
+        r->local_done = 1;
+        return cap_evq_push(&s->q, s->q.now + (double)s->o->local_ns[r->recs[r->pos]], EV_WAKE, id, 0);
       }
       if (r->req < r->nreq) return issue(s, id);
       r->ph = PH_POST_SYNC;
@@ -285,6 +293,8 @@ static int collect(struct sim *s, struct siox_cap_run *out) {
   out->rank_io_ns = calloc(s->nr, sizeof(*out->rank_io_ns));
   out->job_io_ns = calloc(s->o->copies, sizeof(*out->job_io_ns));
   out->stat = calloc(s->m->ncomp ? s->m->ncomp : 1, sizeof(*out->stat));
+  out->rec_ns = s->rec_ns;
+  s->rec_ns = NULL;
   if (!out->rank_io_ns || !out->job_io_ns || !out->stat) return -ENOMEM;
   for (uint32_t id = 0; id < s->nr; id++) {
     out->rank_io_ns[id] = s->r[id].io_ns;
@@ -323,7 +333,8 @@ int siox_cap_simulate(const siox_cap_model *m, const siox_workload *w, const str
   size_t nc = m->ncomp ? m->ncomp : 1;
   s.bytes_r = calloc(nc, sizeof(*s.bytes_r));
   s.bytes_w = calloc(nc, sizeof(*s.bytes_w));
-  if (!(s.st = calloc(nc, sizeof(*s.st))) || !s.bytes_r || !s.bytes_w) goto out;
+  s.rec_ns = calloc(siox_wl_nrecs(w) ? siox_wl_nrecs(w) : 1, sizeof(*s.rec_ns));
+  if (!(s.st = calloc(nc, sizeof(*s.st))) || !s.bytes_r || !s.bytes_w || !s.rec_ns) goto out;
   for (size_t c = 0; c < m->ncomp; c++) s.st[c].servers = m->comp[c].servers ? m->comp[c].servers : 1;
   if (build_ranks(&s) < 0 || build_sync(&s) < 0) goto out;
   if ((rc = run(&s)) == 0) rc = collect(&s, out);
@@ -335,6 +346,7 @@ out:
   free(s.st);
   free(s.bytes_r);
   free(s.bytes_w);
+  free(s.rec_ns);
   for (uint32_t i = 0; s.r && i < s.nr; i++) free(s.r[i].recs);
   free(s.r);
   for (size_t g = 0; s.sync && g < (size_t)o->copies * (1 + s.nfiles); g++) free(s.sync[g].who);
@@ -346,5 +358,6 @@ void siox_cap_run_free(struct siox_cap_run *r) {
   free(r->rank_io_ns);
   free(r->job_io_ns);
   free(r->stat);
+  free(r->rec_ns);
   memset(r, 0, sizeof(*r));
 }

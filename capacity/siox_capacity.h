@@ -152,6 +152,7 @@ struct siox_cap_run {
   int64_t makespan_ns;
   int64_t *rank_io_ns;  /* [copies * ranks]: time inside operations */
   int64_t *job_io_ns;   /* [copies]: the slowest rank's */
+  int64_t *rec_ns;      /* [nrecs of the workload]: each operation's predicted time in copy 0 */
   struct siox_cap_comp_stat *stat; /* [ncomp of the model] */
   size_t ncomp;
   uint64_t events;
@@ -163,6 +164,8 @@ struct siox_cap_sim_opts {
   const int32_t *brick_of; /* [copies * nfiles]: brick component of each copy's file; -1: no brick (local) */
   int64_t client;          /* the client component every rank's requests pass (FUSE channel), -1: none */
   int no_gaps;             /* 1: compute gaps take no time */
+  const int64_t *local_ns; /* [nrecs] or NULL: time each operation spends outside the model's components
+                            * (MPI exchange, kernel, CPU), added before its requests */
 };
 /* Runs w (a trace) on m. Each rank's operations in order: the compute gap,
  * then per operation its requests (a read/write: ceil(bytes/chunk) chunks,
@@ -212,6 +215,7 @@ struct siox_cap_predict_opts {
   const char *replay_dir; /* predict `siox replay --dir DIR` of the workload: its files are DIR/f<ID>-<name>,
                            * placed by DHT (NULL: the workload's own files) */
   int no_gaps;            /* compute gaps take no time */
+  int residual;           /* keep each operation's recorded time outside the model (see README "Residual") */
 };
 /* Predicts workload w on model m under the scenarios s[0..ns) applied in
  * order (none: as recorded). Files the model has no recorded brick for,

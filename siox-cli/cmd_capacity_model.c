@@ -73,6 +73,12 @@ static const char help[] =
     "  busy, so it saturates at K = T / D; the largest D saturates first. Per brick\n"
     "  it also gives the bytes read and written there.\n"
     "\n"
+    "  Residual: a recorded operation also spends time the storage model does not\n"
+    "  hold (MPI's data exchange in collective I/O, the kernel's FUSE path, CPU).\n"
+    "  Unless --model-only, each operation keeps that part, its recorded time minus\n"
+    "  the model's time for it on the recorded system (never below 0; none for\n"
+    "  barriers), and a scenario changes only the model's part.\n"
+    "\n"
     "  place prints the brick (1..N, in volfile order) that GlusterFS's DHT gives each\n"
     "  new PATH on a volume of N equal bricks mounted at DIR.\n"
     "\n"
@@ -85,6 +91,8 @@ static const char help[] =
     "                   rule, which hashes volume-relative directories)\n"
     "  --prefix PATH    with --job: keep only files under PATH (siox workload extract)\n"
     "  --no-gaps        compute gaps take no time\n"
+    "  --model-only     leave out the residual (below): operations take only what the\n"
+    "                   model's components give them\n"
     "  --replay-dir DIR predict `siox replay --dir DIR` of the workload instead: its\n"
     "                   files DIR/f<ID>-<name> are placed by DHT\n"
     "  --bricks N       (place) the volume's brick count\n"
@@ -112,7 +120,7 @@ struct margs {
   int njob, nwl;
   const char *mount;
   const char *prefix[65];
-  int nprefix, no_gaps;
+  int nprefix, no_gaps, model_only;
 };
 
 int siox_capacity_model_wanted(int argc, char **argv) {
@@ -127,13 +135,14 @@ int siox_capacity_model_wanted(int argc, char **argv) {
 
 static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
   const struct siox_cmd *self = &siox_cmd_capacity_model;
-  enum { O_SINCE = 0x200, O_UNTIL, O_JOB, O_WL, O_MOUNT, O_PREFIX, O_NOGAPS, O_WHATIF, O_REPLAY, O_BRICKS };
+  enum { O_SINCE = 0x200, O_UNTIL, O_JOB, O_WL, O_MOUNT, O_PREFIX, O_NOGAPS, O_WHATIF, O_REPLAY, O_BRICKS, O_MODELONLY };
   static const struct option opts[] = {
       {"since", required_argument, NULL, O_SINCE},   {"until", required_argument, NULL, O_UNTIL},
       {"job", required_argument, NULL, O_JOB},       {"workload", required_argument, NULL, O_WL},
       {"mount", required_argument, NULL, O_MOUNT},   {"prefix", required_argument, NULL, O_PREFIX},
       {"no-gaps", no_argument, NULL, O_NOGAPS},      {"what-if", required_argument, NULL, O_WHATIF},
       {"replay-dir", required_argument, NULL, O_REPLAY}, {"bricks", required_argument, NULL, O_BRICKS},
+      {"model-only", no_argument, NULL, O_MODELONLY},
       SIOX_GLOBAL_LONGOPTS,                          {0}};
   int c, rc;
   int64_t now = siox_time_now_ns();
@@ -169,6 +178,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
       break;
     case O_NOGAPS: a->no_gaps = 1; break;
     case O_REPLAY: a->replay_dir = optarg; break;
+    case O_MODELONLY: a->model_only = 1; break;
     case O_BRICKS:
       if (siox_cli_parse_long(optarg, 1, 1024, &a->bricks) < 0)
         return siox_cli_usage(self, "--bricks takes a count from 1 to 1024, not '%s'", optarg);
@@ -385,7 +395,8 @@ static int predict_all(const struct margs *a, const siox_cap_model *m, const cha
     siox_json_str(jw, "workload", name);
     siox_json_int(jw, "recorded_io_time_ns", rec);
   }
-  struct siox_cap_predict_opts po = {.mount = a->mount, .replay_dir = a->replay_dir, .no_gaps = a->no_gaps};
+  struct siox_cap_predict_opts po = {.mount = a->mount, .replay_dir = a->replay_dir, .no_gaps = a->no_gaps,
+                                     .residual = !a->model_only};
   for (int i = -1; i < a->nscen; i++) {
     struct siox_cap_scenario s[8] = {s0};
     int ns = 0;

@@ -283,6 +283,37 @@ static void test_sim_deadlock_and_charact(void **state) {
   siox_cap_model_free(m);
 }
 
+/* The residual: what a recorded operation took beyond the model stays with
+ * it, and a scenario changes only the model's part. */
+static void test_residual(void **state) {
+  (void)state;
+  siox_cap_model *m = toy_model(1, 1); /* one brick, 10x slow */
+  siox_workload *w = siox_wl_new(SIOX_WL_TRACE, "t", 1);
+  siox_wl_add_file(w, "/out/r0");
+  for (int i = 0; i < 5; i++) {
+    struct siox_wl_rec rec = {0, SIOX_WL_WRITE, 0, (uint64_t)i * 131072, 131072, 0, 20000000};
+    assert_int_equal(siox_wl_add_rec(w, &rec), 0);
+  }
+  char err[256] = "", dev[] = "device=all:100:1000";
+  struct siox_cap_predict_opts po = {.residual = 1};
+  struct siox_cap_answer asis, fast;
+  assert_int_equal(siox_cap_predict(m, w, NULL, 0, &po, &asis, err, sizeof err), 0);
+  assert_int_equal(asis.run.job_io_ns[0], 5 * 20000000); /* as recorded */
+  struct siox_cap_scenario s;
+  assert_int_equal(siox_cap_scenario_parse(dev, &s, err, sizeof err), 0);
+  assert_int_equal(siox_cap_predict(m, w, &s, 1, &po, &fast, err, sizeof err), 0);
+  int64_t local = 20000000 - (10000 + 10 * (1000000 + 131072)), brick = 100000 + 131072;
+  assert_int_equal(fast.run.job_io_ns[0], 5 * (local + 10000 + brick));
+  siox_cap_answer_free(&asis);
+  siox_cap_answer_free(&fast);
+  po.residual = 0; /* without it: the model alone */
+  assert_int_equal(siox_cap_predict(m, w, NULL, 0, &po, &asis, err, sizeof err), 0);
+  assert_int_equal(asis.run.job_io_ns[0], 5 * (10000 + 10 * (1000000 + 131072)));
+  siox_cap_answer_free(&asis);
+  siox_wl_free(w);
+  siox_cap_model_free(m);
+}
+
 /* ---- what-if ---------------------------------------------------------------- */
 
 static void test_scenarios(void **state) {
@@ -389,6 +420,7 @@ int main(void) {
       cmocka_unit_test(test_fit_line),                  cmocka_unit_test(test_model_fit),
       cmocka_unit_test(test_md1_mean_wait),             cmocka_unit_test(test_sim_exact),
       cmocka_unit_test(test_sim_deadlock_and_charact),  cmocka_unit_test(test_scenarios),
+      cmocka_unit_test(test_residual),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
