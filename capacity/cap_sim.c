@@ -273,14 +273,19 @@ static int run(struct sim *s) {
     }
     if (rc < 0) return rc;
   }
+  /* Ranks still waiting: a synchronization point some rank of its group
+   * never reaches (a trace with a rank's collectives missing). */
+  int len = 0, stuck = 0;
   for (uint32_t id = 0; id < s->nr; id++) {
     struct rank_st *r = &s->r[id];
     if (r->ph == PH_DONE) continue;
-    snprintf(s->err, s->errlen, "the workload deadlocks: copy %u rank %u waits at its operation %zu (%s)", r->copy,
-             r->rank, r->pos, siox_wl_op_name((int)cur(s, r)->op));
-    return -EINVAL;
+    if (stuck++ == 0) len = snprintf(s->err, s->errlen, "the workload deadlocks (a rank's synchronization points "
+                                                        "do not match the others'): waiting:");
+    if (stuck <= 8 && len > 0 && (size_t)len < s->errlen)
+      len += snprintf(s->err + len, s->errlen - (size_t)len, " copy %u rank %u at operation %zu (%s);", r->copy,
+                      r->rank, r->pos, siox_wl_op_name((int)cur(s, r)->op));
   }
-  return 0;
+  return stuck ? -EINVAL : 0;
 }
 
 static int collect(struct sim *s, struct siox_cap_run *out) {
