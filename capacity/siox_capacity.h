@@ -171,9 +171,9 @@ struct siox_cap_sim_opts {
  * then per operation its requests (a read/write: ceil(bytes/chunk) chunks,
  * one after the other; open: lookup then open; stat: lookup; close: flush;
  * fsync: fsync; seek: none), each through the client channel and then the
- * file's brick, queueing FIFO where all servers are busy. Barriers and MPI
- * collectives (open, close, *_all) hold each rank until every rank of their
- * group (all ranks; a file's MPI ranks) has arrived. 0, -EINVAL (not a trace,
+ * file's brick, queueing FIFO where all servers are busy. Barriers and the
+ * collective MPI-IO accesses (*_all) hold each rank until every rank of
+ * their group (all ranks; a file's MPI ranks) has arrived. 0, -EINVAL (not a trace,
  * a deadlock: err says where), -ENOMEM. *out is the caller's. */
 int siox_cap_simulate(const siox_cap_model *m, const siox_workload *w, const struct siox_cap_sim_opts *o,
                       struct siox_cap_run *out, char *err, size_t errlen);
