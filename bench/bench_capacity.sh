@@ -18,8 +18,8 @@
 #   3. replay_error_percent_demo_testbed: the as-is replay's I/O time against
 #      the job's own (the workload file's recorded I/O time), same testbed.
 # Prints (NAME VALUE UNIT): the errors in %, and the predicted and measured
-# times in ms; *_model_only: the same prediction with --model-only (no
-# residual: the storage model's time alone). One round per scenario (each builds a testbed): noisy.
+# times in ms; *_residual: the same prediction with --residual (each
+# operation keeps its recorded time outside the model). One round per scenario (each builds a testbed): noisy.
 #   bench/bench_capacity.sh [BUILD_DIR]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -60,7 +60,7 @@ settle_all
 siox_cli workload extract --job "$JOB" --prefix "$MNT/" -o "$T/job.wl" 2>/dev/null
 OLD_MNT=$MNT
 
-# predict NAME [--model-only] SCENARIO...: the predicted I/O time (ns) of the
+# predict NAME [--residual] SCENARIO...: the predicted I/O time (ns) of the
 # replay into $MNT/replay-NAME under the last scenario given (none: as-is).
 predict() {
   local name=$1
@@ -84,9 +84,9 @@ measure() {
 p_asis=$(predict asis)
 p_healed=$(predict healed "heal=$SLOWB")
 p_4to2=$(predict 4to2 "heal=$SLOWB+bricks=2")
-q_asis=$(predict asis --model-only)
-q_healed=$(predict healed --model-only "heal=$SLOWB")
-q_4to2=$(predict 4to2 --model-only "heal=$SLOWB+bricks=2")
+q_asis=$(predict asis --residual)
+q_healed=$(predict healed --residual "heal=$SLOWB")
+q_4to2=$(predict 4to2 --residual "heal=$SLOWB+bricks=2")
 # The replay's directory names must hash the same on every testbed: the
 # mount point is stripped, so they do (DIR/replay-NAME on each volume).
 echo "as-is replay" >&2
@@ -106,9 +106,9 @@ err = lambda p, m: abs(p - m) / m * 100
 print(f"replay_error_percent_demo_testbed {err(ma, rec):.1f} %")
 for name, p, q, m in (("asis", pa, qa, ma), ("healed", ph, qh, mh), ("4to2", p2, q2, m2)):
     print(f"capacity_prediction_error_percent_{name}_demo {err(p, m):.1f} %")
-    print(f"capacity_prediction_error_percent_{name}_demo_model_only {err(q, m):.1f} %")
+    print(f"capacity_prediction_error_percent_{name}_demo_residual {err(q, m):.1f} %")
     print(f"capacity_predicted_io_time_ms_{name}_demo {p / 1e6:.1f} ms")
-    print(f"capacity_predicted_io_time_ms_{name}_demo_model_only {q / 1e6:.1f} ms")
+    print(f"capacity_predicted_io_time_ms_{name}_demo_residual {q / 1e6:.1f} ms")
     print(f"capacity_measured_io_time_ms_{name}_demo {m / 1e6:.1f} ms")
 print(f"capacity_recorded_io_time_ms_demo {rec / 1e6:.1f} ms")
 PY

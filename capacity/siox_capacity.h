@@ -156,6 +156,8 @@ struct siox_cap_run {
   struct siox_cap_comp_stat *stat; /* [ncomp of the model] */
   size_t ncomp;
   uint64_t events;
+  uint64_t unmatched_syncs; /* synchronization points some rank of the group never reached: released when
+                             * nothing else could happen (the trace's ranks disagree; a replay would hang) */
 };
 void siox_cap_run_free(struct siox_cap_run *r);
 
@@ -173,8 +175,10 @@ struct siox_cap_sim_opts {
  * fsync: fsync; seek: none), each through the client channel and then the
  * file's brick, queueing FIFO where all servers are busy. Barriers and the
  * collective MPI-IO accesses (*_all) hold each rank until every rank of
- * their group (all ranks; a file's MPI ranks) has arrived. 0, -EINVAL (not a trace,
- * a deadlock: err says where), -ENOMEM. *out is the caller's. */
+ * their group (all ranks; a file's MPI ranks) has arrived; when nothing else
+ * can happen and ranks still wait, the fullest waiting group is released
+ * and counted (unmatched_syncs). 0, -EINVAL (not a trace), -ENOMEM. *out is
+ * the caller's. */
 int siox_cap_simulate(const siox_cap_model *m, const siox_workload *w, const struct siox_cap_sim_opts *o,
                       struct siox_cap_run *out, char *err, size_t errlen);
 

@@ -75,9 +75,10 @@ static const char help[] =
     "\n"
     "  Residual: a recorded operation also spends time the storage model does not\n"
     "  hold (MPI's data exchange in collective I/O, the kernel's FUSE path, CPU).\n"
-    "  Unless --model-only, each operation keeps that part, its recorded time minus\n"
-    "  the model's time for it on the recorded system (never below 0; none for\n"
-    "  barriers), and a scenario changes only the model's part.\n"
+    "  With --residual each operation keeps that part, its recorded time minus the\n"
+    "  model's time for it on the recorded system (never below 0; none for\n"
+    "  barriers), and a scenario changes only the model's part. Off by default: it\n"
+    "  also keeps whatever slowed the recorded run (a loaded machine).\n"
     "\n"
     "  place prints the brick (1..N, in volfile order) that GlusterFS's DHT gives each\n"
     "  new PATH on a volume of N equal bricks mounted at DIR.\n"
@@ -91,8 +92,7 @@ static const char help[] =
     "                   rule, which hashes volume-relative directories)\n"
     "  --prefix PATH    with --job: keep only files under PATH (siox workload extract)\n"
     "  --no-gaps        compute gaps take no time\n"
-    "  --model-only     leave out the residual (below): operations take only what the\n"
-    "                   model's components give them\n"
+    "  --residual       keep each operation's recorded time outside the model (below)\n"
     "  --replay-dir DIR predict `siox replay --dir DIR` of the workload instead: its\n"
     "                   files DIR/f<ID>-<name> are placed by DHT\n"
     "  --bricks N       (place) the volume's brick count\n"
@@ -120,7 +120,7 @@ struct margs {
   int njob, nwl;
   const char *mount;
   const char *prefix[65];
-  int nprefix, no_gaps, model_only;
+  int nprefix, no_gaps, residual;
 };
 
 int siox_capacity_model_wanted(int argc, char **argv) {
@@ -142,7 +142,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
       {"mount", required_argument, NULL, O_MOUNT},   {"prefix", required_argument, NULL, O_PREFIX},
       {"no-gaps", no_argument, NULL, O_NOGAPS},      {"what-if", required_argument, NULL, O_WHATIF},
       {"replay-dir", required_argument, NULL, O_REPLAY}, {"bricks", required_argument, NULL, O_BRICKS},
-      {"model-only", no_argument, NULL, O_MODELONLY},
+      {"residual", no_argument, NULL, O_MODELONLY},
       SIOX_GLOBAL_LONGOPTS,                          {0}};
   int c, rc;
   int64_t now = siox_time_now_ns();
@@ -178,7 +178,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
       break;
     case O_NOGAPS: a->no_gaps = 1; break;
     case O_REPLAY: a->replay_dir = optarg; break;
-    case O_MODELONLY: a->model_only = 1; break;
+    case O_MODELONLY: a->residual = 1; break;
     case O_BRICKS:
       if (siox_cli_parse_long(optarg, 1, 1024, &a->bricks) < 0)
         return siox_cli_usage(self, "--bricks takes a count from 1 to 1024, not '%s'", optarg);
@@ -327,6 +327,9 @@ static void print_answer(const struct siox_cap_answer *ans, int64_t base_ns) {
   }
   if (base_ns > 0) printf("  %+.1f%% vs as-is", 100.0 * ((double)r->job_io_ns[0] - (double)base_ns) / (double)base_ns);
   printf(", span %s\n", siox_fmt_duration(r->makespan_ns, b, sizeof b));
+  if (r->unmatched_syncs)
+    printf("    warning: %" PRIu64 " synchronization points of the trace do not match across ranks (released; "
+           "a replay of it may hang)\n", r->unmatched_syncs);
   for (size_t c = 0; c < r->ncomp; c++) {
     const struct siox_cap_comp_stat *s = &r->stat[c];
     if (!s->requests) continue;
@@ -350,6 +353,7 @@ static json_object *answer_json(const struct siox_cap_answer *ans) {
   siox_json_str(o, "scenario", ans->label);
   siox_json_int(o, "copies", r->copies);
   siox_json_int(o, "span_ns", r->makespan_ns);
+  siox_json_int(o, "unmatched_syncs", (int64_t)r->unmatched_syncs);
   for (uint32_t c = 0; c < r->copies; c++) json_object_array_add(jobs, json_object_new_int64(r->job_io_ns[c]));
   json_object_object_add(o, "io_time_ns", jobs);
   for (size_t c = 0; c < r->ncomp; c++) {
@@ -396,7 +400,7 @@ static int predict_all(const struct margs *a, const siox_cap_model *m, const cha
     siox_json_int(jw, "recorded_io_time_ns", rec);
   }
   struct siox_cap_predict_opts po = {.mount = a->mount, .replay_dir = a->replay_dir, .no_gaps = a->no_gaps,
-                                     .residual = !a->model_only};
+                                     .residual = a->residual};
   for (int i = -1; i < a->nscen; i++) {
     struct siox_cap_scenario s[8] = {s0};
     int ns = 0;
