@@ -14,6 +14,7 @@
 #include <siox/siox_kb.h>
 #include <siox/siox_kb_capacity.h>
 
+#include "cmd_capacity_model.h"
 #include "format.h"
 #include "json_out.h"
 #include "plot_gnuplot.h"
@@ -29,6 +30,8 @@ static const char help[] =
     "SYNOPSIS\n"
     "  siox capacity [--since T] [--until T] [--component PATTERN] [--kind KIND]\n"
     "                [--what-if FACTOR] [--plot DIR [--format png|svg]] [--update] [--json]\n"
+    "  siox capacity model | what-if ...   (the calibrated storage model and what-if\n"
+    "                predictions: siox capacity model --help)\n"
     "\n"
     "DESCRIPTION\n"
     "  The knowledge base keeps the load of every component per time bucket (1 s):\n"
@@ -350,6 +353,8 @@ static int plot(PGconn *c, const struct capacity_args *a, const struct siox_kb_c
 }
 
 static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char **argv) {
+  /* The calibrated model and what-if predictions: cmd_capacity_model.c. */
+  if (siox_capacity_model_wanted(argc, argv)) return siox_capacity_model_run(cli, argc, argv);
   struct capacity_args a;
   int rc = parse(cli, self, argc, argv, &a);
   if (rc >= 0) return rc;

@@ -130,9 +130,11 @@ static void report(const struct opts *o, const struct replay_plan *p, const stru
   uint64_t *rd = calloc(nf, sizeof(*rd)), *wr = calloc(nf, sizeof(*wr));
   int64_t mine[4] = {(int64_t)res->ops, res->io_ns, res->recorded_io_ns, res->wall_ns};
   int64_t *all = calloc((size_t)size * 4, sizeof(*all));
-  MPI_Reduce(res->bytes_read, rd, (int)nf, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-  MPI_Reduce(res->bytes_written, wr, (int)nf, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-  MPI_Gather(mine, 4, MPI_INT64_T, all, 4, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  /* PMPI_: the replay's own bookkeeping is not the workload's; a traced
+   * replay records only the workload's collectives (libsiox-mpi). */
+  PMPI_Reduce(res->bytes_read, rd, (int)nf, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(res->bytes_written, wr, (int)nf, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  PMPI_Gather(mine, 4, MPI_INT64_T, all, 4, MPI_INT64_T, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     printf("replay %s form=%s generator=%s ranks=%d\n", o->file,
            siox_wl_form(p->w) == SIOX_WL_TRACE && !synth ? "trace" : "synthesized", synth ? "characterization" : "exact",
@@ -158,7 +160,7 @@ static void report(const struct opts *o, const struct replay_plan *p, const stru
 /* Every rank reaches the same verdict: one failing rank fails all. */
 static int agree(int rc) {
   int bad = rc != 0, any = 0;
-  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   return any;
 }
 
@@ -194,7 +196,7 @@ int main(int argc, char **argv) {
     if (!res.bytes_read || !res.bytes_written) rc = -ENOMEM;
   }
   if (!agree(rc)) {
-    MPI_Barrier(MPI_COMM_WORLD);
+    PMPI_Barrier(MPI_COMM_WORLD);
     rc = replay_run(&plan, !o.no_gaps, &res, err, sizeof(err));
     if (rc) { /* the other ranks may wait in a collective this rank never reaches */
       fprintf(stderr, "siox-replay: rank %d: %s\n", rank, err);

@@ -15,6 +15,11 @@ struct gen {
   siox_workload *out;
   uint32_t rank;
   int64_t gap_ns; /* per operation: the rank's compute spread evenly */
+  /* Per file: the fewest opens and closes any rank of it made, the ones
+   * made collectively (MPI_File_open/close are collective over the file's
+   * ranks; a rank that also opened the file with POSIX, e.g. rank 0
+   * reading it back, counts more: those are POSIX opens). */
+  const uint64_t *coll_opens, *coll_closes;
 };
 
 static int emit(struct gen *g, uint32_t op, uint32_t fid, uint64_t off, uint64_t bytes, int64_t dur) {
@@ -63,13 +68,15 @@ static int emit_file(struct gen *g, const struct siox_wl_counters *c) {
   int64_t md = meta ? c->meta_ns / (int64_t)meta : 0;
   int rc = 0;
   for (uint64_t i = 0; !rc && i < c->stats; i++) rc = emit(g, SIOX_WL_STAT, c->fid, 0, 0, md);
-  for (uint64_t i = 0; !rc && i < c->opens; i++) rc = emit(g, c->mpi ? SIOX_WL_MPI_OPEN : SIOX_WL_OPEN, c->fid, 0, 0, md);
+  uint64_t mo = c->mpi ? g->coll_opens[c->fid] : 0, mc = c->mpi ? g->coll_closes[c->fid] : 0;
+  for (uint64_t i = 0; !rc && i < c->opens; i++) rc = emit(g, i < mo ? SIOX_WL_MPI_OPEN : SIOX_WL_OPEN, c->fid, 0, 0, md);
   for (uint64_t i = 0; !rc && i < c->seeks; i++) rc = emit(g, SIOX_WL_SEEK, c->fid, c->wr.first_offset, 0, md);
   if (!rc) rc = emit_dir(g, c, &c->wr, 0);
   if (!rc) rc = emit_dir(g, c, &c->rd, 1);
   for (uint64_t i = 0; !rc && i < c->fsyncs; i++) rc = emit(g, c->mpi ? SIOX_WL_MPI_SYNC : SIOX_WL_FSYNC, c->fid, 0, 0, md);
+  /* POSIX closes first: the MPI file stays open for the MPI accesses above. */
   for (uint64_t i = 0; !rc && i < c->closes; i++)
-    rc = emit(g, c->mpi ? SIOX_WL_MPI_CLOSE : SIOX_WL_CLOSE, c->fid, 0, 0, md);
+    rc = emit(g, i + mc >= c->closes ? SIOX_WL_MPI_CLOSE : SIOX_WL_CLOSE, c->fid, 0, 0, md);
   return rc;
 }
 
@@ -121,14 +128,28 @@ int siox_wl_synthesize(const siox_workload *ch, siox_workload **out, char *err, 
       rc = -EINVAL;
     }
   }
+  uint64_t *co = calloc(ch->nfiles ? ch->nfiles : 1, sizeof(*co)), *cc = calloc(ch->nfiles ? ch->nfiles : 1, sizeof(*cc));
+  unsigned char *seen = calloc(ch->nfiles ? ch->nfiles : 1, 1);
+  if (!co || !cc || !seen) rc = -ENOMEM;
+  for (size_t i = 0; !rc && i < ch->nctr; i++) {
+    const struct siox_wl_counters *c = &ch->ctr[i];
+    if (!c->mpi) continue;
+    if (!seen[c->fid] || c->opens < co[c->fid]) co[c->fid] = c->opens;
+    if (!seen[c->fid] || c->closes < cc[c->fid]) cc[c->fid] = c->closes;
+    seen[c->fid] = 1;
+  }
   for (uint32_t r = 0; !rc && r < ch->ranks; r++) {
     const struct siox_wl_rank *k = siox_wl_rank_info(ch, r);
-    struct gen g = {.out = t, .rank = r, .gap_ns = k && k->ops ? k->compute_ns / (int64_t)k->ops : 0};
+    struct gen g = {.out = t, .rank = r, .gap_ns = k && k->ops ? k->compute_ns / (int64_t)k->ops : 0,
+                    .coll_opens = co, .coll_closes = cc};
     for (size_t i = 0; !rc && i < ch->nctr; i++)
       if (ch->ctr[i].rank == r) rc = emit_file(&g, &ch->ctr[i]);
     /* every rank calls the same barriers: at the end no file collective can cross them */
     for (uint64_t b = 0; !rc && k && b < k->barriers; b++) rc = emit(&g, SIOX_WL_BARRIER, SIOX_WL_NOFILE, 0, 0, 0);
   }
+  free(co);
+  free(cc);
+  free(seen);
   if (rc) {
     siox_wl_free(t);
     return rc;

@@ -17,6 +17,8 @@ SIOX_MPI_TLS unsigned siox__mpi_linked;
 /* The MPI-IO names of the calls in enum siox_mpi_call, in order. */
 static const char *const call_names[CALL_COUNT] = {
   "MPI_Init", "MPI_Init_thread", "MPI_Finalize",
+  "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Gather", "MPI_Allgather", "MPI_Allgatherv",
+  "MPI_Scatter", "MPI_Alltoall", "MPI_Alltoallv",
   "MPI_File_open", "MPI_File_close", "MPI_File_set_view", "MPI_File_set_info", "MPI_File_sync",
   "MPI_File_read", "MPI_File_read_all", "MPI_File_read_at", "MPI_File_read_at_all",
   "MPI_File_read_shared", "MPI_File_read_ordered",
@@ -45,7 +47,7 @@ static int register_all(void) {
       siox_target_register("*", "POSIX", &siox__mpi.posix) < 0)
     return -1;
   for (int i = 0; i < CALL_COUNT; i++) {
-    siox_unid node = i <= CALL_FINALIZE ? siox__mpi.node_mpi : siox__mpi.node_mpiio;
+    siox_unid node = i <= CALL_ALLTOALLV ? siox__mpi.node_mpi : siox__mpi.node_mpiio;
     if (siox_activity_type_register(node, call_names[i], &siox__mpi.type[i]) < 0) return -1;
   }
   return 0;

@@ -21,6 +21,10 @@
 enum siox_mpi_call {
   /* node MPI */
   CALL_INIT, CALL_INIT_THREAD, CALL_FINALIZE,
+  /* node MPI: collectives on MPI_COMM_WORLD, the synchronization points of a
+   * workload (collectives.c) */
+  CALL_BARRIER, CALL_BCAST, CALL_REDUCE, CALL_ALLREDUCE, CALL_GATHER, CALL_ALLGATHER, CALL_ALLGATHERV,
+  CALL_SCATTER, CALL_ALLTOALL, CALL_ALLTOALLV,
   /* node MPI-IO: file management */
   CALL_OPEN, CALL_CLOSE, CALL_SET_VIEW, CALL_SET_INFO, CALL_SYNC,
   /* blocking data access */

@@ -6,7 +6,9 @@
 # with `siox replay` under `siox run` again, and the replay's own trace is
 # extracted. Asserts: the replay moved the same bytes per file (read and
 # written) and made the same number of operations of each kind per rank as
-# the job; siox-replay's report agrees with the workload file; the
+# the job (barriers included: the MPI layer records MPI_Barrier and the
+# world-wide collectives, 2 per rank here, and siox-replay's own
+# bookkeeping goes through PMPI); siox-replay's report agrees with the workload file; the
 # characterization form replays to the same bytes per file; a truncated or
 # foreign workload file is refused with a clear message before MPI starts.
 . "$(dirname "$0")/lib.sh"
@@ -78,6 +80,12 @@ siox_cli workload extract --job wl-orig --prefix "$D/orig/" --form characterizat
 head -1 "$T/orig.wl" | grep -qx "siox-workload 1 trace" || fail "bad header: $(head -1 "$T/orig.wl")"
 grep -q "^ranks 4$" "$T/orig.wl" || fail "the workload does not have 4 ranks"
 grep -q " mpi_write_all " "$T/orig.wl" || fail "no collective write in the trace: two-phase I/O would be lost"
+# mpi_io_workload's MPI_Barrier and MPI_Allreduce per rank are its
+# synchronization points: the MPI layer records them, and they are kept.
+for r in 0 1 2 3; do
+  n=$(grep -c "^r $r barrier " "$T/orig.wl" || true)
+  [ "$n" = 2 ] || fail "rank $r has $n barriers in the trace, want 2 (MPI_Barrier, MPI_Allreduce)"
+done
 
 log "bad input is refused before MPI starts"
 head -c $(($(stat -c %s "$T/orig.wl") / 2)) "$T/orig.wl" >"$T/cut.wl"

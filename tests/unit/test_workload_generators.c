@@ -179,8 +179,49 @@ static void anonymized_names(void **state) {
   siox_wl_free(t);
 }
 
+/* The strided job: every rank opens the shared file with MPI once, rank 0
+ * then opens it again with POSIX to read it back. MPI_File_open is
+ * collective: the synthesized trace must give every rank the same number
+ * of mpi_open/mpi_close (one), the extra ones POSIX (replaying two
+ * MPI opens on rank 0 against one elsewhere hung siox-replay). */
+static void collective_opens_match_across_ranks(void **state) {
+  (void)state;
+  siox_workload *t = siox_wl_new(SIOX_WL_TRACE, "j", 2), *c = NULL, *s = NULL;
+  siox_wl_add_file(t, "/x/shared");
+  for (uint32_t r = 0; r < 2; r++) {
+    add(t, r, SIOX_WL_MPI_OPEN, 0, 0, 0, 1, 1);
+    add(t, r, SIOX_WL_MPI_WRITE, 0, r * 4096, 4096, 1, 1);
+    add(t, r, SIOX_WL_MPI_CLOSE, 0, 0, 0, 1, 1);
+  }
+  add(t, 0, SIOX_WL_OPEN, 0, 0, 0, 1, 1);
+  add(t, 0, SIOX_WL_READ, 0, 0, 8192, 1, 1);
+  add(t, 0, SIOX_WL_CLOSE, 0, 0, 0, 1, 1);
+  assert_int_equal(siox_wl_characterize(t, &c), 0);
+  char err[256] = "";
+  assert_int_equal(siox_wl_synthesize(c, &s, err, sizeof(err)), 0);
+  int n[2][SIOX_WL_NOPS] = {{0}};
+  int open_mpi = 0; /* rank 0: is the MPI file open at each MPI access? */
+  for (size_t i = 0; i < siox_wl_nrecs(s); i++) {
+    const struct siox_wl_rec *r = siox_wl_rec(s, i);
+    n[r->rank][r->op]++;
+    if (r->rank == 0 && r->op == SIOX_WL_MPI_OPEN) open_mpi = 1;
+    if (r->rank == 0 && r->op == SIOX_WL_MPI_CLOSE) open_mpi = 0;
+    if (r->rank == 0 && (r->op == SIOX_WL_MPI_WRITE || r->op == SIOX_WL_MPI_READ)) assert_true(open_mpi);
+  }
+  for (int r = 0; r < 2; r++) {
+    assert_int_equal(n[r][SIOX_WL_MPI_OPEN], 1);
+    assert_int_equal(n[r][SIOX_WL_MPI_CLOSE], 1);
+  }
+  assert_int_equal(n[0][SIOX_WL_OPEN], 1);
+  assert_int_equal(n[0][SIOX_WL_CLOSE], 1);
+  siox_wl_free(s);
+  siox_wl_free(c);
+  siox_wl_free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(collective_opens_match_across_ranks),
       cmocka_unit_test(counters_of_known_trace),
       cmocka_unit_test(synthesized_keeps_counters),
       cmocka_unit_test(contradictory_counters_rejected),

@@ -18,6 +18,7 @@
 
 #include <libpq-fe.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* An open warehouse. */
 struct siox_wh;
@@ -133,5 +134,31 @@ PGresult *siox_wh_exec_window(PGconn *c, const char *sql, int nparams, const cha
 /* Sets up c for interactive queries that must answer in milliseconds
  * (`siox blame`): no JIT compilation. */
 void siox_wh_interactive(PGconn *c);
+/* ---- capacity planning: the storage model's measurements
+ * (wh_capacity_samples.c; issue 13, capacity/README.md) ---- */
+struct siox_wh_cap_sample {
+  const char *component; /* brick name (HWID of a GlusterFS-brick node) or client host */
+  int brick;             /* 1: a brick's activity, 0: a GlusterFS client's */
+  const char *fop;       /* the activity type: writev, readv, lookup, ... */
+  uint64_t bytes;        /* io/bytes, 0 when absent */
+  int64_t start_ns;
+  int64_t ns;            /* exclusive time: a brick's whole time, a client's minus its linked brick's */
+};
+/* Callbacks get borrowed strings, valid during the call; a non-zero return
+ * stops the walk and is returned. */
+typedef int (*siox_wh_cap_sample_cb)(void *ctx, const struct siox_wh_cap_sample *s);
+typedef int (*siox_wh_cap_place_cb)(void *ctx, const char *path, const char *brick);
+typedef int (*siox_wh_cap_declared_cb)(void *ctx, const char *brick, double bytes_per_s);
+/* The successful brick and client activities that started in [since, until),
+ * in start order (client activities not linked to a brick are left out). 0,
+ * -EIO (err), or the callback's return. */
+int siox_wh_capacity_samples(PGconn *c, int64_t since_ns, int64_t until_ns, siox_wh_cap_sample_cb cb, void *ctx,
+                             char *err, size_t errlen);
+/* Per posix/path whose object a brick received calls for in the window: the
+ * brick that received most (the file's brick). */
+int siox_wh_capacity_placement(PGconn *c, int64_t since_ns, int64_t until_ns, siox_wh_cap_place_cb cb, void *ctx,
+                               char *err, size_t errlen);
+/* Bricks that declare a node/bandwidth attribute (bytes/s). */
+int siox_wh_capacity_declared(PGconn *c, siox_wh_cap_declared_cb cb, void *ctx, char *err, size_t errlen);
 
 #endif

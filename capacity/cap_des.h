@@ -1,0 +1,57 @@
+/*
+ * The discrete-event core of the simulation (cap_des.c): a time-ordered
+ * event queue and FIFO stations with c servers. Internal to
+ * libsiox-capacity (and its unit test, which runs an M/D/1 queue on it).
+ */
+#ifndef SIOX_CAP_DES_H
+#define SIOX_CAP_DES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cap_event {
+  double t;      /* ns */
+  uint64_t seq;  /* ties at equal t run in the order they were scheduled */
+  int kind;
+  uint32_t who;  /* the entity (a rank) */
+  uint32_t arg;  /* e.g. the station */
+};
+
+struct cap_evq {
+  struct cap_event *h;
+  size_t n, cap;
+  uint64_t seq;
+  double now;
+  uint64_t popped;
+};
+
+/* 0 or -ENOMEM. */
+int cap_evq_push(struct cap_evq *q, double t, int kind, uint32_t who, uint32_t arg);
+/* The earliest event into *e (now becomes its time); 0 when empty. */
+int cap_evq_pop(struct cap_evq *q, struct cap_event *e);
+void cap_evq_free(struct cap_evq *q);
+
+/* A FIFO queue in front of `servers` identical servers. */
+struct cap_waiting {
+  uint32_t who;
+  double svc, arrived;
+};
+struct cap_station {
+  uint32_t servers, busy;
+  struct cap_waiting *q; /* ring */
+  size_t head, len, cap;
+  uint64_t requests;
+  double busy_ns, wait_ns;
+};
+
+#define CAP_EV_DEPART 1 /* who's service at station arg ended */
+
+/* who arrives at station s (index sid) needing svc ns: served at once when
+ * a server is free (a CAP_EV_DEPART is scheduled), else queued. 0/-ENOMEM. */
+int cap_station_arrive(struct cap_evq *q, struct cap_station *s, uint32_t sid, uint32_t who, double svc);
+/* A server of s finished (call on CAP_EV_DEPART): starts the next waiting
+ * request, if any. 0/-ENOMEM. */
+int cap_station_depart(struct cap_evq *q, struct cap_station *s, uint32_t sid);
+void cap_station_free(struct cap_station *s);
+
+#endif

@@ -1,0 +1,240 @@
+/*
+ * The storage model: components, their fitted service times and
+ * concurrency, and the recorded placement of files (siox_capacity.h).
+ */
+/* _GNU_SOURCE (set for the whole build) gives strverscmp: bricks in volfile order (brick2 < brick10). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "siox_capacity.h"
+
+#define DEFAULT_CHUNK (128 * 1024) /* FUSE's max request on Linux: the size seen when nothing larger was */
+
+static const char *const class_names[SIOX_CAP_NCLASS] = {"read", "write", "lookup", "open", "close", "fsync", "stat"};
+
+const char *siox_cap_class_name(int cls) {
+  return cls >= 0 && cls < SIOX_CAP_NCLASS ? class_names[cls] : NULL;
+}
+
+int siox_cap_class_of_fop(const char *fop) {
+  static const struct {
+    const char *fop;
+    int cls;
+  } map[] = {{"readv", SIOX_CAP_READ},  {"writev", SIOX_CAP_WRITE}, {"lookup", SIOX_CAP_LOOKUP},
+             {"open", SIOX_CAP_OPEN},   {"create", SIOX_CAP_OPEN},  {"flush", SIOX_CAP_CLOSE},
+             {"fsync", SIOX_CAP_FSYNC}, {"stat", SIOX_CAP_STAT}};
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (strcmp(fop, map[i].fop) == 0) return map[i].cls;
+  return -1;
+}
+
+static int grow(void **p, size_t *cap, size_t n, size_t sz) {
+  if (n < *cap) return 0;
+  size_t nc = *cap ? *cap * 2 : 8;
+  void *q = realloc(*p, nc * sz);
+  if (!q) return -ENOMEM;
+  *p = q;
+  *cap = nc;
+  return 0;
+}
+
+siox_cap_model *siox_cap_model_new(void) {
+  siox_cap_model *m = calloc(1, sizeof(*m));
+  if (m) m->chunk = DEFAULT_CHUNK;
+  return m;
+}
+
+void siox_cap_model_free(siox_cap_model *m) {
+  if (!m) return;
+  for (size_t i = 0; i < m->ncomp; i++) free(m->comp[i].name);
+  for (size_t i = 0; i < m->nplace; i++) free(m->place_file[i]);
+  free(m->comp);
+  free(m->place_file);
+  free(m->place_comp);
+  free(m);
+}
+
+siox_cap_model *siox_cap_model_clone(const siox_cap_model *m) {
+  siox_cap_model *c = siox_cap_model_new();
+  if (!c) return NULL;
+  c->chunk = m->chunk;
+  c->samples = m->samples;
+  for (size_t i = 0; i < m->ncomp; i++) {
+    int64_t k = siox_cap_model_comp(c, m->comp[i].name, m->comp[i].kind);
+    if (k < 0) goto fail;
+    char *name = c->comp[k].name;
+    c->comp[k] = m->comp[i];
+    c->comp[k].name = name;
+  }
+  for (size_t i = 0; i < m->nplace; i++)
+    if (siox_cap_model_place(c, m->place_file[i], m->place_comp[i]) < 0) goto fail;
+  return c;
+fail:
+  siox_cap_model_free(c);
+  return NULL;
+}
+
+int64_t siox_cap_model_find(const siox_cap_model *m, const char *name) {
+  for (size_t i = 0; i < m->ncomp; i++)
+    if (strcmp(m->comp[i].name, name) == 0) return (int64_t)i;
+  return -1;
+}
+
+int64_t siox_cap_model_comp(siox_cap_model *m, const char *name, enum siox_cap_kind kind) {
+  int64_t k = siox_cap_model_find(m, name);
+  if (k >= 0) return k;
+  if (grow((void **)&m->comp, &m->capcomp, m->ncomp, sizeof(*m->comp)) < 0) return -ENOMEM;
+  struct siox_cap_comp *c = &m->comp[m->ncomp];
+  memset(c, 0, sizeof(*c));
+  if (!(c->name = strdup(name))) return -ENOMEM;
+  c->kind = kind;
+  c->servers = 1;
+  return (int64_t)m->ncomp++;
+}
+
+static int by_start(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The most samples of component c in service at one time: a sweep over
+ * their starts and ends (ends sort before starts at equal times, so
+ * back-to-back requests do not count as overlapping). */
+static uint32_t concurrency(const struct siox_cap_sample *s, size_t n, uint32_t c) {
+  size_t k = 0;
+  int64_t *ev = malloc(2 * n * sizeof(*ev));
+  if (!ev) return 1;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i].comp != c) continue;
+    ev[k++] = 2 * s[i].start_ns + 1;           /* odd: a start */
+    ev[k++] = 2 * (s[i].start_ns + s[i].ns);   /* even: an end */
+  }
+  qsort(ev, k, sizeof(*ev), by_start);
+  int64_t now = 0, most = 1;
+  for (size_t i = 0; i < k; i++) {
+    now += (ev[i] & 1) ? 1 : -1;
+    if (now > most) most = now;
+  }
+  free(ev);
+  return (uint32_t)most;
+}
+
+int siox_cap_model_fit(siox_cap_model *m, const struct siox_cap_sample *s, size_t n) {
+  double *x = malloc((n ? n : 1) * sizeof(*x)), *y = malloc((n ? n : 1) * sizeof(*y));
+  int rc = 0;
+  if (!x || !y) {
+    rc = -ENOMEM;
+    goto out;
+  }
+  uint64_t chunk = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i].comp >= m->ncomp || s[i].cls >= SIOX_CAP_NCLASS) {
+      rc = -EINVAL;
+      goto out;
+    }
+    if (m->comp[s[i].comp].kind == SIOX_CAP_BRICK && (s[i].cls == SIOX_CAP_READ || s[i].cls == SIOX_CAP_WRITE) &&
+        s[i].bytes > chunk)
+      chunk = s[i].bytes;
+  }
+  if (chunk) m->chunk = chunk;
+  for (uint32_t c = 0; c < m->ncomp; c++) {
+    for (int cls = 0; cls < SIOX_CAP_NCLASS; cls++) {
+      size_t k = 0;
+      for (size_t i = 0; i < n; i++)
+        if (s[i].comp == c && s[i].cls == (uint32_t)cls) x[k] = (double)s[i].bytes, y[k++] = (double)s[i].ns;
+      if (k) siox_cap_fit_line(x, y, k, &m->comp[c].fit[cls]);
+    }
+    m->comp[c].servers = concurrency(s, n, c);
+  }
+  m->samples += n;
+out:
+  free(x);
+  free(y);
+  return rc;
+}
+
+int64_t siox_cap_model_placed(const siox_cap_model *m, const char *file) {
+  for (size_t i = 0; i < m->nplace; i++)
+    if (strcmp(m->place_file[i], file) == 0) return m->place_comp[i];
+  return -1;
+}
+
+int siox_cap_model_place(siox_cap_model *m, const char *file, uint32_t comp) {
+  if (comp >= m->ncomp || m->comp[comp].kind != SIOX_CAP_BRICK) return -EINVAL;
+  for (size_t i = 0; i < m->nplace; i++)
+    if (strcmp(m->place_file[i], file) == 0) {
+      m->place_comp[i] = comp;
+      return 0;
+    }
+  size_t cap = m->capplace;
+  if (grow((void **)&m->place_file, &cap, m->nplace, sizeof(*m->place_file)) < 0) return -ENOMEM;
+  cap = m->capplace;
+  if (grow((void **)&m->place_comp, &cap, m->nplace, sizeof(*m->place_comp)) < 0) return -ENOMEM;
+  m->capplace = cap;
+  if (!(m->place_file[m->nplace] = strdup(file))) return -ENOMEM;
+  m->place_comp[m->nplace++] = comp;
+  return 0;
+}
+
+static const siox_cap_model *sort_model; /* qsort has no context argument */
+static int by_name(const void *a, const void *b) {
+  return strverscmp(sort_model->comp[*(const uint32_t *)a].name, sort_model->comp[*(const uint32_t *)b].name);
+}
+
+size_t siox_cap_model_bricks(const siox_cap_model *m, uint32_t *out, size_t max) {
+  size_t k = 0;
+  uint32_t *all = malloc((m->ncomp ? m->ncomp : 1) * sizeof(*all));
+  if (!all) return 0;
+  for (uint32_t i = 0; i < m->ncomp; i++)
+    if (m->comp[i].kind == SIOX_CAP_BRICK) all[k++] = i;
+  sort_model = m;
+  qsort(all, k, sizeof(*all), by_name);
+  for (size_t i = 0; i < k && i < max; i++) out[i] = all[i];
+  free(all);
+  return k;
+}
+
+static double chunk_cost(const siox_cap_model *m, const struct siox_cap_fit *f, int cls) {
+  return siox_cap_fit_eval(f, cls == SIOX_CAP_READ || cls == SIOX_CAP_WRITE ? (double)m->chunk : 0);
+}
+
+void siox_cap_model_healthy(const siox_cap_model *m, int cls, struct siox_cap_fit *out) {
+  memset(out, 0, sizeof(*out));
+  const struct siox_cap_fit *f[256];
+  size_t k = 0;
+  for (size_t i = 0; i < m->ncomp && k < 256; i++)
+    if (m->comp[i].kind == SIOX_CAP_BRICK && !m->comp[i].synthetic && m->comp[i].fit[cls].n)
+      f[k++] = &m->comp[i].fit[cls];
+  if (!k) return;
+  for (size_t i = 1; i < k; i++) /* insertion sort by cost: k is a handful of bricks */
+    for (size_t j = i; j > 0 && chunk_cost(m, f[j], cls) < chunk_cost(m, f[j - 1], cls); j--) {
+      const struct siox_cap_fit *t = f[j];
+      f[j] = f[j - 1];
+      f[j - 1] = t;
+    }
+  *out = *f[(k - 1) / 2];
+}
+
+double siox_cap_comp_capacity(const siox_cap_model *m, uint32_t comp, int cls, double *lo, double *hi) {
+  const struct siox_cap_comp *c = &m->comp[comp];
+  const struct siox_cap_fit *f = &c->fit[cls];
+  int data = cls == SIOX_CAP_READ || cls == SIOX_CAP_WRITE;
+  double per = data ? (double)m->chunk : 1.0;
+  if (lo) *lo = 0;
+  if (hi) *hi = 0;
+  if (data && c->declared_bps > 0) {
+    if (lo) *lo = c->declared_bps;
+    if (hi) *hi = c->declared_bps;
+    return c->declared_bps;
+  }
+  if (!f->n) return 0;
+  double x = data ? (double)m->chunk : 0;
+  double t = siox_cap_fit_eval(f, x);
+  if (t <= 0) return 0;
+  double se = siox_cap_fit_se(f, x);
+  double cap = c->servers * per / (t * 1e-9);
+  if (lo) *lo = c->servers * per / ((t + 2 * se) * 1e-9);
+  if (hi) *hi = t - 2 * se > 0 ? c->servers * per / ((t - 2 * se) * 1e-9) : 0; /* 0: unbounded */
+  return cap;
+}

@@ -1,0 +1,385 @@
+/*
+ * The simulation of a workload on the storage model (siox_cap_simulate in
+ * siox_capacity.h): every rank of every copy is an entity that sleeps its
+ * compute gaps and issues its operations' requests one at a time (a rank's
+ * I/O is synchronous, as the replay's is), each through the client's FUSE
+ * channel and then the brick that holds the file. Stations are the model's
+ * components: FIFO, `servers` requests at once.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cap_des.h"
+#include "siox_capacity.h"
+
+enum { EV_WAKE = 2 /* a rank's gap ended or it was released: go on */ };
+
+enum phase { PH_START, PH_PRE_SYNC, PH_IO, PH_POST_SYNC, PH_DONE };
+
+struct rank_st {
+  uint32_t copy, rank;
+  size_t *recs, nrecs, pos; /* this rank's record indexes, in order; the current one */
+  enum phase ph;
+  double op_start;
+  int64_t io_ns;
+  int req;                 /* requests of the current operation issued so far */
+  int nreq;                /* and in all */
+  int stage;               /* 0: at the client, 1: at the brick */
+  uint64_t left;           /* bytes of the operation not yet requested */
+  int waiting;             /* 1 while held at a synchronization point */
+  int local_done;          /* the operation's local time has passed */
+};
+
+struct sync_st {
+  uint32_t size, arrived;
+  uint32_t *who;
+};
+
+struct sim {
+  const siox_cap_model *m;
+  const siox_workload *w;
+  const struct siox_cap_sim_opts *o;
+  struct cap_evq q;
+  struct cap_station *st; /* one per model component */
+  struct rank_st *r;
+  uint32_t nr;
+  uint64_t *bytes_r, *bytes_w; /* per component */
+  int64_t *rec_ns;        /* per record, copy 0 */
+  uint64_t unmatched;     /* synchronization points released without their whole group */
+  struct sync_st *sync;   /* [copies * (1 + nfiles)]: group 0 all ranks, 1 + f the MPI ranks of file f */
+  size_t nfiles;
+  char *err;
+  size_t errlen;
+};
+
+/* The MPI-IO operations that synchronize the file's ranks in the
+ * simulation: the collective accesses. MPI_File_open and _close are
+ * collective too, but a trace can attribute a rank's close to another of
+ * its open files (ROMIO's deferred open leaves non-aggregators without the
+ * POSIX close that names the file), and a close synchronized on the wrong
+ * file deadlocks the simulation; their waiting is in their recorded time
+ * (the residual) instead. */
+static int is_collective(int op) {
+  return op == SIOX_WL_MPI_READ_ALL || op == SIOX_WL_MPI_WRITE_ALL;
+}
+
+/* The requests an operation makes: their number, and the class of the i-th. */
+static int op_requests(const struct sim *s, const struct siox_wl_rec *rec) {
+  switch (rec->op) {
+  case SIOX_WL_READ: case SIOX_WL_WRITE: case SIOX_WL_MPI_READ: case SIOX_WL_MPI_WRITE:
+  case SIOX_WL_MPI_READ_ALL: case SIOX_WL_MPI_WRITE_ALL:
+    return rec->bytes ? (int)((rec->bytes + s->m->chunk - 1) / s->m->chunk) : 0;
+  case SIOX_WL_OPEN: case SIOX_WL_MPI_OPEN: return 2;
+  case SIOX_WL_CLOSE: case SIOX_WL_MPI_CLOSE: case SIOX_WL_FSYNC: case SIOX_WL_MPI_SYNC: case SIOX_WL_STAT: return 1;
+  default: return 0;
+  }
+}
+
+static int req_class(const struct siox_wl_rec *rec, int i) {
+  switch (rec->op) {
+  case SIOX_WL_OPEN: case SIOX_WL_MPI_OPEN: return i == 0 ? SIOX_CAP_LOOKUP : SIOX_CAP_OPEN;
+  case SIOX_WL_CLOSE: case SIOX_WL_MPI_CLOSE: return SIOX_CAP_CLOSE;
+  case SIOX_WL_FSYNC: case SIOX_WL_MPI_SYNC: return SIOX_CAP_FSYNC;
+  case SIOX_WL_STAT: return SIOX_CAP_LOOKUP;
+  default: return siox_wl_op_is_read((int)rec->op) ? SIOX_CAP_READ : SIOX_CAP_WRITE;
+  }
+}
+
+static const struct siox_wl_rec *cur(const struct sim *s, const struct rank_st *r) {
+  return siox_wl_rec(s->w, r->recs[r->pos]);
+}
+
+static int32_t brick_of(const struct sim *s, const struct rank_st *r, uint32_t fid) {
+  if (fid == SIOX_WL_NOFILE || !s->o->brick_of) return -1;
+  return s->o->brick_of[(size_t)r->copy * s->nfiles + fid];
+}
+
+static struct sync_st *group(struct sim *s, const struct rank_st *r, const struct siox_wl_rec *rec) {
+  size_t g = rec->op == SIOX_WL_BARRIER || rec->fid == SIOX_WL_NOFILE ? 0 : 1 + rec->fid;
+  return &s->sync[(size_t)r->copy * (1 + s->nfiles) + g];
+}
+
+static int step(struct sim *s, uint32_t id);
+
+/* id arrives at its operation's synchronization point; the last to arrive
+ * releases everyone (at this instant, through events: no recursion). */
+static int arrive_sync(struct sim *s, uint32_t id) {
+  struct rank_st *r = &s->r[id];
+  struct sync_st *g = group(s, r, cur(s, r));
+  g->who[g->arrived++] = id;
+  r->waiting = 1;
+  if (g->arrived < g->size) return 0;
+  for (uint32_t i = 0; i < g->size; i++) {
+    s->r[g->who[i]].waiting = 0;
+    if (cap_evq_push(&s->q, s->q.now, EV_WAKE, g->who[i], 0) < 0) return -ENOMEM;
+  }
+  g->arrived = 0;
+  return 0;
+}
+
+/* Issues request r->req of the current operation (client stage first). */
+static int issue(struct sim *s, uint32_t id) {
+  struct rank_st *r = &s->r[id];
+  const struct siox_wl_rec *rec = cur(s, r);
+  int cls = req_class(rec, r->req);
+  uint64_t bytes = 0;
+  if (cls == SIOX_CAP_READ || cls == SIOX_CAP_WRITE) bytes = r->left < s->m->chunk ? r->left : s->m->chunk;
+  int32_t b = brick_of(s, r, rec->fid);
+  /* The brick moves the bytes whatever the model knows of its costs. */
+  if (r->stage == 0 && b >= 0 && cls == SIOX_CAP_READ) s->bytes_r[b] += bytes;
+  if (r->stage == 0 && b >= 0 && cls == SIOX_CAP_WRITE) s->bytes_w[b] += bytes;
+  for (; r->stage < 2; r->stage++) {
+    int64_t c = r->stage == 0 ? s->o->client : b;
+    if (c < 0 || !s->m->comp[c].fit[cls].n) continue; /* no such stage, or a class it never served */
+    double svc = siox_cap_fit_eval(&s->m->comp[c].fit[cls], (double)bytes);
+    return cap_station_arrive(&s->q, &s->st[c], (uint32_t)c, id, svc);
+  }
+  /* Neither stage serves it: the request costs nothing in the model. */
+  r->left -= bytes;
+  r->req++;
+  r->stage = 0;
+  return cap_evq_push(&s->q, s->q.now, EV_WAKE, id, 0);
+}
+
+/* A station finished id's request stage: on to the brick, or the request is done. */
+static int stage_done(struct sim *s, uint32_t id) {
+  struct rank_st *r = &s->r[id];
+  if (r->stage == 0) {
+    r->stage = 1;
+    return issue(s, id);
+  }
+  const struct siox_wl_rec *rec = cur(s, r);
+  int cls = req_class(rec, r->req);
+  if (cls == SIOX_CAP_READ || cls == SIOX_CAP_WRITE) r->left -= r->left < s->m->chunk ? r->left : s->m->chunk;
+  r->req++;
+  r->stage = 0;
+  return step(s, id);
+}
+
+static void end_op(struct sim *s, struct rank_st *r) {
+  r->io_ns += (int64_t)(s->q.now - r->op_start);
+  if (r->copy == 0 && s->rec_ns) s->rec_ns[r->recs[r->pos]] = (int64_t)(s->q.now - r->op_start);
+  r->pos++;
+  r->ph = PH_START;
+}
+
+/* Moves rank id on from where it stands until it waits for something. */
+static int step(struct sim *s, uint32_t id) {
+  struct rank_st *r = &s->r[id];
+  for (;;) {
+    if (r->pos >= r->nrecs) {
+      r->ph = PH_DONE;
+      return 0;
+    }
+    const struct siox_wl_rec *rec = cur(s, r);
+    switch (r->ph) {
+    case PH_START: /* the gap first, then the operation */
+      r->ph = PH_PRE_SYNC;
+      if (!s->o->no_gaps && rec->gap_ns > 0) return cap_evq_push(&s->q, s->q.now + (double)rec->gap_ns, EV_WAKE, id, 0);
+      break;
+    case PH_PRE_SYNC:
+      r->op_start = s->q.now;
+      r->req = 0;
+      r->stage = 0;
+      r->left = rec->bytes;
+      r->nreq = op_requests(s, rec);
+      r->local_done = 0;
+      r->ph = PH_IO;
+      if (rec->op == SIOX_WL_BARRIER || is_collective((int)rec->op)) return arrive_sync(s, id);
+      break;
+    case PH_IO:
+      if (rec->op == SIOX_WL_BARRIER) {
+        end_op(s, r);
+        break;
+      }
+      if (!r->local_done && s->o->local_ns && s->o->local_ns[r->recs[r->pos]] > 0) {
+        r->local_done = 1;
+        return cap_evq_push(&s->q, s->q.now + (double)s->o->local_ns[r->recs[r->pos]], EV_WAKE, id, 0);
+      }
+      if (r->req < r->nreq) return issue(s, id);
+      r->ph = PH_POST_SYNC;
+      if (is_collective((int)rec->op)) return arrive_sync(s, id);
+      break;
+    case PH_POST_SYNC:
+      end_op(s, r);
+      break;
+    case PH_DONE: return 0;
+    }
+  }
+}
+
+/* Group sizes: every rank of a copy for barriers; the ranks that MPI-open a
+ * file for that file's collectives. */
+static int build_sync(struct sim *s) {
+  uint32_t ranks = siox_wl_ranks(s->w), copies = s->o->copies;
+  size_t ng = 1 + s->nfiles;
+  s->sync = calloc((size_t)copies * ng, sizeof(*s->sync));
+  unsigned char *opens = calloc((size_t)ranks * (s->nfiles ? s->nfiles : 1), 1);
+  if (!s->sync || !opens) goto nomem;
+  for (size_t i = 0; i < siox_wl_nrecs(s->w); i++) {
+    const struct siox_wl_rec *rec = siox_wl_rec(s->w, i);
+    if (rec->op == SIOX_WL_MPI_OPEN) opens[(size_t)rec->rank * s->nfiles + rec->fid] = 1;
+  }
+  for (uint32_t c = 0; c < copies; c++)
+    for (size_t g = 0; g < ng; g++) {
+      struct sync_st *y = &s->sync[c * ng + g];
+      y->size = ranks;
+      if (g > 0) {
+        y->size = 0;
+        for (uint32_t k = 0; k < ranks; k++) y->size += opens[(size_t)k * s->nfiles + g - 1];
+      }
+      if (!(y->who = calloc(y->size ? y->size : 1, sizeof(*y->who)))) goto nomem;
+    }
+  free(opens);
+  return 0;
+nomem:
+  free(opens);
+  return -ENOMEM;
+}
+
+static int build_ranks(struct sim *s) {
+  uint32_t ranks = siox_wl_ranks(s->w);
+  s->nr = ranks * s->o->copies;
+  if (!(s->r = calloc(s->nr, sizeof(*s->r)))) return -ENOMEM;
+  size_t *count = calloc(ranks, sizeof(*count));
+  if (!count) return -ENOMEM;
+  for (size_t i = 0; i < siox_wl_nrecs(s->w); i++) count[siox_wl_rec(s->w, i)->rank]++;
+  for (uint32_t id = 0; id < s->nr; id++) {
+    struct rank_st *r = &s->r[id];
+    r->copy = id / ranks;
+    r->rank = id % ranks;
+    if (!(r->recs = malloc((count[r->rank] ? count[r->rank] : 1) * sizeof(*r->recs)))) {
+      free(count);
+      return -ENOMEM;
+    }
+  }
+  free(count);
+  for (size_t i = 0; i < siox_wl_nrecs(s->w); i++) {
+    uint32_t k = siox_wl_rec(s->w, i)->rank;
+    for (uint32_t c = 0; c < s->o->copies; c++) {
+      struct rank_st *r = &s->r[c * ranks + k];
+      r->recs[r->nrecs++] = i;
+    }
+  }
+  return 0;
+}
+
+static int run(struct sim *s) {
+  for (uint32_t id = 0; id < s->nr; id++)
+    if (cap_evq_push(&s->q, 0, EV_WAKE, id, 0) < 0) return -ENOMEM;
+  struct cap_event e;
+  for (;;) {
+    while (cap_evq_pop(&s->q, &e)) {
+      int rc;
+      if (e.kind == CAP_EV_DEPART) {
+        if ((rc = cap_station_depart(&s->q, &s->st[e.arg], e.arg)) < 0) return rc;
+        rc = stage_done(s, e.who);
+      } else {
+        rc = step(s, e.who);
+      }
+      if (rc < 0) return rc;
+    }
+    /* Nothing left to happen but ranks wait at synchronization points some
+     * rank of their group never reaches (a trace whose ranks disagree on a
+     * collective's file, or missing one): release the fullest group and
+     * count it, rather than give no answer. */
+    struct sync_st *best = NULL;
+    for (size_t g = 0; g < (size_t)s->o->copies * (1 + s->nfiles); g++)
+      if (s->sync[g].arrived && (!best || s->sync[g].arrived > best->arrived)) best = &s->sync[g];
+    if (!best) break;
+    s->unmatched++;
+    for (uint32_t i = 0; i < best->arrived; i++) {
+      s->r[best->who[i]].waiting = 0;
+      if (cap_evq_push(&s->q, s->q.now, EV_WAKE, best->who[i], 0) < 0) return -ENOMEM;
+    }
+    best->arrived = 0;
+  }
+  for (uint32_t id = 0; id < s->nr; id++)
+    if (s->r[id].ph != PH_DONE) {
+      snprintf(s->err, s->errlen, "copy %u rank %u did not finish", s->r[id].copy, s->r[id].rank);
+      return -EINVAL;
+    }
+  return 0;
+}
+
+static int collect(struct sim *s, struct siox_cap_run *out) {
+  uint32_t ranks = siox_wl_ranks(s->w);
+  out->copies = s->o->copies;
+  out->ranks = ranks;
+  out->makespan_ns = (int64_t)s->q.now;
+  out->events = s->q.popped;
+  out->unmatched_syncs = s->unmatched;
+  out->ncomp = s->m->ncomp;
+  out->rank_io_ns = calloc(s->nr, sizeof(*out->rank_io_ns));
+  out->job_io_ns = calloc(s->o->copies, sizeof(*out->job_io_ns));
+  out->stat = calloc(s->m->ncomp ? s->m->ncomp : 1, sizeof(*out->stat));
+  out->rec_ns = s->rec_ns;
+  s->rec_ns = NULL;
+  if (!out->rank_io_ns || !out->job_io_ns || !out->stat) return -ENOMEM;
+  for (uint32_t id = 0; id < s->nr; id++) {
+    out->rank_io_ns[id] = s->r[id].io_ns;
+    if (s->r[id].io_ns > out->job_io_ns[s->r[id].copy]) out->job_io_ns[s->r[id].copy] = s->r[id].io_ns;
+  }
+  double span = out->makespan_ns > 0 ? (double)out->makespan_ns : 1;
+  for (size_t c = 0; c < s->m->ncomp; c++) {
+    struct siox_cap_comp_stat *x = &out->stat[c];
+    const struct cap_station *st = &s->st[c];
+    x->requests = st->requests;
+    x->busy_ns = st->busy_ns;
+    x->wait_ns = st->wait_ns;
+    x->utilization = st->busy_ns / (st->servers * span);
+    x->mean_wait_ns = st->requests ? st->wait_ns / (double)st->requests : 0;
+    x->mean_queue = st->wait_ns / span;
+    x->demand_ns = st->busy_ns / st->servers / s->o->copies;
+    x->bytes_read = s->bytes_r[c];
+    x->bytes_written = s->bytes_w[c];
+  }
+  return 0;
+}
+
+int siox_cap_simulate(const siox_cap_model *m, const siox_workload *w, const struct siox_cap_sim_opts *o,
+                      struct siox_cap_run *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof(*out));
+  if (siox_wl_form(w) != SIOX_WL_TRACE) {
+    snprintf(err, errlen, "the simulation runs a trace: generate one from the characterization first");
+    return -EINVAL;
+  }
+  if (o->copies < 1 || (o->client >= 0 && (size_t)o->client >= m->ncomp)) {
+    snprintf(err, errlen, "bad simulation options (copies %u, client %lld)", o->copies, (long long)o->client);
+    return -EINVAL;
+  }
+  struct sim s = {.m = m, .w = w, .o = o, .nfiles = siox_wl_nfiles(w), .err = err, .errlen = errlen};
+  int rc = -ENOMEM;
+  size_t nc = m->ncomp ? m->ncomp : 1;
+  s.bytes_r = calloc(nc, sizeof(*s.bytes_r));
+  s.bytes_w = calloc(nc, sizeof(*s.bytes_w));
+  s.rec_ns = calloc(siox_wl_nrecs(w) ? siox_wl_nrecs(w) : 1, sizeof(*s.rec_ns));
+  if (!(s.st = calloc(nc, sizeof(*s.st))) || !s.bytes_r || !s.bytes_w || !s.rec_ns) goto out;
+  for (size_t c = 0; c < m->ncomp; c++) s.st[c].servers = m->comp[c].servers ? m->comp[c].servers : 1;
+  if (build_ranks(&s) < 0 || build_sync(&s) < 0) goto out;
+  if ((rc = run(&s)) == 0) rc = collect(&s, out);
+  if (rc == -ENOMEM) snprintf(err, errlen, "out of memory");
+out:
+  if (rc) siox_cap_run_free(out);
+  cap_evq_free(&s.q);
+  for (size_t c = 0; s.st && c < m->ncomp; c++) cap_station_free(&s.st[c]);
+  free(s.st);
+  free(s.bytes_r);
+  free(s.bytes_w);
+  free(s.rec_ns);
+  for (uint32_t i = 0; s.r && i < s.nr; i++) free(s.r[i].recs);
+  free(s.r);
+  for (size_t g = 0; s.sync && g < (size_t)o->copies * (1 + s.nfiles); g++) free(s.sync[g].who);
+  free(s.sync);
+  return rc;
+}
+
+void siox_cap_run_free(struct siox_cap_run *r) {
+  free(r->rank_io_ns);
+  free(r->job_io_ns);
+  free(r->stat);
+  free(r->rec_ns);
+  memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,232 @@
+/*
+ * libsiox-capacity: a storage model calibrated from SIOX's own measurements,
+ * a discrete-event simulation that runs a workload file on it, and the
+ * what-if scenarios of capacity planning (issue 13 sections 3-4; design in
+ * capacity/README.md).
+ *
+ * The model: per component (a GlusterFS brick, a client node's FUSE
+ * channel) and per request class, service time = a + b * bytes, fitted by
+ * least squares on the component's measured exclusive times, with standard
+ * errors; the number of requests it serves at once; which brick holds each
+ * file (recorded, or GlusterFS's DHT rule for files and bricks not seen).
+ *
+ * Ownership: a siox_cap_model is the caller's (siox_cap_model_new/free);
+ * names are copied. Functions return 0 or a negative errno with a one-line
+ * message in (err, errlen) where they take one; nothing here prints.
+ */
+#ifndef SIOX_CAPACITY_H
+#define SIOX_CAPACITY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libpq-fe.h>
+
+#include "siox_workload.h"
+
+/* ---- placement: GlusterFS DHT (cap_dht.c) ------------------------------ */
+/* GlusterFS's Davies-Meyer hash (gf_dm_hashfn) of len bytes of s. */
+uint32_t siox_cap_dm_hash(const char *s, size_t len);
+/* The brick (0..nbricks-1, in volfile order) that cluster/distribute gives
+ * a new file `base` (its name) in directory `dir` (volume-relative, "/" for
+ * the root) when the directory's layout was made for nbricks equal bricks:
+ * the 32-bit hash space cut in nbricks equal ranges, handed out in brick
+ * order starting at hash(dir) % nbricks; the file goes to the range holding
+ * hash(base). -EINVAL when nbricks is 0. */
+int siox_cap_dht_place(const char *dir, const char *base, uint32_t nbricks);
+/* Same for a whole path: dir and base split at the last '/', after removing
+ * `mount` (the volume's mount point, may be NULL) from its front. */
+int siox_cap_dht_place_path(const char *path, const char *mount, uint32_t nbricks);
+
+/* ---- least squares with standard errors (cap_fit.c) -------------------- */
+struct siox_cap_fit {
+  uint64_t n;        /* samples; 0: class never observed (costs 0) */
+  double a_ns;       /* fixed cost per request */
+  double b_ns;       /* cost per byte */
+  double se_a, se_b; /* their standard errors (0 when n < 3) */
+  double cov_ab;     /* their covariance */
+  double sd_ns;      /* residual standard deviation */
+};
+/* y = a + b*x over n samples. b is kept >= 0 (a negative slope is noise:
+ * then a is the mean and b 0); with all x equal b is 0. -EINVAL when n is 0. */
+int siox_cap_fit_line(const double *x, const double *y, size_t n, struct siox_cap_fit *out);
+/* Predicted service time of a request of `bytes` under fit f, and the
+ * standard error of that prediction (of the mean, not of one request). */
+double siox_cap_fit_eval(const struct siox_cap_fit *f, double bytes);
+double siox_cap_fit_se(const struct siox_cap_fit *f, double bytes);
+
+/* ---- the model (cap_model.c) ------------------------------------------ */
+/* Request classes, named after the GlusterFS fops they come from. */
+enum siox_cap_class {
+  SIOX_CAP_READ,   /* readv */
+  SIOX_CAP_WRITE,  /* writev */
+  SIOX_CAP_LOOKUP, /* lookup (first step of open, stat of a path) */
+  SIOX_CAP_OPEN,   /* open, create */
+  SIOX_CAP_CLOSE,  /* flush */
+  SIOX_CAP_FSYNC,  /* fsync */
+  SIOX_CAP_STAT,   /* stat */
+  SIOX_CAP_NCLASS
+};
+const char *siox_cap_class_name(int cls);
+/* The class of a GlusterFS fop name ("writev"), or -1. */
+int siox_cap_class_of_fop(const char *fop);
+
+enum siox_cap_kind { SIOX_CAP_BRICK = 0, SIOX_CAP_CLIENT = 1 };
+
+struct siox_cap_comp {
+  char *name;                 /* brick name (host:/dir) or client host */
+  enum siox_cap_kind kind;
+  struct siox_cap_fit fit[SIOX_CAP_NCLASS];
+  uint32_t servers;           /* requests served at once (the most seen in service together) */
+  double declared_bps;        /* node/bandwidth attribute (bytes/s), 0: none */
+  int synthetic;              /* 1: not measured (a new brick, a replacement, a declared device) */
+};
+
+struct siox_cap_sample {
+  uint32_t comp;     /* index in the model */
+  uint32_t cls;      /* enum siox_cap_class */
+  uint64_t bytes;
+  int64_t start_ns;
+  int64_t ns;        /* exclusive service time */
+};
+
+typedef struct siox_cap_model siox_cap_model;
+struct siox_cap_model {
+  struct siox_cap_comp *comp;
+  size_t ncomp, capcomp;
+  uint64_t chunk;    /* bytes per brick request of a large read/write (FUSE's max request, as seen) */
+  char **place_file; /* recorded placement: file name -> brick component */
+  uint32_t *place_comp;
+  size_t nplace, capplace;
+  uint64_t samples;  /* samples fitted */
+};
+
+siox_cap_model *siox_cap_model_new(void);
+void siox_cap_model_free(siox_cap_model *m);
+siox_cap_model *siox_cap_model_clone(const siox_cap_model *m);
+/* Adds (or finds) a component; returns its index or -ENOMEM. */
+int64_t siox_cap_model_comp(siox_cap_model *m, const char *name, enum siox_cap_kind kind);
+/* Index of the component named name, or -1. */
+int64_t siox_cap_model_find(const siox_cap_model *m, const char *name);
+/* Fits every (component, class) from samples, the concurrency of each
+ * component from the samples' overlap, and the chunk size from the largest
+ * brick read/write. 0, -EINVAL (a sample names no component), -ENOMEM. */
+int siox_cap_model_fit(siox_cap_model *m, const struct siox_cap_sample *s, size_t n);
+/* Records that file name lives on brick comp. 0, -EINVAL, -ENOMEM. */
+int siox_cap_model_place(siox_cap_model *m, const char *file, uint32_t comp);
+/* The brick holding file name, or -1. */
+int64_t siox_cap_model_placed(const siox_cap_model *m, const char *file);
+/* The bricks in volfile order (natural order of their names: brick2 before
+ * brick10); writes up to max indexes into out, returns how many there are. */
+size_t siox_cap_model_bricks(const siox_cap_model *m, uint32_t *out, size_t max);
+/* The healthy reference of a class over the measured bricks: the lower
+ * median brick by service time of a chunk-sized request (one slow brick in
+ * two or more never sets it). *out zeroed when no brick served the class. */
+void siox_cap_model_healthy(const siox_cap_model *m, int cls, struct siox_cap_fit *out);
+/* Capacity of a component for class cls at chunk-sized requests (bytes/s;
+ * requests/s for classes of no bytes): the declared bandwidth when there is
+ * one, else servers * chunk / service time. lo and hi (may be NULL): the same
+ * at the fit's +/- 2 standard errors. 0 when the class was never seen. */
+double siox_cap_comp_capacity(const siox_cap_model *m, uint32_t comp, int cls, double *lo, double *hi);
+
+/* The model calibrated on the brick and client activities that started in
+ * [since, until) (cap_calibrate.c, through libsiox-warehouse), with the
+ * recorded placement and declared bandwidths. 0, -ENOENT (no sample: err
+ * says why), -EIO (query; err), -ENOMEM. *out is the caller's. */
+int siox_cap_model_from_warehouse(PGconn *pg, int64_t since_ns, int64_t until_ns, siox_cap_model **out, char *err,
+                                  size_t errlen);
+
+/* ---- simulation (cap_sim.c, on the event core cap_des.c) -------------- */
+struct siox_cap_comp_stat {
+  uint64_t requests;
+  double busy_ns;      /* service time summed */
+  double wait_ns;      /* queueing time summed */
+  double utilization;  /* busy_ns / (servers * makespan) */
+  double mean_wait_ns; /* per request */
+  double mean_queue;   /* requests waiting, time average (Little: wait_ns / makespan) */
+  double demand_ns;    /* busy_ns / servers per copy of the workload */
+  uint64_t bytes_read, bytes_written; /* by the requests of files on this brick */
+};
+struct siox_cap_run {
+  uint32_t copies, ranks;
+  int64_t makespan_ns;
+  int64_t *rank_io_ns;  /* [copies * ranks]: time inside operations */
+  int64_t *job_io_ns;   /* [copies]: the slowest rank's */
+  int64_t *rec_ns;      /* [nrecs of the workload]: each operation's predicted time in copy 0 */
+  struct siox_cap_comp_stat *stat; /* [ncomp of the model] */
+  size_t ncomp;
+  uint64_t events;
+  uint64_t unmatched_syncs; /* synchronization points some rank of the group never reached: released when
+                             * nothing else could happen (the trace's ranks disagree; a replay would hang) */
+};
+void siox_cap_run_free(struct siox_cap_run *r);
+
+struct siox_cap_sim_opts {
+  uint32_t copies;         /* concurrent copies of the workload (>= 1) */
+  const int32_t *brick_of; /* [copies * nfiles]: brick component of each copy's file; -1: no brick (local) */
+  int64_t client;          /* the client component every rank's requests pass (FUSE channel), -1: none */
+  int no_gaps;             /* 1: compute gaps take no time */
+  const int64_t *local_ns; /* [nrecs] or NULL: time each operation spends outside the model's components
+                            * (MPI exchange, kernel, CPU), added before its requests */
+};
+/* Runs w (a trace) on m. Each rank's operations in order: the compute gap,
+ * then per operation its requests (a read/write: ceil(bytes/chunk) chunks,
+ * one after the other; open: lookup then open; stat: lookup; close: flush;
+ * fsync: fsync; seek: none), each through the client channel and then the
+ * file's brick, queueing FIFO where all servers are busy. Barriers and the
+ * collective MPI-IO accesses (*_all) hold each rank until every rank of
+ * their group (all ranks; a file's MPI ranks) has arrived; when nothing else
+ * can happen and ranks still wait, the fullest waiting group is released
+ * and counted (unmatched_syncs). 0, -EINVAL (not a trace), -ENOMEM. *out is
+ * the caller's. */
+int siox_cap_simulate(const siox_cap_model *m, const siox_workload *w, const struct siox_cap_sim_opts *o,
+                      struct siox_cap_run *out, char *err, size_t errlen);
+
+/* ---- what-if scenarios (cap_scenario.c) -------------------------------- */
+enum siox_cap_what {
+  SIOX_CAP_AS_IS,    /* the recorded system */
+  SIOX_CAP_BRICKS,   /* n bricks (fewer: the last ones removed; more: healthy ones added); files placed by DHT */
+  SIOX_CAP_HEAL,     /* brick `name` replaced by a healthy one */
+  SIOX_CAP_DEVICE,   /* brick `name` (or every brick: name NULL) gets latency + bytes / bandwidth */
+  SIOX_CAP_LOAD      /* k concurrent copies of the workload */
+};
+struct siox_cap_scenario {
+  enum siox_cap_what what;
+  uint32_t n;          /* BRICKS: brick count; LOAD: copies */
+  const char *name;    /* HEAL, DEVICE: the brick */
+  double latency_ns;   /* DEVICE */
+  double bandwidth_bps;/* DEVICE */
+  const char *label;   /* for reports ("bricks=2") */
+};
+/* Parses "bricks=N", "heal=BRICK", "device=BRICK:LAT_US:MBPS" (BRICK may be
+ * "all"), "load=K" (or a bare K). 0 or -EINVAL with the reason in err. The
+ * scenario points into spec (which must outlive it). */
+int siox_cap_scenario_parse(char *spec, struct siox_cap_scenario *s, char *err, size_t errlen);
+/* Parses "A+B+..." (scenarios applied in order) into s[0..max); returns how
+ * many, or -EINVAL. Cuts spec at the '+'. */
+int siox_cap_scenarios_parse(char *spec, struct siox_cap_scenario *s, size_t max, char *err, size_t errlen);
+
+struct siox_cap_answer {
+  char label[128];
+  struct siox_cap_run run;
+  siox_cap_model *model;   /* the model the scenario ran on (its components name run.stat) */
+  int64_t saturates_first; /* the component with the highest demand per copy, -1 none */
+  double saturates_at;     /* copies of the workload at which it reaches 100 % (makespan of one copy / its demand) */
+};
+void siox_cap_answer_free(struct siox_cap_answer *a);
+struct siox_cap_predict_opts {
+  const char *mount;      /* the volume's mount point in the workload's file names (NULL: names are volume-relative) */
+  const char *replay_dir; /* predict `siox replay --dir DIR` of the workload: its files are DIR/f<ID>-<name>,
+                           * placed by DHT (NULL: the workload's own files) */
+  int no_gaps;            /* compute gaps take no time */
+  int residual;           /* keep each operation's recorded time outside the model (see README "Residual") */
+};
+/* Predicts workload w on model m under the scenarios s[0..ns) applied in
+ * order (none: as recorded). Files the model has no recorded brick for,
+ * every file when the brick count changes, and a replay's files are placed
+ * by DHT. An unknown brick is -ENOENT with "no brick NAME in the model
+ * (bricks: ...)". */
+int siox_cap_predict(const siox_cap_model *m, const siox_workload *w, const struct siox_cap_scenario *s, size_t ns,
+                     const struct siox_cap_predict_opts *o, struct siox_cap_answer *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,94 @@
+/*
+ * Collectives on node (host, MPI): MPI_Barrier, Bcast, Reduce, Allreduce,
+ * Gather, Allgather(v), Scatter and Alltoall(v). They are the
+ * synchronization points of a job between its I/O calls: a workload
+ * extracted from the warehouse replays each as a barrier (workload/README.md),
+ * so a replay keeps the job's waits where they were.
+ *
+ * Only collectives over all of MPI_COMM_WORLD's ranks are recorded: a
+ * replay can only place a barrier on the ranks that all take part, and a
+ * sub-communicator's collective replayed on the world would deadlock.
+ * Collectives called inside a recorded MPI-IO call (ROMIO's own Allreduce
+ * and Alltoall of two-phase I/O) are part of that call and pass through.
+ */
+#include "mpi_layer.h"
+
+/* 1 when comm spans every rank of MPI_COMM_WORLD. */
+static int world_wide(MPI_Comm comm) {
+  int n = 0, world = 0;
+  if (comm == MPI_COMM_WORLD) return 1;
+  if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &n) != MPI_SUCCESS) return 0;
+  PMPI_Comm_size(MPI_COMM_WORLD, &world);
+  return n == world;
+}
+
+static siox_aid coll_start(enum siox_mpi_call call, MPI_Comm comm) {
+  if (siox__mpi_depth || !siox__mpi_layer_ready() || !world_wide(comm)) return 0;
+  siox_aid aid = siox_activity_start(siox__mpi.type[call]);
+  if (aid) siox__mpi_depth++;
+  return aid;
+}
+
+static int coll_stop(siox_aid aid, int rc) {
+  if (!aid) return rc;
+  siox__mpi_depth--;
+  if (rc != MPI_SUCCESS) siox_activity_error(aid, rc);
+  siox_activity_stop(aid);
+  return rc;
+}
+
+int MPI_Barrier(MPI_Comm comm) {
+  siox_aid aid = coll_start(CALL_BARRIER, comm);
+  return coll_stop(aid, PMPI_Barrier(comm));
+}
+
+int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  siox_aid aid = coll_start(CALL_BCAST, comm);
+  return coll_stop(aid, PMPI_Bcast(buf, count, type, root, comm));
+}
+
+int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) {
+  siox_aid aid = coll_start(CALL_REDUCE, comm);
+  return coll_stop(aid, PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm));
+}
+
+int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  siox_aid aid = coll_start(CALL_ALLREDUCE, comm);
+  return coll_stop(aid, PMPI_Allreduce(sbuf, rbuf, count, type, op, comm));
+}
+
+int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
+               MPI_Comm comm) {
+  siox_aid aid = coll_start(CALL_GATHER, comm);
+  return coll_stop(aid, PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
+}
+
+int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                  MPI_Comm comm) {
+  siox_aid aid = coll_start(CALL_ALLGATHER, comm);
+  return coll_stop(aid, PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm));
+}
+
+int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
+                   const int displs[], MPI_Datatype rtype, MPI_Comm comm) {
+  siox_aid aid = coll_start(CALL_ALLGATHERV, comm);
+  return coll_stop(aid, PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm));
+}
+
+int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
+                MPI_Comm comm) {
+  siox_aid aid = coll_start(CALL_SCATTER, comm);
+  return coll_stop(aid, PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
+}
+
+int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                 MPI_Comm comm) {
+  siox_aid aid = coll_start(CALL_ALLTOALL, comm);
+  return coll_stop(aid, PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm));
+}
+
+int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void *rbuf,
+                  const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm) {
+  siox_aid aid = coll_start(CALL_ALLTOALLV, comm);
+  return coll_stop(aid, PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm));
+}
