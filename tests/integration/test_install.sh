@@ -21,8 +21,13 @@ done
 for l in client posix mpi hdf5; do
   [ -e "$LIBDIR/libsiox-$l.so" ] || { [ "$l" = mpi ] || [ "$l" = hdf5 ]; } || fail "libsiox-$l.so is not installed"
 done
-# The layers find libsiox-client in the prefix, whatever LD_LIBRARY_PATH says.
-for so in "$LIBDIR"/libsiox-posix.so "$LIBDIR"/libsiox-mpi.so "$LIBDIR"/libsiox-hdf5.so; do
+# The preload carries the client inside (one DSO on the hot path); it must
+# not also load a second copy.
+! ldd "$LIBDIR/libsiox-posix.so" | grep -q libsiox-client || fail "libsiox-posix.so still links libsiox-client"
+nm -D --defined-only "$LIBDIR/libsiox-posix.so" | grep -qw siox_activity_start ||
+  fail "libsiox-posix.so does not export the client API the other layers bind to"
+# The other layers find libsiox-client in the prefix, whatever LD_LIBRARY_PATH says.
+for so in "$LIBDIR"/libsiox-mpi.so "$LIBDIR"/libsiox-hdf5.so; do
   [ -e "$so" ] || continue
   got=$(ldd "$so" | awk '/libsiox-client/ {print $3}')
   [ "$got" = "$LIBDIR/libsiox-client.so.0" ] || fail "$(basename "$so") resolves libsiox-client to '$got', want $LIBDIR/libsiox-client.so.0"
