@@ -149,13 +149,7 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
     siox_wh_close(wh);
     return SIOX_EXIT_FAIL;
   }
-  if (cli->json) {
-    rc = siox_json_print(doc) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
-  } else {
-    print_text(doc);
-    json_object_put(doc);
-    rc = SIOX_EXIT_OK;
-  }
+  rc = siox_json_present(doc, cli->json, print_text);
   siox_wh_close(wh);
   return rc;
 }

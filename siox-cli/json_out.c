@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "cli.h"
 #include "format.h"
 
 void siox_json_str(json_object *o, const char *key, const char *val) {
@@ -96,6 +97,14 @@ json_object *siox_json_act(const struct siox_act *a, const struct siox_act *root
     json_object_object_add(o, "children", ch);
   }
   return o;
+}
+
+int siox_json_present(json_object *doc, bool as_json, void (*text)(json_object *doc)) {
+  if (!doc) return SIOX_EXIT_FAIL;
+  if (as_json) return siox_json_print(doc) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
+  text(doc);
+  json_object_put(doc);
+  return SIOX_EXIT_OK;
 }
 
 int siox_json_print(json_object *obj) {

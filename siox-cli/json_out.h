@@ -17,6 +17,10 @@ json_object *siox_json_act(const struct siox_act *a, const struct siox_act *root
 /* Prints obj pretty to stdout and releases it. 0 or -ENOMEM (obj NULL). */
 int siox_json_print(json_object *obj);
 
+/* A document a library built, shown as JSON (as_json) or by text, then
+ * released. SIOX_EXIT_OK, or SIOX_EXIT_FAIL when doc is NULL. */
+int siox_json_present(json_object *doc, bool as_json, void (*text)(json_object *doc));
+
 /* json-c setters that keep building code short. */
 void siox_json_str(json_object *o, const char *key, const char *val);
 void siox_json_int(json_object *o, const char *key, int64_t val);
