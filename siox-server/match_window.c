@@ -364,7 +364,7 @@ static int cand_cmp(const void *a, const void *b) {
 /* One row per sender (a sender with several records on the object keeps
  * its best), in sender order, as match.c's compute() sees them. */
 static size_t dedup(struct siox_link_cand *c, size_t n, uint64_t r_len) {
-  qsort(c, n, sizeof *c, cand_cmp);
+  if (n > 1) qsort(c, n, sizeof *c, cand_cmp); /* c may be NULL when n is 0 */
   size_t m = 0;
   for (size_t i = 0; i < n; i++) {
     if (m && c[m - 1].parent == c[i].parent) {
@@ -635,7 +635,7 @@ void siox_mw_merge(struct siox_mw *w, int64_t loser, int64_t win) {
     size_t n = all->len - all->begin;
     uint64_t *ids = malloc((n + 1) * sizeof *ids);
     if (!ids) return siox_mw_reset(w);
-    memcpy(ids, all->ids + all->begin, n * sizeof *ids);
+    if (n) memcpy(ids, all->ids + all->begin, n * sizeof *ids);
     for (size_t i = 0; i < n; i++) {
       struct entry *e = get(w, ids[i]);
       if (!e) continue;
