@@ -58,6 +58,9 @@ static int register_nodes(void) {
   return rc;
 }
 
+/* A type that cannot be registered turns the layer off: the client records
+ * nothing (SIOX disabled, out of memory), and without this every later call
+ * would take reg_lock and gethostname again only to fail the same way. */
 siox_type_id sxp__type_slow(enum sxp_type t) {
   sxp__guard++;
   pthread_mutex_lock(&reg_lock);
@@ -66,6 +69,7 @@ siox_type_id sxp__type_slow(enum sxp_type t) {
       siox_activity_type_register(sxp__reg.node[type_nodes[t]], type_names[t], &id) == 0 && id != 0)
     /* Release: whoever reads the type non-zero also sees the nodes. */
     __atomic_store_n(&sxp__reg.type[t], id, __ATOMIC_RELEASE);
+  if (id == 0) atomic_store_explicit(&sxp__state, SXP_STATE_OFF, memory_order_release);
   pthread_mutex_unlock(&reg_lock);
   sxp__guard--;
   return id;
