@@ -32,8 +32,7 @@ static siox_aid coll_start(enum siox_mpi_call call, MPI_Comm comm) {
 static int coll_stop(siox_aid aid, int rc) {
   if (!aid) return rc;
   siox__mpi_depth--;
-  if (rc != MPI_SUCCESS) siox_activity_error(aid, rc);
-  siox_activity_stop(aid);
+  siox_activity_stop_attrs(aid, NULL, 0, rc != MPI_SUCCESS ? rc : 0); /* one call into the client */
   return rc;
 }
 
