@@ -328,6 +328,16 @@ static int window_receive(const struct rc_rows *rows, size_t i) {
   return w->node_id != 0;
 }
 
+/* Tells the window of rows it will not link (a resent batch's): as ghosts,
+ * their neighbours are left to the SQL matcher. */
+static void ghost_rows(struct siox_db *db, const struct rc_rows *rows) {
+  for (size_t i = 0; i < rows->n; i++) {
+    const struct rc_row *w = &rows->v[i];
+    if (w->has_times)
+      siox_mw_ghost(db->mw, w->kind, siox_uf_find(&db->objects, w->object_id), w->start, w->end, w->offset, w->length);
+  }
+}
+
 /* Links the batch's remote calls in memory (match_memory.c) and marks
  * each row in_memory/matched for the COPY. Calls the window cannot take
  * go in as ghosts first, so that what meets them is left to SQL too. */
@@ -365,9 +375,11 @@ int siox_objects_ingest(struct siox_db *db, const struct siox_block *b, const in
     rc = one_record(db, b, proc_ids[b->descriptors[i].proc], &b->descriptors[i], reason, reason_len, &rows);
   if (rc == 0 && rows.n) {
     add_times(db, b, proc_ids, clock_offset_ns, &rows);
-    /* A resent batch's calls go to the SQL matcher: the window may hold
-     * their first copies. */
+    /* A resent batch's calls go to the SQL matcher (the window may hold
+     * their first copies), but the window must still know them, as ghosts,
+     * so that it never decides a receive without a stored sender. */
     if (db->mw && !db->resend) rc = link_in_memory(db, daemon_id, unc_ns, &rows);
+    else if (db->mw) ghost_rows(db, &rows);
     if (rc == 0) rc = copy_remote_calls(db, &rows);
   }
   free(rows.v);
