@@ -72,14 +72,17 @@ static int parse_hints(const char *text, struct siox_kb_hintset *out, char *err,
 }
 
 /* 1 when run may have the experiment in row 0 of r: it claimed it before,
- * or claims it now. A run without a job id never does: it could not be told
+ * or claims it now; 0 when another run has it; -1 when the claim failed
+ * (err says why). A run without a job id never does: it could not be told
  * from the next run, and the experiment would reach many. */
-static int experiment_is_ours(PGconn *c, PGresult *r, const char *run) {
+static int experiment_is_ours(PGconn *c, PGresult *r, const char *run, char *err, size_t errcap) {
   if (!run || !*run) return 0;
   if (!PQgetisnull(r, 0, 4)) return strcmp(PQgetvalue(r, 0, 4), run) == 0;
   const char *params[2] = {PQgetvalue(r, 0, 0), run};
   PGresult *u = PQexecParams(c, claim_sql, 2, NULL, params, NULL, NULL, 0);
-  int ours = PQresultStatus(u) == PGRES_TUPLES_OK && PQntuples(u) == 1;
+  int ours = PQresultStatus(u) == PGRES_TUPLES_OK ? PQntuples(u) == 1
+                                                   : fail(err, errcap, "claiming experiment: %s%s",
+                                                          PQresultErrorMessage(u), "");
   PQclear(u);
   return ours;
 }
@@ -112,8 +115,10 @@ int siox_kb_hints_lookup(PGconn *c, const char *exe, const char *args, const cha
   if (PQntuples(r) == 1) {
     /* Another run's experiment: this run gets the live set it superseded,
      * or none, as if the experiment did not exist yet. */
-    int other = strcmp(PQgetvalue(r, 0, 3), "experiment") == 0 && !experiment_is_ours(c, r, run);
-    if (!other)
+    int ours = strcmp(PQgetvalue(r, 0, 3), "experiment") == 0 ? experiment_is_ours(c, r, run, err, errcap) : 1;
+    if (ours < 0)
+      rc = -1;
+    else if (ours)
       rc = fill(r, 0, out, err, errcap);
     else if (!PQgetisnull(r, 0, 5))
       rc = fill(r, 5, out, err, errcap);
