@@ -318,7 +318,6 @@ static int64_t busy_over_call(const struct siox_blame_wait *o, const struct siox
   if (!s) return 0;
   memcpy(s, o->served.s, o->served.n * sizeof(*s));
   for (size_t i = 0; i < o->served.n; i++) s[i].queue_from_ns = 0;
-  memset(&w, 0, sizeof(w));
   if (siox_wait_analyze(u->start_ns, u->start_ns + u->total_ns, "", s, o->served.n, &w) == 0) queued = w.queued_ns;
   siox_wait_release(&w);
   free(s);
