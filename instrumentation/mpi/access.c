@@ -84,19 +84,21 @@ static void send_range(siox_aid aid, const struct siox_mpi_access *a, const stru
   siox_descriptor_send(aid, siox__mpi.posix, &d, r->offset, r->span);
 }
 
-void siox__mpi_describe(siox_aid aid, const struct siox_mpi_access *a, const struct siox_mpi_file *f,
-                        const struct siox_mpi_range *r) {
-  if (r->known) siox_activity_attr_u64(aid, SIOX_ATTR_IO_OFFSET, r->offset);
-  siox_activity_attr_u64(aid, SIOX_ATTR_IO_BYTES, r->bytes);
-  siox_activity_attr_u64(aid, SIOX_ATTR_MPI_COLLECTIVE, (uint64_t)a->collective);
-  send_range(aid, a, f, r);
+/* The numeric attributes of an access: where, how much, collective or not. */
+static unsigned describe_attrs(const struct siox_mpi_access *a, const struct siox_mpi_range *r,
+                               struct siox_attr out[3]) {
+  unsigned n = 0;
+  if (r->known) out[n++] = (struct siox_attr){SIOX_ATTR_IO_OFFSET, SIOX_VT_U64, {.u64 = r->offset}};
+  out[n++] = (struct siox_attr){SIOX_ATTR_IO_BYTES, SIOX_VT_U64, {.u64 = r->bytes}};
+  out[n++] = (struct siox_attr){SIOX_ATTR_MPI_COLLECTIVE, SIOX_VT_U64, {.u64 = (uint64_t)a->collective}};
+  return n;
 }
 
 void siox__mpi_describe_detached(siox_detached *d, const struct siox_mpi_access *a,
                                  const struct siox_mpi_file *f, const struct siox_mpi_range *r) {
-  if (r->known) siox_detached_attr_u64(d, SIOX_ATTR_IO_OFFSET, r->offset);
-  siox_detached_attr_u64(d, SIOX_ATTR_IO_BYTES, r->bytes);
-  siox_detached_attr_u64(d, SIOX_ATTR_MPI_COLLECTIVE, (uint64_t)a->collective);
+  struct siox_attr at[3];
+  unsigned n = describe_attrs(a, r, at);
+  for (unsigned i = 0; i < n; i++) siox_detached_attr_u64(d, at[i].attr, at[i].v.u64);
   send_range(siox_detached_aid(d), a, f, r);
 }
 
@@ -156,10 +158,6 @@ static SIOX_MPI_TLS siox_aid pend_aid;
 static SIOX_MPI_TLS unsigned npend;
 static SIOX_MPI_TLS struct siox_attr pend[3];
 
-static void pend_add(uint32_t attr, uint64_t v) {
-  pend[npend++] = (struct siox_attr){attr, SIOX_VT_U64, {.u64 = v}};
-}
-
 siox_aid siox__mpi_access_start(const struct siox_mpi_access *a) {
   if (siox__mpi_depth) return 0;
   siox_aid aid = siox__mpi_layer_ready() ? siox_activity_start(siox__mpi.type[a->call]) : 0;
@@ -172,11 +170,7 @@ siox_aid siox__mpi_access_start(const struct siox_mpi_access *a) {
   struct siox_mpi_range r;
   siox__mpi_range(a, f, &r);
   if (a->pos == POS_SHARED) shared_watch(f, &r); /* asks the POSIX layer where it really landed */
-  /* What siox__mpi_describe records, in the order it does. */
-  npend = 0;
-  if (r.known) pend_add(SIOX_ATTR_IO_OFFSET, r.offset);
-  pend_add(SIOX_ATTR_IO_BYTES, r.bytes);
-  pend_add(SIOX_ATTR_MPI_COLLECTIVE, (uint64_t)a->collective);
+  npend = describe_attrs(a, &r, pend);
   pend_aid = aid;
   send_range(aid, a, f, &r);
   return aid;

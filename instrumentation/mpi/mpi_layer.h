@@ -131,10 +131,8 @@ struct siox_mpi_range { uint64_t offset, bytes, span; int known; /* 0: offset un
 /* Fills r for access a (f may be NULL: offset then from MPI calls only). */
 SIOX_MPI_HIDDEN void siox__mpi_range(const struct siox_mpi_access *a, struct siox_mpi_file *f,
                                      struct siox_mpi_range *r);
-/* Records attributes and the POSIX send of an access on activity aid. */
-SIOX_MPI_HIDDEN void siox__mpi_describe(siox_aid aid, const struct siox_mpi_access *a,
-                                        const struct siox_mpi_file *f, const struct siox_mpi_range *r);
-/* Same for a detached activity (nonblocking and split collectives). */
+/* Records attributes and the POSIX send of an access on a detached
+ * activity (nonblocking and split collectives). */
 SIOX_MPI_HIDDEN void siox__mpi_describe_detached(siox_detached *d, const struct siox_mpi_access *a,
                                                  const struct siox_mpi_file *f,
                                                  const struct siox_mpi_range *r);
