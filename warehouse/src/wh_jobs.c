@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "wh_job.h"
+#include "wh_pg.h"
 
 #define SMALL_REQUEST "65536" /* bytes: a data call moving less is a small request */
 #define ATTR(name) "a.attr_vals[array_position(a.attr_ids, (SELECT id FROM ontology WHERE name = '" name "'))]"
@@ -78,10 +79,6 @@ struct jobs {
   size_t n, cap;
 };
 
-static int64_t num(const PGresult *res, int r, int c) {
-  return PQgetisnull(res, r, c) ? 0 : strtoll(PQgetvalue(res, r, c), NULL, 10);
-}
-
 static struct job *job_get(struct jobs *js, int64_t uid, const char *name) {
   for (size_t i = js->n; i-- > 0;)
     if (js->j[i].uid == uid && strcmp(js->j[i].job, name) == 0) return &js->j[i];
@@ -101,26 +98,26 @@ static struct job *job_get(struct jobs *js, int64_t uid, const char *name) {
 /* One (process, layer, name, top) group into its job. Groups come ordered
  * by process, so a process's I/O time is complete when the next begins. */
 static void add_group(struct job *j, const PGresult *res, int r) {
-  int32_t proc = (int32_t)num(res, r, 2);
+  int32_t proc = (int32_t)siox_wh_i64(res, r, 2);
   if (proc != j->last_proc) j->procs++, j->last_proc = proc, j->proc_ns = 0;
   const char *swid = PQgetvalue(res, r, 3), op = PQgetvalue(res, r, 4)[0];
   int top = PQgetvalue(res, r, 5)[0] == 't';
-  int64_t n = num(res, r, 7), ns = num(res, r, 8), bytes = num(res, r, 9);
+  int64_t n = siox_wh_i64(res, r, 7), ns = siox_wh_i64(res, r, 8), bytes = siox_wh_i64(res, r, 9);
   /* as in the summary: a read or write without a byte count moved no data */
   int data = (op == 'r' || op == 'w') && PQgetvalue(res, r, 6)[0] == 't';
   j->activities += n;
-  if (num(res, r, 14) < j->first_ns) j->first_ns = num(res, r, 14);
-  if (num(res, r, 15) > j->last_ns) j->last_ns = num(res, r, 15);
+  if (siox_wh_i64(res, r, 14) < j->first_ns) j->first_ns = siox_wh_i64(res, r, 14);
+  if (siox_wh_i64(res, r, 15) > j->last_ns) j->last_ns = siox_wh_i64(res, r, 15);
   if (data) {
-    j->follows += num(res, r, 11), j->consec += num(res, r, 12);
-    if (strcmp(swid, "MPI-IO") == 0) j->mpiio_data += n, j->coll += num(res, r, 13);
+    j->follows += siox_wh_i64(res, r, 11), j->consec += siox_wh_i64(res, r, 12);
+    if (strcmp(swid, "MPI-IO") == 0) j->mpiio_data += n, j->coll += siox_wh_i64(res, r, 13);
   }
   if (!top) return;
   j->calls += n;
   j->proc_ns += ns;
   if (j->proc_ns > j->io_ns) j->io_ns = j->proc_ns;
   if (!data) return;
-  j->data += n, j->small += num(res, r, 10);
+  j->data += n, j->small += siox_wh_i64(res, r, 10);
   if (op == 'r') j->bytes_read += bytes;
   else j->bytes_written += bytes;
 }
@@ -135,7 +132,7 @@ static int read_groups(PGconn *c, const char *since, struct jobs *js, char *err,
   }
   int rc = 0;
   for (int r = 0; !rc && r < PQntuples(res); r++) {
-    struct job *j = job_get(js, num(res, r, 0), PQgetvalue(res, r, 1));
+    struct job *j = job_get(js, siox_wh_i64(res, r, 0), PQgetvalue(res, r, 1));
     if (!j) rc = -ENOMEM;
     else add_group(j, res, r);
   }
@@ -154,12 +151,12 @@ static int read_served(PGconn *c, const char *since, struct jobs *js, char *err,
   for (int r = 0; r < PQntuples(res); r++) {
     struct job *j = NULL;
     for (size_t i = 0; i < js->n && !j; i++)
-      if (js->j[i].uid == num(res, r, 0) && strcmp(js->j[i].job, PQgetvalue(res, r, 1)) == 0) j = &js->j[i];
+      if (js->j[i].uid == siox_wh_i64(res, r, 0) && strcmp(js->j[i].job, PQgetvalue(res, r, 1)) == 0) j = &js->j[i];
     if (!j) continue; /* a job with links but no I/O layer: not listed */
     const char *hwid = PQgetvalue(res, r, 2), *swid = PQgetvalue(res, r, 3), *iid = PQgetvalue(res, r, 4);
     if (strcmp(swid, "GlusterFS-brick") == 0) j->bricks++;
-    if (num(res, r, 6) > j->worst_ns) {
-      j->worst_ns = num(res, r, 6);
+    if (siox_wh_i64(res, r, 6) > j->worst_ns) {
+      j->worst_ns = siox_wh_i64(res, r, 6);
       snprintf(j->worst, sizeof(j->worst), "%s %s%s%s", hwid, swid, *iid ? "#" : "", iid);
     }
   }
