@@ -287,7 +287,7 @@ static int pass(struct siox_db *db, struct siox_match_result *res, struct batch 
 }
 
 int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result *res) {
-  int64_t t0 = siox_match_now_ns();
+  int64_t t0 = siox_limits_now();
   struct batch b;
   int64_t top = 0, unmatched = 0;
   memset(&b, 0, sizeof b);
@@ -306,6 +306,6 @@ int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result
     db->match_watermark = -1;
   }
   free(b.child.s), free(b.parent.s), free(b.conf.s), free(b.overlap.s), free(b.flags.s);
-  db->match_busy_ns += siox_match_now_ns() - t0;
+  db->match_busy_ns += siox_limits_now() - t0;
   return rc;
 }

@@ -15,12 +15,6 @@
 #include "ingest.h"
 #include "match_window.h"
 
-int64_t siox_match_now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* The window's first batch: whatever the warehouse already holds lies
  * below its floor (one scan of remote_calls per server start). */
 static int start(struct siox_db *db) {
@@ -139,7 +133,7 @@ static int upsert(struct siox_db *db, const struct siox_mw_out *o) {
 /* ---- API ------------------------------------------------------------------------------ */
 
 int siox_match_memory(struct siox_db *db, uint64_t daemon_id, int64_t unc_ns, struct siox_mw_call *calls, size_t n) {
-  int64_t t0 = siox_match_now_ns();
+  int64_t t0 = siox_limits_now();
   struct siox_mw_out out = {0};
   int rc = siox_mw_started(db->mw) ? 0 : start(db);
   uint32_t d = rc ? UINT32_MAX : siox_mw_daemon(db->mw, daemon_id, unc_ns);
@@ -153,7 +147,7 @@ int siox_match_memory(struct siox_db *db, uint64_t daemon_id, int64_t unc_ns, st
     for (size_t i = 0; i < n; i++) calls[i].in_memory = calls[i].matched = 0;
   }
   siox_mw_out_free(&out);
-  db->match_busy_ns += siox_match_now_ns() - t0;
+  db->match_busy_ns += siox_limits_now() - t0;
   return rc;
 }
 

@@ -233,8 +233,6 @@ int siox_match_memory_node(struct siox_db *db, int64_t node_id, uint32_t *hw, ui
  * rows: kind, object_id, start_ns, end_ns, offset_b, length_b): the window
  * must know they exist. */
 void siox_match_memory_ghosts(struct siox_db *db, PGresult *r);
-/* CLOCK_MONOTONIC ns, for match_busy_ns. */
-int64_t siox_match_now_ns(void);
 
 /* One matcher pass over receives that are new or may have new candidates
  * (late_ns: the after-parent window, 0 turns that class off).
