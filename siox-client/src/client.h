@@ -154,6 +154,12 @@ static inline struct siox__thread *siox__thread_get(void) {
   return t;
 }
 
+/* own_fd.c: set (by the flusher thread) when it needs a descriptor made;
+ * the next record written by an application thread calls siox__fd_assist,
+ * which makes it. Keeps errno. */
+SIOX_HIDDEN extern _Atomic int siox__fd_wanted;
+SIOX_HIDDEN void siox__fd_assist(void) __attribute__((cold));
+
 /* The ring of t may be half full: refreshes t->tail_cache and, when it is,
  * wakes the flusher once (until the flusher has visited t). Keeps errno. */
 SIOX_HIDDEN void siox__ring_half_full(struct siox__thread *t);
@@ -203,6 +209,7 @@ SIOX_HOT static inline int siox__ring_write2(struct siox__thread *t, const void 
   /* Possibly half full (tail_cache lags): let the flusher know now rather
    * than at its next timer tick, so that a burst does not overrun the ring. */
   if (SIOX_UNLIKELY(head + bytes - t->tail_cache > size / 2)) siox__ring_half_full(t);
+  if (SIOX_UNLIKELY(atomic_load_explicit(&siox__fd_wanted, memory_order_relaxed))) siox__fd_assist();
   return 0;
 }
 
@@ -245,6 +252,7 @@ SIOX_HIDDEN void siox__registry_fork_parent(void);
 /* Builds the HELLO payload into a malloc'd buffer the caller frees. */
 SIOX_HIDDEN int siox__hello_build(uint8_t **out, uint32_t *len);
 SIOX_HIDDEN void siox__identity_init(void);
+SIOX_HIDDEN void siox__identity_prepare(void); /* application threads: reads exe and args once */
 /* The command line as HELLO sends it (NULs -> spaces, cut like HELLO's);
  * returns its length (not NUL-terminated). */
 SIOX_HIDDEN size_t siox__identity_args(char *buf, size_t cap);
@@ -257,7 +265,10 @@ SIOX_HIDDEN int siox__own_fd_take(int slot, int fd);
 SIOX_HIDDEN void siox__own_fd_drop(int slot);
 
 SIOX_HIDDEN int siox__conn_connected(void);
-SIOX_HIDDEN int siox__conn_try_connect(int force);
+/* may_open: the caller is an application thread, which may make the socket
+ * itself; the flusher thread takes the one offered, or asks for one. */
+SIOX_HIDDEN int siox__conn_try_connect(int force, int may_open);
+SIOX_HIDDEN void siox__conn_offer(void); /* application threads: a connected socket for the flusher */
 SIOX_HIDDEN uint8_t *siox__conn_frame(uint16_t type, uint32_t payload);
 SIOX_HIDDEN size_t siox__conn_pending(void);
 SIOX_HIDDEN int siox__conn_write(void);
@@ -298,5 +309,6 @@ SIOX_HIDDEN void siox__flusher_stop(void);
 SIOX_HIDDEN void siox__flusher_fork_prepare(void);
 SIOX_HIDDEN void siox__flusher_fork_parent(void);
 SIOX_HIDDEN void siox__flusher_after_fork_child(void);
+SIOX_HIDDEN void siox__flusher_assist(void); /* application threads: a new wake-up fd if lost; wakes the flusher */
 
 #endif

@@ -1,6 +1,9 @@
 /*
  * The connection to the node daemon: a nonblocking unix stream socket and
- * one send buffer of whole frames. Only the flusher thread calls in here.
+ * one send buffer of whole frames. Only the flusher thread calls in here
+ * (or, once it has stopped, the exiting thread), except for
+ * siox__conn_offer: the socket itself is made by an application thread
+ * (own_fd.c says why) and handed over through `offered`.
  * A frame is appended whole and written in as many send() calls as the
  * socket needs, so frames never interleave and partial writes resume.
  * Written activity frames are held (retain.c) until the daemon's ACK says
@@ -24,6 +27,7 @@
 #define RESTART_GRACE_NS 5000000000ll
 
 static int sock = -1;
+static _Atomic int offered = -1; /* connected, made by an application thread, not yet taken */
 static uint8_t *sbuf; /* owned: frames not yet fully written */
 static size_t slen, ssent, scap;
 static uint64_t reg_shipped;  /* registration log bytes the daemon has */
@@ -135,14 +139,37 @@ static int open_socket(void) {
   return fd;
 }
 
-/* Connects unless connected or a try was made less than a second ago
- * (force: try now). Queues HELLO first. Returns 0 when connected. */
-int siox__conn_try_connect(int force) {
-  if (sock >= 0) return 0;
+/* Application threads: a connected socket for the flusher to take, unless
+ * one waits or the connection is up. Without a daemon, nothing is offered
+ * and the flusher asks again RETRY_NS later. */
+void siox__conn_offer(void) {
+  if (atomic_load(&connected) || atomic_load(&offered) >= 0) return;
+  int fd = open_socket();
+  if (fd >= 0) atomic_store(&offered, fd);
+}
+
+/* A socket for a new connection: the one offered, else (may_open) a new
+ * one, else a request to the application threads for one. Returns the fd
+ * or a negative errno. */
+static int new_socket(int force, int may_open) {
+  int fd = atomic_exchange(&offered, -1);
+  if (fd >= 0) return fd;
   int64_t now = mono_ns();
   if (!force && now - last_try < RETRY_NS) return -EAGAIN;
   last_try = now;
-  int fd = open_socket();
+  if (!may_open) {
+    atomic_store(&siox__fd_wanted, 1);
+    return -EAGAIN;
+  }
+  siox__identity_prepare();
+  return open_socket();
+}
+
+/* Connects unless connected or a try was made less than RETRY_NS ago
+ * (force: try now). Queues HELLO first. Returns 0 when connected. */
+int siox__conn_try_connect(int force, int may_open) {
+  if (sock >= 0) return 0;
+  int fd = new_socket(force, may_open);
   if (fd < 0) return fd;
   uint8_t *hello;
   uint32_t len;
@@ -198,6 +225,8 @@ int siox__conn_write(void) {
 void siox__conn_after_fork_child(void) {
   siox__own_fd_drop(SIOX__FD_SOCKET);
   if (sock >= 0) close(sock);
+  int o = atomic_exchange(&offered, -1);
+  if (o >= 0) close(o);
   sock = -1;
   slen = ssent = 0;
   reg_shipped = reg_inflight = 0;

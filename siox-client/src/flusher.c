@@ -188,8 +188,8 @@ static void report_done(uint64_t req, int rc) {
 }
 
 /* One pass; returns the poll timeout to use before the next (0: at once). */
-static int cycle(uint64_t req, uint64_t done) {
-  if (!siox__conn_connected()) siox__conn_try_connect(req > done);
+static int cycle(uint64_t req, uint64_t done, int may_open) {
+  if (!siox__conn_connected()) siox__conn_try_connect(req > done, may_open);
   if (!siox__conn_connected()) {
     /* No daemon: a flush fails at once, unless the daemon was there a
      * moment ago (restarting): then it is tried again until the flush's
@@ -217,15 +217,22 @@ static int wake_fd_open(void) {
   return siox__own_fd_take(SIOX__FD_WAKE, eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
 }
 
+/* Waits on the wake-up fd and the socket, either of which may be missing
+ * (poll skips a negative fd). */
 static void wait_for_work(int timeout_ms) {
   int fd = siox__conn_fd(), wfd = atomic_load(&wake_fd);
   struct pollfd p[2] = {{wfd, POLLIN, 0}, {fd, siox__conn_pending() ? POLLOUT : POLLIN, 0}};
-  if (poll(p, fd >= 0 ? 2 : 1, timeout_ms) <= 0) return;
+  if (poll(p, 2, timeout_ms) <= 0) return;
   uint64_t v;
   if (p[0].revents & POLLIN && read(wfd, &v, sizeof v) < 0) v = 0;
   /* Closed behind the library's back (a close the POSIX layer did not
-   * see): a new one, or the flusher would spin on POLLNVAL. */
-  if (p[0].revents & POLLNVAL) atomic_store(&wake_fd, wake_fd_open());
+   * see): dropped, or the flusher would spin on POLLNVAL; an application
+   * thread makes the new one (own_fd.c), meanwhile the timeout wakes us. */
+  if (p[0].revents & POLLNVAL) {
+    siox__own_fd_drop(SIOX__FD_WAKE);
+    atomic_store(&wake_fd, -1);
+    atomic_store(&siox__fd_wanted, 1);
+  }
   if (fd >= 0 && p[1].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) siox__conn_check_peer();
 }
 
@@ -238,7 +245,7 @@ static void *flusher_main(void *arg) {
     uint64_t req = flush_req, done = flush_done;
     pthread_mutex_unlock(&fl_lock);
     if (stop) break;
-    int timeout = cycle(req, done);
+    int timeout = cycle(req, done, 0);
     if (timeout > 0) wait_for_work(timeout);
   }
   return NULL;
@@ -281,6 +288,10 @@ int siox__flusher_ensure(void) {
     pthread_cond_init(&fl_cond, &ca);
     pthread_condattr_destroy(&ca);
     if (atomic_load(&wake_fd) < 0) atomic_store(&wake_fd, wake_fd_open());
+    /* The first connection is made here, on the application's thread: the
+     * flusher makes no descriptor (own_fd.c). */
+    siox__identity_prepare();
+    siox__conn_offer();
     /* The flusher blocks every signal: the application's handlers must run
      * on the application's threads. */
     sigset_t all, old;
@@ -296,12 +307,14 @@ int siox__flusher_ensure(void) {
   return rc;
 }
 
+/* Waits for the flusher in slices of RESTART_POLL_MS, making what it asks
+ * for meanwhile: the caller may be the only application thread left to
+ * make a socket for a restarted daemon. */
 int siox__flusher_flush(unsigned timeout_ms) {
+  if (!siox__conn_connected()) siox__fd_assist(); /* a daemon that came since */
   struct timespec dl;
   clock_gettime(CLOCK_MONOTONIC, &dl);
-  dl.tv_sec += timeout_ms / 1000;
-  dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-  if (dl.tv_nsec >= 1000000000) dl.tv_sec++, dl.tv_nsec -= 1000000000;
+  int64_t end = (int64_t)dl.tv_sec * 1000000000 + dl.tv_nsec + (int64_t)timeout_ms * 1000000;
   pthread_mutex_lock(&fl_lock);
   if (!running) {
     pthread_mutex_unlock(&fl_lock);
@@ -309,9 +322,23 @@ int siox__flusher_flush(unsigned timeout_ms) {
   }
   uint64_t mine = ++flush_req;
   wake();
-  int rc = 0;
-  while (flush_done < mine && rc == 0) rc = pthread_cond_timedwait(&fl_cond, &fl_lock, &dl);
-  rc = flush_done >= mine ? flush_rc : (siox__conn_connected() ? -ETIMEDOUT : -ENOTCONN);
+  for (;;) {
+    if (flush_done >= mine) break;
+    if (atomic_load(&siox__fd_wanted)) {
+      pthread_mutex_unlock(&fl_lock);
+      siox__fd_assist();
+      pthread_mutex_lock(&fl_lock);
+      if (flush_done >= mine) break;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &dl);
+    int64_t now = (int64_t)dl.tv_sec * 1000000000 + dl.tv_nsec, slice = now + RESTART_POLL_MS * 1000000ll;
+    if (now >= end) break;
+    if (slice > end) slice = end;
+    dl.tv_sec = slice / 1000000000;
+    dl.tv_nsec = slice % 1000000000;
+    pthread_cond_timedwait(&fl_cond, &fl_lock, &dl);
+  }
+  int rc = flush_done >= mine ? flush_rc : (siox__conn_connected() ? -ETIMEDOUT : -ENOTCONN);
   pthread_mutex_unlock(&fl_lock);
   return rc;
 }
@@ -337,7 +364,7 @@ int siox__flusher_flush_here(unsigned timeout_ms) {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     int64_t left = end - ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
     if (left <= 0) return siox__conn_connected() ? -ETIMEDOUT : -ENOTCONN;
-    int timeout = cycle(mine, done);
+    int timeout = cycle(mine, done, 1);
     /* The cycle that saw the last ACK reported the flush done: return now,
      * not after the poll timeout (an idle 20 ms at every exit). */
     pthread_mutex_lock(&fl_lock);
@@ -358,6 +385,21 @@ void siox__flusher_stop(void) {
   running = 0;
   pthread_mutex_unlock(&fl_lock);
   /* The connection stays: finalize hands over what it can (exit_loss.c). */
+}
+
+/* Application threads (own_fd.c): a new wake-up fd when the flusher lost
+ * its own, then a wake-up. trylock: the caller may be a signal handler
+ * that interrupted a holder of fl_lock; then the flusher asks again. */
+void siox__flusher_assist(void) {
+  if (atomic_load(&wake_fd) < 0) {
+    if (pthread_mutex_trylock(&fl_lock) != 0) {
+      atomic_store(&siox__fd_wanted, 1);
+      return;
+    }
+    if (running && atomic_load(&wake_fd) < 0) atomic_store(&wake_fd, wake_fd_open());
+    pthread_mutex_unlock(&fl_lock);
+  }
+  wake();
 }
 
 void siox__flusher_fork_prepare(void) {

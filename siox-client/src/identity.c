@@ -16,6 +16,15 @@ static uint64_t nonce;
 static uint64_t tsc0;
 static int64_t ns0;
 
+/* The executable and command line, read once by an application thread
+ * (siox__identity_prepare): the flusher thread opens no descriptor
+ * (own_fd.c says why). 0: not read, 1: being read, 2: ready. */
+static char exe[4096];
+static size_t exe_len;
+static char args[ARGS_MAX];
+static size_t args_len;
+static _Atomic int prepared;
+
 /* Why getrandom: two processes of one job must not share a nonce, and pid
  * plus time can repeat across hosts and pid reuse. */
 void siox__identity_init(void) {
@@ -57,29 +66,38 @@ static const char *job_id(void) {
   return "";
 }
 
-/* The caller owns *out and frees it. */
+void siox__identity_prepare(void) {
+  int none = 0;
+  if (!atomic_compare_exchange_strong(&prepared, &none, 1)) return;
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe);
+  exe_len = n > 0 ? (size_t)n : 0;
+  args_len = read_args(args, ARGS_MAX);
+  atomic_store_explicit(&prepared, 2, memory_order_release);
+}
+
+/* The caller owns *out and frees it. Before siox__identity_prepare has
+ * finished, the executable and command line are left empty. */
 int siox__hello_build(uint8_t **out, uint32_t *len) {
-  char exe[4096];
-  ssize_t exe_len = readlink("/proc/self/exe", exe, sizeof exe);
-  if (exe_len < 0) exe_len = 0;
+  int ready = atomic_load_explicit(&prepared, memory_order_acquire) == 2;
+  size_t exe_n = ready ? exe_len : 0, args_n = ready ? args_len : 0;
   const char *job = job_id();
   size_t job_len = strnlen(job, SIOX_CW_MAX_STR);
-  uint8_t *p = malloc(sizeof(struct siox_cw_hello) + (size_t)exe_len + ARGS_MAX + job_len);
+  uint8_t *p = malloc(sizeof(struct siox_cw_hello) + exe_n + args_n + job_len);
   if (!p) return -ENOMEM;
   struct siox_cw_hello *h = (void *)p;
   char *s = (char *)(h + 1);
-  memcpy(s, exe, (size_t)exe_len);
-  size_t args_len = read_args(s + exe_len, ARGS_MAX);
-  memcpy(s + exe_len + args_len, job, job_len);
+  memcpy(s, exe, exe_n);
+  memcpy(s + exe_n, args, args_n);
+  memcpy(s + exe_n + args_n, job, job_len);
   memset(h, 0, sizeof *h);
   h->nonce = nonce;
   h->tsc0 = tsc0;
   h->ns0 = ns0;
   h->clock_flags = siox__clock_tsc ? SIOX_CW_CLOCK_TSC : 0;
-  h->exe_len = (uint16_t)exe_len;
-  h->args_len = (uint16_t)args_len;
+  h->exe_len = (uint16_t)exe_n;
+  h->args_len = (uint16_t)args_n;
   h->job_len = (uint16_t)job_len;
   *out = p;
-  *len = (uint32_t)(sizeof *h + (size_t)exe_len + args_len + job_len);
+  *len = (uint32_t)(sizeof *h + exe_n + args_n + job_len);
   return 0;
 }

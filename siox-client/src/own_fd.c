@@ -16,6 +16,17 @@
  * from the lowest-free numbers applications expect to get, and (2) records
  * them here, so that the POSIX layer's close/dup2/dup3/close_range wrappers
  * leave them alone (siox_internal_owns_fd).
+ *
+ * (3) The flusher thread makes no descriptor at all. Every new descriptor
+ * takes the lowest free number for a moment, and single-threaded programs
+ * leave a number free on purpose: dash redirects `echo x >f` with
+ * close(1), then dup2(f, 1). A socket (or the /proc/self/cmdline read)
+ * made by the flusher in that gap took number 1, dup2 replaced it, and the
+ * flusher's close then closed the program's stdout ("echo: I/O error",
+ * 1 run in 1,000 under load). So the flusher asks (siox__fd_wanted) and
+ * the application's own next SIOX call makes the descriptor
+ * (siox__fd_assist): inside the program's own call, the number is free
+ * again before the program goes on.
  */
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -31,6 +42,8 @@ _Static_assert(SIOX__FD_SLOTS <= SIOX_INTERNAL_OWN_FDS_MAX, "room in siox_intern
 #define PARK_GAP 32 /* numbers left free below the soft limit */
 
 static _Atomic int own[SIOX__FD_SLOTS] = {-1, -1};
+
+_Atomic int siox__fd_wanted;
 
 /* The lowest number a library descriptor is moved to. */
 static int park_floor(void) {
@@ -79,4 +92,22 @@ int siox_internal_own_fds(int *fds) {
     fds[j] = fd;
   }
   return n;
+}
+
+/* Application threads only (the flusher thread never calls this): makes
+ * what the flusher asked for. Lock-free, so that a wrapper called from a
+ * signal handler may come here; a thread that finds another (or itself,
+ * interrupted) at work leaves it to that one. */
+void siox__fd_assist(void) {
+  static _Atomic int busy;
+  if (atomic_exchange(&busy, 1)) return;
+  atomic_store(&siox__fd_wanted, 0); /* first: a request made meanwhile stays */
+  int err = errno;
+  siox__in_lib++; /* the wrappers of close/fcntl must not trace these */
+  siox__identity_prepare();
+  siox__conn_offer();
+  siox__flusher_assist();
+  siox__in_lib--;
+  errno = err;
+  atomic_store(&busy, 0);
 }
