@@ -1,8 +1,11 @@
 /*
  * exec: a new program image drops this process's SIOX buffers without
- * running destructors, so the exec wrappers ship what was recorded first
- * (bounded wait). Not recorded as activities. In a vfork child the parent's
- * memory is shared and its threads are live: no flush there.
+ * running destructors, so the exec wrappers hand over what was recorded
+ * first, as at exit (bounded wait; what the daemon cannot take goes into a
+ * loss file and is counted), and start the flusher again when exec fails
+ * (a shell tries every PATH entry). Not recorded as activities. In a vfork
+ * child the parent's memory is shared and its threads are live: nothing
+ * is done there.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -12,40 +15,48 @@
 
 #define EXEC_FLUSH_MS 1000
 
-static void flush_before_exec(void) {
-  if (atomic_load(&sxp__state) != SXP_STATE_ON || sxp__guard || siox_internal_in_library()) return;
-  if (getpid() != sxp__pid) return; /* vfork child: fork handlers did not run */
+/* Returns 1 when the client handed over (then after_exec must follow). */
+static int before_exec(void) {
+  if (atomic_load(&sxp__state) != SXP_STATE_ON || sxp__guard || siox_internal_in_library()) return 0;
+  if (getpid() != sxp__pid) return 0; /* vfork child: fork handlers did not run */
   sxp__guard++;
-  siox_flush(EXEC_FLUSH_MS);
+  siox_internal_before_exec(EXEC_FLUSH_MS);
   sxp__guard--;
+  return 1;
+}
+
+/* exec returned: it failed, and this image goes on recording. */
+static int after_exec(int handed, int r) {
+  if (handed) siox_internal_exec_failed();
+  return r;
 }
 
 SXP_EXPORT int execve(const char *path, char *const argv[], char *const envp[]) {
   int (*real)(const char *, char *const[], char *const[]) = SXP_REAL(execve);
   if (SXP_UNLIKELY(!real)) return errno = ENOSYS, -1;
-  flush_before_exec();
-  return real(path, argv, envp);
+  int handed = before_exec();
+  return after_exec(handed, real(path, argv, envp));
 }
 
 SXP_EXPORT int execv(const char *path, char *const argv[]) {
   int (*real)(const char *, char *const[]) = SXP_REAL(execv);
   if (SXP_UNLIKELY(!real)) return errno = ENOSYS, -1;
-  flush_before_exec();
-  return real(path, argv);
+  int handed = before_exec();
+  return after_exec(handed, real(path, argv));
 }
 
 SXP_EXPORT int execvp(const char *file, char *const argv[]) {
   int (*real)(const char *, char *const[]) = SXP_REAL(execvp);
   if (SXP_UNLIKELY(!real)) return errno = ENOSYS, -1;
-  flush_before_exec();
-  return real(file, argv);
+  int handed = before_exec();
+  return after_exec(handed, real(file, argv));
 }
 
 SXP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
   int (*real)(const char *, char *const[], char *const[]) = SXP_REAL(execvpe);
   if (SXP_UNLIKELY(!real)) return errno = ENOSYS, -1;
-  flush_before_exec();
-  return real(file, argv, envp);
+  int handed = before_exec();
+  return after_exec(handed, real(file, argv, envp));
 }
 
 /* The list forms: glibc's own execl* call execve internally, past the

@@ -5,13 +5,17 @@
  * daemon acknowledged the final counters, the process leaves a loss file
  * for the daemon to report:
  *
- *   <socket>.lost/<pid>-<nonce>.loss  = one HELLO frame + one STATS frame
+ *   <socket>.lost/<pid>-<nonce>-<n>.loss = one HELLO frame, the spilled
+ *                                           records, one STATS frame
  *
  * (the very frames of the client wire, so the daemon reads them with the
  * code that reads a connection). The daemon creates that directory (mode
  * 1733: anyone may add a file, no one may read or remove another's), picks
  * the files up on start and every few seconds, and stores the counters as
- * the process's own. Writing it costs a few system calls: exit is not held
+ * the process's own. A process writes one at every exec whose flush
+ * failed (siox_internal_before_exec) and one at exit: n keeps them apart,
+ * and the server keeps the greatest of each cumulative counter, so the
+ * order the daemon reads them in does not matter. Writing it costs a few system calls: exit is not held
  * up beyond SIOX_EXIT_TIMEOUT_MS. If no daemon ever ran here (no directory),
  * the loss can only be counted in the process (siox_stats_get).
  */
@@ -32,6 +36,7 @@
 #define SPILL_FRAME (256u << 10)
 
 static _Atomic uint64_t dropped_exit;
+static unsigned loss_files; /* written by this process incarnation */
 
 uint64_t siox__dropped_exit(void) {
   return atomic_load(&dropped_exit);
@@ -139,10 +144,11 @@ static int write_loss_file(void) {
   if (siox__hello_build(&hello, &hlen) < 0) return -1;
   struct siox_cw_hello h;
   memcpy(&h, hello, sizeof h);
-  snprintf(path, sizeof path, "%s.lost/%ld-%016llx.loss", siox__cfg.socket_path, (long)getpid(),
-           (unsigned long long)h.nonce);
-  snprintf(tmp, sizeof tmp, "%s.lost/.%ld-%016llx.tmp", siox__cfg.socket_path, (long)getpid(),
-           (unsigned long long)h.nonce);
+  unsigned n = loss_files++;
+  snprintf(path, sizeof path, "%s.lost/%ld-%016llx-%u.loss", siox__cfg.socket_path, (long)getpid(),
+           (unsigned long long)h.nonce, n);
+  snprintf(tmp, sizeof tmp, "%s.lost/.%ld-%016llx-%u.tmp", siox__cfg.socket_path, (long)getpid(),
+           (unsigned long long)h.nonce, n);
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
   int rc = fd < 0 ? -1 : put_frame(fd, SIOX_CW_HELLO, hello, hlen);
   if (rc == 0) (void)spill(fd); /* a partial spill is fine: the rest is counted */

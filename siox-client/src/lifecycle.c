@@ -138,23 +138,45 @@ static int nothing_to_hand_over(void) {
   return !siox__flusher_started() && dropped == 0;
 }
 
+/* Stops the flusher, flushes from this thread, then hands over or spills
+ * (exit_loss.c) what is left. init_lock held, state ON. */
+static int hand_over(unsigned timeout_ms) {
+  /* The flusher thread stops first and this thread flushes: one hand-over
+   * (the join) instead of a wake-up, a report and a join. */
+  siox__flusher_stop();
+  int rc = siox__flusher_flush_here(timeout_ms);
+  siox__exit_account(rc == 0);
+  return rc;
+}
+
 int siox_finalize(void) {
   siox__in_lib++;
   pthread_mutex_lock(&init_lock);
   int rc = 0;
-  if (atomic_load(&state) == ST_ON && nothing_to_hand_over()) {
-    atomic_store(&state, ST_OFF);
-  } else if (atomic_load(&state) == ST_ON) {
-    /* The flusher thread stops first and this thread flushes: one hand-over
-     * (the join) instead of a wake-up, a report and a join. */
-    siox__flusher_stop();
-    rc = siox__flusher_flush_here(siox__cfg.exit_timeout_ms);
-    siox__exit_account(rc == 0);
-    atomic_store(&state, ST_OFF);
-  }
+  if (atomic_load(&state) == ST_ON && !nothing_to_hand_over()) rc = hand_over(siox__cfg.exit_timeout_ms);
+  if (atomic_load(&state) == ST_ON) atomic_store(&state, ST_OFF);
   pthread_mutex_unlock(&init_lock);
   siox__in_lib--;
   return rc;
+}
+
+int siox_internal_before_exec(unsigned timeout_ms) {
+  if (atomic_load_explicit(&state, memory_order_acquire) != ST_ON) return 0;
+  siox__in_lib++;
+  pthread_mutex_lock(&init_lock);
+  int rc = atomic_load(&state) == ST_ON && !nothing_to_hand_over() ? hand_over(timeout_ms) : 0;
+  pthread_mutex_unlock(&init_lock);
+  siox__in_lib--;
+  return rc;
+}
+
+void siox_internal_exec_failed(void) {
+  if (atomic_load_explicit(&state, memory_order_acquire) != ST_ON || !siox__flusher_started()) return;
+  int err = errno; /* the exec's, for the caller */
+  siox__in_lib++;
+  (void)siox__flusher_ensure(); /* if it cannot start, records wait and the exit flush ships them */
+  siox__in_lib--;
+  errno = err;
 }
 
 /* Exit flushes what the process recorded, bounded by the exit timeout. */

@@ -113,6 +113,11 @@ sql() { env -u LD_PRELOAD psql "$(cat "$SERVER_DIR/conninfo")" -v ON_ERROR_STOP=
 
 siox_cli() { "$SIOX_CLI" --data-dir "$SERVER_DIR" "$@"; }
 
+# The sanitizer runtimes siox was built with (colon-separated, empty in a
+# release build): an uninstrumented program run under an ASan-built layer
+# needs them preloaded first.
+asan_rt() { ldd "$SIOX_CLI" | awk '/libasan|libubsan/ {printf "%s%s", sep, $3; sep=":"}'; }
+
 # Waits until the warehouse holds exactly $1 activities (fails on more, or on
 # fewer after the timeout in seconds, $2, default 60).
 wait_activities() {

@@ -11,10 +11,12 @@
 #     over goes into a loss file (or is counted), and reaches the warehouse
 #     once a daemon runs again: here all of it is stored;
 #  4. short-lived processes (a few hundred activities, then exit): every
-#     activity arrives.
+#     activity arrives;
+#  5. a process execs while the daemon is stopped (exec runs no destructor):
+#     what it recorded goes into a loss file too, and all of it is stored.
 . "$(dirname "$0")/lib.sh"
 P=${SIOX_LOSS_PRODUCER:?}
-PARTS=${SIOX_LOSS_PARTS:-1 2 3 4} # a subset, to check one part alone
+PARTS=${SIOX_LOSS_PARTS:-1 2 3 4 5} # a subset, to check one part alone
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 
 # account JOB: prints "made stored dropped unaccounted unreported" of JOB.
@@ -112,5 +114,31 @@ siox_cli top --job loss-short --json >"$T/top.json" || fail "siox top failed"
 siox_cli graph "$(top_first_aid "$T/top.json")" --json >"$T/graph.json" || fail "siox graph failed"
 g=$(json_get "$T/graph.json" '"%d %d %d" % (j["trace_completeness"]["job"]["made"], j["trace_completeness"]["job"]["unaccounted"], j["trace_completeness"]["process"]["made"])')
 [ "$g" = "1500 0 300" ] || fail "siox graph's account (job made, unaccounted, process made): $g"
+fi
+# --- 5. exec while the daemon is stopped ----------------------------------
+if part 5; then
+log "5: a process execs while the daemon is stopped"
+stop_pid "$DAEMON_PID"
+# 200 appends by the shell itself (open, write, close each), then exec.
+LD_PRELOAD=$(asan_rt) SIOX_JOB_ID=loss-exec "$SIOX_CLI" run --no-check --layers posix --socket "$DAEMON_SOCK" -- \
+  sh -c 'i=0; while [ $i -lt 200 ]; do echo $i >>"$1"; i=$((i+1)); done; exec /bin/true' sh "$T/exec.out" \
+  || fail "the exec producer failed"
+[ "$(wc -l <"$T/exec.out")" -eq 200 ] || fail "the shell wrote $(wc -l <"$T/exec.out") lines, not 200"
+ls "$DAEMON_SOCK.lost/"*.loss >/dev/null 2>&1 || fail "no loss file in $DAEMON_SOCK.lost after exec with no daemon"
+start_daemon "127.0.0.1:$SERVER_PORT" --batch-ms 50
+a="" w=0
+for _ in $(seq 120); do
+  a=$(account loss-exec 2>/dev/null || echo "")
+  w=$(sql "SELECT count(*) FROM activities a JOIN processes p USING (proc_id) JOIN activity_types t USING (type_id)
+           WHERE p.job = 'loss-exec' AND t.name = 'write'")
+  set -- $a
+  [ -n "$a" ] && [ "$1" -gt 0 ] && [ "$1" -eq "$2" ] && [ "$4" -eq 0 ] && [ "$5" -eq 0 ] && [ "$w" -eq 200 ] && break
+  sleep 0.5
+done
+set -- $a
+[ -n "$a" ] && [ "$1" -gt 0 ] && [ "$1" -eq "$2" ] && [ "$4" -eq 0 ] && [ "$5" -eq 0 ] \
+  || fail "job loss-exec: account (made stored dropped unaccounted unreported) '$a', want all stored"
+[ "$w" -eq 200 ] || fail "job loss-exec: $w write activities stored, want 200"
+log "exec with no daemon: made $1, stored $2, writes $w"
 fi
 log "all parts exact"

@@ -37,6 +37,17 @@ int siox_internal_owns_fd(int fd);
 #define SIOX_INTERNAL_OWN_FDS_MAX 2
 int siox_internal_own_fds(int *fds);
 
+/* exec() replaces the image without destructors: a wrapper of the exec
+ * family calls siox_internal_before_exec first. It ships what the process
+ * recorded (bounded by timeout_ms); what cannot be shipped goes into a loss
+ * file for the daemon and is counted, exactly as at exit, so nothing made
+ * is lost uncounted. Returns 0 when everything was delivered, else a
+ * negative errno (the loss is accounted all the same). The process stays
+ * usable: when exec fails, the wrapper calls siox_internal_exec_failed,
+ * which starts the flusher again. */
+int siox_internal_before_exec(unsigned timeout_ms);
+void siox_internal_exec_failed(void);
+
 /* ---- hint delivery (src/hints.c) -------------------------------------------
  * The MPI-IO layer asks the node daemon, at MPI_File_open, which hints the
  * knowledge base holds for this process's application (executable and
