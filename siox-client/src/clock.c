@@ -5,7 +5,9 @@
  */
 #include <time.h>
 #if defined(__x86_64__) && __has_include(<sys/platform/x86.h>)
-#include <sys/platform/x86.h> /* glibc >= 2.33: the loader's cpuid copy */
+#include <sys/platform/x86.h> /* the loader's cpuid copy */
+#endif
+#if defined(__x86_64__) && defined(CPU_FEATURE_PRESENT) /* glibc >= 2.33; 2.32's header has another API */
 #define SIOX_CPU_FEATURES 1
 #elif defined(__x86_64__)
 #include <cpuid.h>
