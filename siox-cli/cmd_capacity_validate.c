@@ -338,7 +338,8 @@ int siox_capacity_validate_run(struct siox_cli *cli, int argc, char **argv) {
   rc = SIOX_EXIT_FAIL;
   /* The model of the recorded run only: the runs being checked must not calibrate what they check. */
   if ((a->window || siox_wh_job_window(pg, a->job, &a->since_ns, &a->until_ns, err, sizeof err) == 0) &&
-      siox_cap_model_from_warehouse(pg, a->since_ns, a->until_ns + 1, &m, err, sizeof err) == 0 &&
+      siox_cap_model_from_warehouse(pg, a->since_ns, a->until_ns == INT64_MAX ? a->until_ns : a->until_ns + 1, &m, err,
+                                    sizeof err) == 0 &&
       load(pg, a, &base, err, sizeof err) == 0)
     rc = validate_all(pg, a, cli, m);
   else

@@ -51,7 +51,7 @@ grep -Eq "^verdict: (VALIDATED|NOT VALIDATED)" "$T/validate.txt" || fail "no ver
 siox_cli capacity validate "${base[@]}" "${CV_CASES[@]}" --json >"$T/validate.json" || fail "validate --json failed"
 for c in asis fpp; do
   siox_cli workload extract --job "$c-1" --prefix "$MNT/r-$c/" -o "$T/run-$c.wl" 2>/dev/null || fail "extract $c-1"
-  awk '$1 == "r" { t[$2] += $8 } END { m = 0; for (r in t) if (t[r] > m) m = t[r]; print m }' "$T/run-$c.wl" \
+  awk '$1 == "r" { t[$2] += $8 } END { m = 0; for (r in t) if (t[r] > m) m = t[r]; printf "%.0f\n", m }' "$T/run-$c.wl" \
     >"$T/run-$c.ns"
 done
 python3 - "$T/validate.json" "$T/run-asis.ns" "$T/run-fpp.ns" <<'PY' || fail "validate's figures are wrong (see above)"
