@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "siox/siox_wh.h"
 #include "siox_capacity.h"
 
 #define MAX_PARTS 8
@@ -104,11 +105,22 @@ static int measure_one(PGconn *pg, const struct siox_cap_validate_case *c, const
   }
   uint64_t want = bytes_moved(c->w), moved = bytes_moved(got);
   if (siox_wl_ranks(got) != siox_wl_ranks(c->w) || moved != want) {
+    /* An incomplete trace is not a wrong run: say which, from the loss account. */
+    struct siox_wh_loss l = {0};
+    char lost[256] = "";
+    if (siox_wh_loss(pg, job, 0, &l, why, sizeof why) == 0 &&
+        l.dropped_client + l.dropped_exit + l.dropped_daemon_spool + l.dropped_daemon_invalid + l.unaccounted + l.unreported > 0)
+      snprintf(lost, sizeof lost,
+               " (its trace is incomplete: %lld activities dropped by the client, %lld at exit, %lld by the daemon, "
+               "%lld unaccounted, %lld processes unreported)",
+               (long long)l.dropped_client, (long long)l.dropped_exit,
+               (long long)(l.dropped_daemon_spool + l.dropped_daemon_invalid), (long long)l.unaccounted,
+               (long long)l.unreported);
     snprintf(err, errlen,
              "job '%s' is not a run of this scenario: %u ranks moved %llu bytes%s%s, the scenario's workload has %u "
-             "ranks and %llu bytes",
+             "ranks and %llu bytes%s",
              job, siox_wl_ranks(got), (unsigned long long)moved, c->replay_dir ? " under " : "",
-             c->replay_dir ? c->replay_dir : "", siox_wl_ranks(c->w), (unsigned long long)want);
+             c->replay_dir ? c->replay_dir : "", siox_wl_ranks(c->w), (unsigned long long)want, lost);
     siox_wl_free(got);
     return -EINVAL;
   }

@@ -6,6 +6,7 @@
 # siox-strided-writes) besides sys_lib.sh's variables.
 CV_ARGS=(--blocks 16 --block 65536 --repeat 4 --read-back)
 CV_CASES=() # the `siox capacity validate` options of each case run so far
+CV_NAMES=() # their names
 
 # cv_settle: until the warehouse's activity count has not changed for 3 s
 # (a rank's last batches can arrive after its MPI_Finalize; a trace
@@ -56,6 +57,12 @@ cv_replay() {
     wait "${pids[$k]}" || { cat "$T/replay-$name-$((k + 1)).out" >&2; fail "replay $name-$((k + 1)) failed"; }
   done
   for k in $(seq "$copies"); do wait_finalized "$name-$k" "$ranks" 300; done
-  CV_CASES+=(--case "$name" --scenario "$spec" --workload "$wl" --replay-dir "$MNT/r-$name" --run-mount "$MNT")
-  for k in $(seq "$copies"); do CV_CASES+=(--measured "$name-$k"); done
+  local -a c=(--case "$name" --scenario "$spec" --workload "$wl" --replay-dir "$MNT/r-$name" --run-mount "$MNT")
+  for k in $(seq "$copies"); do c+=(--measured "$name-$k"); done
+  CV_CASES+=("${c[@]}")
+  CV_NAMES+=("$name")
+  printf '%s\n' "${c[@]}" >"$T/case-$name.args" # one case alone: cv_case_args NAME
 }
+
+# cv_case_args NAME ARRAY: ARRAY gets case NAME's validate options.
+cv_case_args() { mapfile -t "$2" <"$T/case-$1.args"; }
