@@ -245,8 +245,9 @@ static void print_text(const struct vargs *a, const siox_cap_model *m, const str
   char p[32], ms[32], lo[32], hi[32];
   printf("capacity validation of job %s: model of %" PRIu64 " samples, %zu components; tolerance %.0f%%\n", a->job,
          m->samples, m->ncomp, a->tolerance);
-  printf("%-12s %-40s %5s %6s %12s %12s %-27s %7s  %s\n", "CASE", "SCENARIO", "RANKS", "COPIES", "PREDICTED",
-         "MEASURED", "(RUNS MIN .. MAX)", "ERROR", "VERDICT");
+  /* The scenario last: a brick's name makes it long. */
+  printf("%-12s %5s %6s %12s %12s %-29s %7s  %-7s  %s\n", "CASE", "RANKS", "COPIES", "PREDICTED", "MEASURED",
+         "(RUNS MIN .. MAX)", "ERROR", "VERDICT", "SCENARIO");
   double err[MAX_CASES];
   int off = 0;
   for (int i = 0; i < a->ncase; i++) {
@@ -257,9 +258,10 @@ static void print_text(const struct vargs *a, const siox_cap_model *m, const str
     int ok = r[i].error_pct <= a->tolerance;
     off += !ok;
     err[i] = r[i].error_pct;
-    printf("%-12s %-40s %5u %6u %12s %12s %-27s %6.1f%%  %s\n", c->name, c->spec ? c->spec : "as-is", r[i].ranks,
-           r[i].copies, siox_fmt_duration(r[i].predicted_ns, p, sizeof p),
-           siox_fmt_duration(r[i].measured_ns, ms, sizeof ms), range, r[i].error_pct, ok ? "ok" : "OFF");
+    printf("%-12s %5u %6u %12s %12s %-29s %6.1f%%  %-7s  %s%s%s\n", c->name, r[i].ranks, r[i].copies,
+           siox_fmt_duration(r[i].predicted_ns, p, sizeof p), siox_fmt_duration(r[i].measured_ns, ms, sizeof ms),
+           range, r[i].error_pct, ok ? "ok" : "OFF", c->spec ? c->spec : "as-is", a->cs[i].wl_path ? " on " : "",
+           a->cs[i].wl_path ? a->cs[i].wl_path : "");
     if (r[i].unmatched_syncs)
       printf("%-12s warning: %" PRIu64 " synchronization points did not match across ranks\n", "",
              r[i].unmatched_syncs);

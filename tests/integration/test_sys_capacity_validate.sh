@@ -45,7 +45,7 @@ siox_cli capacity validate "${base[@]}" "${CV_CASES[@]}" >"$T/validate.txt" 2>&1
   || { cat "$T/validate.txt"; fail "validate failed"; }
 cat "$T/validate.txt"
 for c in asis fpp; do
-  grep -Eq "^$c +as-is +4 +1 .*%  (ok|OFF)$" "$T/validate.txt" || fail "validate does not show case $c"
+  grep -Eq "^$c +4 +1 .*%  (ok|OFF) +as-is on " "$T/validate.txt" || fail "validate does not show case $c"
 done
 grep -Eq "^verdict: (VALIDATED|NOT VALIDATED)" "$T/validate.txt" || fail "no verdict"
 siox_cli capacity validate "${base[@]}" "${CV_CASES[@]}" --json >"$T/validate.json" || fail "validate --json failed"
