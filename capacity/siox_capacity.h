@@ -229,4 +229,41 @@ struct siox_cap_predict_opts {
 int siox_cap_predict(const siox_cap_model *m, const siox_workload *w, const struct siox_cap_scenario *s, size_t ns,
                      const struct siox_cap_predict_opts *o, struct siox_cap_answer *out, char *err, size_t errlen);
 
+/* ---- validation: predictions against real runs (cap_validate.c) ------ */
+/* One scenario of a validation: what was predicted and which real runs of it
+ * the warehouse holds (capacity/README.md, "Validation"). */
+struct siox_cap_validate_case {
+  const char *name;            /* printed ("healed") */
+  const char *spec;            /* storage scenarios "A+B" (siox_cap_scenarios_parse); NULL: as recorded */
+  const siox_workload *w;      /* the workload the runs executed (the recorded job's, or a transformed one) */
+  const char *replay_dir;      /* the directory the runs replayed w into (`siox replay --dir`); NULL: w's own files */
+  const char *run_mount;       /* the mount point of the volume they ran on (NULL: the model's, opts->mount) */
+  const char *const *measured; /* job ids of the runs, one per concurrent copy the scenario predicts */
+  size_t nmeasured;
+  const char *const *prefixes; /* without replay_dir: the runs' files (NULL-terminated; NULL: default filter) */
+};
+struct siox_cap_validate_result {
+  uint32_t copies;            /* concurrent copies the scenario predicts (= nmeasured) */
+  uint32_t ranks;
+  int64_t predicted_ns;       /* mean predicted I/O time of one copy (its slowest rank's time inside operations) */
+  int64_t measured_ns;        /* the same, measured: mean over the runs, from their traces in the warehouse */
+  int64_t measured_min_ns, measured_max_ns;
+  double error_pct;           /* |predicted - measured| / measured x 100 */
+  uint64_t unmatched_syncs;   /* of the simulation (see siox_cap_run) */
+};
+/* Predicts case c on model m (opts: mount, no_gaps, residual; replay_dir
+ * comes from c) and measures it: each run of c->measured is read back from
+ * the warehouse (siox_wl_extract, its files: those under c->replay_dir).
+ * A run must be there and must be a run of this scenario: -ENOENT "no run
+ * of job J in the warehouse"; -EINVAL when its ranks or bytes moved differ
+ * from c->w's, or the scenario's copies from nmeasured; also the errors of
+ * siox_cap_predict. err names the case. */
+int siox_cap_validate(PGconn *pg, const siox_cap_model *m, const struct siox_cap_validate_case *c,
+                      const struct siox_cap_predict_opts *opts, struct siox_cap_validate_result *out, char *err,
+                      size_t errlen);
+/* I/O time of a trace: the largest rank's sum of operation durations. */
+int64_t siox_cap_io_time(const siox_workload *w);
+/* The median of v[0..n) (sorts v); 0 when n is 0. */
+double siox_cap_median(double *v, size_t n);
+
 #endif

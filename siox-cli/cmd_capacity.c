@@ -15,6 +15,7 @@
 #include <siox/siox_kb_capacity.h>
 
 #include "cmd_capacity_model.h"
+#include "cmd_capacity_validate.h"
 #include "format.h"
 #include "json_out.h"
 #include "plot_gnuplot.h"
@@ -30,6 +31,8 @@ static const char help[] =
     "SYNOPSIS\n"
     "  siox capacity [--since T] [--until T] [--component PATTERN] [--kind KIND]\n"
     "                [--what-if FACTOR] [--plot DIR [--format png|svg]] [--update] [--json]\n"
+    "  siox capacity validate ...          (predictions against real runs: see\n"
+    "                                       siox capacity validate --help)\n"
     "  siox capacity model | what-if ...   (the calibrated storage model and what-if\n"
     "                predictions: siox capacity model --help)\n"
     "\n"
@@ -353,6 +356,8 @@ static int plot(PGconn *c, const struct capacity_args *a, const struct siox_kb_c
 }
 
 static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char **argv) {
+  /* Predictions against real runs: cmd_capacity_validate.c. */
+  if (argc > 1 && strcmp(argv[1], "validate") == 0) return siox_capacity_validate_run(cli, argc, argv);
   /* The calibrated model and what-if predictions: cmd_capacity_model.c. */
   if (siox_capacity_model_wanted(argc, argv)) return siox_capacity_model_run(cli, argc, argv);
   struct capacity_args a;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd_workload_transform.h"
 #include "json_out.h"
 #include "session.h"
 #include "siox_workload.h"
@@ -20,6 +21,7 @@ static const char help[] =
     "SYNOPSIS\n"
     "  siox workload extract --job J [-o FILE] [--form trace|characterization]\n"
     "                        [--anonymize] [--prefix PATH]... [--json]\n"
+    "  siox workload transform FILE -o OUT [--ranks N] [--file-per-process]\n"
     "\n"
     "DESCRIPTION\n"
     "  Reads every POSIX, stdio, MPI-IO and MPI activity of batch job J and writes\n"
@@ -51,6 +53,10 @@ static const char help[] =
     "  files, operations, what was left out and why, and the size of the job's\n"
     "  workload file in both forms.\n"
     "\n"
+    "  transform writes workload FILE (a trace) changed the way a what-if about the\n"
+    "  application asks, for `siox replay` to run and `siox capacity validate` to\n"
+    "  predict. Sizes, gaps and recorded durations are kept.\n"
+    "\n"
     "OPTIONS\n"
     "  --job J           the batch job (as `siox top --job` shows it); required\n"
     "  -o FILE           write the workload here (default: standard output)\n"
@@ -58,6 +64,13 @@ static const char help[] =
     "  --anonymize       replace file names by fileN plus their extension (.h5)\n"
     "  --prefix PATH     keep only files whose name starts with PATH (repeatable);\n"
     "                    replaces the default filter\n"
+    "  --ranks N         (transform) the same job at N ranks, weak scaling: rank r does\n"
+    "                    what rank r mod R did (R: the trace's ranks; fewer ranks: the\n"
+    "                    first N keep theirs); a file one rank used gets a copy per\n"
+    "                    replica (NAME.rK); a shared file stays shared, replica K\n"
+    "                    working K x its extent further on\n"
+    "  --file-per-process (transform) each rank's part of a shared file goes to a file\n"
+    "                    of its own, NAME.rR, at the same offsets (after --ranks)\n"
     "\n"
     "EXIT STATUS\n"
     "  0 written; 1 no such job, warehouse unreachable or FILE not writable;\n"
@@ -67,7 +80,8 @@ static const char help[] =
     "  siox workload extract --job 4711 -o job4711.wl\n"
     "  siox workload extract --job 4711 --form characterization --anonymize -o j.wlc\n"
     "  siox workload extract --job 4711 --prefix /mnt/gluster/ -o - | head\n"
-    "  siox replay job4711.wl --dir /mnt/gluster/replay\n";
+    "  siox replay job4711.wl --dir /mnt/gluster/replay\n"
+    "  siox workload transform job4711.wl --ranks 8 --file-per-process -o fpp8.wl\n";
 
 struct args {
   struct siox_wl_extract_opts x;
@@ -88,7 +102,7 @@ static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, ch
   int c, rc;
   if (argc < 2 || strcmp(argv[1], "extract") != 0) {
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) return siox_cli_help(self);
-    return siox_cli_usage(self, argc < 2 ? "which action? (extract)" : "unknown action '%s' (extract)", argv[1]);
+    return siox_cli_usage(self, argc < 2 ? "which action? (extract, transform)" : "unknown action '%s' (extract, transform)", argv[1]);
   }
   argc--, argv++;
   while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
@@ -174,6 +188,7 @@ static void summary(const struct args *a, const siox_workload *t, const struct s
 
 static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char **argv) {
   struct args a = {0};
+  if (argc > 1 && strcmp(argv[1], "transform") == 0) return siox_workload_transform_run(cli, self, argc - 1, argv + 1);
   int rc = parse(cli, self, argc, argv, &a);
   if (rc >= 0) return rc;
   struct siox_wh *wh;

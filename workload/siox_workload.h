@@ -124,6 +124,19 @@ int siox_wl_characterize(const siox_workload *trace, siox_workload **out);
 int siox_wl_synthesize(const siox_workload *charact, siox_workload **out, char *err, size_t errlen);
 /* Replaces every file name by "fileN" plus the name's extension. */
 int siox_wl_anonymize(siox_workload *w);
+/* The same job at n ranks, weak scaling (wl_transform.c): new rank r runs
+ * old rank r mod R's stream (R: the trace's ranks; fewer ranks: the first n
+ * keep theirs). Replica k = r / R of a file only one rank uses (file per
+ * process) is a file of its own, "NAME.rK"; a file several ranks share stays
+ * shared and replica k's accesses move k x the file's extent further, so
+ * replicas never overlap. Sizes, gaps and durations are kept. 0, -EINVAL
+ * (not a trace, n out of 1..2^20; err), -ENOMEM. */
+int siox_wl_scale_ranks(const siox_workload *w, uint32_t n, siox_workload **out, char *err, size_t errlen);
+/* File per process: each rank's operations on a file several ranks share go
+ * to a file of its own, "NAME.rR" (offsets kept: the same requests on a
+ * sparse file; MPI-IO opens then involve that rank alone). Files of one
+ * rank stay. 0, -EINVAL (not a trace; err), -ENOMEM. */
+int siox_wl_file_per_process(const siox_workload *w, siox_workload **out, char *err, size_t errlen);
 
 /* ---- from the warehouse (wl_extract.c) --------------------------------- */
 struct siox_wl_extract_opts {

@@ -17,7 +17,7 @@ if(TARGET siox-io-workload AND TARGET siox-xlator-client AND TARGET siox-mpi AND
     SIOX_STRIDED=$<TARGET_FILE:siox-strided-writes>
     SIOX_TESTBED=${CMAKE_SOURCE_DIR}/testbed/siox-testbed
     SIOX_XLATOR_DIR=${SIOX_XLATOR_DIR})
-  foreach(t sys_blame sys_tree sys_blame_waiting sys_blame_metadata sys_capacity)
+  foreach(t sys_blame sys_tree sys_blame_waiting sys_blame_metadata sys_capacity sys_capacity_validate)
     add_test(NAME integration_${t} COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_${t}.sh)
     set_tests_properties(integration_${t} PROPERTIES
       LABELS "integration;system" TIMEOUT 600 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE ENVIRONMENT "${SIOX_SYS_ENV}")
@@ -25,6 +25,8 @@ if(TARGET siox-io-workload AND TARGET siox-xlator-client AND TARGET siox-mpi AND
   # The job, its model and predictions, then its replay into the volume:
   # 6 min on an idle machine, over 10 at load 20.
   set_tests_properties(integration_sys_capacity PROPERTIES TIMEOUT 1500)
+  # Two recorded jobs and two traced replays, then validate (capacity_validate_lib.sh).
+  set_tests_properties(integration_sys_capacity_validate PROPERTIES TIMEOUT 1500)
   # Blame through collective MPI-IO and HDF5 (scenarios (c) and (d)).
   if(TARGET hdf5_parallel_write)
     add_test(NAME integration_sys_blame_collective

@@ -45,3 +45,24 @@ int siox_wh_job_exists(PGconn *c, const char *job, char *err, size_t errlen) {
   PQclear(r);
   return n > 0;
 }
+
+/* The job's own processes only (no aid to take the uid from): what the
+ * caller may see of them (row-level security keeps other users' out). */
+static const char window_sql[] =
+    "SELECT min(a.start_ns), max(a.end_ns) FROM processes p, activities a WHERE p.job = $1"
+    "   AND a.aid BETWEEN (p.proc_id::bigint << 32) AND ((p.proc_id::bigint << 32) | 4294967295)";
+
+int siox_wh_job_window(PGconn *c, const char *job, int64_t *from, int64_t *to, char *err, size_t errlen) {
+  const char *params[1] = {job};
+  PGresult *r = siox_wh_query(c, "reading the job's time window", window_sql, 1, params, err, errlen);
+  if (!r) return -EIO;
+  int found = PQntuples(r) == 1 && !PQgetisnull(r, 0, 0);
+  if (found) {
+    *from = siox_wh_i64(r, 0, 0);
+    *to = siox_wh_i64(r, 0, 1);
+  } else {
+    snprintf(err, errlen, "no activity of job '%s' in the warehouse", job);
+  }
+  PQclear(r);
+  return found ? 0 : -ENOENT;
+}

@@ -130,6 +130,9 @@ int siox_wh_loss(PGconn *c, const char *job, int64_t proc_id, struct siox_wh_los
  * of the process of aid. Widens [*from, *to]. 0, -ENOENT (no activity),
  * -EIO. */
 int siox_wh_job_span(PGconn *c, int64_t aid, const char *job, int64_t *from, int64_t *to, char *err, size_t errlen);
+/* [*from, *to]: the first start and last end of the activities of job's
+ * processes (those the caller may see). 0, -ENOENT (none; err), -EIO. */
+int siox_wh_job_window(PGconn *c, const char *job, int64_t *from, int64_t *to, char *err, size_t errlen);
 /* 1 when some process carries job id job (or is "proc:<id>" of a job-less
  * process), 0 when none, -EIO. */
 int siox_wh_job_exists(PGconn *c, const char *job, char *err, size_t errlen);

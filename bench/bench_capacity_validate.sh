@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# capacity_prediction_error_pct_<case>: `siox capacity validate`, the
+# model's predictions against real runs of each scenario, built on the
+# GlusterFS testbed in this same bench run (issue 13 section 5).
+#   1. testbed A: 4 bricks, brick 3 slowed (DELAY_US per WRITE and READ,
+#      default 20 ms); the demo job (examples/siox-io-workload: files on
+#      every brick, so every brick is calibrated) and the strided-writes job
+#      (examples/siox-strided-writes: 4 ranks, one shared file, strided
+#      independent writes through a file view, read back) under `siox run`;
+#      the strided job's workload is extracted. The model is calibrated on
+#      these two recorded runs only (validate --since/--until).
+#   2. per case, the workload is replayed (`siox replay`, traced) on the
+#      scenario's system, COPIES replays at once for load=K:
+#        asis       testbed A, the recorded workload (shared file)
+#        load2      testbed A, 2 concurrent copies
+#        ranks2     testbed A, 2 ranks (siox workload transform --ranks 2)
+#        ranks8     testbed A, 8 ranks (--ranks 8; 8 processes on this machine)
+#        fpp        testbed A, file per process (--file-per-process)
+#        fpp_load2  testbed A, file per process, 2 concurrent copies
+#        healed     testbed B, 4 bricks none slowed (heal=brick3)
+#        fpp_healed testbed B, file per process
+#        4to2       testbed C, 2 bricks none slowed (heal=brick3+bricks=2)
+#      (CV_CASES="asis fpp ..." runs a subset.)
+#   3. `siox capacity validate --job STRIDED` with every case and its runs:
+#      measured = the runs' I/O time read back from the warehouse.
+# Prints (NAME VALUE UNIT) per case: capacity_prediction_error_pct_<case>,
+# capacity_predicted_io_time_ms_<case>, capacity_measured_io_time_ms_<case>;
+# then capacity_prediction_error_pct_median and capacity_validated (1 when
+# every case is within validate's 10 %); capacity_validate_refused_<case>
+# when validate refused the case's run (its reason on stderr: e.g. a trace
+# with activities dropped under load). One run per case: noisy; on a
+# loaded machine the replays are slowed and the model is not.
+#   bench/bench_capacity_validate.sh [BUILD_DIR]
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=$(cd "${1:-$top/build}" && pwd)
+export SIOX_SERVER=$B/siox-server/siox-server SIOX_DAEMON=$B/siox-daemon/siox-daemon SIOX_CLI=$B/siox-cli/siox
+export SIOX_REPLAY=$B/workload/siox-replay SIOX_WORKLOAD=$B/examples/siox-io-workload
+export SIOX_STRIDED=$B/examples/siox-strided-writes
+export SIOX_TESTBED=$top/testbed/siox-testbed SIOX_XLATOR_DIR=$B/instrumentation/glusterfs/xlator
+export OMPI_MCA_mpi_yield_when_idle=1
+export DELAY_US=${DELAY_US:-20000}
+CASES=${CV_CASES:-asis load2 ranks2 ranks8 fpp fpp_load2 healed fpp_healed 4to2}
+. "$top/tests/integration/lib.sh"
+skip_unless_fuse_testbed >&2
+. "$top/tests/integration/sys_lib.sh"
+. "$top/tests/integration/capacity_validate_lib.sh"
+trap 'tb_stop; cleanup >/dev/null' EXIT
+want() { [[ " $CASES " == *" $1 "* ]]; }
+start_server >&2
+start_daemon "" --batch-ms 50 >&2
+JOB="cv-$$"
+
+tb_start 3 "$JOB-fs"
+SLOWB="brick3:$TB/brick3"
+t0=$(date +%s)
+echo "calibration: the demo job (brick 3 slowed)" >&2
+pick_files cal
+run_workload "$JOB-demo" "$T/demo.out" "$SIOX_CLI" run --layers posix,mpi,hdf5 --socket "$SIOX_SOCKET" --
+wait_finalized "$JOB-demo" 4 300
+echo "the recorded job: strided writes, one shared file" >&2
+cv_record "$JOB"
+t1=$(($(date +%s) + 1))
+siox_cli workload transform "$T/$JOB.wl" --file-per-process -o "$T/fpp.wl"
+siox_cli workload transform "$T/$JOB.wl" --ranks 2 -o "$T/ranks2.wl"
+siox_cli workload transform "$T/$JOB.wl" --ranks 8 -o "$T/ranks8.wl"
+sleep 1 # the runs start after the model's window
+run_case() { # NAME WORKLOAD COPIES SPEC
+  want "$1" || return 0
+  echo "case $1: $4, $3 cop$([ "$3" = 1 ] && echo y || echo ies) of $(basename "$2")" >&2
+  local s
+  s=$(date +%s)
+  cv_replay "$@"
+  echo "  $(($(date +%s) - s)) s" >&2
+}
+run_case asis "$T/$JOB.wl" 1 as-is
+run_case load2 "$T/$JOB.wl" 2 load=2
+run_case ranks2 "$T/ranks2.wl" 1 as-is
+run_case ranks8 "$T/ranks8.wl" 1 as-is
+run_case fpp "$T/fpp.wl" 1 as-is
+run_case fpp_load2 "$T/fpp.wl" 2 load=2
+if want healed || want fpp_healed; then
+  echo "testbed B: no slow brick" >&2
+  tb_start "" "$JOB-fs2"
+  run_case healed "$T/$JOB.wl" 1 "heal=$SLOWB"
+  run_case fpp_healed "$T/fpp.wl" 1 "heal=$SLOWB"
+fi
+if want 4to2; then
+  echo "testbed C: 2 bricks" >&2
+  BRICKS=2
+  tb_start "" "$JOB-fs3"
+  run_case 4to2 "$T/$JOB.wl" 1 "heal=$SLOWB+bricks=2"
+fi
+cv_settle
+args=(--job "$JOB" --prefix "$REC_MNT/job/" --mount "$REC_MNT" --since "@$t0" --until "@$t1")
+# All cases at once for the table and verdict; then each alone, so that one
+# case whose run is refused (e.g. an incomplete trace) leaves the others'
+# figures, and the refusal is printed.
+siox_cli capacity validate "${args[@]}" "${CV_CASES[@]}" >&2 || echo "(validate refused a case: see below)" >&2
+: >"$T/refused"
+for n in "${CV_NAMES[@]}"; do
+  cv_case_args "$n" one
+  siox_cli capacity validate "${args[@]}" "${one[@]}" --json >"$T/v-$n.json" 2>>"$T/refused" \
+    || { echo "$n" >>"$T/refused.names"; rm -f "$T/v-$n.json"; }
+done
+cat "$T/refused" >&2
+python3 - "$T" "${CV_NAMES[@]}" <<'PY'
+import json, os, statistics, sys
+t, names = sys.argv[1], sys.argv[2:]
+errs = []
+for n in names:
+    f = os.path.join(t, f"v-{n}.json")
+    if not os.path.exists(f):
+        print(f"capacity_validate_refused_{n} 1 bool")
+        continue
+    c = json.load(open(f))["cases"][0]
+    errs.append(c["error_pct"])
+    print(f"capacity_prediction_error_pct_{n} {c['error_pct']:.1f} %")
+    print(f"capacity_predicted_io_time_ms_{n} {c['predicted_io_time_ns'] / 1e6:.1f} ms")
+    print(f"capacity_measured_io_time_ms_{n} {c['measured_io_time_ns'] / 1e6:.1f} ms")
+if errs:
+    print(f"capacity_prediction_error_pct_median {statistics.median(errs):.1f} %")
+    print(f"capacity_validated {int(len(errs) == len(names) and max(errs) <= 10)} bool")
+PY
