@@ -14,7 +14,7 @@
 #  3. shard 3's PostgreSQL stopped: coordinator queries fail naming it.
 . "$(dirname "$0")/lib.sh"
 
-WRITES=300
+WRITES=150
 PORTS=()
 SHARD_PIDS=()
 for k in 1 2 3; do PORTS[$k]=$(free_port); done
