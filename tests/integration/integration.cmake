@@ -36,4 +36,4 @@ set_tests_properties(integration_auth_token PROPERTIES LABELS integration TIMEOU
 # counts through the coordinator, kill -9 of a shard's server mid-stream,
 # a shard's PostgreSQL down named in the coordinator's errors.
 add_test(NAME integration_shards COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_shards.sh)
-set_tests_properties(integration_shards PROPERTIES LABELS integration TIMEOUT 300 ENVIRONMENT "${SIOX_IT_ENV}")
+set_tests_properties(integration_shards PROPERTIES LABELS integration TIMEOUT 900 ENVIRONMENT "${SIOX_IT_ENV}")

@@ -11,7 +11,10 @@
 #     their daemons' work while it is down (a shard down delays only its
 #     own daemons), the coordinator refuses to answer and names shard 2;
 #     after the restart every activity is there exactly once;
-#  3. shard 3's PostgreSQL stopped: coordinator queries fail naming it.
+#  3. shard 3's PostgreSQL stopped: coordinator queries fail naming it;
+#  4. the coordinator restarted meanwhile fails its build naming shard 3
+#     (exit 1), and builds once shard 3 is back: the build resumes after a
+#     failure, and every activity is still there exactly once.
 . "$(dirname "$0")/lib.sh"
 
 WRITES=150
@@ -104,15 +107,26 @@ check_exact() {
   [ "$bad" -eq 0 ] || fail "$bad processes hold a write offset missing or more often than the others"
 }
 
+# The shards in another order than their numbers: the coordinator reads
+# each one's K from the shard itself.
+start_coordinator() {
+  rm -f "$COORD/conninfo"
+  "$SIOX_SERVER" --coordinator --data-dir "$COORD" --shard-db "host=$T/shard3/pg/run dbname=siox" \
+    --shard-db "host=$T/shard1/pg/run dbname=siox" --shard-db "host=$T/shard2/pg/run dbname=siox" \
+    >>"$T/coord.log" 2>&1 &
+  COORD_PID=$!
+  PIDS+=("$COORD_PID")
+}
+wait_coordinator() {
+  for _ in $(seq 600); do [ -s "$COORD/conninfo" ] && return 0; sleep 0.1; done
+  fail "the coordinator wrote no conninfo"
+}
+
 log "3 shards, a coordinator, 3 daemons"
 for k in 1 2 3; do start_shard $k; done
 for k in 1 2 3; do wait_port "${PORTS[$k]}" "shard $k"; done
-"$SIOX_SERVER" --coordinator --data-dir "$COORD" --shard-db "host=$T/shard3/pg/run dbname=siox" \
-  --shard-db "host=$T/shard1/pg/run dbname=siox" --shard-db "host=$T/shard2/pg/run dbname=siox" \
-  >>"$T/coord.log" 2>&1 &
-PIDS+=("$!")
-for _ in $(seq 600); do [ -s "$COORD/conninfo" ] && break; sleep 0.1; done
-[ -s "$COORD/conninfo" ] || fail "the coordinator wrote no conninfo"
+start_coordinator
+wait_coordinator
 for d in 1 2 3; do start_site_daemon $d; done
 
 log "1: one chain per daemon, exactly once through the coordinator"
@@ -165,4 +179,17 @@ for cmd in "top" "graph $aid" "jobs"; do
   if out=$("$SIOX_CLI" --data-dir "$COORD" $cmd 2>&1); then fail "siox $cmd answered with shard 3 down: $out"; fi
   echo "$out" | grep -q 'could not connect to server "siox_shard_3"' || fail "siox $cmd: error without shard 3: $out"
 done
+log "4: the coordinator rebuilt while shard 3 is down, then after it is back"
+stop_pid "$COORD_PID"
+start_coordinator
+rc=0
+wait "$COORD_PID" || rc=$?
+[ "$rc" -eq 1 ] || fail "the coordinator's build with shard 3 down exited $rc, want 1"
+grep -q "coordinator: shard at host=$T/shard3/pg/run dbname=siox: cannot connect" "$T/coord.log" ||
+  fail "the coordinator's failed build does not name shard 3"
+start_shard 3
+wait_port "${PORTS[3]}" "shard 3 again"
+start_coordinator
+wait_coordinator
+check_exact $((3 * 8 * WRITES))
 log "ok"
