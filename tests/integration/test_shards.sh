@@ -20,7 +20,7 @@
 WRITES=150
 PORTS=()
 SHARD_PIDS=()
-for k in 1 2 3; do PORTS[$k]=$(free_port); done
+for k in 1 2 3; do PORTS[k]=$(free_port); done
 LIST="127.0.0.1:${PORTS[1]},127.0.0.1:${PORTS[2]},127.0.0.1:${PORTS[3]}"
 COORD="$T/coord"
 
@@ -39,7 +39,7 @@ start_shard() {
   mkdir -p "$T/shard$k"
   "$SIOX_SERVER" --shard "$k/3" --listen "127.0.0.1:${PORTS[$k]}" --data-dir "$T/shard$k" --auth none \
     --no-analyze >>"$T/shard$k.log" 2>&1 &
-  SHARD_PIDS[$k]=$!
+  SHARD_PIDS[k]=$!
   PIDS+=("${SHARD_PIDS[$k]}")
 }
 
@@ -161,7 +161,8 @@ stop_postmaster "$T/shard2" # the shard's PostgreSQL goes too, until its server 
 # The other shards' daemons are not delayed.
 chain 1 second-1
 chain 3 second-3
-wait "${CHAIN[1]}" && wait "${CHAIN[3]}" || fail "chains 1 and 3 failed"
+wait "${CHAIN[1]}" || fail "chain 1 failed"
+wait "${CHAIN[3]}" || fail "chain 3 failed"
 wait_count shard_sql 1 $((8 * WRITES))
 wait_count shard_sql 3 $((8 * WRITES))
 if out=$("$SIOX_CLI" --data-dir "$COORD" top 2>&1); then fail "siox top answered with shard 2 down: $out"; fi
