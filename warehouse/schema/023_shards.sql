@@ -21,7 +21,8 @@ CREATE TABLE shard_config (
 --    (proc_id << 32 | local aid) is unique in the whole site. A warehouse
 --    that already stored processes under another numbering is refused.
 --  * Schema siox_shard: one view per table, the table's rows plus a first
---    column "shard" = k. The coordinator imports these views as its foreign
+--    column "shard" = k (no access but the superuser's: they read past
+--    row-level security). The coordinator imports these views as its foreign
 --    partitions (list-partitioned on "shard"), so each partition's bound is
 --    true by construction. Rebuilt on every call: a later migration's
 --    columns appear in them.
@@ -62,6 +63,9 @@ BEGIN
   END LOOP;
   DROP SCHEMA IF EXISTS siox_shard CASCADE;
   CREATE SCHEMA siox_shard;
+  -- Superuser-owned views read past row-level security: only the
+  -- coordinator's superuser mapping may use them, never a reader.
+  REVOKE ALL ON SCHEMA siox_shard FROM PUBLIC;
   FOR t IN SELECT tablename FROM pg_tables
             WHERE schemaname = 'public' AND tablename NOT IN ('schema_version', 'shard_config') LOOP
     EXECUTE format('CREATE VIEW siox_shard.%I AS SELECT %s::integer AS shard, * FROM public.%I', t.tablename, k, t.tablename);
