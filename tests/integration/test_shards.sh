@@ -138,9 +138,25 @@ for k in 1 2 3; do
   r=$(shard_sql $k "SELECT count(*), min(proc_id) >> 24, max(proc_id) >> 24 FROM processes")
   [ "$r" = "2|$k|$k" ] || fail "shard $k: processes (count, range) = $r"
 done
-"$SIOX_CLI" --data-dir "$COORD" top --json >"$T/top.json" || fail "siox top through the coordinator"
-[ "$(json_get "$T/top.json" 'len(set(r["aid"] >> 56 for r in (j.get("activities", j) if isinstance(j, dict) else j)))')" -eq 3 ] ||
-  fail "siox top through the coordinator does not show all 3 shards"
+# siox top through the coordinator: every activity of the site (n = all of
+# them) in one order, the same as the union of the shards' own answers.
+"$SIOX_CLI" --data-dir "$COORD" top -n 100000 --json >"$T/top.json" || fail "siox top through the coordinator"
+[ "$(json_get "$T/top.json" 'len(set(r["aid"] for r in (j.get("activities", j) if isinstance(j, dict) else j)))')" \
+  -eq $((3 * 4 * WRITES)) ] || fail "siox top -n 100000 through the coordinator does not list every activity"
+for k in 1 2 3; do
+  "$SIOX_CLI" --data-dir "$T/shard$k" top -n 5 --json >"$T/top$k.json" || fail "siox top on shard $k"
+done
+want=$(python3 - "$T"/top[123].json <<'PY'
+import json, sys
+rows = []
+for f in sys.argv[1:]:
+    j = json.load(open(f))
+    rows += j.get("activities", j) if isinstance(j, dict) else j
+print(" ".join(str(r["aid"]) for r in sorted(rows, key=lambda r: (-r["duration_ns"], r["aid"]))[:5]))
+PY
+)
+got=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); r=j.get("activities", j) if isinstance(j, dict) else j; print(" ".join(str(x["aid"]) for x in r[:5]))' "$T/top.json")
+[ "$got" = "$want" ] || fail "siox top through the coordinator: $got, the shards' own top 5 merged: $want"
 for k in 1 2 3; do
   aid=$(coord_sql "SELECT a.aid FROM activities a JOIN activity_types t USING (type_id)
                     WHERE a.shard = $k AND t.name = 'write' AND a.parent_aid IS NULL ORDER BY a.aid LIMIT 1")
