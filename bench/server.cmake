@@ -28,3 +28,9 @@ add_dependencies(bench_blame_fill siox-server)
 #   bench_match_window [pairs] [runs]
 add_executable(bench_match_window ${CMAKE_CURRENT_LIST_DIR}/bench_match_window.c)
 target_link_libraries(bench_match_window PRIVATE siox-server-core)
+
+# Sharded ingest (bench/run shards): 3 servers with --shard K/3, N = 1, 2, 3 at once:
+#   bench_shards $<TARGET_FILE:siox-server> [activities_per_shard] [rounds]
+add_executable(bench_shards ${CMAKE_CURRENT_LIST_DIR}/bench_shards.c)
+target_link_libraries(bench_shards PRIVATE siox-server-harness Threads::Threads)
+add_dependencies(bench_shards siox-server)

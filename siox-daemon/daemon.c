@@ -161,6 +161,7 @@ static int open_state(struct daemon *d) {
   int rc = state_mkdirs(c->state_dir, 0700);
   if (rc == 0)
     rc = state_daemon_id(c->state_dir, &d->daemon_id);
+  if (rc == 0 && c->server_list) rc = daemon_route(&d->cfg, d->daemon_id);
   if (rc == 0 && c->token_file)
     rc = read_token(d, c->token_file);
   if (rc == 0)

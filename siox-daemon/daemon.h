@@ -24,7 +24,8 @@ enum daemon_auth { DAEMON_AUTH_MUNGE, DAEMON_AUTH_TOKEN, DAEMON_AUTH_NONE };
 
 struct daemon_config {
   const char *socket_path;
-  char server_host[256];
+  const char *server_list;  /* --server A,B,...: route.c picks one by daemon id */
+  char server_host[256];    /* the one this daemon uses */
   int server_port;
   const char *state_dir;
   uint64_t spool_max_bytes;
@@ -521,5 +522,12 @@ int hint_link_send(struct hint_link *l, uint16_t type, const struct ProtobufCMes
 bool hint_link_connected(const struct hint_link *l);
 void uplink_stop(struct uplink *u);  /* closes its handles */
 void uplink_free(struct uplink *u);  /* after the loop ran the closes */
+
+/* route.c: --server lists (HOST:PORT[,HOST:PORT...]). */
+int daemon_server_count(const char *list);
+int daemon_server_entry(const char *list, int i, char *host, size_t cap, int *port);
+int daemon_server_check(const char *list);
+/* Sets c->server_host/port to entry (daemon_id mod count) of c->server_list. */
+int daemon_route(struct daemon_config *c, uint64_t daemon_id);
 
 #endif

@@ -41,8 +41,16 @@ static const char usage[] =
     "    --socket PATH\n"
     "        Unix socket for clients. Default: $SIOX_SOCKET, else\n"
     "        /run/siox/daemon.sock.\n"
-    "    --server HOST:PORT\n"
+    "    --server HOST:PORT[,HOST:PORT...]\n"
     "        siox-server address. Default: 127.0.0.1:7410. IPv6 as [ADDR]:PORT.\n"
+    "        A site of several servers (shards, siox-server --shard K/N) lists\n"
+    "        them all, in the same order on every node: this daemon sends to\n"
+    "        entry number (daemon id mod count), counting from 0, where the\n"
+    "        daemon id is the hexadecimal number in DIR/daemon.id; it is\n"
+    "        logged at start. A daemon's batches are acknowledged by its own\n"
+    "        server only: keep the list (its order and length) for the life\n"
+    "        of the site. When that server is down, the daemon spools, as\n"
+    "        with one server; it never sends elsewhere.\n"
     "    --state-dir DIR\n"
     "        Spool (DIR/spool/<seq>.sxb), daemon id (DIR/daemon.id) and the\n"
     "        highest acknowledged batch (DIR/seq). Default: /var/lib/siox/daemon.\n"
@@ -166,24 +174,12 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *out) {
   return 0;
 }
 
-/* HOST:PORT, [V6]:PORT. */
+/* HOST:PORT[,HOST:PORT...] ([V6]:PORT too): checked here, one picked by
+ * daemon id at start (route.c). */
 static int parse_server(const char *s, struct daemon_config *c) {
-  const char *colon = strrchr(s, ':');
-  uint64_t port;
-  if (!colon || parse_u64(colon + 1, 65535, &port) < 0)
-    return -EINVAL;
-  const char *h = s;
-  size_t n = (size_t)(colon - s);
-  if (n >= 2 && h[0] == '[' && h[n - 1] == ']') {
-    h++;
-    n -= 2;
-  }
-  if (n == 0 || n >= sizeof c->server_host)
-    return -EINVAL;
-  memcpy(c->server_host, h, n);
-  c->server_host[n] = '\0';
-  c->server_port = (int)port;
-  return 0;
+  if (daemon_server_check(s) < 0) return -EINVAL;
+  c->server_list = s;
+  return daemon_server_entry(s, 0, c->server_host, sizeof c->server_host, &c->server_port);
 }
 
 static void defaults(struct daemon_config *c) {

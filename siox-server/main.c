@@ -111,24 +111,49 @@ static void log_line(void *ctx, const char *line) {
   siox_log("%s", line);
 }
 
-static int prepare_db(struct siox_server *s, struct siox_pg *pg, const char **conninfo) {
+/* Starts the embedded cluster or checks --db; the server's conninfo in
+ * *conninfo, the one `siox` gets in *users. */
+static int open_db(struct siox_server *s, struct siox_pg *pg, const char **conninfo, const char **users) {
   static char site[8192], pub[8192];
-  const char *users = pub;
   int rc;
+  *users = pub;
   if (s->opt->db) {
     if ((rc = site_conninfo(s->opt, site, sizeof site, pub, sizeof pub)) != 0) return rc;
     *conninfo = site;
   } else {
     if ((rc = siox_pg_start(pg, s->opt->data_dir, s->opt->pg_bindir)) != 0) return rc;
     *conninfo = pg->conninfo;
-    users = pg->users_conninfo;
+    *users = pg->users_conninfo;
   }
-  PGconn *c = siox_db_connect(*conninfo, CONNECT_WAIT_MS);
+  return 0;
+}
+
+static PGconn *connect_db(struct siox_server *s, const char *conninfo) {
+  PGconn *c = siox_db_connect(conninfo, CONNECT_WAIT_MS);
   if (!c && s->opt->db)
     siox_log("--db: cannot connect to the database (gave up after %d s; reason above)", CONNECT_WAIT_MS / 1000);
+  return c;
+}
+
+/* --shard K/N: after the migration, the id ranges and siox_shard views. */
+static int shard_setup(struct siox_server *s, PGconn *c) {
+  if (!s->opt->shard) return 0;
+  char err[1024];
+  int rc = siox_wh_shard_setup(c, s->opt->shard, s->opt->nshards, err, sizeof err);
+  if (rc != 0) siox_log("--shard %d/%d: %s", s->opt->shard, s->opt->nshards, err);
+  else siox_log("shard %d of %d", s->opt->shard, s->opt->nshards);
+  return rc;
+}
+
+static int prepare_db(struct siox_server *s, struct siox_pg *pg, const char **conninfo) {
+  const char *users;
+  int rc = open_db(s, pg, conninfo, &users);
+  if (rc != 0) return rc;
+  PGconn *c = connect_db(s, *conninfo);
   if (!c) return -EIO;
   char err[1024];
   if ((rc = siox_wh_migrate(c, log_line, NULL, err, sizeof err)) != 0) siox_log("schema: %s", err);
+  if (rc == 0) rc = shard_setup(s, c);
   if (rc == 0 && (rc = siox_roles_prepare(c, s->opt->admin_group, !s->opt->db)) == -EPERM && s->opt->db) {
     siox_log("--db: may not create roles; users' login roles must be made by the site (members of siox_reader)");
     rc = 0;
@@ -137,6 +162,34 @@ static int prepare_db(struct siox_server *s, struct siox_pg *pg, const char **co
   if (rc == 0 && (rc = siox_conninfo_write(s->opt->data_dir, users)) != 0)
     siox_log("cannot write %s/conninfo: %s", s->opt->data_dir, strerror(-rc));
   return rc;
+}
+
+/* --coordinator: build the coordinator database from the shards, publish
+ * its conninfo (admins: user postgres), then keep its PostgreSQL up until
+ * SIGINT/SIGTERM. */
+static int coordinate(struct siox_server *s, struct siox_pg *pg) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigprocmask(SIG_BLOCK, &set, NULL); /* taken by sigwait below */
+  const char *conninfo, *users;
+  int rc = open_db(s, pg, &conninfo, &users);
+  if (rc != 0) return rc;
+  PGconn *c = connect_db(s, conninfo);
+  if (!c) return -EIO;
+  char err[2048], admin[8400];
+  rc = siox_wh_coordinator_build(c, s->opt->shard_db, s->opt->n_shard_db, log_line, NULL, err, sizeof err);
+  PQfinish(c);
+  if (rc != 0) return siox_log("coordinator: %s", err), rc;
+  snprintf(admin, sizeof admin, "%s%s", users, s->opt->db ? "" : " user=postgres");
+  if ((rc = siox_conninfo_write(s->opt->data_dir, admin)) != 0)
+    return siox_log("cannot write %s/conninfo: %s", s->opt->data_dir, strerror(-rc)), rc;
+  siox_log("coordinator ready: %s/conninfo", s->opt->data_dir);
+  int sig = 0;
+  sigwait(&set, &sig);
+  siox_log("signal %d: stopping", sig);
+  return 0;
 }
 
 int main(int argc, char **argv) {
@@ -161,10 +214,10 @@ int main(int argc, char **argv) {
   snprintf(pid, sizeof pid, "%d\n", (int)getpid());
   int rc = 0;
   if (opt.pid_file && (rc = write_file(opt.pid_file, pid)) != 0) siox_log("pid file %s: %s", opt.pid_file, strerror(-rc));
-  if (rc == 0) rc = siox_auth_init(&s.auth, &opt);
-  if (rc == 0) rc = siox_tls_start(&s);
-  if (rc == 0) rc = prepare_db(&s, &pg, &conninfo);
-  if (rc == 0) rc = serve(&s, conninfo);
+  if (rc == 0 && !opt.coordinator) rc = siox_auth_init(&s.auth, &opt);
+  if (rc == 0 && !opt.coordinator) rc = siox_tls_start(&s);
+  if (rc == 0 && opt.coordinator) rc = coordinate(&s, &pg);
+  else if (rc == 0 && (rc = prepare_db(&s, &pg, &conninfo)) == 0) rc = serve(&s, conninfo);
   siox_pg_stop(&pg);
   uv_loop_close(s.loop);
   siox_auth_free(&s.auth);

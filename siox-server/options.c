@@ -23,7 +23,9 @@ const char siox_server_usage[] =
     "                [--match-ms N] [--late-ms N] [--match-memory on|off]\n"
     "                [--match-window-ms N]\n"
     "                [--analyze-idle S] [--analyze-every S] [--no-analyze]\n"
-    "                [--memory-mb N]\n"
+    "                [--memory-mb N] [--shard K/N]\n"
+    "    siox-server --coordinator --shard-db CONNINFO [--shard-db CONNINFO ...]\n"
+    "                [--data-dir DIR] [--pid-file FILE] [--pg-bindir DIR]\n"
     "\n"
     "DESCRIPTION\n"
     "    Accepts batches of activities from siox-daemon over TCP, stores them\n"
@@ -136,6 +138,37 @@ const char siox_server_usage[] =
     "                         one without a Hello is closed to admit a new one;\n"
     "                         one address may hold 64 without a Hello.\n"
     "                         PostgreSQL's own memory is not part of N.\n"
+    "    --shard K/N          this server's warehouse is shard K of a site of N\n"
+    "                         (1 <= K <= N <= 127): its ids (processes,\n"
+    "                         nodes, objects, links, ...) are drawn from shard\n"
+    "                         K's own range, so that rows of all shards are\n"
+    "                         unique together, and schema siox_shard shows its\n"
+    "                         tables to the coordinator. A shard keeps its K\n"
+    "                         for life and starts from an empty warehouse.\n"
+    "                         Daemons pick their server with --server A,B,...\n"
+    "                         (daemon id modulo the count; siox-daemon --help)\n"
+    "    --coordinator        do not serve daemons: run the coordinator, the\n"
+    "                         one database where `siox` sees every shard. Its\n"
+    "                         own PostgreSQL runs in DIR/pg as the embedded one\n"
+    "                         does (or --db). At start it migrates each shard\n"
+    "                         in turn, then rebuilds the coordinator in one\n"
+    "                         transaction: per warehouse table a parent\n"
+    "                         partitioned on the shard number whose partitions\n"
+    "                         are postgres_fdw foreign tables on the shards\n"
+    "                         (a failure leaves the previous build; starting\n"
+    "                         again resumes). It then waits for SIGTERM and\n"
+    "                         stops its PostgreSQL. DIR/conninfo is for\n"
+    "                         admins only (user postgres): the coordinator\n"
+    "                         reads the shards as their superuser. A query\n"
+    "                         that needs a shard that is down fails, naming\n"
+    "                         it (could not connect to server \"siox_shard_K\").\n"
+    "    --shard-db CONNINFO  with --coordinator: a shard's database, as the\n"
+    "                         coordinator's PostgreSQL reaches it (libpq\n"
+    "                         conninfo; user and password go to its user\n"
+    "                         mapping, default user postgres). For an embedded\n"
+    "                         shard: \"host=SHARDDIR/pg/run dbname=siox\".\n"
+    "                         Repeat for each shard; their numbers come from\n"
+    "                         the shards themselves\n"
     "    -h, --help           show this text\n"
     "\n"
     "PROTOCOL\n"
@@ -187,6 +220,17 @@ static int parse_int(const char *s, int lo, int hi, int *out) {
   return 0;
 }
 
+/* K/N, 1 <= K <= N <= SIOX_SERVER_SHARDS_MAX. */
+static int parse_shard(const char *s, struct siox_server_options *o) {
+  char k[16];
+  const char *slash = strchr(s, '/');
+  if (!slash || (size_t)(slash - s) >= sizeof k) return -EINVAL;
+  memcpy(k, s, (size_t)(slash - s));
+  k[slash - s] = '\0';
+  if (parse_int(slash + 1, 1, SIOX_SERVER_SHARDS_MAX, &o->nshards) != 0) return -EINVAL;
+  return parse_int(k, 1, o->nshards, &o->shard);
+}
+
 static void defaults(struct siox_server_options *o) {
   memset(o, 0, sizeof *o);
   siox_parse_hostport(SIOX_SERVER_DEFAULT_LISTEN, o->host, sizeof o->host, &o->port);
@@ -214,6 +258,8 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
       {"insecure", no_argument, 0, 'S'},
       {"memory-mb", required_argument, 0, 'Y'}, {"match-memory", required_argument, 0, 'W'},
       {"match-window-ms", required_argument, 0, 'w'},
+      {"shard", required_argument, 0, 'k'},   {"coordinator", no_argument, 0, 'c'},
+      {"shard-db", required_argument, 0, 's'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   defaults(o);
@@ -274,6 +320,18 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
       if (parse_int(optarg, 100, 600000, &o->match_window_ms) != 0)
         return snprintf(err, errcap, "--match-window-ms: expected 100..600000, got '%s'", optarg), -EINVAL;
       break;
+    case 'k':
+      if (parse_shard(optarg, o) != 0)
+        return snprintf(err, errcap, "--shard: expected K/N with 1 <= K <= N <= %d, got '%s'", SIOX_SERVER_SHARDS_MAX,
+                        optarg),
+               -EINVAL;
+      break;
+    case 'c': o->coordinator = 1; break;
+    case 's':
+      if (o->n_shard_db == SIOX_SERVER_SHARDS_MAX)
+        return snprintf(err, errcap, "--shard-db: at most %d shards", SIOX_SERVER_SHARDS_MAX), -EINVAL;
+      o->shard_db[o->n_shard_db++] = optarg;
+      break;
     case 'h': o->help = 1; break;
     default:
       return snprintf(err, errcap, "unknown or incomplete option '%s'", argv[optind - 1]), -EINVAL;
@@ -285,6 +343,9 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
   if (o->auth == SIOX_AUTH_TOKEN && !o->token_file)
     return snprintf(err, errcap, "--auth token needs --token-file"), -EINVAL;
   if (!o->tls_cert != !o->tls_key) return snprintf(err, errcap, "--tls-cert and --tls-key go together"), -EINVAL;
+  if (o->coordinator && !o->n_shard_db) return snprintf(err, errcap, "--coordinator needs --shard-db"), -EINVAL;
+  if (!o->coordinator && o->n_shard_db) return snprintf(err, errcap, "--shard-db needs --coordinator"), -EINVAL;
+  if (o->coordinator && o->shard) return snprintf(err, errcap, "--coordinator and --shard exclude each other"), -EINVAL;
   if (!o->data_dir[0]) return snprintf(err, errcap, "--data-dir must not be empty"), -EINVAL;
   return 0;
 }

@@ -7,6 +7,7 @@
 
 #define SIOX_SERVER_DEFAULT_LISTEN "127.0.0.1:7410"
 #define SIOX_SERVER_DEFAULT_DATA_DIR "/var/lib/siox/server"
+#define SIOX_SERVER_SHARDS_MAX 127 /* libsiox-warehouse's SIOX_WH_SHARDS_MAX */
 
 /* --auth: how a daemon's Hello proves who it is (auth.c). */
 enum siox_auth_mode { SIOX_AUTH_MUNGE, SIOX_AUTH_TOKEN, SIOX_AUTH_NONE };
@@ -33,6 +34,10 @@ struct siox_server_options {
   int analyze_every_s;    /* kb_thread.c: re-analyse a running job this often */
   int no_analyze;         /* --no-analyze: no analysis thread */
   int memory_mb;          /* --memory-mb: limits.c's bound */
+  int shard, nshards;     /* --shard K/N: this warehouse is shard K of N (0: no shard) */
+  int coordinator;        /* --coordinator: build and keep the coordinator database */
+  const char *shard_db[SIOX_SERVER_SHARDS_MAX]; /* --shard-db CONNINFO, in order given */
+  int n_shard_db;
   int help;
 };
 

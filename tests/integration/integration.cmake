@@ -31,3 +31,9 @@ set_tests_properties(integration_loss_accounting PROPERTIES
 # Per-daemon tokens (--auth token) with the real daemon.
 add_test(NAME integration_auth_token COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_auth_token.sh)
 set_tests_properties(integration_auth_token PROPERTIES LABELS integration TIMEOUT 300 ENVIRONMENT "${SIOX_IT_ENV}")
+
+# A site of 3 shards, a coordinator and 3 daemons (issue 15 §2, §4): exact
+# counts through the coordinator, kill -9 of a shard's server mid-stream,
+# a shard's PostgreSQL down named in the coordinator's errors.
+add_test(NAME integration_shards COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_shards.sh)
+set_tests_properties(integration_shards PROPERTIES LABELS integration TIMEOUT 900 ENVIRONMENT "${SIOX_IT_ENV}")

@@ -152,6 +152,36 @@ static void test_rejects(void **state) {
   assert_int_not_equal(parse(&o, 2, e), 0);
 }
 
+/* --shard K/N, --coordinator with repeated --shard-db, and their misuse. */
+static void test_shards(void **state) {
+  (void)state;
+  struct siox_server_options o;
+  const char *a[] = {"siox-server", "--shard", "2/3", NULL};
+  assert_int_equal(parse(&o, 3, a), 0);
+  assert_int_equal(o.shard, 2);
+  assert_int_equal(o.nshards, 3);
+  const char *none[] = {"siox-server", NULL};
+  assert_int_equal(parse(&o, 1, none), 0);
+  assert_int_equal(o.shard, 0);
+  assert_int_equal(o.coordinator, 0);
+  const char *c[] = {"siox-server", "--coordinator", "--shard-db", "host=/a dbname=siox", "--shard-db", "host=/b", NULL};
+  assert_int_equal(parse(&o, 6, c), 0);
+  assert_int_equal(o.coordinator, 1);
+  assert_int_equal(o.n_shard_db, 2);
+  assert_string_equal(o.shard_db[1], "host=/b");
+  static const char *const bad[] = {"0/3", "4/3", "1/0", "1/128", "3", "/3", "1/", "a/b", "1/3x"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    const char *b[] = {"siox-server", "--shard", bad[i], NULL};
+    assert_int_equal(parse(&o, 3, b), -EINVAL);
+  }
+  const char *lone[] = {"siox-server", "--coordinator", NULL};
+  assert_int_equal(parse(&o, 2, lone), -EINVAL);
+  const char *stray[] = {"siox-server", "--shard-db", "host=/a", NULL};
+  assert_int_equal(parse(&o, 3, stray), -EINVAL);
+  const char *both[] = {"siox-server", "--coordinator", "--shard-db", "host=/a", "--shard", "1/2", NULL};
+  assert_int_equal(parse(&o, 6, both), -EINVAL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_defaults),
@@ -162,6 +192,7 @@ int main(void) {
       cmocka_unit_test(test_memory_mb),
       cmocka_unit_test(test_access_options),
       cmocka_unit_test(test_rejects),
+      cmocka_unit_test(test_shards),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

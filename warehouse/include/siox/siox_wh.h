@@ -49,6 +49,7 @@ int siox_wh_migrate(PGconn *c, siox_wh_log_fn log, void *ctx, char *err, size_t 
 
 /* The queries and the analyses. */
 #include "siox/wh/warehouse.h"
+#include "siox/wh/shards.h"
 #include "siox/wh/graph.h"
 #include "siox/wh/blame.h"
 #include "siox/wh/blame_class.h"
