@@ -118,6 +118,12 @@ int siox_wh_job_summary(struct siox_wh *wh, const char *job, struct json_object 
 int siox_wh_job_heatmap(struct siox_wh *wh, const char *job, int bins, struct json_object **out, char *err,
                         size_t errlen);
 
+/* The job page's document: {job, summary, heatmap}, the two documents above
+ * (heatmap with bins) built from one load of the job instead of two. 0,
+ * -ENOENT, -EINVAL (bins out of 1..4096, or several owners), -EIO. */
+int siox_wh_job_page(struct siox_wh *wh, const char *job, int bins, struct json_object **out, char *err,
+                     size_t errlen);
+
 /* The latency over time of the components whose label ("hwid swid#iid")
  * contains pattern, or of a role (brick, client, device), from since_ns:
  * {pattern, bins, components: [{node_id, label, first_ns, last_ns,
