@@ -24,7 +24,7 @@ enum col {
 
 struct siox_wh_job_rows {
   PGresult *res;
-  const int *map; /* C_N entries */
+  const int *map; /* C_N entries; NULL for process rows */
 };
 
 /* siox_wl_extract's rows (workload/README.md, "Extraction"). */
@@ -63,7 +63,6 @@ static const char owners_sql[] = "SELECT string_agg(DISTINCT uid::text, ', ') FR
   " procs AS (SELECT * FROM jp WHERE mpi OR NOT EXISTS (SELECT 1 FROM jp q WHERE q.mpi))"
 
 static const char procs_sql[] = "WITH " JOB_PROCS_CTE " SELECT proc_id, host, exe, args FROM procs ORDER BY proc_id";
-static const int procs_map[C_N] = {[C_AID] = -1}; /* read by siox_wh_job_proc, not through a map */
 
 static const char analysis_sql[] =
     "WITH ids AS (SELECT (SELECT id FROM ontology WHERE name = 'io/bytes') b,"
@@ -133,7 +132,8 @@ long siox_wh_job_trace_rows(PGconn *c, const char *job, struct siox_wh_job_rows 
 
 long siox_wh_job_analysis_procs(PGconn *c, const char *job, struct siox_wh_job_rows **out, char *err,
                                 size_t errlen) {
-  return run(c, "analysis: processes", procs_sql, job, procs_map, out, err, errlen);
+  /* no map: process rows are read by siox_wh_job_proc, not siox_wh_job_row */
+  return run(c, "analysis: processes", procs_sql, job, NULL, out, err, errlen);
 }
 
 long siox_wh_job_analysis_rows(PGconn *c, const char *job, struct siox_wh_job_rows **out, char *err,
@@ -142,12 +142,12 @@ long siox_wh_job_analysis_rows(PGconn *c, const char *job, struct siox_wh_job_ro
 }
 
 static int64_t num(const struct siox_wh_job_rows *r, int row, enum col k) {
-  int c = r->map[k];
+  int c = r->map ? r->map[k] : -1;
   return c < 0 || PQgetisnull(r->res, row, c) ? SIOX_WH_NONE : strtoll(PQgetvalue(r->res, row, c), NULL, 10);
 }
 
 static const char *str(const struct siox_wh_job_rows *r, int row, enum col k) {
-  int c = r->map[k];
+  int c = r->map ? r->map[k] : -1;
   return c < 0 || PQgetisnull(r->res, row, c) ? NULL : PQgetvalue(r->res, row, c);
 }
 
