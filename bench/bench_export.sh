@@ -12,6 +12,14 @@
 #   export_peak_rss_kb     siox export's peak RSS on the whole job, and
 #   export_peak_rss_small_kb  on a job a tenth its size (flat memory: equal)
 # Prints medians (NAME VALUE UNIT). Starts and stops its own siox-server.
+# With EXPORT_BASE_CLI=PATH (another build's siox, e.g. before a change),
+# each round also times that binary on the same warehouse, interleaved:
+#   export_base_mb_per_s, export_base_csv_mb_per_s
+# and, for both binaries, the CPU seconds a chrome-trace export costs, the
+# client's (user + system) plus the PostgreSQL backend's (the postmaster's
+# reaped children's time, read before and after): on a loaded machine the
+# MB/s above measure the machine's share as much as the code, these do not.
+#   export_cpu_s, export_base_cpu_s
 #   bench/bench_export.sh [BUILD_DIR] [CALLS] [ROUNDS]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -66,11 +74,44 @@ copy_sql="COPY (SELECT a.aid, a.parent_aid, a.proc_id, p.pid, p.host, p.exe, p.j
   WHERE a.proc_id BETWEEN 10 AND 12) TO STDOUT WITH (FORMAT csv)"
 conn=$(cat "$SERVER_DIR/conninfo")
 
+# CPU seconds of the cluster's exited backends so far (postmaster cutime + cstime).
+pg_cpu() {
+  local pm
+  pm=$(head -n 1 "$SERVER_DIR/pg/postmaster.pid")
+  awk -v hz="$(getconf CLK_TCK)" '{ printf "%.3f", ($16 + $17) / hz }' "/proc/$pm/stat"
+}
+# cpu_export CLI OUT CPU_FILE: one chrome-trace export; appends its client + backend CPU seconds.
+cpu_export() {
+  local before after
+  before=$(pg_cpu)
+  /usr/bin/time -f "%U %S" -o "$T/cpu.client" "$1" --db "$conn" export --job big --format chrome-trace --output "$2" ||
+    fail "export chrome-trace ($1)"
+  sleep 0.5 # the backend exits after the client disconnects
+  after=$(pg_cpu)
+  awk -v b="$before" -v a="$after" '{ printf "%.3f\n", $1 + $2 + a - b }' "$T/cpu.client" >>"$3"
+}
+
 # mbps BYTES NS
 mbps() { awk -v b="$1" -v ns="$2" 'BEGIN { printf "%.1f", b / 1e6 / (ns / 1e9) }'; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-: >"$T/chrome" && : >"$T/csv" && : >"$T/copy" && : >"$T/rss" && : >"$T/rss_small"
+: >"$T/chrome" && : >"$T/csv" && : >"$T/copy" && : >"$T/rss" && : >"$T/rss_small" && : >"$T/bchrome" && : >"$T/bcsv"
+: >"$T/cpu" && : >"$T/bcpu"
+BASE=${EXPORT_BASE_CLI:-}
+base_round() { # the baseline binary's chrome trace and csv, same job
+  local t0 t1
+  t0=$(date +%s%N)
+  "$BASE" --db "$conn" export --job big --format chrome-trace --output "$T/btrace.json" || fail "base export chrome-trace"
+  t1=$(date +%s%N)
+  mbps "$(stat -c %s "$T/btrace.json")" $((t1 - t0)) >>"$T/bchrome"; echo >>"$T/bchrome"
+  rm -rf "$T/bcsvdir"
+  t0=$(date +%s%N)
+  "$BASE" --db "$conn" export --job big --format csv --output "$T/bcsvdir" || fail "base export csv"
+  t1=$(date +%s%N)
+  mbps "$(cat "$T"/bcsvdir/*.csv | wc -c)" $((t1 - t0)) >>"$T/bcsv"; echo >>"$T/bcsv"
+  cpu_export "$BASE" "$T/btrace.cpu.json" "$T/bcpu"
+}
 for r in $(seq "$ROUNDS"); do
+  if [ -n "$BASE" ] && [ $((r % 2)) = 1 ]; then base_round; fi
   t0=$(date +%s%N)
   /usr/bin/time -f %M -o "$T/rss.$r" "$SIOX_CLI" --db "$conn" export --job big --format chrome-trace \
     --output "$T/trace.json" || fail "export chrome-trace"
@@ -89,10 +130,23 @@ for r in $(seq "$ROUNDS"); do
   /usr/bin/time -f %M -o "$T/rss_small.$r" "$SIOX_CLI" --db "$conn" export --job small --format chrome-trace \
     --output "$T/small.json" || fail "export small"
   cat "$T/rss_small.$r" >>"$T/rss_small"
+  cpu_export "$SIOX_CLI" "$T/trace.cpu.json" "$T/cpu"
+  if [ -n "$BASE" ] && [ $((r % 2)) = 0 ]; then base_round; fi
 done
+if [ -n "$BASE" ]; then
+  # the same events, in whatever order the server sent the rows (one event a
+  # line between commas; flow ids number the links in that order)
+  ev() { sed 's/^,//; s/,$//; s/"id":[0-9]*,//' "$1" | sort; }
+  cmp -s <(ev "$T/trace.json") <(ev "$T/btrace.json") ||
+    log "note: the baseline's trace holds other events than this build's" >&2
+  echo "export_base_mb_per_s $(grep . "$T/bchrome" | median) MB/s"
+  echo "export_base_csv_mb_per_s $(grep . "$T/bcsv" | median) MB/s"
+fi
 log "trace: $(stat -c %s "$T/trace.json") bytes, small trace $(stat -c %s "$T/small.json") bytes" >&2
 echo "export_mb_per_s $(grep . "$T/chrome" | median) MB/s"
 echo "export_csv_mb_per_s $(grep . "$T/csv" | median) MB/s"
 echo "export_copy_mb_per_s $(grep . "$T/copy" | median) MB/s"
+echo "export_cpu_s $(grep . "$T/cpu" | median) s"
+[ -n "$BASE" ] && echo "export_base_cpu_s $(grep . "$T/bcpu" | median) s"
 echo "export_peak_rss_kb $(median <"$T/rss") kB"
 echo "export_peak_rss_small_kb $(median <"$T/rss_small") kB"

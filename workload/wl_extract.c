@@ -1,6 +1,7 @@
 /*
- * The job's trace from the warehouse: one query for the job's POSIX, stdio,
- * MPI-IO and MPI activities with the attributes the format needs, the
+ * The job's trace from the warehouse: its POSIX, stdio, MPI-IO and MPI
+ * activities with the attributes the format needs (siox_wh_job_trace_rows,
+ * libsiox-warehouse), the
  * translation into operations (wl_extract_ops.c), then ranks (MPI_Init's
  * mpi/rank; the process order when the job is not MPI) and gaps.
  */
@@ -9,41 +10,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <siox/siox_wh.h>
+
 #include "wl_extract.h"
 
-#define ATTR(name) "a.attr_vals[array_position(a.attr_ids, (SELECT id FROM ontology WHERE name = '" name "'))]"
-
-static const char acts_sql[] =
-    "SELECT a.aid, coalesce(a.parent_aid, 0), a.proc_id, n.swid, t.name, a.start_ns, a.end_ns, a.err,"
-    "       " ATTR("io/offset") ", " ATTR("io/bytes") ", " ATTR("io/result") ", " ATTR("posix/fd") ","
-    "       " ATTR("mpi/collective") ", " ATTR("mpi/rank") ", " ATTR("stdio/file") ","
-    "       (SELECT x.value FROM activity_text_attrs x WHERE x.aid = a.aid"
-    "           AND x.attr_id = (SELECT id FROM ontology WHERE name = 'posix/path') LIMIT 1),"
-    "       (SELECT d.value FROM remote_calls r JOIN descriptors d ON d.desc_id = r.desc_id"
-    "         WHERE r.aid = a.aid AND r.kind = 'S'"
-    "           AND d.type = (SELECT id FROM ontology WHERE name = 'posix/path') LIMIT 1)"
-    "  FROM activities a"
-    "  JOIN processes p ON p.proc_id = a.proc_id"
-    "  JOIN nodes n ON n.node_id = a.node_id"
-    "  JOIN activity_types t ON t.type_id = a.type_id"
-    " WHERE p.job = $1 AND n.swid IN ('POSIX', 'stdio', 'MPI-IO', 'MPI')"
-    " ORDER BY a.proc_id, a.start_ns, a.aid";
-
-static int64_t num(const PGresult *res, int r, int c) {
-  return PQgetisnull(res, r, c) ? WLX_NONE : strtoll(PQgetvalue(res, r, c), NULL, 10);
-}
-
-static const char *str(const PGresult *res, int r, int c) {
-  return PQgetisnull(res, r, c) ? NULL : PQgetvalue(res, r, c);
-}
-
-static void decode(const PGresult *res, int r, struct wlx_act *a) {
-  *a = (struct wlx_act){.aid = num(res, r, 0), .parent = num(res, r, 1), .proc = (int)num(res, r, 2),
-                        .swid = PQgetvalue(res, r, 3), .name = PQgetvalue(res, r, 4), .start_ns = num(res, r, 5),
-                        .end_ns = num(res, r, 6), .err = (int)num(res, r, 7), .offset = num(res, r, 8),
-                        .bytes = num(res, r, 9), .result = num(res, r, 10), .fd = num(res, r, 11),
-                        .coll = num(res, r, 12), .rank = num(res, r, 13), .stdio = num(res, r, 14),
-                        .path = str(res, r, 15), .sent_path = str(res, r, 16)};
+/* Row i of the warehouse's rows as the extractor's activity (WLX_NONE is
+ * SIOX_WH_NONE: absent attributes stay absent). */
+static void decode(const struct siox_wh_job_rows *rows, size_t i, struct wlx_act *a) {
+  struct siox_wh_job_row r;
+  siox_wh_job_row(rows, i, &r);
+  *a = (struct wlx_act){.aid = r.aid, .parent = r.parent, .proc = r.proc, .swid = r.swid, .name = r.name,
+                        .start_ns = r.start_ns, .end_ns = r.end_ns, .err = r.err, .offset = r.offset,
+                        .bytes = r.bytes, .result = r.result, .fd = r.fd, .coll = r.coll, .rank = r.rank,
+                        .stdio = r.stdio, .path = r.path, .sent_path = r.sent_path};
 }
 
 static int by_aid(const void *a, const void *b) {
@@ -165,52 +144,27 @@ static int build(struct wlx_act *acts, size_t n, const struct siox_wl_extract_op
   return 0;
 }
 
-/* A job is keyed by (uid, job id): an id two users' processes carry names
- * two jobs, which one workload cannot mix. */
-static int one_owner(PGconn *c, const char *job, char *err, size_t errlen) {
-  const char *params[] = {job};
-  PGresult *res = PQexecParams(c, "SELECT string_agg(DISTINCT uid::text, ', ') FROM processes WHERE job = $1", 1, NULL,
-                               params, NULL, NULL, 0);
-  int rc = 0;
-  if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-    snprintf(err, errlen, "reading job %s's processes from the warehouse: %s", job, PQerrorMessage(c));
-    rc = -EIO;
-  } else if (!PQgetisnull(res, 0, 0) && strchr(PQgetvalue(res, 0, 0), ',')) {
-    snprintf(err, errlen, "job '%s' names processes of several users (uids %s): two jobs share the id", job,
-             PQgetvalue(res, 0, 0));
-    rc = -EINVAL;
-  }
-  PQclear(res);
-  return rc;
-}
-
 int siox_wl_extract(PGconn *c, const struct siox_wl_extract_opts *o, siox_workload **out,
                     struct siox_wl_extract_stats *st, char *err, size_t errlen) {
   memset(st, 0, sizeof(*st));
-  int orc = one_owner(c, o->job, err, errlen);
-  if (orc) return orc;
-  const char *params[] = {o->job};
-  PGresult *res = PQexecParams(c, acts_sql, 1, NULL, params, NULL, NULL, 0);
-  if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-    snprintf(err, errlen, "reading job %s's activities from the warehouse: %s", o->job, PQerrorMessage(c));
-    PQclear(res);
-    return -EIO;
-  }
-  size_t n = (size_t)PQntuples(res);
+  struct siox_wh_job_rows *rows = NULL;
+  long got = siox_wh_job_trace_rows(c, o->job, &rows, err, errlen);
+  if (got < 0) return (int)got;
+  size_t n = (size_t)got;
   if (n == 0) {
-    PQclear(res);
+    siox_wh_job_rows_free(rows);
     snprintf(err, errlen, "job '%s': no POSIX, stdio or MPI-IO activity you may see is recorded for it", o->job);
     return -ENOENT;
   }
   struct wlx_act *acts = malloc(n * sizeof(*acts));
   if (!acts) {
-    PQclear(res);
+    siox_wh_job_rows_free(rows);
     return -ENOMEM;
   }
-  for (size_t i = 0; i < n; i++) decode(res, (int)i, &acts[i]);
+  for (size_t i = 0; i < n; i++) decode(rows, i, &acts[i]);
   st->activities = n;
   int rc = build(acts, n, o, out, st, err, errlen);
   free(acts);
-  PQclear(res);
+  siox_wh_job_rows_free(rows);
   return rc;
 }

@@ -2,55 +2,18 @@
  * Reads one job from the warehouse for the analyses: its processes and the
  * activities of their MPI-IO, POSIX and stdio layers, with the attributes the
  * detections use, the file each one worked on, and for every MPI-IO data
- * access the POSIX operations it caused (its explicit children).
+ * access the POSIX operations it caused (its explicit children). The rows
+ * come from libsiox-warehouse (siox_wh_job_analysis_procs and _rows: SQL on
+ * the core tables lives there); this file keeps its query on kb_hint_sets.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <siox/siox_kb.h>
+#include <siox/siox_wh.h>
 
 #include "findings.h"
-
-/* The job's processes. When some of them are MPI ranks (they made MPI-IO
- * calls), only those: `siox run -- mpirun ...` traces the launcher and
- * shells too, which are not the application (its exe keys the hints) and
- * whose little I/O would make every rank look like a straggler. */
-#define JOB_PROCS_CTE                                                                          \
-  "jp AS (SELECT p.proc_id, p.host, p.exe, p.args, EXISTS (SELECT 1 FROM activities a"          \
-  "          JOIN nodes n ON n.node_id = a.node_id"                                             \
-  "         WHERE a.aid BETWEEN (p.proc_id::bigint << 32) AND ((p.proc_id::bigint << 32) | 4294967295)" \
-  "           AND n.swid = 'MPI-IO') AS mpi"                                                    \
-  "    FROM processes p WHERE p.job = $1 OR (p.job = '' AND 'proc:' || p.proc_id = $1)),"       \
-  " procs AS (SELECT * FROM jp WHERE mpi OR NOT EXISTS (SELECT 1 FROM jp q WHERE q.mpi))"
-
-static const char procs_sql[] =
-    "WITH " JOB_PROCS_CTE " SELECT proc_id, host, exe, args FROM procs ORDER BY proc_id";
-
-/* The file of an activity: the posix/path of its remote-call record (POSIX
- * operations under MPI-IO receive the path), else its posix/path attribute
- * (opens). */
-static const char ops_sql[] =
-    "WITH ids AS (SELECT (SELECT id FROM ontology WHERE name = 'io/bytes') b,"
-    "   (SELECT id FROM ontology WHERE name = 'io/offset') o,"
-    "   (SELECT id FROM ontology WHERE name = 'mpi/collective') co,"
-    "   (SELECT id FROM ontology WHERE name = 'posix/path') pa,"
-    "   (SELECT id FROM ontology WHERE name = 'mpi/hints') hi,"
-    "   (SELECT id FROM ontology WHERE name = 'mpi/io_component') ic),"
-    " " JOB_PROCS_CTE
-    " SELECT a.aid, a.proc_id, coalesce(a.parent_aid, 0), n.swid, t.name, a.start_ns, a.end_ns,"
-    "   coalesce(a.attr_vals[array_position(a.attr_ids, ids.b)], -1),"
-    "   coalesce(a.attr_vals[array_position(a.attr_ids, ids.o)], -1),"
-    "   coalesce(a.attr_vals[array_position(a.attr_ids, ids.co)], 0),"
-    "   coalesce((SELECT d.value FROM remote_calls rc JOIN descriptors d ON d.desc_id = rc.desc_id"
-    "              WHERE rc.aid = a.aid AND d.type = ids.pa LIMIT 1),"
-    "            (SELECT x.value FROM activity_text_attrs x WHERE x.aid = a.aid AND x.attr_id = ids.pa LIMIT 1), ''),"
-    "   coalesce((SELECT x.value FROM activity_text_attrs x WHERE x.aid = a.aid AND x.attr_id = ids.hi LIMIT 1), ''),"
-    "   coalesce((SELECT x.value FROM activity_text_attrs x WHERE x.aid = a.aid AND x.attr_id = ids.ic LIMIT 1), '')"
-    "  FROM ids, procs p JOIN activities a"
-    "    ON a.aid BETWEEN (p.proc_id::bigint << 32) AND ((p.proc_id::bigint << 32) | 4294967295)"
-    "  JOIN nodes n ON n.node_id = a.node_id JOIN activity_types t ON t.type_id = a.type_id"
-    " WHERE n.swid IN ('MPI', 'MPI-IO', 'POSIX', 'stdio') ORDER BY a.aid";
 
 static int fail(char *err, size_t cap, const char *what, PGresult *r) {
   if (err && cap) snprintf(err, cap, "%s: %s", what, r ? PQresultErrorMessage(r) : "out of memory");
@@ -106,24 +69,25 @@ static int file_index(struct fnd_job *j, const char *path, size_t *cap) {
 }
 
 static int load_procs(PGconn *c, const char *job, struct fnd_job *j, char *err, size_t errcap) {
-  const char *p[1] = {job};
-  PGresult *r = PQexecParams(c, procs_sql, 1, NULL, p, NULL, NULL, 0);
-  if (PQresultStatus(r) != PGRES_TUPLES_OK) return fail(err, errcap, "analysis: processes", r);
-  int n = PQntuples(r);
-  if (n && !(j->procs = calloc((size_t)n, sizeof *j->procs))) return fail(err, errcap, "analysis", NULL);
-  for (int i = 0; i < n; i++) {
-    j->procs[i].proc_id = atoi(PQgetvalue(r, i, 0));
-    snprintf(j->procs[i].host, sizeof j->procs[i].host, "%s", PQgetvalue(r, i, 1));
+  struct siox_wh_job_rows *r = NULL;
+  long n = siox_wh_job_analysis_procs(c, job, &r, err, errcap);
+  if (n < 0) return -1;
+  if (n && !(j->procs = calloc((size_t)n, sizeof *j->procs))) return siox_wh_job_rows_free(r), fail(err, errcap, "analysis", NULL);
+  for (long i = 0; i < n; i++) {
+    struct siox_wh_job_proc p;
+    siox_wh_job_proc(r, (size_t)i, &p);
+    j->procs[i].proc_id = p.proc_id;
+    snprintf(j->procs[i].host, sizeof j->procs[i].host, "%s", p.host);
     int seen = 0;
-    for (int k = 0; k < i; k++) seen |= !strcmp(j->procs[k].host, j->procs[i].host);
+    for (long k = 0; k < i; k++) seen |= !strcmp(j->procs[k].host, j->procs[i].host);
     j->nhosts += !seen;
-    if (!j->exe[0] && PQgetvalue(r, i, 2)[0]) {
-      snprintf(j->exe, sizeof j->exe, "%s", PQgetvalue(r, i, 2));
-      snprintf(j->args, sizeof j->args, "%s", PQgetvalue(r, i, 3));
+    if (!j->exe[0] && p.exe[0]) {
+      snprintf(j->exe, sizeof j->exe, "%s", p.exe);
+      snprintf(j->args, sizeof j->args, "%s", p.args);
     }
   }
   j->nprocs = (size_t)n;
-  PQclear(r);
+  siox_wh_job_rows_free(r);
   return 0;
 }
 
@@ -221,26 +185,33 @@ static int link_calls(struct fnd_job *j, const char *const *paths) {
   return 0;
 }
 
-static int fill_op(struct fnd_job *j, PGresult *r, int i, size_t *fcap) {
+/* The file of an activity: the posix/path of its remote-call record (POSIX
+ * operations under MPI-IO receive the path), else its posix/path attribute
+ * (opens); "" for none. */
+static const char *op_path(const struct siox_wh_job_row *w) {
+  return w->call_path ? w->call_path : w->path ? w->path : "";
+}
+
+static int fill_op(struct fnd_job *j, const struct siox_wh_job_row *w, size_t i, size_t *fcap) {
   struct fnd_op *o = &j->ops[i];
-  const char *swid = PQgetvalue(r, i, 3), *name = PQgetvalue(r, i, 4);
-  o->aid = strtoll(PQgetvalue(r, i, 0), NULL, 10);
-  o->proc = proc_index(j, atoi(PQgetvalue(r, i, 1)));
-  o->parent = strtoll(PQgetvalue(r, i, 2), NULL, 10);
+  const char *swid = w->swid, *name = w->name;
+  o->aid = w->aid;
+  o->proc = proc_index(j, w->proc);
+  o->parent = w->parent;
   o->layer = !strcmp(swid, "MPI-IO") ? FND_MPIIO : !strcmp(swid, "stdio") ? FND_STDIO : !strcmp(swid, "MPI") ? FND_MPI : FND_POSIX;
   o->kind = o->layer == FND_MPIIO ? mpi_kind(name) : o->layer == FND_MPI ? FND_OTHER : posix_kind(name);
-  o->start_ns = strtoll(PQgetvalue(r, i, 5), NULL, 10);
-  o->end_ns = strtoll(PQgetvalue(r, i, 6), NULL, 10);
-  o->bytes = strtoll(PQgetvalue(r, i, 7), NULL, 10);
-  o->offset = strtoll(PQgetvalue(r, i, 8), NULL, 10);
-  o->collective = atoi(PQgetvalue(r, i, 9)) != 0;
+  o->start_ns = w->start_ns;
+  o->end_ns = w->end_ns;
+  o->bytes = w->bytes == SIOX_WH_NONE ? -1 : w->bytes;
+  o->offset = w->offset == SIOX_WH_NONE ? -1 : w->offset;
+  o->collective = w->coll != SIOX_WH_NONE && w->coll != 0;
   o->call = -1;
-  o->file = file_index(j, PQgetvalue(r, i, 10), fcap);
+  o->file = file_index(j, op_path(w), fcap);
   if (o->proc < 0) return -1;
   if (o->layer == FND_MPIIO && o->kind == FND_OPEN && o->file >= 0) {
     struct fnd_file *f = &j->files[o->file]; /* the first open's hints and component */
-    if (!f->hints[0]) snprintf(f->hints, sizeof f->hints, "%s", PQgetvalue(r, i, 11));
-    if (!f->component[0]) snprintf(f->component, sizeof f->component, "%s", PQgetvalue(r, i, 12));
+    if (!f->hints[0]) snprintf(f->hints, sizeof f->hints, "%s", w->hints ? w->hints : "");
+    if (!f->component[0]) snprintf(f->component, sizeof f->component, "%s", w->io_component ? w->io_component : "");
   }
   if (o->end_ns > j->last_end_ns) j->last_end_ns = o->end_ns;
   return 0;
@@ -251,20 +222,24 @@ long fnd_job_load(PGconn *c, const char *job, struct fnd_job *j, char *err, size
   snprintf(j->job, sizeof j->job, "%s", job);
   if (load_procs(c, job, j, err, errcap) < 0) return -1;
   if (j->nprocs == 0) return 0;
-  const char *p[1] = {job};
-  PGresult *r = PQexecParams(c, ops_sql, 1, NULL, p, NULL, NULL, 0);
-  if (PQresultStatus(r) != PGRES_TUPLES_OK) return fail(err, errcap, "analysis: activities", r);
-  size_t n = (size_t)PQntuples(r), fcap = 0;
+  struct siox_wh_job_rows *r = NULL;
+  long got = siox_wh_job_analysis_rows(c, job, &r, err, errcap);
+  if (got < 0) return -1;
+  size_t n = (size_t)got, fcap = 0;
   const char **paths = malloc((n + 1) * sizeof *paths);
-  if (!paths || !(j->ops = calloc(n + 1, sizeof *j->ops))) return free(paths), fail(err, errcap, "analysis", r);
+  if (!paths || !(j->ops = calloc(n + 1, sizeof *j->ops)))
+    return free(paths), siox_wh_job_rows_free(r), fail(err, errcap, "analysis", NULL);
   j->nops = n;
   for (size_t i = 0; i < n; i++) {
-    paths[i] = PQgetvalue(r, (int)i, 10);
-    if (fill_op(j, r, (int)i, &fcap) < 0) return free(paths), fail(err, errcap, "analysis: loading activities", r);
+    struct siox_wh_job_row w;
+    siox_wh_job_row(r, i, &w);
+    paths[i] = op_path(&w);
+    if (fill_op(j, &w, i, &fcap) < 0)
+      return free(paths), siox_wh_job_rows_free(r), fail(err, errcap, "analysis: loading activities", NULL);
   }
   int rc = link_calls(j, paths);
   free(paths);
-  PQclear(r);
+  siox_wh_job_rows_free(r);
   if (rc < 0) return fail(err, errcap, "analysis", NULL);
   for (size_t f = 0; f < j->nfiles; f++)
     if (load_prior(c, j, &j->files[f], err, errcap) < 0) return -1;

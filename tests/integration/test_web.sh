@@ -64,6 +64,12 @@ same summary "summary?job=$JOB" summary --job "$JOB" --json
 same jobs jobs jobs --json
 same graph "graph?aid=$AID" graph "$AID" --format json
 same blame "blame?aid=$AID" blame "$AID" --json
+# the job page's document: the summary and the heatmap of one load, equal to
+# the two documents the API serves apart
+[ "$(get "job?job=$JOB&bins=80" "$T/api.job.json")" = 200 ] || fail "GET /api/job: $(cat "$T/api.job.json")"
+[ "$(get "heatmap?job=$JOB&bins=80" "$T/api.heatmap.json")" = 200 ] || fail "GET /api/heatmap: $(cat "$T/api.heatmap.json")"
+python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); sys.exit(p["summary"] != json.load(open(sys.argv[2])) or p["heatmap"] != json.load(open(sys.argv[3])))' \
+  "$T/api.job.json" "$T/cli.summary.json" "$T/api.heatmap.json" || fail "/api/job differs from /api/summary and /api/heatmap"
 expect() { # STATUS PATH [TEXT]: the status, and a JSON error naming TEXT
   local code
   code=$(get "$2" "$T/err.json")
@@ -78,6 +84,8 @@ expect 400 "graph?aid=abc" "abc"
 expect 400 "blame?aid=12x" "12x"
 expect 400 "summary" "job"
 expect 400 "heatmap?job=$JOB&bins=0" "bins"
+expect 400 "job?job=$JOB&bins=5000" "bins"
+expect 404 "job?job=no-such-job" "no-such-job"
 expect 400 "jobs?sort=colour" "colour"
 expect 404 "nothing" "no such API"
 log "API documents equal the CLI's; errors 400/404"

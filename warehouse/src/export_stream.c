@@ -1,7 +1,9 @@
 /*
- * A job's rows for an export, streamed (export.h). libpq's single-row mode
- * hands over one row per PGresult, so the client holds one row at a time
- * whatever the job's size; the server does the set work.
+ * A job's rows for an export, streamed (export.h): the query is a cursor in
+ * a read-only transaction, FETCHed BATCH rows at a time, so the client holds
+ * at most one batch whatever the job's size; the server does the set work.
+ * (libpq's single-row mode, used before, made one PGresult per row, with
+ * its own copy of the column descriptions: most of the export's time.)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,49 +25,107 @@
   "   UNION SELECT e.child_aid FROM reached r JOIN causal_edges e ON e.parent_aid = r.aid),"              \
   " acts AS (SELECT aid FROM own UNION SELECT aid FROM reached)"
 
-static const char acts_sql[] = JOB_SET
+/* The set is computed once per job and connection into a temporary table
+ * (the session's own, dropped when it ends), with statistics: the three
+ * queries read it instead of each recomputing the recursion (an export
+ * makes two or three passes), and the planner sees its true size (the
+ * recursion's estimate is off by orders of magnitude, which chose merge
+ * joins over the whole activities index). */
+#define SET_TABLE "pg_temp.siox_export_set"
+static const char set_exists_sql[] = "SELECT to_regclass('" SET_TABLE "') IS NOT NULL";
+static const char set_create_sql[] = "CREATE TEMP TABLE siox_export_set (job text NOT NULL, aid bigint NOT NULL)";
+static const char set_has_sql[] = "SELECT EXISTS (SELECT 1 FROM " SET_TABLE " WHERE job = $1)";
+static const char set_clear_sql[] = "TRUNCATE " SET_TABLE;
+static const char set_fill_sql[] = "INSERT INTO " SET_TABLE " (job, aid) " JOB_SET " SELECT $1, aid FROM acts";
+static const char set_analyze_sql[] = "ANALYZE " SET_TABLE;
+
+/* Each query is a cursor the stream FETCHes from in batches. */
+#define CURSOR "DECLARE siox_export NO SCROLL CURSOR FOR "
+
+static const char acts_sql[] = CURSOR
     " SELECT a.aid, coalesce(a.parent_aid, 0), a.proc_id, coalesce(p.pid, 0), coalesce(p.host, ''),"
     "        coalesce(p.exe, ''), coalesce(p.job, ''), a.node_id, n.hwid, n.swid, n.iid, ty.name,"
     "        a.start_ns, a.end_ns, a.err,"
     "        coalesce(a.attr_vals[array_position(a.attr_ids, (SELECT id FROM ontology WHERE name = 'io/bytes'))], -1)"
-    "   FROM acts s JOIN activities a ON a.aid = s.aid"
+    "   FROM " SET_TABLE " s JOIN activities a ON a.aid = s.aid"
     "   JOIN nodes n ON n.node_id = a.node_id"
     "   JOIN activity_types ty ON ty.type_id = a.type_id"
     "   LEFT JOIN processes p ON p.proc_id = a.proc_id";
 
-static const char links_sql[] = JOB_SET
+static const char links_sql[] = CURSOR
     " SELECT e.parent_aid, e.child_aid, e.kind = 'implicit', e.confidence, e.flags,"
     "        pa.proc_id, pa.node_id, pa.start_ns, pa.end_ns, ch.proc_id, ch.node_id, ch.start_ns"
-    "   FROM acts s JOIN causal_edges e ON e.child_aid = s.aid"
+    "   FROM " SET_TABLE " s JOIN causal_edges e ON e.child_aid = s.aid"
     "   JOIN activities ch ON ch.aid = e.child_aid"
     "   JOIN activities pa ON pa.aid = e.parent_aid"
-    "  WHERE e.parent_aid IN (SELECT aid FROM acts)";
+    "  WHERE e.parent_aid IN (SELECT aid FROM " SET_TABLE ")";
 
 /* u64 attributes are stored as two's complement bigints. */
-static const char attrs_sql[] = JOB_SET
+static const char attrs_sql[] = CURSOR
     " SELECT a.aid, o.name, o.unit,"
     "        CASE WHEN o.type = 'u64' AND a.attr_vals[i] < 0"
     "             THEN (a.attr_vals[i]::numeric + 18446744073709551616)::text ELSE a.attr_vals[i]::text END"
-    "   FROM acts s JOIN activities a ON a.aid = s.aid, generate_subscripts(a.attr_ids, 1) i, ontology o"
+    "   FROM " SET_TABLE " s JOIN activities a ON a.aid = s.aid, generate_subscripts(a.attr_ids, 1) i, ontology o"
     "  WHERE o.id = a.attr_ids[i]"
     " UNION ALL"
     " SELECT a.aid, o.name, o.unit, a.real_vals[i]::text"
-    "   FROM acts s JOIN activities a ON a.aid = s.aid, generate_subscripts(a.real_ids, 1) i, ontology o"
+    "   FROM " SET_TABLE " s JOIN activities a ON a.aid = s.aid, generate_subscripts(a.real_ids, 1) i, ontology o"
     "  WHERE o.id = a.real_ids[i]"
     " UNION ALL"
     " SELECT t.aid, o.name, o.unit, t.value"
-    "   FROM acts s JOIN activity_text_attrs t ON t.aid = s.aid JOIN ontology o ON o.id = t.attr_id";
+    "   FROM " SET_TABLE " s JOIN activity_text_attrs t ON t.aid = s.aid JOIN ontology o ON o.id = t.attr_id";
+
+/* Rows a FETCH brings: the client holds at most this many (about 1 MB). */
+#define BATCH "4096"
 
 struct siox_wh_stream {
   PGconn *c;
   enum siox_wh_export_what what;
-  PGresult *row; /* the current row's result, cleared on the next call */
-  int done;      /* the server sent the whole set */
-  int in_tx;     /* export_open began a transaction */
+  PGresult *batch; /* the current FETCH's rows, cleared by the next one */
+  int next, rows;  /* the next row of batch, and how many it has */
+  int done;        /* the cursor is exhausted */
+  int in_tx;       /* export_open began a transaction */
   struct siox_wh_xact act;
   struct siox_wh_xlink link;
   struct siox_wh_xattr attr;
 };
+
+/* The recursive set's row estimate is far too high (each level is assumed
+ * to multiply), which makes PostgreSQL JIT-compile the query: seconds of
+ * compilation for a plan that runs in less. cursor_tuple_fraction = 1: the
+ * whole set is read, so plan for all of it (a cursor's default, 0.1, prefers
+ * plans that start fast and finish late). Both for this transaction only;
+ * the stream's close ends it (COMMIT: the set stays for the next pass). */
+static const char begin_sql[] = "BEGIN; SET LOCAL jit = off; SET LOCAL cursor_tuple_fraction = 1";
+
+/* 1 when the one-value query's answer is true, 0 false, -EIO. */
+static int yes(PGconn *c, const char *sql, const char *job, char *err, size_t errlen) {
+  const char *params[1] = {job};
+  PGresult *r = siox_wh_query(c, "preparing the export", sql, job ? 1 : 0, params, err, errlen);
+  if (!r) return -EIO;
+  int v = PQntuples(r) == 1 && PQgetvalue(r, 0, 0)[0] == 't';
+  PQclear(r);
+  return v;
+}
+
+static int run(PGconn *c, const char *sql, const char *job, char *err, size_t errlen) {
+  const char *params[1] = {job};
+  PGresult *r = siox_wh_query(c, "computing the export's set", sql, job ? 1 : 0, params, err, errlen);
+  if (!r) return -EIO;
+  PQclear(r);
+  return 0;
+}
+
+/* The job's set in SET_TABLE, computed unless it already holds it. */
+static int job_set(PGconn *c, const char *job, char *err, size_t errlen) {
+  int rc = yes(c, set_exists_sql, NULL, err, errlen);
+  if (rc == 0) rc = run(c, set_create_sql, NULL, err, errlen);
+  else if (rc == 1) rc = yes(c, set_has_sql, job, err, errlen);
+  if (rc) return rc < 0 ? rc : 0; /* 1: the set is there */
+  if ((rc = run(c, set_clear_sql, NULL, err, errlen)) || (rc = run(c, set_fill_sql, job, err, errlen)))
+    return rc;
+  return run(c, set_analyze_sql, NULL, err, errlen);
+}
 
 int siox_wh_export_open(PGconn *c, enum siox_wh_export_what what, const char *job, struct siox_wh_stream **out,
                         char *err, size_t errlen) {
@@ -75,11 +135,7 @@ int siox_wh_export_open(PGconn *c, enum siox_wh_export_what what, const char *jo
   if (!s) return -ENOMEM;
   s->c = c;
   s->what = what;
-  /* The recursive set's row estimate is far too high (each level is
-   * assumed to multiply), which makes PostgreSQL JIT-compile the query:
-   * seconds of compilation for a plan that runs in less. Off for this
-   * transaction only; the stream's close ends it. */
-  PGresult *r = PQexec(c, "BEGIN; SET LOCAL jit = off");
+  PGresult *r = PQexec(c, begin_sql);
   if (PQresultStatus(r) != PGRES_COMMAND_OK) {
     siox_wh_failed(r, c, "starting the export", err, errlen);
     free(s);
@@ -87,12 +143,12 @@ int siox_wh_export_open(PGconn *c, enum siox_wh_export_what what, const char *jo
   }
   PQclear(r);
   s->in_tx = 1;
-  const char *params[1] = {job};
-  if (!PQsendQueryParams(c, sql[what], 1, NULL, params, NULL, NULL, 0) || !PQsetSingleRowMode(c)) {
-    siox_wh_failed(NULL, c, "starting the export", err, errlen);
+  if (job_set(c, job, err, errlen) != 0 ||
+      !(r = siox_wh_query(c, "starting the export", sql[what], 0, NULL, err, errlen))) {
     siox_wh_stream_close(s);
     return -EIO;
   }
+  PQclear(r);
   *out = s;
   return 0;
 }
@@ -111,63 +167,64 @@ int siox_wh_export_t0(PGconn *c, const char *job, int64_t *t0, char *err, size_t
   return found ? 0 : -ENOENT;
 }
 
-static const char *str(const PGresult *r, int col) { return PQgetvalue(r, 0, col); }
+static const char *str(const PGresult *r, int row, int col) { return PQgetvalue(r, row, col); }
 
-static void decode(struct siox_wh_stream *s) {
-  const PGresult *r = s->row;
+static void decode(struct siox_wh_stream *s, int i) {
+  const PGresult *r = s->batch;
   switch (s->what) {
   case SIOX_WH_EXPORT_ACTIVITIES:
     s->act = (struct siox_wh_xact){
-        .aid = siox_wh_i64(r, 0, 0), .parent_aid = siox_wh_i64(r, 0, 1),
-        .proc_id = (int32_t)siox_wh_i64(r, 0, 2), .pid = (int32_t)siox_wh_i64(r, 0, 3),
-        .host = str(r, 4), .exe = str(r, 5), .job = str(r, 6), .node_id = (int32_t)siox_wh_i64(r, 0, 7),
-        .hwid = str(r, 8), .swid = str(r, 9), .iid = str(r, 10), .name = str(r, 11),
-        .start_ns = siox_wh_i64(r, 0, 12), .end_ns = siox_wh_i64(r, 0, 13), .err = (int32_t)siox_wh_i64(r, 0, 14),
-        .bytes = siox_wh_i64(r, 0, 15)};
+        .aid = siox_wh_i64(r, i, 0), .parent_aid = siox_wh_i64(r, i, 1),
+        .proc_id = (int32_t)siox_wh_i64(r, i, 2), .pid = (int32_t)siox_wh_i64(r, i, 3),
+        .host = str(r, i, 4), .exe = str(r, i, 5), .job = str(r, i, 6), .node_id = (int32_t)siox_wh_i64(r, i, 7),
+        .hwid = str(r, i, 8), .swid = str(r, i, 9), .iid = str(r, i, 10), .name = str(r, i, 11),
+        .start_ns = siox_wh_i64(r, i, 12), .end_ns = siox_wh_i64(r, i, 13), .err = (int32_t)siox_wh_i64(r, i, 14),
+        .bytes = siox_wh_i64(r, i, 15)};
     break;
   case SIOX_WH_EXPORT_LINKS:
     s->link = (struct siox_wh_xlink){
-        .parent_aid = siox_wh_i64(r, 0, 0), .child_aid = siox_wh_i64(r, 0, 1), .is_implicit = str(r, 2)[0] == 't',
-        .confidence = siox_wh_f64(r, 0, 3), .flags = str(r, 4), .parent_proc = (int32_t)siox_wh_i64(r, 0, 5),
-        .parent_node = (int32_t)siox_wh_i64(r, 0, 6), .parent_start_ns = siox_wh_i64(r, 0, 7),
-        .parent_end_ns = siox_wh_i64(r, 0, 8), .child_proc = (int32_t)siox_wh_i64(r, 0, 9),
-        .child_node = (int32_t)siox_wh_i64(r, 0, 10), .child_start_ns = siox_wh_i64(r, 0, 11)};
+        .parent_aid = siox_wh_i64(r, i, 0), .child_aid = siox_wh_i64(r, i, 1), .is_implicit = str(r, i, 2)[0] == 't',
+        .confidence = siox_wh_f64(r, i, 3), .flags = str(r, i, 4), .parent_proc = (int32_t)siox_wh_i64(r, i, 5),
+        .parent_node = (int32_t)siox_wh_i64(r, i, 6), .parent_start_ns = siox_wh_i64(r, i, 7),
+        .parent_end_ns = siox_wh_i64(r, i, 8), .child_proc = (int32_t)siox_wh_i64(r, i, 9),
+        .child_node = (int32_t)siox_wh_i64(r, i, 10), .child_start_ns = siox_wh_i64(r, i, 11)};
     break;
   case SIOX_WH_EXPORT_ATTRIBUTES:
     s->attr = (struct siox_wh_xattr){
-        .aid = siox_wh_i64(r, 0, 0), .name = str(r, 1), .unit = str(r, 2), .value = str(r, 3)};
+        .aid = siox_wh_i64(r, i, 0), .name = str(r, i, 1), .unit = str(r, i, 2), .value = str(r, i, 3)};
     break;
   }
+}
+
+/* The next FETCH: 0 (s->rows set, 0 at the end) or -EIO. */
+static int fetch(struct siox_wh_stream *s, char *err, size_t errlen) {
+  PQclear(s->batch);
+  s->batch = siox_wh_query(s->c, "reading the export", "FETCH " BATCH " FROM siox_export", 0, NULL, err, errlen);
+  s->next = 0;
+  s->rows = s->batch ? PQntuples(s->batch) : 0;
+  if (!s->batch) return s->done = 1, -EIO;
+  if (s->rows == 0) s->done = 1;
+  return 0;
 }
 
 int siox_wh_stream_next(struct siox_wh_stream *s, const struct siox_wh_xact **act, const struct siox_wh_xlink **link,
                         const struct siox_wh_xattr **attr, char *err, size_t errlen) {
-  PQclear(s->row);
-  s->row = PQgetResult(s->c);
-  ExecStatusType st = PQresultStatus(s->row);
-  if (s->row && st == PGRES_SINGLE_TUPLE) {
-    decode(s);
-    if (act) *act = &s->act;
-    if (link) *link = &s->link;
-    if (attr) *attr = &s->attr;
-    return 1;
+  if (s->done) return 0;
+  if (s->next == s->rows) {
+    int rc = fetch(s, err, errlen);
+    if (rc || s->done) return rc;
   }
-  if (!s->row || st == PGRES_TUPLES_OK) return s->done = 1, 0; /* the end (an empty result closes the set) */
-  PGresult *bad = s->row;
-  s->row = NULL;
-  s->done = 1;
-  return siox_wh_failed(bad, s->c, "reading the export", err, errlen);
+  decode(s, s->next++);
+  if (act) *act = &s->act;
+  if (link) *link = &s->link;
+  if (attr) *attr = &s->attr;
+  return 1;
 }
 
 void siox_wh_stream_close(struct siox_wh_stream *s) {
   if (!s) return;
-  PQclear(s->row);
-  if (!s->done) { /* closed early (the reader failed): stop the server rather than read the rest */
-    char why[256];
-    PGcancel *k = PQgetCancel(s->c);
-    if (k) PQcancel(k, why, sizeof why), PQfreeCancel(k);
-  }
-  for (PGresult *r; (r = PQgetResult(s->c));) PQclear(r); /* the connection is usable again */
-  if (s->in_tx) PQclear(PQexec(s->c, "ROLLBACK")); /* read only: nothing to keep */
+  PQclear(s->batch);
+  /* closes the cursor and keeps the set (a failed transaction rolls back) */
+  if (s->in_tx) PQclear(PQexec(s->c, "COMMIT"));
   free(s);
 }

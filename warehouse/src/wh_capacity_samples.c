@@ -12,6 +12,7 @@
  * time is unknown.
  */
 #include "siox/siox_wh.h"
+#include "wh_pg.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -55,14 +56,7 @@ static PGresult *query(PGconn *c, const char *sql, int64_t since, int64_t until,
   snprintf(a, sizeof a, "%lld", (long long)since);
   snprintf(b, sizeof b, "%lld", (long long)until);
   const char *p[2] = {a, b};
-  PGresult *r = PQexecParams(c, sql, strchr(sql, '$') ? 2 : 0, NULL, p, NULL, NULL, 0);
-  if (PQresultStatus(r) != PGRES_TUPLES_OK) {
-    snprintf(err, errlen, "capacity model query failed: %s", PQerrorMessage(c));
-    err[strcspn(err, "\n")] = '\0';
-    PQclear(r);
-    return NULL;
-  }
-  return r;
+  return siox_wh_query(c, "reading the capacity model's measurements", sql, strchr(sql, '$') ? 2 : 0, p, err, errlen);
 }
 
 int siox_wh_capacity_samples(PGconn *c, int64_t since_ns, int64_t until_ns, siox_wh_cap_sample_cb cb, void *ctx,

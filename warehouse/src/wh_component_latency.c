@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "siox/siox_wh.h"
+#include "wh_pg.h"
 
 static const char latency_sql[] =
     "WITH n AS (SELECT node_id, hwid, swid, iid, hwid || ' ' || swid || CASE WHEN iid <> '' THEN '#' || iid ELSE '' END"
@@ -37,13 +38,8 @@ int siox_wh_component_latency(struct siox_wh *wh, const char *pattern, int64_t s
   snprintf(nb, sizeof(nb), "%d", bins);
   const char *params[] = {pattern, since, nb};
   PGconn *c = siox_wh_pg(wh);
-  PGresult *res = PQexecParams(c, latency_sql, 3, NULL, params, NULL, NULL, 0);
-  if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-    snprintf(err, errlen, "reading the components' latency: %s", PQerrorMessage(c));
-    err[strcspn(err, "\n")] = '\0';
-    PQclear(res);
-    return -EIO;
-  }
+  PGresult *res = siox_wh_query(c, "reading the components' latency", latency_sql, 3, params, err, errlen);
+  if (!res) return -EIO;
   json_object *doc = json_object_new_object(), *arr = json_object_new_array(), *cur = NULL, *cbins = NULL;
   int64_t total = 0;
   for (int r = 0; r < PQntuples(res); r++) {

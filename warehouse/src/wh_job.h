@@ -49,6 +49,11 @@ struct whj {
 int whj_load(PGconn *c, const char *job, struct whj *j, char *err, size_t errlen);
 void whj_free(struct whj *j);
 
+/* The documents of siox_wh_job_summary and siox_wh_job_heatmap (bins in
+ * 1..4096) from a loaded job: siox_wh_job_page builds both from one load. */
+int whj_summary(const struct whj *j, const char *job, struct json_object **out, char *err, size_t errlen);
+int whj_heatmap(const struct whj *j, const char *job, int bins, struct json_object **out, char *err, size_t errlen);
+
 /* The operation a call's name says it is, by these patterns (POSIX
  * extended regular expressions, which PostgreSQL's ~ reads the same, so
  * `siox jobs`'s SQL and the summary classify alike), tried in this order:

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "wh_job.h"
+#include "wh_pg.h"
 
 #define ATTR(name) "a.attr_vals[array_position(a.attr_ids, (SELECT id FROM ontology WHERE name = '" name "'))]"
 #define PATH_ID "(SELECT id FROM ontology WHERE name = 'posix/path')"
@@ -234,12 +235,10 @@ static int resolve_files(struct whj *j) {
 /* Ranks: MPI_Init's mpi/rank; a job without one numbers its processes. */
 static int assign_ranks(PGconn *c, struct whj *j, const char *job, char *err, size_t errlen) {
   const char *params[] = {job};
-  PGresult *res = PQexecParams(c, ranks_sql, 1, NULL, params, NULL, NULL, 0);
-  if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-    snprintf(err, errlen, "reading job %s's ranks: %s", job, PQerrorMessage(c));
-    PQclear(res);
-    return -EIO;
-  }
+  char what[160];
+  snprintf(what, sizeof(what), "reading job %s's ranks", job);
+  PGresult *res = siox_wh_query(c, what, ranks_sql, 1, params, err, errlen);
+  if (!res) return -EIO;
   int any = 0;
   j->nranks = 0;
   for (size_t i = 0; i < j->n; i++) j->a[i].rank = -1;
@@ -273,12 +272,12 @@ static int assign_ranks(PGconn *c, struct whj *j, const char *job, char *err, si
 
 static int one_owner(PGconn *c, const char *job, char *err, size_t errlen) {
   const char *params[] = {job};
-  PGresult *res = PQexecParams(c, owners_sql, 1, NULL, params, NULL, NULL, 0);
+  char what[160];
+  snprintf(what, sizeof(what), "reading job %s's processes", job);
+  PGresult *res = siox_wh_query(c, what, owners_sql, 1, params, err, errlen);
+  if (!res) return -EIO;
   int rc = 0;
-  if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-    snprintf(err, errlen, "reading job %s's processes: %s", job, PQerrorMessage(c));
-    rc = -EIO;
-  } else if (num(res, 0, 0) > 1) {
+  if (num(res, 0, 0) > 1) {
     snprintf(err, errlen, "job '%s' names processes of several users (uids %s): two jobs share the id", job,
              PQgetvalue(res, 0, 1));
     rc = -EINVAL;
@@ -295,9 +294,9 @@ int whj_load(PGconn *c, const char *job, struct whj *j, char *err, size_t errlen
   int rc = one_owner(c, job, err, errlen);
   if (rc) return rc;
   const char *params[] = {job};
-  j->res = PQexecParams(c, acts_sql, 1, NULL, params, NULL, NULL, 0);
-  if (PQresultStatus(j->res) != PGRES_TUPLES_OK) {
-    snprintf(err, errlen, "reading job %s's activities: %s", job, PQerrorMessage(c));
+  char what[160];
+  snprintf(what, sizeof(what), "reading job %s's activities", job);
+  if (!(j->res = siox_wh_query(c, what, acts_sql, 1, params, err, errlen))) {
     whj_free(j);
     return -EIO;
   }

@@ -50,10 +50,17 @@ int siox_wh_job_heatmap(struct siox_wh *wh, const char *job, int bins, struct js
   struct whj j;
   int rc = whj_load(siox_wh_pg(wh), job, &j, err, errlen);
   if (rc) return rc;
+  rc = whj_heatmap(&j, job, bins, out, err, errlen);
+  whj_free(&j);
+  return rc;
+}
+
+int whj_heatmap(const struct whj *jp, const char *job, int bins, struct json_object **out, char *err, size_t errlen) {
+  const struct whj j = *jp;
   size_t cells = (size_t)(j.nranks ? j.nranks : 1) * (size_t)bins;
   double *bytes = calloc(cells, sizeof(*bytes)), *ns = calloc(cells, sizeof(*ns));
   if (!bytes || !ns) {
-    free(bytes), free(ns), whj_free(&j);
+    free(bytes), free(ns);
     snprintf(err, errlen, "out of memory");
     return -ENOMEM;
   }
@@ -74,7 +81,6 @@ int siox_wh_job_heatmap(struct siox_wh *wh, const char *job, int bins, struct js
   json_object_object_add(doc, "time_ns", rows_json(ns, j.nranks, bins));
   free(bytes);
   free(ns);
-  whj_free(&j);
   *out = doc;
   return 0;
 }

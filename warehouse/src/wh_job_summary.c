@@ -34,7 +34,7 @@ struct cursor {
 };
 
 struct summary {
-  struct whj *j;
+  const struct whj *j;
   size_t nfiles1;     /* files + 1: the last one is "no file known" */
   struct stats *st;   /* [layer][file]; row nfiles1 - 1 of a layer is its unknown file */
   struct stats *lay;  /* [layer] */
@@ -70,7 +70,7 @@ static void count(struct stats *s, const struct whj_act *a, size_t rankbytes, st
   c->end = a->offset + b;
 }
 
-static int summary_init(struct summary *m, struct whj *j) {
+static int summary_init(struct summary *m, const struct whj *j) {
   m->j = j;
   m->nfiles1 = j->nfiles + 1;
   size_t cells = j->nlayers * m->nfiles1, rb = ((size_t)j->nranks + 7) / 8;
@@ -227,24 +227,29 @@ int siox_wh_job_summary(struct siox_wh *wh, const char *job, struct json_object 
   struct whj j;
   int rc = whj_load(siox_wh_pg(wh), job, &j, err, errlen);
   if (rc) return rc;
+  rc = whj_summary(&j, job, out, err, errlen);
+  whj_free(&j);
+  return rc;
+}
+
+int whj_summary(const struct whj *j, const char *job, struct json_object **out, char *err, size_t errlen) {
   struct summary m = {0};
-  rc = summary_init(&m, &j);
+  int rc = summary_init(&m, j);
   json_object *doc = json_object_new_object();
   if (!rc) {
     json_object_object_add(doc, "job", json_object_new_string(job));
-    put_i64(doc, "uid", j.uid);
-    put_i64(doc, "processes", j.nprocs);
-    put_i64(doc, "ranks", j.nranks);
-    put_i64(doc, "first_ns", j.first_ns);
-    put_i64(doc, "last_ns", j.last_ns);
-    rc = totals_json(&j, doc);
+    put_i64(doc, "uid", j->uid);
+    put_i64(doc, "processes", j->nprocs);
+    put_i64(doc, "ranks", j->nranks);
+    put_i64(doc, "first_ns", j->first_ns);
+    put_i64(doc, "last_ns", j->last_ns);
+    rc = totals_json(j, doc);
   }
   if (!rc) {
     json_object_object_add(doc, "layers", layers_json(&m));
-    rc = critical_json(&j, doc);
+    rc = critical_json(j, doc);
   }
   summary_free(&m);
-  whj_free(&j);
   if (rc) {
     json_object_put(doc);
     if (rc == -ENOMEM) snprintf(err, errlen, "out of memory summarising job %s", job);

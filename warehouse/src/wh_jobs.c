@@ -124,12 +124,8 @@ static void add_group(struct job *j, const PGresult *res, int r) {
 
 static int read_groups(PGconn *c, const char *since, struct jobs *js, char *err, size_t errlen) {
   const char *params[] = {since};
-  PGresult *res = PQexecParams(c, groups_sql, 1, NULL, params, NULL, NULL, 0);
-  if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-    snprintf(err, errlen, "reading the jobs' I/O: %s", PQerrorMessage(c));
-    PQclear(res);
-    return -EIO;
-  }
+  PGresult *res = siox_wh_query(c, "reading the jobs' I/O", groups_sql, 1, params, err, errlen);
+  if (!res) return -EIO;
   int rc = 0;
   for (int r = 0; !rc && r < PQntuples(res); r++) {
     struct job *j = job_get(js, siox_wh_i64(res, r, 0), PQgetvalue(res, r, 1));
@@ -142,12 +138,8 @@ static int read_groups(PGconn *c, const char *since, struct jobs *js, char *err,
 
 static int read_served(PGconn *c, const char *since, struct jobs *js, char *err, size_t errlen) {
   const char *params[] = {since};
-  PGresult *res = PQexecParams(c, served_sql, 1, NULL, params, NULL, NULL, 0);
-  if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-    snprintf(err, errlen, "reading the components that served the jobs: %s", PQerrorMessage(c));
-    PQclear(res);
-    return -EIO;
-  }
+  PGresult *res = siox_wh_query(c, "reading the components that served the jobs", served_sql, 1, params, err, errlen);
+  if (!res) return -EIO;
   for (int r = 0; r < PQntuples(res); r++) {
     struct job *j = NULL;
     for (size_t i = 0; i < js->n && !j; i++)

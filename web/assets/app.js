@@ -158,8 +158,10 @@ function jobPage(job) {
    el("h2", {}, "Slowest calls"), calls, el("h2", {}, "Blame (the job's I/O time by component)"), blm]
     .forEach(function (x) { main.appendChild(x); });
   var q = "job=" + encodeURIComponent(job);
-  var s = api("summary?" + q).then(function (doc) {
-    var t = doc.totals, box = el("div", { "class": "totals", id: "totals" });
+  /* summary and heatmap in one document: the server loads the job once */
+  var page = api("job?" + q + "&bins=80");
+  var s = page.then(function (pg) {
+    var doc = pg.summary, t = doc.totals, box = el("div", { "class": "totals", id: "totals" });
     [["processes", doc.processes, doc.processes], ["ranks", doc.ranks, doc.ranks],
      ["bytes_read", t.bytes_read, bytes(t.bytes_read)], ["bytes_written", t.bytes_written, bytes(t.bytes_written)],
      ["io_time_ns", t.io_time_ns, dur(t.io_time_ns)], ["bandwidth_bps", t.bandwidth_bps, bytes(t.bandwidth_bps) + "/s"],
@@ -197,7 +199,8 @@ function jobPage(job) {
       { t: "ranks", l: 1, f: function (r) { return r.s.ranks.length > 8 ? r.s.ranks.length + " ranks" : r.s.ranks.join(","); } }
     ], rows.slice(0, 200), "layers"));
   });
-  var h = api("heatmap?" + q + "&bins=80").then(function (doc) {
+  var h = page.then(function (pg) {
+    var doc = pg.heatmap;
     hm.setAttribute("id", "heatmap");
     hm.setAttribute("data-ranks", doc.ranks);
     heatmap(hm, doc, "bytes");

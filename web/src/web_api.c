@@ -36,8 +36,22 @@ static enum MHD_Result wh_failed(struct MHD_Connection *c, int rc, const char *e
   return web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err);
 }
 
-static int open_wh(const struct web *w, struct siox_wh **wh, char *err, size_t errlen) {
-  return siox_wh_open(w->o->conninfo, wh, err, errlen);
+/* A document the libraries build on a warehouse connection of its own
+ * (requests run on several threads; a connection serves one). */
+typedef int (*wh_doc_fn)(struct siox_wh *wh, const void *args, json_object **doc, char *err, size_t errlen);
+
+/* Opens the warehouse, has fn build the document, closes it, and answers:
+ * the document, or the error of the open or of fn (wh_failed). */
+static enum MHD_Result with_wh(const struct web *w, struct MHD_Connection *c, wh_doc_fn fn, const void *args) {
+  char err[2048] = "out of memory";
+  struct siox_wh *wh;
+  json_object *doc = NULL;
+  int rc = siox_wh_open(w->o->conninfo, &wh, err, sizeof(err));
+  if (rc) return wh_failed(c, rc, err);
+  rc = fn(wh, args, &doc, err, sizeof(err));
+  siox_wh_close(wh);
+  if (rc) return json_object_put(doc), wh_failed(c, rc, err);
+  return web_reply_json(c, MHD_HTTP_OK, doc);
 }
 
 static const char *need_job(struct MHD_Connection *c) {
@@ -45,70 +59,89 @@ static const char *need_job(struct MHD_Connection *c) {
   return job && *job ? job : NULL;
 }
 
+/* A job and a bin count, for the documents that take them. */
+struct job_args {
+  const char *job;
+  int bins;
+};
+
+/* The bins parameter: *bins (the default) when absent, else 1..4096. */
+static int parse_bins(struct MHD_Connection *c, int *bins) {
+  const char *b = arg(c, "bins");
+  long long v = *bins;
+  if (b && parse_i64(b, 1, 4096, &v)) return -EINVAL;
+  *bins = (int)v;
+  return 0;
+}
+
+static int jobs_doc(struct siox_wh *wh, const void *args, json_object **doc, char *err, size_t errlen) {
+  int rc = siox_wh_jobs(wh, args, doc, err, errlen);
+  if (!rc && siox_kb_count_findings(siox_wh_pg(wh), json_object_object_get(*doc, "jobs"), err, errlen)) rc = -EIO;
+  return rc;
+}
+
 static enum MHD_Result jobs(struct web *w, struct MHD_Connection *c) {
-  struct siox_wh_jobs_query q = {0};
   long long since = 0;
   const char *s = arg(c, "since"), *sort = arg(c, "sort");
   if (s && parse_i64(s, 0, INT64_MAX, &since))
     return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "since must be ns since the epoch, not '%s'", s);
   if (sort && strcmp(sort, "io_time") && strcmp(sort, "bytes") && strcmp(sort, "bandwidth"))
     return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "sort must be io_time, bytes or bandwidth, not '%s'", sort);
-  q.since_ns = since;
-  q.sort = sort;
-  char err[2048] = "out of memory";
-  struct siox_wh *wh;
-  json_object *doc = NULL;
-  int rc = open_wh(w, &wh, err, sizeof(err));
-  if (rc) return wh_failed(c, rc, err);
-  rc = siox_wh_jobs(wh, &q, &doc, err, sizeof(err));
-  if (!rc && siox_kb_count_findings(siox_wh_pg(wh), json_object_object_get(doc, "jobs"), err, sizeof(err)))
-    rc = -EIO;
-  siox_wh_close(wh);
-  if (rc) return json_object_put(doc), wh_failed(c, rc, err);
-  return web_reply_json(c, MHD_HTTP_OK, doc);
+  struct siox_wh_jobs_query q = {.since_ns = since, .sort = sort};
+  return with_wh(w, c, jobs_doc, &q);
+}
+
+static int summary_doc(struct siox_wh *wh, const void *args, json_object **doc, char *err, size_t errlen) {
+  return siox_wh_job_summary(wh, ((const struct job_args *)args)->job, doc, err, errlen);
 }
 
 static enum MHD_Result summary(struct web *w, struct MHD_Connection *c) {
-  const char *job = need_job(c);
-  if (!job) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "summary needs ?job=J");
-  char err[2048] = "out of memory";
-  struct siox_wh *wh;
-  json_object *doc = NULL;
-  int rc = open_wh(w, &wh, err, sizeof(err));
-  if (!rc) rc = siox_wh_job_summary(wh, job, &doc, err, sizeof(err)), siox_wh_close(wh);
-  return rc ? wh_failed(c, rc, err) : web_reply_json(c, MHD_HTTP_OK, doc);
+  struct job_args a = {need_job(c), 0};
+  if (!a.job) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "summary needs ?job=J");
+  return with_wh(w, c, summary_doc, &a);
+}
+
+static int heatmap_doc(struct siox_wh *wh, const void *args, json_object **doc, char *err, size_t errlen) {
+  const struct job_args *a = args;
+  return siox_wh_job_heatmap(wh, a->job, a->bins, doc, err, errlen);
 }
 
 static enum MHD_Result heatmap(struct web *w, struct MHD_Connection *c) {
-  const char *job = need_job(c), *b = arg(c, "bins");
-  long long bins = 60;
-  if (!job) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "heatmap needs ?job=J");
-  if (b && parse_i64(b, 1, 4096, &bins))
-    return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "bins must be a number from 1 to 4096, not '%s'", b);
-  char err[2048] = "out of memory";
-  struct siox_wh *wh;
-  json_object *doc = NULL;
-  int rc = open_wh(w, &wh, err, sizeof(err));
-  if (!rc) rc = siox_wh_job_heatmap(wh, job, (int)bins, &doc, err, sizeof(err)), siox_wh_close(wh);
-  return rc ? wh_failed(c, rc, err) : web_reply_json(c, MHD_HTTP_OK, doc);
+  struct job_args a = {need_job(c), 60};
+  if (!a.job) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "heatmap needs ?job=J");
+  if (parse_bins(c, &a.bins))
+    return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "bins must be a number from 1 to 4096, not '%s'", arg(c, "bins"));
+  return with_wh(w, c, heatmap_doc, &a);
+}
+
+static int job_doc(struct siox_wh *wh, const void *args, json_object **doc, char *err, size_t errlen) {
+  const struct job_args *a = args;
+  return siox_wh_job_page(wh, a->job, a->bins, doc, err, errlen);
+}
+
+/* The job page's summary and heatmap from one load of the job. */
+static enum MHD_Result job(struct web *w, struct MHD_Connection *c) {
+  struct job_args a = {need_job(c), 60};
+  if (!a.job) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "job needs ?job=J");
+  if (parse_bins(c, &a.bins))
+    return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "bins must be a number from 1 to 4096, not '%s'", arg(c, "bins"));
+  return with_wh(w, c, job_doc, &a);
+}
+
+static int findings_doc(struct siox_wh *wh, const void *args, json_object **doc, char *err, size_t errlen) {
+  const char *job = ((const struct job_args *)args)->job;
+  json_object *arr = NULL;
+  if (siox_kb_job_findings(siox_wh_pg(wh), job, &arr, err, errlen)) return -EIO;
+  *doc = json_object_new_object();
+  json_object_object_add(*doc, "job", json_object_new_string(job));
+  json_object_object_add(*doc, "findings", arr);
+  return 0;
 }
 
 static enum MHD_Result findings(struct web *w, struct MHD_Connection *c) {
-  const char *job = need_job(c);
-  if (!job) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "findings needs ?job=J");
-  char err[2048] = "out of memory";
-  struct siox_wh *wh;
-  json_object *arr = NULL;
-  int rc = open_wh(w, &wh, err, sizeof(err));
-  if (!rc) {
-    if (siox_kb_job_findings(siox_wh_pg(wh), job, &arr, err, sizeof(err))) rc = -EIO;
-    siox_wh_close(wh);
-  }
-  if (rc) return wh_failed(c, rc, err);
-  json_object *doc = json_object_new_object();
-  json_object_object_add(doc, "job", json_object_new_string(job));
-  json_object_object_add(doc, "findings", arr);
-  return web_reply_json(c, MHD_HTTP_OK, doc);
+  struct job_args a = {need_job(c), 0};
+  if (!a.job) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "findings needs ?job=J");
+  return with_wh(w, c, findings_doc, &a);
 }
 
 /* A CLI document: 404 when the CLI says the activity or job is unknown. */
@@ -166,44 +199,48 @@ static enum MHD_Result component(struct web *w, struct MHD_Connection *c) {
   return from_cli(w, c, args);
 }
 
-/* siox_wh_component_latency's document with each component's baseline from
- * the knowledge base (baseline_ns, baseline_samples). */
-static enum MHD_Result latency(struct web *w, struct MHD_Connection *c) {
-  const char *pat = arg(c, "component"), *s = arg(c, "since"), *b = arg(c, "bins");
-  long long since = 0, bins = 120;
-  if (!pat || !*pat) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "latency needs ?component=PATTERN");
-  if (s && parse_i64(s, 0, INT64_MAX, &since))
-    return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "since must be ns since the epoch, not '%s'", s);
-  if (b && parse_i64(b, 1, 4096, &bins))
-    return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "bins must be a number from 1 to 4096, not '%s'", b);
-  char err[2048] = "out of memory";
-  struct siox_wh *wh;
-  json_object *doc = NULL;
-  int rc = open_wh(w, &wh, err, sizeof(err));
-  if (rc) return wh_failed(c, rc, err);
-  rc = siox_wh_component_latency(wh, pat, since, (int)bins, &doc, err, sizeof(err));
-  json_object *arr = rc ? NULL : json_object_object_get(doc, "components");
+struct latency_args {
+  const char *pattern;
+  long long since;
+  int bins;
+};
+
+static int latency_doc(struct siox_wh *wh, const void *args, json_object **doc, char *err, size_t errlen) {
+  const struct latency_args *a = args;
+  int rc = siox_wh_component_latency(wh, a->pattern, a->since, a->bins, doc, err, errlen);
+  json_object *arr = rc ? NULL : json_object_object_get(*doc, "components");
   for (size_t i = 0; !rc && i < json_object_array_length(arr); i++) {
     json_object *o = json_object_array_get_idx(arr, i);
     double p50;
     int64_t n;
     if (siox_kb_node_baseline(siox_wh_pg(wh), json_object_get_int64(json_object_object_get(o, "node_id")), &p50, &n,
-                              err, sizeof(err)))
+                              err, errlen))
       rc = -EIO;
     else
       json_object_object_add(o, "baseline_ns", json_object_new_double(p50)),
           json_object_object_add(o, "baseline_samples", json_object_new_int64(n));
   }
-  siox_wh_close(wh);
-  if (rc) return json_object_put(doc), wh_failed(c, rc, err);
-  return web_reply_json(c, MHD_HTTP_OK, doc);
+  return rc;
+}
+
+/* siox_wh_component_latency's document with each component's baseline from
+ * the knowledge base (baseline_ns, baseline_samples). */
+static enum MHD_Result latency(struct web *w, struct MHD_Connection *c) {
+  const char *s = arg(c, "since");
+  struct latency_args a = {arg(c, "component"), 0, 120};
+  if (!a.pattern || !*a.pattern) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "latency needs ?component=PATTERN");
+  if (s && parse_i64(s, 0, INT64_MAX, &a.since))
+    return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "since must be ns since the epoch, not '%s'", s);
+  if (parse_bins(c, &a.bins))
+    return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "bins must be a number from 1 to 4096, not '%s'", arg(c, "bins"));
+  return with_wh(w, c, latency_doc, &a);
 }
 
 enum MHD_Result web_api(struct web *w, struct MHD_Connection *c, const char *path) {
   static const struct {
     const char *name;
     enum MHD_Result (*fn)(struct web *, struct MHD_Connection *);
-  } routes[] = {{"jobs", jobs},   {"summary", summary}, {"heatmap", heatmap}, {"findings", findings},
+  } routes[] = {{"jobs", jobs},   {"summary", summary}, {"heatmap", heatmap}, {"job", job}, {"findings", findings},
                 {"blame", blame}, {"graph", graph},     {"top", top},         {"component", component},
                 {"latency", latency}};
   for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)

@@ -59,6 +59,7 @@ int siox_wh_migrate(PGconn *c, siox_wh_log_fn log, void *ctx, char *err, size_t 
 #include "siox/wh/blame_wait.h"
 #include "siox/wh/waiting.h"
 #include "siox/wh/export.h"
+#include "siox/wh/job_rows.h"
 /* ---- Job views (issue 14 section 2; wh_job_*.c, wh_jobs.c, wh_critical_files.c) ----
  * A job is processes.job, keyed by (uid, job id) as everywhere in SIOX. Its
  * I/O is what its processes' I/O layers recorded (HDF5, MPI-IO, POSIX,
@@ -117,6 +118,12 @@ int siox_wh_job_summary(struct siox_wh *wh, const char *job, struct json_object 
  * cells). 0, -ENOENT, -EINVAL, -EIO as siox_wh_job_summary. */
 int siox_wh_job_heatmap(struct siox_wh *wh, const char *job, int bins, struct json_object **out, char *err,
                         size_t errlen);
+
+/* The job page's document: {job, summary, heatmap}, the two documents above
+ * (heatmap with bins) built from one load of the job instead of two. 0,
+ * -ENOENT, -EINVAL (bins out of 1..4096, or several owners), -EIO. */
+int siox_wh_job_page(struct siox_wh *wh, const char *job, int bins, struct json_object **out, char *err,
+                     size_t errlen);
 
 /* The latency over time of the components whose label ("hwid swid#iid")
  * contains pattern, or of a role (brick, client, device), from since_ns:

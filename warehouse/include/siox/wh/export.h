@@ -1,6 +1,6 @@
 /*
  * Exports (export_stream.c): a job's activities, causal links and
- * attributes, streamed row by row (libpq single-row mode), so that memory
+ * attributes, streamed row by row (a cursor FETCHed in batches), so that memory
  * stays flat however large the job. The set: every activity of the job's
  * processes, and everything they caused through implicit links, followed
  * down (the file system client, the bricks, their devices). Encoding
@@ -50,7 +50,10 @@ struct siox_wh_stream;
 int siox_wh_export_t0(PGconn *c, const char *job, int64_t *t0, char *err, size_t errlen);
 
 /* Starts streaming `what` of job (processes.job, or "proc:ID" of a process
- * without a job). c must not run another query until the stream is closed.
+ * without a job). The first stream of a job on c computes its set into a
+ * temporary table of the session; the next streams of the same job on c
+ * read that set (one export's passes see one set), another job's replaces
+ * it. c must not run another query until the stream is closed.
  * *out is the caller's (siox_wh_stream_close). 0, -EIO, -ENOMEM. */
 int siox_wh_export_open(PGconn *c, enum siox_wh_export_what what, const char *job, struct siox_wh_stream **out,
                         char *err, size_t errlen);
