@@ -14,6 +14,10 @@ int64_t clock_realtime_ns(void) {
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+int64_t clock_host_ns(const struct daemon *d) {
+  return clock_realtime_ns() + d->cfg.test_clock_shift_ns;
+}
+
 /* t1 daemon send, t2 server receive, t3 server send, t4 daemon receive. */
 void clock_sync_add(struct clock_sync *c, int64_t t1, int64_t t2, int64_t t3, int64_t t4) {
   int64_t rtt = (t4 - t1) - (t3 - t2);

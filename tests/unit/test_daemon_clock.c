@@ -49,6 +49,20 @@ static void test_ns_pass_through(void **state) {
   assert_int_equal(clock_conv_ns(&c, 1234567), 1234567);
 }
 
+/* A host whose clock is wrong by N shows N in every ns value its clients
+ * read, so both kinds of client time move by exactly N. */
+static void test_host_shift_moves_every_time(void **state) {
+  (void)state;
+  struct clock_conv c;
+  assert_int_equal(clock_conv_init(&c, SIOX_CW_CLOCK_TSC, 3000000000ull, 1000000000, 6000000000ull, 2000000000), 0);
+  clock_conv_shift(&c, -50000000);
+  assert_int_equal(clock_conv_ns(&c, 4500000000ull), 1500000000 - 50000000);
+  assert_int_equal(clock_conv_init(&c, 0, 5, 10, 7, 20), 0);
+  assert_int_equal(clock_conv_ns(&c, 1234567), 1234567); /* init clears a former shift */
+  clock_conv_shift(&c, 50000000);
+  assert_int_equal(clock_conv_ns(&c, 1234567), 1234567 + 50000000);
+}
+
 static void test_degenerate_pair_pins_to_batch(void **state) {
   (void)state;
   struct clock_conv c;
@@ -83,7 +97,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tsc_interpolates),          cmocka_unit_test(test_tsc_long_span_precision),
       cmocka_unit_test(test_ns_pass_through),           cmocka_unit_test(test_degenerate_pair_pins_to_batch),
-      cmocka_unit_test(test_offset_from_smallest_rtt),
+      cmocka_unit_test(test_offset_from_smallest_rtt),      cmocka_unit_test(test_host_shift_moves_every_time),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
