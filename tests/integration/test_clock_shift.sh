@@ -9,8 +9,8 @@
 #   ref    both clocks right;
 #   live   A's clock +50 ms, B's -50 ms (--test-clock-shift-ms), both
 #          connected while the chain runs;
-#   spool  the same shifts, but the hosts are cut off while the chain runs
-#          and reconnected after it: every batch is spooled before the
+#   spool  the same shifts, but the hosts are cut off from their start
+#          until the chain is over: every batch is spooled before the
 #          daemon's first ping exchange.
 # Without the ping-exchange correction the handle_writes lie 100 ms before
 # their fs-client writes. Each shifted run must match the reference: as
@@ -31,9 +31,11 @@ site_server
 total=0
 run_chain() {
   local name=$1 sa=$2 sb=$3 mode=$4
+  # spool: the hosts are cut off before their daemons start, so that no
+  # ping exchange precedes the batches.
+  [ "$mode" = spool ] && { site_link a down; site_link b down; }
   site_daemon a "$name-a" "$sa"
   site_daemon b "$name-b" "$sb"
-  [ "$mode" = spool ] && { site_link a down; site_link b down; }
   ip netns exec "$NS_A" env SIOX_SOCKET="$T/$name-a.sock" SIOX_JOB_ID="job-$name" "$SIOX_CHAIN" --writes $WRITES \
     --slow-device 1 --slow-us 60000 --fast-us 5000 --object "chain-$name" --server-socket "$T/$name-b.sock" \
     >>"$T/chain.log" 2>&1 || fail "chain $name failed"
