@@ -244,9 +244,9 @@ void spool_batch_free(struct spool_batch *b);
  * Clock sync (clock_sync.c): daemon <-> server offset, NTP style.
  * ------------------------------------------------------------------------- */
 #define CLOCK_SYNC_SAMPLES 8
-/* Samples taken, 20 ms apart, at the first connection before any batch is
+/* Samples taken, 10 ms apart, at the first connection before any batch is
  * sent (uplink.c): one sample may have met a busy server or daemon loop. */
-#define CLOCK_SYNC_FIRST 4
+#define CLOCK_SYNC_FIRST 8
 struct clock_sync {
   int64_t offset[CLOCK_SYNC_SAMPLES];
   uint64_t rtt[CLOCK_SYNC_SAMPLES];

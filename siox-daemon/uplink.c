@@ -28,7 +28,7 @@
 #define BACKOFF_MIN_MS 100
 #define BACKOFF_MAX_MS 2000
 #define PING_MS 2000
-#define PING_FIRST_MS 20 /* spacing of the first CLOCK_SYNC_FIRST pings */
+#define PING_FIRST_MS 10 /* spacing of the first CLOCK_SYNC_FIRST pings */
 
 enum uplink_state { UP_DOWN, UP_RESOLVING, UP_CONNECTING, UP_HELLO, UP_READY };
 
@@ -153,7 +153,7 @@ static int send_skip(struct uplink *u, uint64_t seq) {
  * server outage at the daemon's start) would keep this host's clock error
  * and be matched with no widening. Batches wait for CLOCK_SYNC_FIRST
  * samples, taken PING_FIRST_MS apart after HelloReply while nothing else
- * is in flight (about 60 ms); later connections keep the estimate. */
+ * is in flight (about 70 ms); later connections keep the estimate. */
 static bool clock_known(const struct uplink *u) { return u->d->clock.n >= CLOCK_SYNC_FIRST; }
 
 /* Sends spooled batches (or Skips) after u->sent while the window has room. */

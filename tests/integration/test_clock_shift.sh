@@ -59,7 +59,14 @@ print(" ".join(str(r["aid"]) for r in rows))' "$T/top-$name.json"); do
     siox_cli graph "$aid" --json >"$T/graph-$name-$i.json" || fail "siox graph $aid failed"
   done
   [ $i -eq $WRITES ] || fail "run $name: $i app writes in siox top, want $WRITES"
-  aid=$(top_first_aid "$T/top-$name.json")
+  # The slowest write served by the slowed device dev1 (the slowest of all
+  # can be the first, which waits for the storage process to start).
+  aid=$(python3 -c '
+import json, sys
+def has(n, hw):
+    return n.get("hwid") == hw or any(has(c, hw) for c in n.get("children", []))
+best = max((json.load(open(f)) for f in sys.argv[1:]), key=lambda g: has(g, "dev1") * 1e18 + g["inclusive_ns"])
+print(best["aid"])' "$T"/graph-"$name"-*.json) || fail "no write of run $name"
   siox_cli blame "$aid" --json >"$T/blame-$name.json" || fail "siox blame $aid failed"
   python3 "$(dirname "$0")/clock_graphs.py" "$T"/graph-"$name"-*.json >"$T/sum-$name.json"
   json_get "$T/blame-$name.json" '(j["culprit"] or {}).get("hwid", "none") + "/" + (j["culprit"] or {}).get("swid", "none")' \
@@ -93,15 +100,17 @@ for n in ("live", "spool"):
     if r["inside_certain"] != ref["inside_certain"]:
         bad.append(f"{n}: {r['inside_certain']} links inside with confidence 1, unshifted {ref['inside_certain']}")
     out = max(r["outside_ms"] or [0])
-    if out > 1.0:
+    # The estimates' error on a loaded machine (ms at load 20; the
+    # unshifted daemons have it too); uncorrected it is 100 ms.
+    if out > 2.5:
         bad.append(f"{n}: a handle_write lies {out:.3f} ms outside its fs-client write")
     if min(r["fs_exclusive_ms"] or [-1]) < 0:
         bad.append(f"{n}: negative exclusive time")
     ex = statistics.median(r["fs_exclusive_ms"])
-    # The fs-client write's own time is the socket round trip, about 1 ms
-    # on a loaded machine; uncorrected, the whole remote call (5-20 ms)
-    # becomes its own.
-    if abs(ex - ref_ex) > 2.0:
+    # The fs-client write's own time is the socket round trip, under 1 ms,
+    # give or take the estimates' error; uncorrected, the whole remote call
+    # becomes its own (median 30 ms and more).
+    if abs(ex - ref_ex) > 3.0:
         bad.append(f"{n}: fs-client exclusive median {ex:.3f} ms, unshifted {ref_ex:.3f} ms")
     if culprit[n] != culprit["ref"]:
         bad.append(f"{n}: blame names {culprit[n]}, unshifted {culprit['ref']}")
