@@ -247,14 +247,25 @@ void spool_batch_free(struct spool_batch *b);
 /* Samples taken, 10 ms apart, at the first connection before any batch is
  * sent (uplink.c): one sample may have met a busy server or daemon loop. */
 #define CLOCK_SYNC_FIRST 8
+/* Bound on how fast two hosts' clocks drift apart, in ns per s (ppm): a
+ * sample's uncertainty grows by it with age. Crystal tolerance without NTP
+ * discipline is tens of ppm; 20 is generous for NTP-run hosts. */
+#define CLOCK_DRIFT_PPM 20
 struct clock_sync {
   int64_t offset[CLOCK_SYNC_SAMPLES];
   uint64_t rtt[CLOCK_SYNC_SAMPLES];
+  int64_t t[CLOCK_SYNC_SAMPLES]; /* t4: when the sample was taken (host clock) */
   unsigned n, next;
+  /* The best sample seen, kept after the ring forgot it. */
+  bool kept_valid;
+  int64_t kept_offset, kept_t;
+  uint64_t kept_rtt;
 };
 void clock_sync_add(struct clock_sync *c, int64_t t1, int64_t t2, int64_t t3, int64_t t4);
-/* Best estimate: from the smallest-RTT sample. Returns false when none. */
-bool clock_sync_best(const struct clock_sync *c, int64_t *offset, uint64_t *uncertainty);
+/* Best estimate at host time now: the sample (of the ring and the kept
+ * best) whose half round trip plus drift since it was taken is smallest;
+ * that sum is the uncertainty. Returns false when there is no sample. */
+bool clock_sync_best(const struct clock_sync *c, int64_t now, int64_t *offset, uint64_t *uncertainty);
 int64_t clock_realtime_ns(void);
 /* What this host's clock shows: CLOCK_REALTIME plus --test-clock-shift-ms.
  * The ping exchange and client times use it; durations and timeouts, which

@@ -113,7 +113,7 @@ static int send_batch(struct uplink *u, const struct spool_batch *b) {
   Siox__Batch m = SIOX__BATCH__INIT;
   int64_t off = 0;
   uint64_t unc = 0;
-  clock_sync_best(&u->d->clock, &off, &unc);
+  clock_sync_best(&u->d->clock, clock_host_ns(u->d), &off, &unc);
   m.daemon_id = u->d->daemon_id;
   m.seq = b->h.seq;
   m.clock_offset_ns = off;
