@@ -7,7 +7,8 @@
 # (--test-clock-shift-ms); all share this machine's clock, so the true
 # offset (server - daemon) of each is exactly -shift. A chain workload
 # (siox-example-chain, application on A, storage server on B) keeps both
-# daemons ingesting while `siox status` samples each daemon's estimate once
+# daemons ingesting while the offsets their batches carry (their rows in
+# `daemons`) are sampled twice
 # a second. The baseline is daemon A0, beside A in A's namespace, with no
 # shift: the residual a right clock gets on the same links under the same
 # load.
@@ -15,9 +16,9 @@
 #   clock_residual_us_p95            |estimate + shift|, p95 over the samples of A and B
 #   clock_residual_us_median         the same, median
 #   clock_residual_us_p95_unshifted  the baseline daemon's p95
-#   clock_uncertainty_us_p95         the uncertainty the shifted daemons claim (half
-#                                    the best ping round trip), p95: the matcher's widening
-#   clock_residual_samples           samples behind the figures
+#   clock_uncertainty_us_p95         the uncertainty the shifted daemons claim (half the
+#                                    best round trip plus 20 ppm drift since), p95
+#   clock_residual_samples           samples behind the figures (the shifted daemons')
 # Needs root and iproute2. Starts and stops its own server, daemons and
 # namespaces (by pid and name).
 #   bench/bench_clock.sh [BUILD_DIR] [SECONDS]
@@ -39,30 +40,40 @@ site_daemon a sa 50
 site_daemon b sb -50
 site_daemon a a0 0
 
-# The workload: chains one after the other until the sampling ends.
-(
-  i=0
+# The workload: chains one after the other until the sampling ends; the
+# baseline daemon A0 gets a chain of its own (both ends on it).
+chains() {
+  local i=0
   while :; do
     i=$((i + 1))
-    ip netns exec "$NS_A" env SIOX_SOCKET="$T/sa.sock" SIOX_JOB_ID=bench-clock "$SIOX_CHAIN" --writes 50 --slow-device 1 \
-      --slow-us 10000 --fast-us 2000 --object "clock-$i" --server-socket "$T/sb.sock" >/dev/null 2>&1 || true
+    ip netns exec "$NS_A" env SIOX_SOCKET="$T/$1.sock" SIOX_JOB_ID=bench-clock "$SIOX_CHAIN" --writes 50 --slow-device 1 \
+      --slow-us 10000 --fast-us 2000 --object "clock-$1-$i" --server-socket "$T/$2.sock" >/dev/null 2>&1 || true
   done
-) &
+}
+chains sa sb &
+PIDS+=("$!")
+chains a0 a0 &
 PIDS+=("$!")
 
+# Each Batch's offset and uncertainty land in its daemon's row of `daemons`
+# (the values the server corrected that batch with): sampled twice a second.
+signed_id() { python3 -c 'import sys; v = int(sys.argv[1], 16); print(v - (1 << 64) if v >= 1 << 63 else v)' "$1"; }
+declare -A SHIFT_OF
+for d in "sa 50" "sb -50" "a0 0"; do
+  set -- $d
+  hex=$(sed -n 's/^siox-daemon: id \([0-9a-f]*\),.*/\1/p' "$T/daemon-$1.log" | head -n 1)
+  [ -n "$hex" ] || fail "no id in $T/daemon-$1.log"
+  SHIFT_OF[$(signed_id "$hex")]=$2
+done
 samples="$T/samples"
 : >"$samples"
 end=$((SECONDS + SECONDS_RUN))
-sleep 2 # the first ping samples
+sleep 2
 while [ $SECONDS -lt $end ]; do
-  for d in "a sa 50" "b sb -50" "a a0 0"; do
-    set -- $d
-    site_daemon_status "$1" "$2" 2>/dev/null | python3 -c '
-import json, sys
-c = json.load(sys.stdin)["daemon"]["counters"]
-print(sys.argv[1], sys.argv[2], c["clock_offset_ns"], c["clock_uncertainty_ns"])' "$2" "$3" >>"$samples" || true
+  sql "SELECT daemon_id, clock_offset_ns, clock_uncertainty_ns FROM daemons" | while IFS='|' read -r id off unc; do
+    [ -n "${SHIFT_OF[$id]:-}" ] && echo "$id ${SHIFT_OF[$id]} $off $unc" >>"$samples"
   done
-  sleep 1
+  sleep 0.5
 done
 
 python3 - "$samples" >&3 <<'PY'

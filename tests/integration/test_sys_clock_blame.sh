@@ -8,10 +8,10 @@
 # removes. The GlusterFS volume itself stays on loopback in this machine's
 # namespace (its processes reach the daemons by their unix sockets).
 # With a randomly chosen brick slowed, `siox blame` of the slowest
-# application-level POSIX write must name that brick, the write's tree must
-# reach a brick through an implicit link, and at most 1% of the brick fops
-# may lie more than 1 ms outside the client fop they are linked to "inside". Needs root, /dev/fuse and iproute2
-# (else 77).
+# application-level POSIX write must name that brick (its tree reaches the
+# brick through implicit links), and at most 1% of the brick fops
+# may lie more than 1 ms outside the client fop they are linked to
+# "inside". Needs root, /dev/fuse and iproute2 (else 77).
 . "$(dirname "$0")/lib.sh"
 skip_unless_fuse_testbed
 . "$(dirname "$0")/clock_site.sh"
