@@ -93,7 +93,7 @@ static void test_offset_from_smallest_rtt(void **state) {
   assert_int_equal(unc, 100);
 }
 
-/* An old sample's uncertainty grows by CLOCK_DRIFT_PPM per second of age;
+/* An old sample's uncertainty grows by CLOCK_DRIFT_PPM us per s of age;
  * once it exceeds a fresh sample's, the fresh one wins. */
 static void test_old_sample_ages(void **state) {
   (void)state;
@@ -114,9 +114,12 @@ static void test_old_sample_ages(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_tsc_interpolates),          cmocka_unit_test(test_tsc_long_span_precision),
-      cmocka_unit_test(test_ns_pass_through),           cmocka_unit_test(test_degenerate_pair_pins_to_batch),
-      cmocka_unit_test(test_offset_from_smallest_rtt),      cmocka_unit_test(test_host_shift_moves_every_time),
+      cmocka_unit_test(test_tsc_interpolates),
+      cmocka_unit_test(test_tsc_long_span_precision),
+      cmocka_unit_test(test_ns_pass_through),
+      cmocka_unit_test(test_degenerate_pair_pins_to_batch),
+      cmocka_unit_test(test_offset_from_smallest_rtt),
+      cmocka_unit_test(test_host_shift_moves_every_time),
       cmocka_unit_test(test_old_sample_ages),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
