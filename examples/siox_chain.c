@@ -27,6 +27,7 @@ struct options {
   unsigned slow_us, fast_us;
   uint64_t block;
   const char *object;
+  const char *server_socket; /* NULL: $SIOX_SOCKET, as the app's */
 };
 
 struct request {
@@ -47,6 +48,9 @@ static void usage(FILE *out) {
           "      --fast-us US      service time of a normal device (default 1000)\n"
           "  -b, --block BYTES     bytes per write (default 65536)\n"
           "  -o, --object NAME     object name sent as descriptor (default chain-<pid>)\n"
+          "      --server-socket P the storage server process reports to the daemon at\n"
+          "                        socket P instead (two nodes: its records then reach\n"
+          "                        the warehouse through another daemon than the app's)\n"
           "  -h, --help            this text\n"
           "\n"
           "The daemon socket comes from $SIOX_SOCKET. Exit status 0 on success.\n");
@@ -57,8 +61,9 @@ static int parse_options(int argc, char **argv, struct options *o) {
       {"writes", required_argument, 0, 'n'}, {"slow-device", required_argument, 0, 's'},
       {"slow-us", required_argument, 0, 'S'}, {"fast-us", required_argument, 0, 'F'},
       {"block", required_argument, 0, 'b'},  {"object", required_argument, 0, 'o'},
-      {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
-  *o = (struct options){20, 1, 20000, 1000, 65536, NULL};
+      {"server-socket", required_argument, 0, 'P'}, {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
+  *o = (struct options){20, 1, 20000, 1000, 65536, NULL, NULL};
   int c;
   while ((c = getopt_long(argc, argv, "n:s:b:o:h", longs, NULL)) != -1) {
     switch (c) {
@@ -68,6 +73,7 @@ static int parse_options(int argc, char **argv, struct options *o) {
     case 'F': o->fast_us = (unsigned)strtoul(optarg, NULL, 10); break;
     case 'b': o->block = strtoull(optarg, NULL, 10); break;
     case 'o': o->object = optarg; break;
+    case 'P': o->server_socket = optarg; break;
     case 'h': usage(stdout); exit(0);
     default: usage(stderr); return -1;
     }
@@ -205,6 +211,9 @@ int main(int argc, char **argv) {
   }
   if (child == 0) {
     close(sv[0]);
+    /* libsiox-client reads SIOX_SOCKET at its first call, which comes
+     * after the fork in both processes. */
+    if (o.server_socket && setenv("SIOX_SOCKET", o.server_socket, 1) != 0) _exit(1);
     _exit(serve(sv[1], &o, object));
   }
   close(sv[1]);

@@ -15,6 +15,7 @@ int clock_conv_init(struct clock_conv *c, uint32_t clock_flags, uint64_t tsc0, i
   c->tsc0 = tsc0;
   c->ns0 = ns0;
   c->mult = 0;
+  c->host_shift = 0;
   if (!c->tsc)
     return 0;
   if (tsc_ref <= tsc0) {

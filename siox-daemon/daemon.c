@@ -186,6 +186,9 @@ int daemon_start(struct daemon *d, uv_loop_t *loop, const struct daemon_config *
     return rc;
   fprintf(stderr, "siox-daemon: id %016" PRIx64 ", %zu spooled batches to replay, next seq %" PRIu64 "\n",
           d->daemon_id, d->spool.n, d->spool.next_seq);
+  if (cfg->test_clock_shift_ns)
+    fprintf(stderr, "siox-daemon: TESTING: this host's clock is taken as %+" PRId64 " ms off (--test-clock-shift-ms)\n",
+            cfg->test_clock_shift_ns / 1000000);
   uv_timer_init(loop, &d->batch_timer);
   uv_timer_init(loop, &d->stop_timer);
   uv_signal_init(loop, &d->sig_term);

@@ -40,6 +40,7 @@ struct daemon_config {
   bool hints_off;        /* --hints off: answer every hint query "disabled" */
   uint32_t hints_ttl_ms; /* --hints-ttl: cache lifetime of server answers */
   uint32_t memory_mb;    /* --memory-mb: half of it bounds client buffers (budget.c) */
+  int64_t test_clock_shift_ns; /* --test-clock-shift-ms: this host's clock is wrong by it (tests only) */
 };
 
 /* ---------------------------------------------------------------------------
@@ -79,6 +80,7 @@ struct clock_conv {
   uint64_t tsc0;  /* anchor pair */
   int64_t ns0;
   int64_t mult;   /* ns per tick, CLOCK_CONV_SHIFT fraction bits */
+  int64_t host_shift; /* added to every result: the host clock's test shift */
 };
 #define CLOCK_CONV_SHIFT 40
 
@@ -88,13 +90,21 @@ struct clock_conv {
 int clock_conv_init(struct clock_conv *c, uint32_t clock_flags, uint64_t tsc0, int64_t ns0, uint64_t tsc_ref,
                     int64_t ns_ref);
 
+/* The client's ns values come from this host's CLOCK_REALTIME: a host whose
+ * clock is wrong by N shows N in every one of them, in HELLO and BATCH pairs
+ * as in ns-mode values. --test-clock-shift-ms makes the daemon such a host,
+ * so the converter adds the shift to each result (0 outside tests). */
+static inline void clock_conv_shift(struct clock_conv *c, int64_t host_shift_ns) {
+  c->host_shift = host_shift_ns;
+}
+
 static inline int64_t clock_conv_ns(const struct clock_conv *c, uint64_t t) {
   if (!c->tsc)
-    return (int64_t)t;
+    return (int64_t)(t + (uint64_t)c->host_shift);
   /* Round to nearest: the truncated slope would bias one way. */
   __int128 d = (__int128)(int64_t)(t - c->tsc0) * c->mult + ((__int128)1 << (CLOCK_CONV_SHIFT - 1));
   /* Unsigned add: hostile input may wrap, but never invokes UB. */
-  return (int64_t)((uint64_t)c->ns0 + (uint64_t)(int64_t)(d >> CLOCK_CONV_SHIFT));
+  return (int64_t)((uint64_t)c->ns0 + (uint64_t)c->host_shift + (uint64_t)(int64_t)(d >> CLOCK_CONV_SHIFT));
 }
 
 /* ---------------------------------------------------------------------------
@@ -235,15 +245,34 @@ void spool_batch_free(struct spool_batch *b);
  * Clock sync (clock_sync.c): daemon <-> server offset, NTP style.
  * ------------------------------------------------------------------------- */
 #define CLOCK_SYNC_SAMPLES 8
+/* Samples taken, 10 ms apart, at the first connection before any batch is
+ * sent (uplink.c): one sample may have met a busy server or daemon loop. */
+#define CLOCK_SYNC_FIRST 8
+/* Bound on how fast two hosts' clocks drift apart, in ns per s (ppm): a
+ * sample's uncertainty grows by it with age. Crystal tolerance without NTP
+ * discipline is tens of ppm; 20 is generous for NTP-run hosts. */
+#define CLOCK_DRIFT_PPM 20
 struct clock_sync {
   int64_t offset[CLOCK_SYNC_SAMPLES];
   uint64_t rtt[CLOCK_SYNC_SAMPLES];
+  int64_t t[CLOCK_SYNC_SAMPLES]; /* t4: when the sample was taken (host clock) */
   unsigned n, next;
+  /* The best sample seen, kept after the ring forgot it. */
+  bool kept_valid;
+  int64_t kept_offset, kept_t;
+  uint64_t kept_rtt;
 };
 void clock_sync_add(struct clock_sync *c, int64_t t1, int64_t t2, int64_t t3, int64_t t4);
-/* Best estimate: from the smallest-RTT sample. Returns false when none. */
-bool clock_sync_best(const struct clock_sync *c, int64_t *offset, uint64_t *uncertainty);
+/* Best estimate at host time now: the sample (of the ring and the kept
+ * best) whose half round trip plus drift since it was taken is smallest;
+ * that sum is the uncertainty. Returns false when there is no sample. */
+bool clock_sync_best(const struct clock_sync *c, int64_t now, int64_t *offset, uint64_t *uncertainty);
 int64_t clock_realtime_ns(void);
+/* What this host's clock shows: CLOCK_REALTIME plus --test-clock-shift-ms.
+ * The ping exchange and client times use it; durations and timeouts, which
+ * any constant shift leaves alone, use clock_realtime_ns. */
+struct daemon;
+int64_t clock_host_ns(const struct daemon *d);
 
 /* ---------------------------------------------------------------------------
  * Hint cache (hint_cache.c): server answers by (uid, exe, args hash, path,

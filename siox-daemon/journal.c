@@ -267,6 +267,7 @@ static int on_batch(struct daemon *d, struct replayed *x, const uint8_t *p, uint
     return -EBADMSG;
   struct clock_conv cc;
   clock_conv_init(&cc, x->ls.clock_flags, x->ls.tsc0, x->ls.ns0, b.tsc_ref, b.ns_ref);
+  clock_conv_shift(&cc, d->cfg.test_clock_shift_ns);
   uint64_t before = d->batcher.activities, invalid = x->slot.dropped_validation;
   int rc = batcher_add_records(&d->batcher, &x->slot, &x->ident, &cc, p + sizeof b, b.bytes, &d->ctr);
   d->ctr.journal_replayed += d->batcher.activities - before;

@@ -175,6 +175,7 @@ static int take_batch(struct daemon *d, struct loss_state *ls, struct batcher_sl
   journal_batch(d, ls, slot, who, p, len);
   struct clock_conv cc;
   clock_conv_init(&cc, ls->clock_flags, ls->tsc0, ls->ns0, b.tsc_ref, b.ns_ref);
+  clock_conv_shift(&cc, d->cfg.test_clock_shift_ns);
   uint64_t before = d->batcher.activities, invalid = slot->dropped_validation;
   int rc = batcher_add_records(&d->batcher, slot, who, &cc, p + sizeof b, b.bytes, &d->ctr);
   d->ctr.activities_received += d->batcher.activities - before;

@@ -106,6 +106,15 @@ static const char usage[] =
     "        second) and counted in `siox status`. The rest of N covers the\n"
     "        open batch (--batch-activities) and its encoding.\n"
     "        Default: 256.\n"
+    "    --test-clock-shift-ms N\n"
+    "        FOR TESTING ONLY. Behave as on a host whose clock is wrong by N\n"
+    "        milliseconds (-60000..60000, negative: behind): N is added to every\n"
+    "        time the daemon converts from its clients (on such a host their\n"
+    "        CLOCK_REALTIME readings are off by N too) and to the times it\n"
+    "        reports in the ping exchange with siox-server. The server's offset\n"
+    "        correction must then remove it: the tests of cross-host causality\n"
+    "        use it to give daemons on one machine clocks that disagree. Never\n"
+    "        set it on a real host. Default: 0.\n"
     "    --help\n"
     "        Show this text.\n"
     "\n"
@@ -140,6 +149,7 @@ enum {
   OPT_HINTS,
   OPT_HINTS_TTL,
   OPT_MEMORY,
+  OPT_CLOCK_SHIFT,
   OPT_HELP
 };
 
@@ -159,6 +169,7 @@ static const struct option options[] = {
     {"hints", required_argument, 0, OPT_HINTS},
     {"hints-ttl", required_argument, 0, OPT_HINTS_TTL},
     {"memory-mb", required_argument, 0, OPT_MEMORY},
+    {"test-clock-shift-ms", required_argument, 0, OPT_CLOCK_SHIFT},
     {"help", no_argument, 0, OPT_HELP},
     {0, 0, 0, 0},
 };
@@ -171,6 +182,17 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *out) {
   if (errno || end == s || *end || v == 0 || v > max || s[0] == '-')
     return -EINVAL;
   *out = v;
+  return 0;
+}
+
+/* A signed millisecond count within a minute, as ns. */
+static int parse_shift_ms(const char *s, int64_t *ns) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (errno || end == s || *end || v < -60000 || v > 60000)
+    return -EINVAL;
+  *ns = (int64_t)v * 1000000;
   return 0;
 }
 
@@ -276,6 +298,10 @@ static int parse_args(int argc, char **argv, struct daemon_config *c, bool *done
       if (parse_u64(optarg, 1u << 20, &v) < 0 || v < 16)
         return bad_usage("--memory-mb (16 or more)", optarg);
       c->memory_mb = (uint32_t)v;
+      break;
+    case OPT_CLOCK_SHIFT:
+      if (parse_shift_ms(optarg, &c->test_clock_shift_ns) < 0)
+        return bad_usage("--test-clock-shift-ms (-60000..60000)", optarg);
       break;
     case 'h':
     case OPT_HELP:

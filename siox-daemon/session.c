@@ -142,6 +142,7 @@ static int on_batch(struct session *s, const uint8_t *p, uint32_t len) {
   journal_batch(s->d, &s->loss, &s->slot, &s->ident, p, len);
   struct clock_conv cc;
   clock_conv_init(&cc, s->clock_flags, s->tsc0, s->ns0, b.tsc_ref, b.ns_ref);
+  clock_conv_shift(&cc, s->d->cfg.test_clock_shift_ns);
   struct batcher *bt = &s->d->batcher;
   uint64_t before = bt->activities, invalid = s->slot.dropped_validation;
   int rc = batcher_add_records(bt, &s->slot, &s->ident, &cc, recs, b.bytes, &s->d->ctr);

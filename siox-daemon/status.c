@@ -13,7 +13,7 @@
 int status_build(struct daemon *d, uint8_t **out, size_t *out_len) {
   int64_t offset = 0;
   uint64_t unc = 0;
-  clock_sync_best(&d->clock, &offset, &unc);
+  clock_sync_best(&d->clock, clock_host_ns(d), &offset, &unc);
   int64_t hc[4];
   hints_counters(d, hc);
   struct {

@@ -28,6 +28,7 @@
 #define BACKOFF_MIN_MS 100
 #define BACKOFF_MAX_MS 2000
 #define PING_MS 2000
+#define PING_FIRST_MS 10 /* spacing of the first CLOCK_SYNC_FIRST pings */
 
 enum uplink_state { UP_DOWN, UP_RESOLVING, UP_CONNECTING, UP_HELLO, UP_READY };
 
@@ -39,6 +40,7 @@ struct uplink {
   uv_connect_t connect_req;
   uv_getaddrinfo_t gai_req;
   uv_timer_t retry, ping;
+  unsigned pings; /* sent on this connection */
   unsigned backoff_ms;
   uint8_t *rbuf; /* owned: bytes of an incomplete server frame */
   size_t rlen, rcap;
@@ -111,7 +113,7 @@ static int send_batch(struct uplink *u, const struct spool_batch *b) {
   Siox__Batch m = SIOX__BATCH__INIT;
   int64_t off = 0;
   uint64_t unc = 0;
-  clock_sync_best(&u->d->clock, &off, &unc);
+  clock_sync_best(&u->d->clock, clock_host_ns(u->d), &off, &unc);
   m.daemon_id = u->d->daemon_id;
   m.seq = b->h.seq;
   m.clock_offset_ns = off;
@@ -145,10 +147,19 @@ static int send_skip(struct uplink *u, uint64_t seq) {
   return rc;
 }
 
+/* A batch carries the clock offset known when it is sent, and the server
+ * moves its times by it; before the first Pong that would be 0 with an
+ * uncertainty of 0, so a batch spooled before the first connection (a
+ * server outage at the daemon's start) would keep this host's clock error
+ * and be matched with no widening. Batches wait for CLOCK_SYNC_FIRST
+ * samples, taken PING_FIRST_MS apart after HelloReply while nothing else
+ * is in flight (about 70 ms); later connections keep the estimate. */
+static bool clock_known(const struct uplink *u) { return u->d->clock.n >= CLOCK_SYNC_FIRST; }
+
 /* Sends spooled batches (or Skips) after u->sent while the window has room. */
 static void pump(struct uplink *u) {
   struct spool *s = &u->d->spool;
-  if (u->state != UP_READY)
+  if (u->state != UP_READY || !clock_known(u))
     return;
   for (size_t i = 0; i < s->n && u->inflight < WINDOW; i++) {
     const struct spool_entry *e = spool_at(s, i);
@@ -175,7 +186,7 @@ void uplink_kick(struct uplink *u) { pump(u); }
 /* The batch just sealed is in memory: send it without reading it back when
  * it is next in line. */
 void uplink_offer(struct uplink *u, const struct spool_batch *b) {
-  if (u->state != UP_READY || u->inflight >= WINDOW)
+  if (u->state != UP_READY || u->inflight >= WINDOW || !clock_known(u))
     return;
   const struct spool *s = &u->d->spool;
   bool next = s->n > 0 && spool_at(s, s->n - 1)->seq == b->h.seq && (s->n == 1 || spool_at(s, s->n - 2)->seq <= u->sent);
@@ -210,7 +221,8 @@ static void on_hello_reply(struct uplink *u, const uint8_t *p, size_t n) {
   u->inflight = 0;
   u->state = UP_READY;
   fprintf(stderr, "siox-daemon: connected to %s:%d\n", u->d->cfg.server_host, u->d->cfg.server_port);
-  uv_timer_start(&u->ping, on_ping, 0, PING_MS);
+  u->pings = 0;
+  uv_timer_start(&u->ping, on_ping, 0, 0);
   daemon_backpressure(u->d);
   pump(u);
 }
@@ -235,14 +247,17 @@ static void on_ack(struct uplink *u, const uint8_t *p, size_t n) {
 }
 
 static void on_pong(struct uplink *u, const uint8_t *p, size_t n) {
-  int64_t t4 = clock_realtime_ns();
+  int64_t t4 = clock_host_ns(u->d);
   Siox__Pong *m = siox__pong__unpack(NULL, n, p);
   if (!m) {
     uplink_drop(u, "bad Pong");
     return;
   }
+  bool waited = !clock_known(u);
   clock_sync_add(&u->d->clock, m->t1, m->t2, m->t3, t4);
   siox__pong__free_unpacked(m, NULL);
+  if (waited && clock_known(u))
+    pump(u); /* batches waited for an offset to carry */
 }
 
 static void on_error_msg(struct uplink *u, const uint8_t *p, size_t n) {
@@ -457,9 +472,14 @@ static void start_connect(struct uplink *u) {
 static void on_ping(uv_timer_t *t) {
   struct uplink *u = t->data;
   Siox__Ping m = SIOX__PING__INIT;
-  m.t1 = clock_realtime_ns();
-  if (send_msg(u, SIOX_FRAME_PING, &m.base) < 0)
+  m.t1 = clock_host_ns(u->d);
+  if (send_msg(u, SIOX_FRAME_PING, &m.base) < 0) {
     uplink_drop(u, "ping failed");
+    return;
+  }
+  u->pings++;
+  bool first = u->d->clock.n < CLOCK_SYNC_FIRST && u->pings < CLOCK_SYNC_FIRST;
+  uv_timer_start(&u->ping, on_ping, first ? PING_FIRST_MS : PING_MS, 0);
 }
 
 int uplink_start(struct daemon *d) {

@@ -26,7 +26,8 @@ sys_start() {
 tb_stop() { [ -z "$TB" ] || "$SIOX_TESTBED" stop --dir "$TB" >/dev/null 2>&1 || true; }
 
 # tb_start SLOW JOB: a fresh testbed under $T/tbN with brick SLOW slowed
-# ($DELAY_US per fop of $DELAY_FOPS).
+# ($DELAY_US per fop of $DELAY_FOPS). With TB_BRICK_SOCKET set, the bricks
+# report to the daemon at that socket.
 tb_start() {
   local slow=$1 job=$2 base
   tb_stop
@@ -36,7 +37,7 @@ tb_start() {
   [ -n "$base" ] || fail "no free ports for the bricks"
   LD_PRELOAD=$ASAN_RT SIOX_JOB_ID=$job "$SIOX_TESTBED" start --dir "$TB" --bricks $BRICKS --slow "$slow" --delay-us "$DELAY_US" --delay-fops "$DELAY_FOPS" \
     --base-port "$base" --client-xlator debug/siox-client --brick-xlator debug/siox-brick \
-    --xlator-dir "$SIOX_XLATOR_DIR" >"$T/testbed.out" 2>&1 || { cat "$T/testbed.out" >&2; fail "testbed did not start"; }
+    --xlator-dir "$SIOX_XLATOR_DIR" ${TB_BRICK_SOCKET:+--brick-socket "$TB_BRICK_SOCKET"} >"$T/testbed.out" 2>&1 || { cat "$T/testbed.out" >&2; fail "testbed did not start"; }
   MNT="$TB/mnt"
 }
 
