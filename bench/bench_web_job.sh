@@ -26,7 +26,7 @@ WANT=${WEB_ACTIVITIES:-1050000}
 JOB=webbench
 CACHE=$B/bench/web-warehouse
 FILL_VERSION=1 # bump when fill() changes: the cache is rebuilt
-stamp="v$FILL_VERSION $(cat "$top"/siox-server/schema/*.sql | sha1sum | cut -c1-12) $WANT"
+stamp="v$FILL_VERSION $(cat "$top"/warehouse/schema/*.sql | sha1sum | cut -c1-12) $WANT"
 SERVER_DIR=$CACHE
 PG_BIN=$(pg_config --bindir 2>/dev/null || echo /usr/lib/postgresql/15/bin)
 pg() {
