@@ -239,6 +239,21 @@ static int judge_ops(struct siox_blame_wait *o) {
   return rc;
 }
 
+/* The kind's model for the call: the kept one (schema 024, fitted by the
+ * analysis thread on the kind's history up to the minute boundary before
+ * the call), else fitted here on the history up to the call's start. */
+static int kind_model(PGconn *c, const struct siox_blame *b, const struct siox_act *x, struct siox_blame_wait *o,
+                      char *err, size_t errlen) {
+  int64_t start = b->path[0]->start_ns;
+  int rc = b->rule.refit_kind ? 0
+                              : siox_wh_kind_model(c, x->swid, x->name, start, SIOX_KIND_MODEL_MAX_LAG_NS, &o->kind,
+                                                   &o->kind_to_ns, err, errlen);
+  if (rc != 0) return rc < 0 ? rc : 0;
+  o->kind_to_ns = start;
+  o->kind_refit = true;
+  return siox_wh_kind_model_fit_at(c, x->swid, x->name, start, &o->kind, err, errlen);
+}
+
 static int peer_judgement(const struct siox_blame_wait *o, const struct siox_blame *b) {
   const struct siox_blame *p = o->resource == b->suspect ? b : o->peer_judged ? &o->peer : NULL;
   if (!p || p->verdict == SIOX_VERDICT_NO_PEERS) return -1;
@@ -275,9 +290,7 @@ int siox_blame_wait_run(PGconn *c, const struct siox_blame *b, siox_blame_fetch_
   if (rc == 0) rc = choose_queue(c, b, o, err, errlen);
   const struct siox_act *u = upper_level(b, x);
   if (rc == 0 && o->w.exact && u && u->proc_id) rc = tandem(c, r, u, o, err, errlen);
-  if (rc == 0)
-    rc = siox_wh_kind_samples(c, x->swid, x->name, r->start_ns, SIOX_KIND_HISTORY_PER_NODE, &o->hist, err, errlen);
-  if (rc == 0) rc = siox_kind_model_fit(o->hist.s, o->hist.n, &o->kind);
+  if (rc == 0) rc = kind_model(c, b, x, o, err, errlen);
   if (rc == 0) rc = judge_ops(o);
   if (rc == 0 && x != b->suspect) {
     rc = siox_blame_judge_act(b, x, fetch, ctx, &o->peer);
@@ -341,7 +354,6 @@ void siox_blame_wait_release(struct siox_blame_wait *o) {
   siox_wait_release(&o->chan_w);
   siox_wait_release(&o->tandem);
   siox_wh_served_free(&o->chan_served);
-  siox_wh_kind_free(&o->hist);
   free(o->peer.peers);
   o->peer.peers = NULL;
 }
