@@ -141,6 +141,7 @@ static json_object *breakdown_json(const struct siox_blame_wait *o) {
   siox_json_dbl(j, "component_ops_median_s", (double)o->ops_median_ns / 1e9);
   siox_json_dbl(j, "component_ops_ratio", o->ops_ratio);
   siox_json_dbl(j, "component_ops_shared_ratio", o->in.ops_shared_ratio);
+  siox_json_dbl(j, "collective_wait_s", (double)o->collective_wait_ns / 1e9);
   return j;
 }
 

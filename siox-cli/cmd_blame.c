@@ -759,6 +759,29 @@ struct call {
   struct siox_unlinked u; /* the call's time no linked component covers */
 };
 
+/* The call's waits in collectives charged to its resource (README.md
+ * "Collective calls", waiting in a collective): only needed when a fault
+ * or transient may be withdrawn for unlinked time. */
+#define MAX_WAITING_COLLECTIVES 16
+static int collective_waits(PGconn *c, const struct call *k, int64_t *ns) {
+  const struct siox_blame_wait *w = &k->w;
+  if (!w->resource || (w->v.cls != SIOX_CLASS_FAULT && w->v.cls != SIOX_CLASS_TRANSIENT)) return SIOX_EXIT_OK;
+  const struct siox_act *coll[MAX_WAITING_COLLECTIVES];
+  size_t n = siox_collective_waits(k->b.path[0], coll, MAX_WAITING_COLLECTIVES);
+  for (size_t i = 0; i < n; i++) {
+    struct siox_sibling *s = NULL;
+    size_t ns_n = 0;
+    char err[2048];
+    if (siox_wh_siblings(c, coll[i]->aid, &s, &ns_n, err, sizeof(err)) != 0) {
+      fprintf(stderr, "siox: %s\n", err);
+      return SIOX_EXIT_FAIL;
+    }
+    *ns += siox_collective_wait_ns(coll[i], s, ns_n, w->served.s, w->served.n, &k->u);
+    free(s);
+  }
+  return SIOX_EXIT_OK;
+}
+
 static int blame_one(PGconn *c, const struct blame_args *a, int64_t aid, struct call *k) {
   struct siox_blame_rule rule = SIOX_BLAME_RULE_DEFAULT;
   rule.ratio = a->ratio;
@@ -773,7 +796,9 @@ static int blame_one(PGconn *c, const struct blame_args *a, int64_t aid, struct 
     fprintf(stderr, "siox: out of memory\n");
     rc = SIOX_EXIT_FAIL;
   }
-  if (rc == SIOX_EXIT_OK) siox_blame_wait_unlinked(&k->w, &k->u);
+  int64_t waited = 0;
+  if (rc == SIOX_EXIT_OK) rc = collective_waits(c, k, &waited);
+  if (rc == SIOX_EXIT_OK) siox_blame_wait_unlinked(&k->w, &k->u, waited);
   return rc;
 }
 

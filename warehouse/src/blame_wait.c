@@ -318,28 +318,12 @@ void siox_blame_wait_classify(struct siox_blame_wait *o, int baseline) {
   o->v = o->resource ? siox_classify(&o->in) : (struct siox_class_verdict){.cls = SIOX_CLASS_NONE};
 }
 
-/* What the resource served of others over the whole call, inferred from
- * intervals without the exact windows. The windows say when the call's own
- * requests queued; a call blocked in a collective (a trailing
- * MPI_File_set_view waiting for the ranks whose writes the resource serves)
- * waits for the resource outside them. A culprit is withdrawn for unlinked
- * time only when neither accounts for it. */
-static int64_t busy_over_call(const struct siox_blame_wait *o, const struct siox_unlinked *u) {
-  struct siox_served *s = malloc((o->served.n + 1) * sizeof(*s));
-  struct siox_wait w;
-  int64_t queued = 0;
-  if (!s) return 0;
-  memcpy(s, o->served.s, o->served.n * sizeof(*s));
-  for (size_t i = 0; i < o->served.n; i++) s[i].queue_from_ns = 0;
-  if (siox_wait_analyze(u->start_ns, u->start_ns + u->total_ns, "", s, o->served.n, &w) == 0) queued = w.queued_ns;
-  siox_wait_release(&w);
-  free(s);
-  return queued;
-}
-
-void siox_blame_wait_unlinked(struct siox_blame_wait *o, const struct siox_unlinked *u) {
+void siox_blame_wait_unlinked(struct siox_blame_wait *o, const struct siox_unlinked *u, int64_t collective_ns) {
   if (!o->resource || (o->v.cls != SIOX_CLASS_FAULT && o->v.cls != SIOX_CLASS_TRANSIENT)) return;
-  int64_t busy = busy_over_call(o, u), queued = o->queue->queued_ns > busy ? o->queue->queued_ns : busy;
+  o->collective_wait_ns = collective_ns;
+  /* The larger of the two, as they may overlap: the queue's figure
+   * inferred over the gap (no exact windows) counts unlinked instants too. */
+  int64_t queued = o->queue->queued_ns > collective_ns ? o->queue->queued_ns : collective_ns;
   if (!siox_unlinked_outweighs(u, o->w.own_ns + queued)) return;
   o->outweighed = true;
   o->named = o->v;

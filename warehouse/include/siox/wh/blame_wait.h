@@ -63,6 +63,7 @@ struct siox_blame_wait {
    * the component the class would name: v is then class none, and this is
    * the verdict it replaced. */
   bool outweighed;
+  int64_t collective_wait_ns; /* what siox_blame_wait_unlinked charged for collective waits */
   struct siox_class_verdict named;
 };
 
@@ -76,8 +77,11 @@ int siox_blame_wait_run(PGconn *c, const struct siox_blame *b, siox_blame_fetch_
 /* Decides the class from what run found and the baseline judgement. */
 void siox_blame_wait_classify(struct siox_blame_wait *out, int baseline);
 /* After classify: withdraws a fault or transient whose component the
- * call's unlinked time outweighs (siox_unlinked_outweighs). */
-void siox_blame_wait_unlinked(struct siox_blame_wait *out, const struct siox_unlinked *u);
+ * call's unlinked time outweighs (siox_unlinked_outweighs): the component
+ * is charged its service of the call, the time the call queued there, and
+ * collective_ns, the call's waits in collectives for ranks the component
+ * held up (siox_collective_wait_ns, summed over siox_collective_waits). */
+void siox_blame_wait_unlinked(struct siox_blame_wait *out, const struct siox_unlinked *u, int64_t collective_ns);
 void siox_blame_wait_release(struct siox_blame_wait *out);
 
 #endif
