@@ -5,6 +5,14 @@
 #   blame_ms_p50 / blame_ms_p95        over CALLS sampled calls (default 60)
 #   blame_warehouse_activities         the warehouse's size
 #   blame_warehouse_fill_s             seconds to build it (0: from the cache)
+#   blame_ms_refit_p50 / _p95          the same calls with --refit-kind-model
+#                                      (the kind's model fitted from history per
+#                                      call, the behaviour before schema 024),
+#                                      interleaved with the calls above in
+#                                      alternating order; BLAME_REFIT=0 skips it
+#   blame_kind_model_kept_percent      calls whose kind model was the kept one
+#   blame_refit_agree_percent          calls whose verdict, class, evidence,
+#                                      resource and culprit are the same both ways
 #
 # How the warehouse is made (cached in BUILD/bench/blame-warehouse, rebuilt
 # when missing, when bench_blame_fill.c, the schema or this script's
@@ -106,8 +114,10 @@ fill() {
     echo "# copies $k0..$k1 done" >&2
   done
   sql "ANALYZE" >/dev/null
+  # Folds the baselines and the kinds' latency models (schema 024), as a
+  # live server's analysis thread does.
   "$SIOX_CLI" --data-dir "$SERVER_DIR" anomalies --update >/dev/null 2>&1 ||
-    echo "# siox anomalies --update failed; blame runs without baselines" >&2
+    echo "# siox anomalies --update failed; blame runs without baselines or kept models" >&2
   pg stop >/dev/null
   echo "$stamp" >"$CACHE/ready"
 }
@@ -134,17 +144,58 @@ mapfile -t AIDS < <(sql "
    ORDER BY i, aid LIMIT $CALLS")
 [ "${#AIDS[@]}" -gt 0 ] || fail "no calls to blame"
 
-ms=()
-for aid in "${AIDS[@]}"; do
+REFIT=${BLAME_REFIT:-1}
+# blame_one AID OUT [--refit-kind-model]: times one call into ms_last.
+blame_one() {
+  local aid=$1 out=$2 t
+  shift 2
   t=$(date +%s%N)
-  "$SIOX_CLI" --data-dir "$SERVER_DIR" blame "$aid" --json >"$T/blame.json" 2>"$T/blame.err" ||
-    fail "siox blame $aid: $(cat "$T/blame.err")"
-  ms+=("$((($(date +%s%N) - t) / 1000000))")
-  echo "# blame $aid: ${ms[-1]} ms, $(json_get "$T/blame.json" "j['verdict']")" >&2
+  "$SIOX_CLI" --data-dir "$SERVER_DIR" blame "$aid" --json "$@" >"$out" 2>"$T/blame.err" ||
+    fail "siox blame $aid $*: $(cat "$T/blame.err")"
+  ms_last=$((($(date +%s%N) - t) / 1000000))
+}
+# The fields a verdict is made of (the same both ways: the kept model agrees).
+verdict_of() {
+  json_get "$1" "(j['verdict'], j['class'], j['decided_by'], (j['resource'] or {}).get('aid'), (j['culprit'] or {}).get('aid'))"
+}
+ms=() ms_refit=() kept=0 agree=0 i=0
+for aid in "${AIDS[@]}"; do
+  # Alternating order: the second run of a call finds its pages warm.
+  if [ "$REFIT" = 1 ] && [ $((i % 2)) = 1 ]; then
+    blame_one "$aid" "$T/refit.json" --refit-kind-model
+    ms_refit+=("$ms_last")
+  fi
+  blame_one "$aid" "$T/blame.json"
+  ms+=("$ms_last")
+  if [ "$REFIT" = 1 ] && [ $((i % 2)) = 0 ]; then
+    blame_one "$aid" "$T/refit.json" --refit-kind-model
+    ms_refit+=("$ms_last")
+  fi
+  src=$(json_get "$T/blame.json" "(j['kind_model'] or {}).get('source')")
+  [ "$src" = kept ] && kept=$((kept + 1))
+  line="# blame $aid: ${ms[-1]} ms ($src), $(json_get "$T/blame.json" "j['verdict'] + ' ' + j['class']")"
+  if [ "$REFIT" = 1 ]; then
+    line+="; refit ${ms_refit[-1]} ms"
+    if [ "$(verdict_of "$T/blame.json")" = "$(verdict_of "$T/refit.json")" ]; then agree=$((agree + 1))
+    else line+=", DIFFERS: $(verdict_of "$T/refit.json")"; fi
+  fi
+  echo "$line" >&2
+  i=$((i + 1))
 done
-printf '%s\n' "${ms[@]}" | sort -n | awk '{v[NR] = $1} END {
-  p50 = v[int((NR + 1) / 2)]; i = int(0.95 * NR + 0.999); if (i < 1) i = 1
-  print "blame_ms_p50 " p50 " ms"; print "blame_ms_p95 " v[i] " ms" }'
+# pct NAME MS...: p50 and p95 (nearest rank) lines.
+pct() {
+  local name=$1
+  shift
+  printf '%s\n' "$@" | sort -n | awk -v n="$name" '{v[NR] = $1} END {
+    p50 = v[int((NR + 1) / 2)]; i = int(0.95 * NR + 0.999); if (i < 1) i = 1
+    print n "_p50 " p50 " ms"; print n "_p95 " v[i] " ms" }'
+}
+pct blame_ms "${ms[@]}"
+if [ "$REFIT" = 1 ]; then
+  pct blame_ms_refit "${ms_refit[@]}"
+  echo "blame_refit_agree_percent $((100 * agree / ${#AIDS[@]})) %"
+fi
+echo "blame_kind_model_kept_percent $((100 * kept / ${#AIDS[@]})) %"
 echo "blame_warehouse_activities $n count"
 echo "blame_warehouse_fill_s $fill_s s"
 echo "blame_latency_calls ${#AIDS[@]} count"

@@ -141,16 +141,20 @@ static json_object *breakdown_json(const struct siox_blame_wait *o) {
   siox_json_dbl(j, "component_ops_median_s", (double)o->ops_median_ns / 1e9);
   siox_json_dbl(j, "component_ops_ratio", o->ops_ratio);
   siox_json_dbl(j, "component_ops_shared_ratio", o->in.ops_shared_ratio);
+  siox_json_dbl(j, "collective_wait_s", (double)o->collective_wait_ns / 1e9);
   return j;
 }
 
-static json_object *kind_json(const struct siox_kind_model *k) {
+static json_object *kind_json(const struct siox_blame_wait *o) {
+  const struct siox_kind_model *k = &o->kind;
   json_object *j = json_object_new_object();
   json_object_object_add(j, "fitted", json_object_new_boolean(k->have));
   siox_json_dbl(j, "a_s", k->a_s);
   siox_json_dbl(j, "b_s_per_byte", k->b_s);
   siox_json_int(j, "components", (int64_t)k->nodes);
   siox_json_int(j, "samples", (int64_t)k->samples);
+  siox_json_str(j, "source", o->kind_refit ? "fitted" : "kept");
+  siox_json_int(j, "history_to_ns", o->kind_to_ns);
   return j;
 }
 
@@ -159,7 +163,7 @@ void siox_blame_wait_json(json_object *out, const struct siox_blame_wait *o) {
   siox_json_str(out, "decided_by", siox_evidence_name(o->v.by));
   json_object_object_add(out, "resource", o->resource ? resource_json(o->resource) : NULL);
   json_object_object_add(out, "breakdown", o->resource ? breakdown_json(o) : NULL);
-  json_object_object_add(out, "kind_model", o->resource ? kind_json(&o->kind) : NULL);
+  json_object_object_add(out, "kind_model", o->resource ? kind_json(o) : NULL);
   json_object *jobs = json_object_new_array();
   if (o->v.cls == SIOX_CLASS_INTERFERENCE)
     for (size_t i = 0; i < o->queue->nby; i++)

@@ -219,7 +219,8 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   struct siox_kb_anomaly *x = NULL;
   size_t n = 0;
   int abnormal = -1;
-  if (!a.update || siox_kb_baselines_update(c, 0, err, sizeof err) >= 0)
+  if (!a.update || (siox_kb_baselines_update(c, 0, err, sizeof err) >= 0 &&
+                    siox_wh_kind_models_update(c, 0, 0, err, sizeof err) >= 0))
     abnormal = siox_kb_anomalies(c, a.since_ns, a.until_ns, &a.rule, &x, &n, err, sizeof err);
   if (abnormal < 0) {
     fprintf(stderr, "siox anomalies: %s\n", err);

@@ -33,7 +33,7 @@ static const char help[] =
     "  siox blame - say which component made one call slow, with the evidence\n"
     "\n"
     "SYNOPSIS\n"
-    "  siox blame AID [--json | --dot] [--margin S] [--ratio X] [--depth N]\n"
+    "  siox blame AID [--json | --dot] [--margin S] [--ratio X] [--depth N] [--refit-kind-model]\n"
     "  siox blame --job J [--calls N] [--json] [--margin S] [--ratio X] [--depth N]\n"
     "\n"
     "DESCRIPTION\n"
@@ -95,6 +95,14 @@ static const char help[] =
     "                   those jobs; lists them, most time first, with the class and\n"
     "                   example AIDs, and the time nothing explains\n"
     "  --calls N        how many of the job's slowest calls --job blames (default 20)\n"
+    "  --refit-kind-model\n"
+    "                   fit the kind's latency model from the warehouse for this\n"
+    "                   call (its kind's latest 2000 operations per component\n"
+    "                   before the call) instead of reading the one siox-server\n"
+    "                   keeps (fitted each minute of the timeline on the history up\n"
+    "                   to that minute; blame fits it itself anyway when none is\n"
+    "                   kept for the call's time). Slower on a large warehouse;\n"
+    "                   for comparing the two (bench/bench_blame_latency.sh)\n"
     "  --dot            print the causal tree as Graphviz DOT instead (as `siox graph\n"
     "                   --format dot`): blame's path in red, the culprit (else the\n"
     "                   resource the call waited at) filled and labelled with its\n"
@@ -144,6 +152,7 @@ struct blame_args {
   bool dot;
   const char *job; /* --job: job-level blame over its `calls` slowest calls */
   long calls;
+  bool refit_kind; /* --refit-kind-model */
 };
 
 /* A call that reached no shared resource itself and was blamed through
@@ -156,13 +165,14 @@ struct via {
 };
 
 static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, char **argv, struct blame_args *a) {
-  enum { OPT_MARGIN = 0x200, OPT_RATIO, OPT_DEPTH, OPT_DOT, OPT_JOB, OPT_CALLS };
+  enum { OPT_MARGIN = 0x200, OPT_RATIO, OPT_DEPTH, OPT_DOT, OPT_JOB, OPT_CALLS, OPT_REFIT };
   static const struct option opts[] = {{"margin", required_argument, NULL, OPT_MARGIN},
                                        {"ratio", required_argument, NULL, OPT_RATIO},
                                        {"depth", required_argument, NULL, OPT_DEPTH},
                                        {"dot", no_argument, NULL, OPT_DOT},
                                        {"job", required_argument, NULL, OPT_JOB},
                                        {"calls", required_argument, NULL, OPT_CALLS},
+                                       {"refit-kind-model", no_argument, NULL, OPT_REFIT},
                                        SIOX_GLOBAL_LONGOPTS,
                                        {0}};
   int c, rc;
@@ -189,6 +199,9 @@ static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, ch
     case OPT_CALLS:
       if (siox_cli_parse_long(optarg, 1, 10000, &a->calls) != 0)
         return siox_cli_usage(self, "--calls needs a number from 1 to 10000, not '%s'", optarg);
+      break;
+    case OPT_REFIT:
+      a->refit_kind = true;
       break;
     case OPT_DEPTH:
       if (siox_cli_parse_long(optarg, 1, 1000, &a->depth) != 0)
@@ -746,9 +759,33 @@ struct call {
   struct siox_unlinked u; /* the call's time no linked component covers */
 };
 
+/* The call's waits in collectives charged to its resource (README.md
+ * "Collective calls", waiting in a collective): only needed when a fault
+ * or transient may be withdrawn for unlinked time. */
+#define MAX_WAITING_COLLECTIVES 16
+static int collective_waits(PGconn *c, const struct call *k, int64_t *ns) {
+  const struct siox_blame_wait *w = &k->w;
+  if (!w->resource || (w->v.cls != SIOX_CLASS_FAULT && w->v.cls != SIOX_CLASS_TRANSIENT)) return SIOX_EXIT_OK;
+  const struct siox_act *coll[MAX_WAITING_COLLECTIVES];
+  size_t n = siox_collective_waits(k->b.path[0], coll, MAX_WAITING_COLLECTIVES);
+  for (size_t i = 0; i < n; i++) {
+    struct siox_sibling *s = NULL;
+    size_t ns_n = 0;
+    char err[2048];
+    if (siox_wh_siblings(c, coll[i]->aid, &s, &ns_n, err, sizeof(err)) != 0) {
+      fprintf(stderr, "siox: %s\n", err);
+      return SIOX_EXIT_FAIL;
+    }
+    *ns += siox_collective_wait_ns(coll[i], s, ns_n, w->served.s, w->served.n, &k->u);
+    free(s);
+  }
+  return SIOX_EXIT_OK;
+}
+
 static int blame_one(PGconn *c, const struct blame_args *a, int64_t aid, struct call *k) {
   struct siox_blame_rule rule = SIOX_BLAME_RULE_DEFAULT;
   rule.ratio = a->ratio;
+  rule.refit_kind = a->refit_kind;
   memset(k, 0, sizeof(*k));
   k->f.c = c;
   int rc = siox_cli_load(c, aid, (int)a->depth, &k->t);
@@ -759,7 +796,9 @@ static int blame_one(PGconn *c, const struct blame_args *a, int64_t aid, struct 
     fprintf(stderr, "siox: out of memory\n");
     rc = SIOX_EXIT_FAIL;
   }
-  if (rc == SIOX_EXIT_OK) siox_blame_wait_unlinked(&k->w, &k->u);
+  int64_t waited = 0;
+  if (rc == SIOX_EXIT_OK) rc = collective_waits(c, k, &waited);
+  if (rc == SIOX_EXIT_OK) siox_blame_wait_unlinked(&k->w, &k->u, waited);
   return rc;
 }
 

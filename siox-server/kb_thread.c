@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include <siox/siox_kb.h>
+#include <siox/siox_wh.h>
 
 #include "server.h"
 
@@ -62,6 +63,9 @@ static void set_cancel(struct siox_kb_thread *k, PGconn *c) {
  * settle time (15 s); this parameter only ever lengthens it. */
 #define BACKGROUND_SETTLE_NS 120000000000LL
 
+/* Minutes of the timeline the kind models' fold catches up per period. */
+#define KIND_MODEL_MINUTES 30
+
 static void *run(void *arg) {
   struct siox_kb_thread *k = arg;
   PGconn *c = NULL;
@@ -77,6 +81,10 @@ static void *run(void *arg) {
     int n = siox_kb_analyze_pending(c, k->idle_s, k->every_s, BACKGROUND_SETTLE_NS, err, sizeof err);
     if (n < 0) siox_log("analysis: %s", err);
     else if (n > 0) siox_log("analysis: %d job(s) analysed", n);
+    /* The kinds' latency models blame reads (schema 024): a bounded
+     * catch-up per period, so a stop is never held up for long. */
+    if ((n = siox_wh_kind_models_update(c, BACKGROUND_SETTLE_NS, KIND_MODEL_MINUTES, err, sizeof err)) < 0)
+      siox_log("kind models: %s", err);
   }
   set_cancel(k, NULL);
   if (c) PQfinish(c);

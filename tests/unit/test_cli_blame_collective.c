@@ -2,7 +2,10 @@
  * I/O itself (ROMIO's aggregator wrote its data) and that no link ties to
  * the aggregator's pwrite: the collective on blame's path, and which
  * sibling (the same collective in another rank) it waited for. */
+#include <string.h>
+
 #include "blame_collective.h"
+#include "blame_wait.h"
 #include "test_cli_tree.h"
 
 static void collective(struct siox_tree *t, int64_t aid) {
@@ -100,6 +103,105 @@ static void ties_go_to_more_io_then_lower_aid(void **state) {
   siox_tree_destroy(t);
 }
 
+
+/* ---- waiting in a collective --------------------------------------------
+ * Rank 0's H5Dwrite 0..300 ms: its collective write_at_all 0..100 reached
+ * the slowed brick (client writev 10..90, implicit link), then HDF5's
+ * trailing MPI_File_set_view 100..300 waited, with nothing below it, for
+ * rank 1 (pid 101), which entered it at 280 ms; rank 2 (pid 102) entered
+ * at 105 ms. 220 of the 300 ms are unlinked. */
+static struct siox_tree *set_view_wait(void) {
+  struct siox_tree *t = siox_tree_create();
+  tree_add(t, 1, 0, "host0", "HDF5", "H5Dwrite", 1, 0, 300 * MS);
+  tree_add(t, 2, 1, "host0", "MPI-IO", "MPI_File_write_at_all", 2, 0, 100 * MS);
+  tree_add(t, 3, 2, "host0", "GlusterFS-client", "writev", 3, 10 * MS, 90 * MS);
+  tree_add(t, 4, 1, "host0", "MPI-IO", "MPI_File_set_view", 2, 100 * MS, 300 * MS);
+  t->acts[2].link = SIOX_LINK_IMPLICIT;
+  assert_int_equal(siox_tree_finish(t, 1), 0);
+  collective(t, 2);
+  return t;
+}
+
+static const struct siox_sibling set_view_siblings[] = {
+    {.aid = 41, .pid = 101, .host = "host0", .start_ns = 280 * MS, .end_ns = 300 * MS},
+    {.aid = 42, .pid = 102, .host = "host0", .start_ns = 105 * MS, .end_ns = 300 * MS},
+};
+
+/* The brick's fault, as the class rule gave it: 10 ms own service, nothing
+ * queued in the call's own windows. */
+static struct siox_blame_wait faulty(const struct siox_tree *t, struct siox_served *s, size_t n) {
+  struct siox_blame_wait o;
+  memset(&o, 0, sizeof(o));
+  o.resource = siox_tree_find((struct siox_tree *)t, 3);
+  o.v.cls = SIOX_CLASS_FAULT;
+  o.w.own_ns = 10 * MS;
+  o.queue = &o.w;
+  o.served = (struct siox_served_set){.s = s, .n = n};
+  return o;
+}
+
+/* The set_view is the only waiting collective: the write_at_all reached a
+ * component, and what lies below a link is another process's work. */
+static void the_set_view_waits(void **state) {
+  (void)state;
+  struct siox_tree *t = set_view_wait();
+  const struct siox_act *w[4];
+  assert_int_equal(siox_collective_waits(t->root, w, 4), 1);
+  assert_int_equal(w[0]->aid, 4);
+  assert_true(siox_collective_call(w[0])); /* collective by definition, no attribute */
+  siox_tree_destroy(t);
+}
+
+/* The brick held rank 1 up (its request 100..280 ms): the set_view's wait
+ * until rank 1 arrived is the brick's, and the fault stands. */
+static void a_wait_for_the_held_up_rank_is_charged(void **state) {
+  (void)state;
+  struct siox_tree *t = set_view_wait();
+  struct siox_served s[] = {
+      {.aid = 90, .start_ns = 100 * MS, .end_ns = 290 * MS, .pid = 101, .host = "host0", .job = "job42"},
+      {.aid = 91, .start_ns = 200 * MS, .end_ns = 250 * MS, .pid = 102, .host = "host0", .job = "job42"},
+  };
+  struct siox_unlinked u;
+  assert_int_equal(siox_unlinked_find(t->root, &u), 0);
+  assert_int_equal(u.unlinked_ns, 220 * MS);
+  const struct siox_act *c = siox_tree_find(t, 4);
+  /* Rank 1's request until it arrived at 280; rank 2 had arrived (105). */
+  int64_t ns = siox_collective_wait_ns(c, set_view_siblings, 2, s, 2, &u);
+  assert_int_equal(ns, 180 * MS);
+  struct siox_blame_wait o = faulty(t, s, 2);
+  siox_blame_wait_unlinked(&o, &u, ns);
+  assert_false(o.outweighed);
+  assert_int_equal(o.v.cls, SIOX_CLASS_FAULT);
+  siox_unlinked_release(&u);
+  siox_tree_destroy(t);
+}
+
+/* The brick was busy during the set_view, but with another job's requests
+ * and a rank that had already arrived: the call did not wait for them, so
+ * its 220 ms unlinked outweigh the brick's 10 ms and no fault is named.
+ * Charging whatever the brick served over the call (the special case this
+ * rule replaced) kept the fault here. */
+static void a_busy_brick_serving_others_is_not_charged(void **state) {
+  (void)state;
+  struct siox_tree *t = set_view_wait();
+  struct siox_served s[] = {
+      {.aid = 92, .start_ns = 100 * MS, .end_ns = 300 * MS, .pid = 500, .host = "host9", .job = "other"},
+      {.aid = 93, .start_ns = 120 * MS, .end_ns = 280 * MS, .pid = 102, .host = "host0", .job = "job42"},
+      {.aid = 94, .start_ns = 100 * MS, .end_ns = 280 * MS, .pid = 101, .host = "host7", .job = "job42"},
+  };
+  struct siox_unlinked u;
+  assert_int_equal(siox_unlinked_find(t->root, &u), 0);
+  int64_t ns = siox_collective_wait_ns(siox_tree_find(t, 4), set_view_siblings, 2, s, 3, &u);
+  assert_int_equal(ns, 0); /* pid 101 on another host is another process */
+  struct siox_blame_wait o = faulty(t, s, 3);
+  siox_blame_wait_unlinked(&o, &u, ns);
+  assert_true(o.outweighed);
+  assert_int_equal(o.v.cls, SIOX_CLASS_NONE);
+  assert_int_equal(o.named.cls, SIOX_CLASS_FAULT);
+  siox_unlinked_release(&u);
+  siox_tree_destroy(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(the_collective_on_the_path_is_found),
@@ -107,6 +209,9 @@ int main(void) {
       cmocka_unit_test(the_aggregator_of_the_same_round_is_followed),
       cmocka_unit_test(no_sibling_with_io_gives_none),
       cmocka_unit_test(ties_go_to_more_io_then_lower_aid),
+      cmocka_unit_test(the_set_view_waits),
+      cmocka_unit_test(a_wait_for_the_held_up_rank_is_charged),
+      cmocka_unit_test(a_busy_brick_serving_others_is_not_charged),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

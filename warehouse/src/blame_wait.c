@@ -239,6 +239,21 @@ static int judge_ops(struct siox_blame_wait *o) {
   return rc;
 }
 
+/* The kind's model for the call: the kept one (schema 024, fitted by the
+ * analysis thread on the kind's history up to the minute boundary before
+ * the call), else fitted here on the history up to the call's start. */
+static int kind_model(PGconn *c, const struct siox_blame *b, const struct siox_act *x, struct siox_blame_wait *o,
+                      char *err, size_t errlen) {
+  int64_t start = b->path[0]->start_ns;
+  int rc = b->rule.refit_kind ? 0
+                              : siox_wh_kind_model(c, x->swid, x->name, start, SIOX_KIND_MODEL_MAX_LAG_NS, &o->kind,
+                                                   &o->kind_to_ns, err, errlen);
+  if (rc != 0) return rc < 0 ? rc : 0;
+  o->kind_to_ns = start;
+  o->kind_refit = true;
+  return siox_wh_kind_model_fit_at(c, x->swid, x->name, start, &o->kind, err, errlen);
+}
+
 static int peer_judgement(const struct siox_blame_wait *o, const struct siox_blame *b) {
   const struct siox_blame *p = o->resource == b->suspect ? b : o->peer_judged ? &o->peer : NULL;
   if (!p || p->verdict == SIOX_VERDICT_NO_PEERS) return -1;
@@ -275,9 +290,7 @@ int siox_blame_wait_run(PGconn *c, const struct siox_blame *b, siox_blame_fetch_
   if (rc == 0) rc = choose_queue(c, b, o, err, errlen);
   const struct siox_act *u = upper_level(b, x);
   if (rc == 0 && o->w.exact && u && u->proc_id) rc = tandem(c, r, u, o, err, errlen);
-  if (rc == 0)
-    rc = siox_wh_kind_samples(c, x->swid, x->name, r->start_ns, SIOX_KIND_HISTORY_PER_NODE, &o->hist, err, errlen);
-  if (rc == 0) rc = siox_kind_model_fit(o->hist.s, o->hist.n, &o->kind);
+  if (rc == 0) rc = kind_model(c, b, x, o, err, errlen);
   if (rc == 0) rc = judge_ops(o);
   if (rc == 0 && x != b->suspect) {
     rc = siox_blame_judge_act(b, x, fetch, ctx, &o->peer);
@@ -305,28 +318,12 @@ void siox_blame_wait_classify(struct siox_blame_wait *o, int baseline) {
   o->v = o->resource ? siox_classify(&o->in) : (struct siox_class_verdict){.cls = SIOX_CLASS_NONE};
 }
 
-/* What the resource served of others over the whole call, inferred from
- * intervals without the exact windows. The windows say when the call's own
- * requests queued; a call blocked in a collective (a trailing
- * MPI_File_set_view waiting for the ranks whose writes the resource serves)
- * waits for the resource outside them. A culprit is withdrawn for unlinked
- * time only when neither accounts for it. */
-static int64_t busy_over_call(const struct siox_blame_wait *o, const struct siox_unlinked *u) {
-  struct siox_served *s = malloc((o->served.n + 1) * sizeof(*s));
-  struct siox_wait w;
-  int64_t queued = 0;
-  if (!s) return 0;
-  memcpy(s, o->served.s, o->served.n * sizeof(*s));
-  for (size_t i = 0; i < o->served.n; i++) s[i].queue_from_ns = 0;
-  if (siox_wait_analyze(u->start_ns, u->start_ns + u->total_ns, "", s, o->served.n, &w) == 0) queued = w.queued_ns;
-  siox_wait_release(&w);
-  free(s);
-  return queued;
-}
-
-void siox_blame_wait_unlinked(struct siox_blame_wait *o, const struct siox_unlinked *u) {
+void siox_blame_wait_unlinked(struct siox_blame_wait *o, const struct siox_unlinked *u, int64_t collective_ns) {
   if (!o->resource || (o->v.cls != SIOX_CLASS_FAULT && o->v.cls != SIOX_CLASS_TRANSIENT)) return;
-  int64_t busy = busy_over_call(o, u), queued = o->queue->queued_ns > busy ? o->queue->queued_ns : busy;
+  o->collective_wait_ns = collective_ns;
+  /* The larger of the two, as they may overlap: the queue's figure
+   * inferred over the gap (no exact windows) counts unlinked instants too. */
+  int64_t queued = o->queue->queued_ns > collective_ns ? o->queue->queued_ns : collective_ns;
   if (!siox_unlinked_outweighs(u, o->w.own_ns + queued)) return;
   o->outweighed = true;
   o->named = o->v;
@@ -341,7 +338,6 @@ void siox_blame_wait_release(struct siox_blame_wait *o) {
   siox_wait_release(&o->chan_w);
   siox_wait_release(&o->tandem);
   siox_wh_served_free(&o->chan_served);
-  siox_wh_kind_free(&o->hist);
   free(o->peer.peers);
   o->peer.peers = NULL;
 }

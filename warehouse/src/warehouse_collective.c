@@ -19,7 +19,7 @@ static const char siblings_sql[] =
     " obj AS (SELECT r.object_id FROM remote_calls r WHERE r.aid = $1::bigint AND r.kind = 'S')"
     "SELECT s.aid, coalesce(p.pid, 0), s.start_ns, s.end_ns,"
     "       coalesce((SELECT sum(c.end_ns - c.start_ns) FROM activities c JOIN nodes cn ON cn.node_id = c.node_id"
-    "                  WHERE c.parent_aid = s.aid AND cn.swid = 'POSIX'), 0)"
+    "                  WHERE c.parent_aid = s.aid AND cn.swid = 'POSIX'), 0), coalesce(p.host, '')"
     "  FROM me JOIN processes p ON p.job = me.job AND p.uid = me.uid AND p.proc_id <> me.proc_id AND me.job <> ''"
     "  JOIN activities s ON s.aid BETWEEN (p.proc_id::bigint << 32) AND ((p.proc_id::bigint << 32) | 4294967295)"
     "   AND s.type_id = me.type_id AND s.start_ns < me.end_ns AND s.end_ns > me.start_ns"
@@ -46,6 +46,7 @@ int siox_wh_siblings(PGconn *c, int64_t aid, struct siox_sibling **out, size_t *
     (*out)[r] = (struct siox_sibling){.aid = siox_wh_i64(res, r, 0), .pid = (int32_t)siox_wh_i64(res, r, 1),
                                       .start_ns = siox_wh_i64(res, r, 2), .end_ns = siox_wh_i64(res, r, 3),
                                       .io_ns = siox_wh_i64(res, r, 4)};
+  for (int r = 0; r < (int)*n; r++) snprintf((*out)[r].host, sizeof((*out)[r].host), "%s", PQgetvalue(res, r, 5));
   PQclear(res);
   return 0;
 }

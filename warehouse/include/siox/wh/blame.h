@@ -16,8 +16,9 @@ struct siox_blame_rule {
   double ratio;     /* culprit: value >= ratio x the peers' median ... */
   double pct;       /* ... and above the peers' pct percentile (0..1) ... */
   size_t min_peers; /* ... with at least this many peer samples */
+  bool refit_kind;  /* fit the kind's latency model per call, not the kept one (schema 024) */
 };
-#define SIOX_BLAME_RULE_DEFAULT ((struct siox_blame_rule){0.5, 3.0, 0.9, 3})
+#define SIOX_BLAME_RULE_DEFAULT ((struct siox_blame_rule){0.5, 3.0, 0.9, 3, false})
 
 /* One peer activity, as the warehouse returns it. Strings are borrowed. */
 struct siox_blame_sample {

@@ -30,11 +30,14 @@
 #include <stdint.h>
 
 #include "blame.h"
+#include "blame_unlinked.h"
+#include "waiting.h"
 
 /* One sibling of a collective call, as the warehouse returns it. */
 struct siox_sibling {
   int64_t aid;
   int32_t pid;
+  char host[64]; /* its process's host */
   int64_t start_ns, end_ns;
   int64_t io_ns; /* time of its own POSIX children (0: it made no I/O) */
 };
@@ -46,5 +49,33 @@ const struct siox_act *siox_collective_on_path(const struct siox_blame *b);
 /* The sibling the collective call c waited for (index into s), or -1 when
  * none overlaps c and made I/O. */
 long siox_collective_pick(const struct siox_act *c, const struct siox_sibling *s, size_t n);
+
+/* ---- waiting in a collective ------------------------------------------ */
+/* A collective call that reached no component itself (no activity below an
+ * implicit link under it), such as the MPI_File_set_view HDF5 makes after
+ * each H5Dwrite, spends its time waiting for the ranks of the job that have
+ * not called it yet: the slowest rank's cause is the call's cause.
+ *
+ * RULE (siox_collective_wait_ns): an instant t of waiting collective c
+ * counts as waiting for the resource when, at t, the resource served a
+ * request whose origin process (pid and host) is a sibling of c that had
+ * not yet entered its c (t < the sibling's start): the call waited in c for
+ * a rank the resource was holding up. Only instants of the call's unlinked
+ * stretches count (linked time is the component's own, already charged).
+ * Requests of other processes, other jobs, and ranks that had already
+ * arrived explain nothing here. Collective: the mpi/collective attribute,
+ * or the MPI-IO calls collective by definition (open, close, set_view,
+ * set_size, set_info, set_atomicity, preallocate, sync). */
+bool siox_collective_call(const struct siox_act *a);
+
+/* The waiting collectives in root's tree (collective calls with no
+ * component below them), into out (at most cap); their number. */
+size_t siox_collective_waits(const struct siox_act *root, const struct siox_act **out, size_t cap);
+
+/* Nanoseconds of collective c's waiting charged to the resource whose
+ * service is served[0..nserved) (waiting.h: origins with pid and host),
+ * given c's siblings s[0..n), within the stretches of u. */
+int64_t siox_collective_wait_ns(const struct siox_act *c, const struct siox_sibling *s, size_t n,
+                                const struct siox_served *served, size_t nserved, const struct siox_unlinked *u);
 
 #endif

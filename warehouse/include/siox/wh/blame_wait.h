@@ -18,6 +18,11 @@
 #include "waiting.h"
 
 #define SIOX_KIND_HISTORY_PER_NODE 2000
+/* A kept kind model (schema 024) serves a call when the fold has reached
+ * the call's start less this: a live server folds 120 s behind now (its
+ * settle time), plus its period and the minute alignment. Otherwise blame
+ * fits the model itself. */
+#define SIOX_KIND_MODEL_MAX_LAG_NS 300000000000LL
 #define SIOX_AROUND_NS 2000000000LL /* the component's operations around the call: +/- 2 s */
 
 struct siox_blame_wait {
@@ -39,8 +44,9 @@ struct siox_blame_wait {
   const struct siox_wait *queue;   /* &w, &upper_w or &tandem: the queue the call waited in */
   const struct siox_act *queue_at; /* resource or upper */
   int64_t unexplained_ns;          /* the resource's gap minus the queue's queued time */
-  struct siox_kind_set hist;
   struct siox_kind_model kind;
+  int64_t kind_to_ns;              /* the model's history: operations that started before this */
+  bool kind_refit;                 /* fitted for this call (else read as kept by the fold) */
   int64_t own_bytes;               /* of the call's own requests of the resource's kind */
   double own_expected_s;           /* the kind's model for one of them (resource->bytes) */
   double own_ratio;                /* resource time over that */
@@ -57,6 +63,7 @@ struct siox_blame_wait {
    * the component the class would name: v is then class none, and this is
    * the verdict it replaced. */
   bool outweighed;
+  int64_t collective_wait_ns; /* what siox_blame_wait_unlinked charged for collective waits */
   struct siox_class_verdict named;
 };
 
@@ -70,8 +77,11 @@ int siox_blame_wait_run(PGconn *c, const struct siox_blame *b, siox_blame_fetch_
 /* Decides the class from what run found and the baseline judgement. */
 void siox_blame_wait_classify(struct siox_blame_wait *out, int baseline);
 /* After classify: withdraws a fault or transient whose component the
- * call's unlinked time outweighs (siox_unlinked_outweighs). */
-void siox_blame_wait_unlinked(struct siox_blame_wait *out, const struct siox_unlinked *u);
+ * call's unlinked time outweighs (siox_unlinked_outweighs): the component
+ * is charged its service of the call, the time the call queued there, and
+ * collective_ns, the call's waits in collectives for ranks the component
+ * held up (siox_collective_wait_ns, summed over siox_collective_waits). */
+void siox_blame_wait_unlinked(struct siox_blame_wait *out, const struct siox_unlinked *u, int64_t collective_ns);
 void siox_blame_wait_release(struct siox_blame_wait *out);
 
 #endif

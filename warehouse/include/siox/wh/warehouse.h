@@ -103,6 +103,27 @@ int siox_wh_kind_samples(PGconn *c, const char *swid, const char *name, int64_t 
                          struct siox_kind_set *out, char *err, size_t errlen);
 void siox_wh_kind_free(struct siox_kind_set *k);
 
+/* ---- the kinds' models, kept (wh_kind_models.c, schema 024) ----------- */
+struct siox_kind_model;
+/* Fits the model of kind (swid, name) on its history before to_ns
+ * (siox_wh_kind_samples, SIOX_KIND_HISTORY_PER_NODE per component). 0,
+ * -EIO, -ENOMEM. */
+int siox_wh_kind_model_fit_at(PGconn *c, const char *swid, const char *name, int64_t to_ns,
+                              struct siox_kind_model *m, char *err, size_t errlen);
+/* Folds the settled minutes since the last fold (settled: ended before now
+ * minus the larger of settle_ns and kb_fold_state's settle time): at each
+ * minute boundary, the model of every kind that had operations in the
+ * minute before it, fitted as siox_wh_kind_model_fit_at. At most max_steps
+ * minutes (<= 0: all), each its own transaction. The number of models
+ * written, or a negative errno. */
+int siox_wh_kind_models_update(PGconn *c, int64_t settle_ns, int max_steps, char *err, size_t errlen);
+/* The kept model of kind (swid, name) for a call starting at to_ns: the
+ * newest fitted at or before it, when the fold has reached to_ns -
+ * max_lag_ns. 1 found (*m, and *model_to_ns its history's end), 0 none
+ * (or no such table: a warehouse before 024), -EIO. */
+int siox_wh_kind_model(PGconn *c, const char *swid, const char *name, int64_t to_ns, int64_t max_lag_ns,
+                       struct siox_kind_model *m, int64_t *model_to_ns, char *err, size_t errlen);
+
 /* ---- counts ----------------------------------------------------------- */
 struct siox_wh_counts {
   int64_t activities, processes, nodes, daemons, implicit_links, dropped;
