@@ -70,7 +70,7 @@ fill() {
     sql "INSERT INTO activities (aid, proc_id, parent_aid, node_id, type_id, start_ns, end_ns, err,
                                  attr_ids, attr_vals, real_ids, real_vals)
          SELECT a.aid + (k::bigint << 20), a.proc_id, a.parent_aid + (k::bigint << 20), a.node_id, a.type_id,
-                a.start_ns + k * $span, a.end_ns + k * $span, a.err, a.attr_ids, a.attr_vals, a.real_ids, a.real_vals
+                a.start_ns + k::bigint * $span, a.end_ns + k::bigint * $span, a.err, a.attr_ids, a.attr_vals, a.real_ids, a.real_vals
            FROM activities a JOIN processes p USING (proc_id), generate_series($k0, $k1) k
           WHERE p.job = '$JOB' AND (a.aid & 1048575) = (a.aid & 4294967295);
          INSERT INTO activity_text_attrs (aid, attr_id, value)
