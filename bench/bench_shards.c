@@ -55,24 +55,9 @@ static double now_s(void) {
   return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Batch seq of daemon d as a complete frame, as a daemon's spool holds it. */
 static struct enc encode(uint64_t d, uint64_t seq, uint32_t pid) {
-  struct siox_block b;
-  siox_block_init(&b);
-  block_spmd(&b, pid, d, "benchnode", 1 + (seq - 1) * PER_BATCH, PER_BATCH, 1700000000000000000LL + (int64_t)seq * 100000000);
-  uint8_t *out;
-  size_t out_len, raw;
   struct enc e = {0, 0};
-  if (siox_block_encode(&b, &out, &out_len, &raw) != 0) return e;
-  Siox__Batch m = SIOX__BATCH__INIT;
-  m.daemon_id = d, m.seq = seq, m.activities = PER_BATCH, m.raw_bytes = (uint32_t)raw;
-  m.block.data = out, m.block.len = out_len;
-  e.len = SIOX_FRAME_HDR_LEN + protobuf_c_message_get_packed_size(&m.base);
-  e.frame = malloc(e.len);
-  siox_frame_hdr_encode(e.frame, SIOX_FRAME_BATCH, (uint32_t)(e.len - SIOX_FRAME_HDR_LEN));
-  protobuf_c_message_pack(&m.base, e.frame + SIOX_FRAME_HDR_LEN);
-  free(out);
-  siox_block_free(&b);
+  e.frame = spmd_batch_frame(d, seq, pid, PER_BATCH, &e.len);
   return e;
 }
 

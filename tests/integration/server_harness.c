@@ -461,6 +461,29 @@ void block_spmd(struct siox_block *b, uint32_t pid, uint64_t nonce, const char *
   }
 }
 
+uint8_t *spmd_batch_frame(uint64_t d, uint64_t seq, uint32_t pid, uint32_t per_batch, size_t *len) {
+  struct siox_block b;
+  siox_block_init(&b);
+  block_spmd(&b, pid, d, "benchnode", 1 + (seq - 1) * per_batch, per_batch,
+             1700000000000000000LL + (int64_t)seq * 100000000);
+  uint8_t *out, *frame = NULL;
+  size_t out_len, raw;
+  if (siox_block_encode(&b, &out, &out_len, &raw) == 0) {
+    Siox__Batch m = SIOX__BATCH__INIT;
+    m.daemon_id = d, m.seq = seq, m.activities = per_batch, m.raw_bytes = (uint32_t)raw;
+    m.block.data = out, m.block.len = out_len;
+    *len = SIOX_FRAME_HDR_LEN + protobuf_c_message_get_packed_size(&m.base);
+    frame = malloc(*len);
+    if (frame) {
+      siox_frame_hdr_encode(frame, SIOX_FRAME_BATCH, (uint32_t)(*len - SIOX_FRAME_HDR_LEN));
+      protobuf_c_message_pack(&m.base, frame + SIOX_FRAME_HDR_LEN);
+    }
+    free(out);
+  }
+  siox_block_free(&b);
+  return frame;
+}
+
 uint32_t block_proc(struct siox_block *b, uint32_t pid, const char *host, const char *swid) {
   struct siox_block_process *p = siox_block_add_process(b);
   p->pid = pid, p->nonce = pid;

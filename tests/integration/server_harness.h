@@ -119,6 +119,12 @@ int cli_send_block(int port, uint64_t daemon_id, const char *host, const char *t
  * 1 us apart, each with io/offset and io/bytes; every 10th has parent aid-1. */
 void block_spmd(struct siox_block *b, uint32_t pid, uint64_t nonce, const char *host, uint64_t first, uint32_t n,
                 int64_t t0);
+/* Batch seq of daemon d, as a daemon's spool holds it: a whole BATCH frame
+ * (header included) of block_spmd's per_batch activities of process pid,
+ * aids continuing from the batch before. Returns the malloc'd frame (the
+ * caller frees it) and its length in *len, or NULL. For the benches that
+ * replay a daemon's stream at full speed. */
+uint8_t *spmd_batch_frame(uint64_t d, uint64_t seq, uint32_t pid, uint32_t per_batch, size_t *len);
 /* One process (pid = nonce = pid) on host with node unid 1 (host, swid) and
  * type 1 ("WRITE"); returns its index in b. */
 uint32_t block_proc(struct siox_block *b, uint32_t pid, const char *host, const char *swid);
