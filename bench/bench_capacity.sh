@@ -35,20 +35,6 @@ trap 'tb_stop; cleanup >/dev/null' EXIT
 start_server >&2
 start_daemon "" --batch-ms 50 >&2
 JOB="bench-cap-$$"
-# settle_all: until the warehouse's activity count has not changed for 3 s
-# (a rank's last batches can arrive after its MPI_Finalize).
-settle_all() {
-  local prev=-1 still=0 cur
-  for _ in $(seq 900); do
-    cur=$(sql "SELECT count(*) FROM activities")
-    if [ "$cur" = "$prev" ]; then still=$((still + 1)); else still=0; fi
-    [ $still -ge 15 ] && return 0
-    prev=$cur
-    sleep 0.2
-  done
-  fail "the warehouse did not settle"
-}
-
 tb_start 3 "$JOB-fs"
 SLOWB="brick3:$TB/brick3"
 pick_files cap
@@ -56,7 +42,7 @@ echo "the job (brick 3 slowed)" >&2
 run_workload "$JOB" "$T/job.out" "$SIOX_CLI" run --layers posix,mpi,hdf5 --socket "$SIOX_SOCKET" --
 wait_finalized "$JOB" 4 300
 wait_links
-settle_all
+wait_settled
 siox_cli workload extract --job "$JOB" --prefix "$MNT/" -o "$T/job.wl" 2>/dev/null
 OLD_MNT=$MNT
 

@@ -91,7 +91,7 @@ if want 4to2; then
   tb_start "" "$JOB-fs3"
   run_case 4to2 "$T/$JOB.wl" 1 "heal=$SLOWB+bricks=2"
 fi
-cv_settle
+wait_settled
 args=(--job "$JOB" --prefix "$REC_MNT/job/" --mount "$REC_MNT" --since "@$t0" --until "@$t1")
 # All cases at once for the table and verdict; then each alone, so that one
 # case whose run is refused (e.g. an incomplete trace) leaves the others'

@@ -8,21 +8,6 @@ CV_ARGS=(--blocks 16 --block 65536 --repeat 4 --read-back)
 CV_CASES=() # the `siox capacity validate` options of each case run so far
 CV_NAMES=() # their names
 
-# cv_settle: until the warehouse's activity count has not changed for 3 s
-# (a rank's last batches can arrive after its MPI_Finalize; a trace
-# missing one rank's collectives cannot be simulated or replayed).
-cv_settle() {
-  local prev=-1 still=0 cur
-  for _ in $(seq 900); do
-    cur=$(sql "SELECT count(*) FROM activities")
-    if [ "$cur" = "$prev" ]; then still=$((still + 1)); else still=0; fi
-    [ $still -ge 15 ] && return 0
-    prev=$cur
-    sleep 0.2
-  done
-  fail "the warehouse did not settle"
-}
-
 # cv_record JOB: the strided job (4 ranks, one shared file on the volume)
 # under siox run, then its workload in $T/JOB.wl.
 cv_record() {
@@ -34,7 +19,7 @@ cv_record() {
   grep -q "siox_strided_writes: ok" "$T/$job.out" || fail "the strided job did not verify its data"
   wait_finalized "$job" 4 300
   wait_links
-  cv_settle
+  wait_settled
   siox_cli workload extract --job "$job" --prefix "$MNT/job/" -o "$T/$job.wl" 2>"$T/$job.extract" \
     || fail "extract failed: $(cat "$T/$job.extract")"
   REC_MNT=$MNT

@@ -107,6 +107,21 @@ start_daemon() {
   export SIOX_SOCKET="$DAEMON_SOCK"
 }
 
+# Waits until the warehouse's activity count has not changed for 3 s (a
+# rank's last batches can arrive after its MPI_Finalize; a trace missing one
+# rank's collectives cannot be simulated or replayed); fails after 180 s.
+wait_settled() {
+  local prev=-1 still=0 cur
+  for _ in $(seq 900); do
+    cur=$(sql "SELECT count(*) FROM activities")
+    if [ "$cur" = "$prev" ]; then still=$((still + 1)); else still=0; fi
+    [ $still -ge 15 ] && return 0
+    prev=$cur
+    sleep 0.2
+  done
+  fail "the warehouse did not settle"
+}
+
 # Without a preloaded ASan runtime (tests export it for uninstrumented MPI
 # programs): psql hung under it.
 sql() { env -u LD_PRELOAD psql "$(cat "$SERVER_DIR/conninfo")" -v ON_ERROR_STOP=1 -Atqc "$1"; }

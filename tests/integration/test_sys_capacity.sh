@@ -20,20 +20,6 @@ trap 'tb_stop; cleanup' EXIT
 start_server
 start_daemon "" --batch-ms 50
 JOB="sys-cap-$$"
-# settle_all: until the warehouse's activity count has not changed for 3 s
-# (a rank's last batches can arrive after its MPI_Finalize; a trace missing
-# one rank's collectives cannot be simulated or replayed).
-settle_all() {
-  local prev=-1 still=0 cur
-  for _ in $(seq 900); do
-    cur=$(sql "SELECT count(*) FROM activities")
-    if [ "$cur" = "$prev" ]; then still=$((still + 1)); else still=0; fi
-    [ $still -ge 15 ] && return 0
-    prev=$cur
-    sleep 0.2
-  done
-  fail "the warehouse did not settle"
-}
 SLOW=3
 tb_start "$SLOW" "$JOB-fs"
 SLOWB="brick$SLOW:$TB/brick$SLOW"
@@ -43,7 +29,7 @@ pick_files cap
 run_workload "$JOB" "$T/job.out" "$SIOX_CLI" run --layers posix,mpi,hdf5 --socket "$SIOX_SOCKET" --
 wait_finalized "$JOB" 4
 wait_links
-settle_all
+wait_settled
 
 log "placement: the DHT rule against GlusterFS"
 n=0

@@ -37,7 +37,7 @@ sleep 1
 log "the cases, run for real"
 cv_replay asis "$T/$JOB.wl" 1 as-is
 cv_replay fpp "$T/fpp.wl" 1 as-is
-cv_settle
+wait_settled
 base=(--job "$JOB" --prefix "$REC_MNT/job/" --mount "$REC_MNT" --since "@$t0" --until "@$t1")
 
 log "validate"
