@@ -13,12 +13,15 @@
 #include <json-c/json.h>
 #include <siox/siox_kb.h>
 
+/* How long a run holds an experiment it claimed (see claim_sql). */
+#define CLAIM_LAPSE "1 day"
+
 /* The newest set of this executable, pattern and component; a set of the
  * exact command line wins over one of other arguments. Withdrawn sets
  * (measured slower, schema 016) are never served. */
 static const char lookup_sql[] =
     "SELECT h.hint_set_id, h.component, h.hints::text, h.status, h.experiment_run, p.hint_set_id,"
-    "       p.component, p.hints::text"
+    "       p.component, p.hints::text, h.experiment_claimed_at < now() - interval '" CLAIM_LAPSE "'"
     " FROM kb_hint_sets h JOIN kb_apps a USING (app_id)"
     " LEFT JOIN kb_hint_sets p ON p.hint_set_id = h.previous_set_id AND p.status = 'live'"
     " WHERE a.exe = $1 AND h.file_pattern = $3 AND h.component = $4 AND NOT h.superseded"
@@ -27,10 +30,15 @@ static const char lookup_sql[] =
 
 /* An experiment is tried on one run: the first run that asks claims it.
  * The row lock makes concurrent claims of two runs exclusive: the loser's
- * UPDATE re-reads experiment_run, finds it set, and returns nothing. */
+ * UPDATE re-reads the claim, finds it set and fresh, and returns nothing.
+ * A claim lapses after CLAIM_LAPSE with the set still an experiment: its
+ * run never ended or was never analysed, and the experiment would
+ * otherwise never be judged (schema 025). */
 static const char claim_sql[] =
-    "UPDATE kb_hint_sets SET experiment_run = $2 WHERE hint_set_id = $1::bigint AND status = 'experiment'"
-    " AND experiment_run IS NULL RETURNING hint_set_id";
+    "UPDATE kb_hint_sets SET experiment_run = $2, experiment_claimed_at = now()"
+    " WHERE hint_set_id = $1::bigint AND status = 'experiment'"
+    " AND (experiment_run IS NULL OR experiment_claimed_at < now() - interval '" CLAIM_LAPSE "')"
+    " RETURNING hint_set_id";
 
 static int fail(char *err, size_t errcap, const char *fmt, const char *a, const char *b) {
   if (err && errcap) snprintf(err, errcap, fmt, a, b);
@@ -72,12 +80,15 @@ static int parse_hints(const char *text, struct siox_kb_hintset *out, char *err,
 }
 
 /* 1 when run may have the experiment in row 0 of r: it claimed it before,
- * or claims it now; 0 when another run has it; -1 when the claim failed
+ * or claims it now (free, or another run's claim lapsed); 0 when another
+ * run holds it; -1 when the claim failed
  * (err says why). A run without a job id never does: it could not be told
  * from the next run, and the experiment would reach many. */
 static int experiment_is_ours(PGconn *c, PGresult *r, const char *run, char *err, size_t errcap) {
   if (!run || !*run) return 0;
-  if (!PQgetisnull(r, 0, 4)) return strcmp(PQgetvalue(r, 0, 4), run) == 0;
+  int lapsed = !PQgetisnull(r, 0, 8) && PQgetvalue(r, 0, 8)[0] == 't';
+  if (!PQgetisnull(r, 0, 4) && (strcmp(PQgetvalue(r, 0, 4), run) == 0 || !lapsed))
+    return strcmp(PQgetvalue(r, 0, 4), run) == 0;
   const char *params[2] = {PQgetvalue(r, 0, 0), run};
   PGresult *u = PQexecParams(c, claim_sql, 2, NULL, params, NULL, NULL, 0);
   int ours = PQresultStatus(u) == PGRES_TUPLES_OK ? PQntuples(u) == 1

@@ -227,6 +227,24 @@ static void experiment_goes_to_one_run(void **st) {
   assert_int_equal(served_to("1000:exp-2"), e);
 }
 
+/* A run that claimed an experiment and never ended (or was never analysed)
+ * holds it for a day, then the next run that asks gets it. */
+static void experiment_claim_lapses(void **st) {
+  (void)st;
+  clear();
+  int64_t prev = set("{\"cb_nodes\": \"2\"}", "live", 0, 1);
+  int64_t e = set("{\"romio_cb_write\": \"enable\"}", "experiment", prev, 0);
+  assert_int_equal(served_to("1000:stuck"), e);
+  kbdb_exec(&db, "UPDATE kb_hint_sets SET experiment_claimed_at = now() - interval '23 hours' WHERE hint_set_id = %lld",
+            (long long)e);
+  assert_int_equal(served_to("1000:next"), prev); /* still held */
+  kbdb_exec(&db, "UPDATE kb_hint_sets SET experiment_claimed_at = now() - interval '25 hours' WHERE hint_set_id = %lld",
+            (long long)e);
+  assert_int_equal(served_to("1000:next"), e); /* lapsed: claimed anew */
+  assert_int_equal(served_to("1000:next"), e);
+  assert_int_equal(served_to("1000:stuck"), prev); /* the old claim is gone */
+}
+
 static int setup(void **state) {
   (void)state;
   if (kbdb_start(&db, 2, (char *[]){"x", getenv("SIOX_TEST_SERVER"), NULL}) != 0) return -1;
@@ -250,6 +268,6 @@ int main(int argc, char **argv) {
   setenv("SIOX_TEST_SERVER", argv[1], 1);
   const struct CMUnitTest tests[] = {cmocka_unit_test(harmful_set_is_withdrawn), cmocka_unit_test(noise_is_not_withdrawn),
                                      cmocka_unit_test(no_plain_runs_is_not_measured), cmocka_unit_test(experiments),
-                                     cmocka_unit_test(experiment_goes_to_one_run)};
+                                     cmocka_unit_test(experiment_goes_to_one_run), cmocka_unit_test(experiment_claim_lapses)};
   return cmocka_run_group_tests_name("kb_hint_outcome", tests, setup, teardown);
 }
