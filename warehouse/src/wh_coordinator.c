@@ -55,11 +55,7 @@ static void describe(const char *ci, char *out, size_t cap) {
 }
 
 static int exec(struct build *b, const char *what, const char *sql) {
-  PGresult *r = PQexec(b->coord, sql);
-  ExecStatusType st = PQresultStatus(r);
-  if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) return siox_wh_failed(r, b->coord, what, b->err, b->errlen);
-  PQclear(r);
-  return 0;
+  return siox_wh_exec(b->coord, what, sql, b->err, b->errlen);
 }
 
 /* The shards' notices (schema_version exists, drops cascading) are not

@@ -65,13 +65,6 @@ static const char insert_sql[] =
     "   b_s = EXCLUDED.b_s, nodes = EXCLUDED.nodes, samples = EXCLUDED.samples, points = EXCLUDED.points,"
     "   updated_at = now()";
 
-static int exec_ok(PGconn *c, const char *what, const char *sql, char *err, size_t errlen) {
-  PGresult *r = PQexec(c, sql);
-  if (PQresultStatus(r) != PGRES_COMMAND_OK) return siox_wh_failed(r, c, what, err, errlen);
-  PQclear(r);
-  return 0;
-}
-
 static void rollback(PGconn *c) {
   PQclear(PQexec(c, "ROLLBACK"));
 }
@@ -124,7 +117,7 @@ static int fold_boundary(PGconn *c, int64_t t, int *fitted, char *err, size_t er
 /* One boundary in one transaction: 1 folded, 0 nothing settled to fold,
  * negative errno. */
 static int fold_step(PGconn *c, int64_t settle_ns, int *fitted, char *err, size_t errlen) {
-  int rc = exec_ok(c, "starting the kind models' fold", "BEGIN", err, errlen);
+  int rc = siox_wh_exec(c, "starting the kind models' fold", "BEGIN", err, errlen);
   if (rc != 0) return rc;
   char settle[24];
   snprintf(settle, sizeof(settle), "%" PRId64, settle_ns);
@@ -163,7 +156,7 @@ static int fold_step(PGconn *c, int64_t settle_ns, int *fitted, char *err, size_
     rc = r ? 0 : -EIO;
     PQclear(r);
   }
-  if (rc == 0) rc = exec_ok(c, "committing the kind models", "COMMIT", err, errlen);
+  if (rc == 0) rc = siox_wh_exec(c, "committing the kind models", "COMMIT", err, errlen);
   else rollback(c);
   return rc == 0 ? 1 : rc;
 }

@@ -12,8 +12,6 @@
 #include "siox/siox_wh.h"
 #include "wh_pg.h"
 
-#define MIGRATE_LOCK "SELECT pg_advisory_lock(5105290)"
-#define MIGRATE_UNLOCK "SELECT pg_advisory_unlock(5105290)"
 
 struct migration {
   PGconn *c;
@@ -25,11 +23,7 @@ struct migration {
 
 /* PQexec, not PQexecParams: a schema file is many statements. */
 static int exec(struct migration *m, const char *what, const char *sql) {
-  PGresult *r = PQexec(m->c, sql);
-  ExecStatusType st = PQresultStatus(r);
-  if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) return siox_wh_failed(r, m->c, what, m->err, m->errlen);
-  PQclear(r);
-  return 0;
+  return siox_wh_exec(m->c, what, sql, m->err, m->errlen);
 }
 
 static int applied(struct migration *m, int version, int *yes) {
@@ -89,9 +83,9 @@ int siox_wh_migrate(PGconn *c, siox_wh_log_fn log, void *ctx, char *err, size_t 
            "CREATE TABLE IF NOT EXISTS schema_version ("
            " version integer PRIMARY KEY, name text NOT NULL,"
            " applied_at timestamptz NOT NULL DEFAULT now())") != 0 ||
-      exec(&m, "taking the migration lock", MIGRATE_LOCK) != 0)
+      exec(&m, "taking the migration lock", SIOX_WH_MIGRATE_LOCK) != 0)
     return -EIO;
   int rc = migrate_locked(&m);
-  PQclear(PQexec(c, MIGRATE_UNLOCK));
+  PQclear(PQexec(c, SIOX_WH_MIGRATE_UNLOCK));
   return rc;
 }

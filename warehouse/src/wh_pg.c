@@ -33,3 +33,11 @@ PGresult *siox_wh_query(PGconn *c, const char *what, const char *sql, int n, con
   siox_wh_failed(r, c, what, err, errlen);
   return NULL;
 }
+
+int siox_wh_exec(PGconn *c, const char *what, const char *sql, char *err, size_t errlen) {
+  PGresult *r = PQexec(c, sql);
+  ExecStatusType st = PQresultStatus(r);
+  if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) return siox_wh_failed(r, c, what, err, errlen);
+  PQclear(r);
+  return 0;
+}

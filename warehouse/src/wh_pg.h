@@ -20,5 +20,13 @@ double siox_wh_f64(const PGresult *res, int r, int col);
  * command's OK), else NULL with err set by siox_wh_failed. */
 PGresult *siox_wh_query(PGconn *c, const char *what, const char *sql, int n, const char *const *params, char *err,
                         size_t errlen);
+/* Runs sql with PQexec (so it may be several statements, e.g. a schema
+ * file); 0, or siox_wh_failed's -EIO with err set. */
+int siox_wh_exec(PGconn *c, const char *what, const char *sql, char *err, size_t errlen);
+
+/* The advisory lock that serializes schema migrations, wherever they run
+ * (a server's start, a shard's setup, the coordinator's build). */
+#define SIOX_WH_MIGRATE_LOCK "SELECT pg_advisory_lock(5105290)"
+#define SIOX_WH_MIGRATE_UNLOCK "SELECT pg_advisory_unlock(5105290)"
 
 #endif

@@ -10,15 +10,13 @@
 #include "siox/siox_wh.h"
 #include "wh_pg.h"
 
-#define MIGRATE_LOCK "SELECT pg_advisory_lock(5105290)"
-#define MIGRATE_UNLOCK "SELECT pg_advisory_unlock(5105290)"
 
 int siox_wh_shard_setup(PGconn *c, int k, int n, char *err, size_t errlen) {
   if (k < 1 || n < k || n > SIOX_WH_SHARDS_MAX) {
     snprintf(err, errlen, "shard %d/%d: need 1 <= K <= N <= %d", k, n, SIOX_WH_SHARDS_MAX);
     return -EINVAL;
   }
-  PGresult *r = siox_wh_query(c, "taking the migration lock", MIGRATE_LOCK, 0, NULL, err, errlen);
+  PGresult *r = siox_wh_query(c, "taking the migration lock", SIOX_WH_MIGRATE_LOCK, 0, NULL, err, errlen);
   if (!r) return -EIO;
   PQclear(r);
   char ks[16], ns[16];
@@ -28,6 +26,6 @@ int siox_wh_shard_setup(PGconn *c, int k, int n, char *err, size_t errlen) {
   r = siox_wh_query(c, "making this warehouse a shard", "SELECT siox_shard_setup($1, $2)", 2, p, err, errlen);
   int rc = r ? 0 : -EIO;
   PQclear(r);
-  PQclear(PQexec(c, MIGRATE_UNLOCK));
+  PQclear(PQexec(c, SIOX_WH_MIGRATE_UNLOCK));
   return rc;
 }
