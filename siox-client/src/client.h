@@ -159,6 +159,7 @@ static inline struct siox__thread *siox__thread_get(void) {
  * which makes it. Keeps errno. */
 SIOX_HIDDEN extern _Atomic int siox__fd_wanted;
 SIOX_HIDDEN void siox__fd_assist(void) __attribute__((cold));
+SIOX_HIDDEN void siox__fd_after_fork_child(void);
 
 /* The ring of t may be half full: refreshes t->tail_cache and, when it is,
  * wakes the flusher once (until the flusher has visited t). Keeps errno. */
@@ -260,9 +261,12 @@ SIOX_HIDDEN size_t siox__identity_args(char *buf, size_t cap);
 /* ---- conn.c ---- */
 /* own_fd.c: the library's descriptors, moved high and guarded from the
  * application's close/dup2 (siox_internal_owns_fd). */
-enum { SIOX__FD_SOCKET, SIOX__FD_WAKE, SIOX__FD_SLOTS };
+/* SIOX__FD_OFFER: a connected socket an application thread made and the
+ * flusher has not taken yet (conn.c). */
+enum { SIOX__FD_SOCKET, SIOX__FD_WAKE, SIOX__FD_OFFER, SIOX__FD_SLOTS };
 SIOX_HIDDEN int siox__own_fd_take(int slot, int fd);
 SIOX_HIDDEN void siox__own_fd_drop(int slot);
+SIOX_HIDDEN void siox__own_fd_set(int slot, int fd); /* fd, already high, now guarded as slot */
 
 SIOX_HIDDEN int siox__conn_connected(void);
 /* may_open: the caller is an application thread, which may make the socket

@@ -123,16 +123,17 @@ void siox__conn_close(void) {
   atomic_store(&connected, 0);
 }
 
-static int open_socket(void) {
+/* A connected socket, high and guarded as slot (own_fd.c), or -errno. */
+static int open_socket(int slot) {
   struct sockaddr_un sa = {.sun_family = AF_UNIX};
   memcpy(sa.sun_path, siox__cfg.socket_path, sizeof sa.sun_path);
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return -errno;
-  fd = siox__own_fd_take(SIOX__FD_SOCKET, fd); /* high, and guarded (own_fd.c) */
+  fd = siox__own_fd_take(slot, fd);
   /* A unix connect either completes at once or fails (EAGAIN: backlog full). */
   if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
     int err = errno;
-    siox__own_fd_drop(SIOX__FD_SOCKET);
+    siox__own_fd_drop(slot);
     close(fd);
     return -err;
   }
@@ -144,8 +145,11 @@ static int open_socket(void) {
  * and the flusher asks again RETRY_NS later. */
 void siox__conn_offer(void) {
   if (atomic_load(&connected) || atomic_load(&offered) >= 0) return;
-  int fd = open_socket();
-  if (fd >= 0) atomic_store(&offered, fd);
+  int fd = open_socket(SIOX__FD_OFFER), none = -1;
+  if (fd >= 0 && !atomic_compare_exchange_strong(&offered, &none, fd)) { /* another offer won */
+    siox__own_fd_drop(SIOX__FD_OFFER);
+    close(fd);
+  }
 }
 
 /* A socket for a new connection: the one offered, else (may_open) a new
@@ -153,7 +157,11 @@ void siox__conn_offer(void) {
  * or a negative errno. */
 static int new_socket(int force, int may_open) {
   int fd = atomic_exchange(&offered, -1);
-  if (fd >= 0) return fd;
+  if (fd >= 0) {
+    siox__own_fd_set(SIOX__FD_SOCKET, fd); /* guarded as the connection from now on */
+    siox__own_fd_drop(SIOX__FD_OFFER);
+    return fd;
+  }
   int64_t now = mono_ns();
   if (!force && now - last_try < RETRY_NS) return -EAGAIN;
   last_try = now;
@@ -162,7 +170,7 @@ static int new_socket(int force, int may_open) {
     return -EAGAIN;
   }
   siox__identity_prepare();
-  return open_socket();
+  return open_socket(SIOX__FD_SOCKET);
 }
 
 /* Connects unless connected or a try was made less than RETRY_NS ago
@@ -226,6 +234,7 @@ void siox__conn_after_fork_child(void) {
   siox__own_fd_drop(SIOX__FD_SOCKET);
   if (sock >= 0) close(sock);
   int o = atomic_exchange(&offered, -1);
+  siox__own_fd_drop(SIOX__FD_OFFER);
   if (o >= 0) close(o);
   sock = -1;
   slen = ssent = 0;

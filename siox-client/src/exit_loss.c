@@ -42,21 +42,29 @@ uint64_t siox__dropped_exit(void) {
   return atomic_load(&dropped_exit);
 }
 
-/* Activities still in the rings (the flusher has stopped). */
-static uint64_t ring_leftovers(void) {
+/* Activities still in the rings (the flusher has stopped). discard: they
+ * are given up, the tails moved past them, so that what is counted lost
+ * here is never shipped too (an exec that fails goes on recording and
+ * flushing). */
+static uint64_t leftovers(int discard) {
   uint64_t k = 0;
   pthread_mutex_lock(&siox__threads_lock);
   for (struct siox__thread *t = siox__threads; t; t = t->next) {
-    uint64_t end = atomic_load_explicit(&t->pub_head, memory_order_acquire);
-    for (uint64_t r = atomic_load(&t->tail); r < end;) {
+    uint64_t end = atomic_load_explicit(&t->pub_head, memory_order_acquire), r = atomic_load(&t->tail);
+    for (; r < end;) {
       const struct siox_cw_rec_hdr *h = (const void *)(t->buf + (r & t->mask));
       if (h->words == 0) break;
       k += h->type == SIOX_REC_ACTIVITY;
       r += (uint64_t)h->words * 8;
     }
+    if (discard) atomic_store(&t->tail, r);
   }
   pthread_mutex_unlock(&siox__threads_lock);
   return k;
+}
+
+static uint64_t ring_leftovers(void) {
+  return leftovers(0);
 }
 
 static int put_frame2(int fd, uint16_t type, const void *a, uint32_t alen, const void *b, uint32_t blen) {
@@ -153,7 +161,7 @@ static int write_loss_file(void) {
   int rc = fd < 0 ? -1 : put_frame(fd, SIOX_CW_HELLO, hello, hlen);
   if (rc == 0) (void)spill(fd); /* a partial spill is fine: the rest is counted */
   /* Whatever is still held or in the rings now is lost. */
-  atomic_fetch_add(&dropped_exit, siox__retain_activities() + ring_leftovers());
+  atomic_fetch_add(&dropped_exit, siox__retain_activities() + leftovers(1));
   siox__retain_clear();
   struct siox_cw_stats st;
   siox__stats_sum(&st.activities, &st.records, &st.dropped);
@@ -189,7 +197,8 @@ void siox__exit_account(int delivered) {
   siox__conn_close(); /* what was not acknowledged moves to the held frames */
   int err = errno;    /* an exit path the application may still look at */
   if (write_loss_file() < 0) {
-    atomic_fetch_add(&dropped_exit, siox__retain_activities() + ring_leftovers());
+    /* Only what write_loss_file has not counted (and given up) already. */
+    atomic_fetch_add(&dropped_exit, siox__retain_activities() + leftovers(1));
     siox__retain_clear();
   }
   errno = err;

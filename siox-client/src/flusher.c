@@ -289,9 +289,9 @@ int siox__flusher_ensure(void) {
     pthread_condattr_destroy(&ca);
     if (atomic_load(&wake_fd) < 0) atomic_store(&wake_fd, wake_fd_open());
     /* The first connection is made here, on the application's thread: the
-     * flusher makes no descriptor (own_fd.c). */
-    siox__identity_prepare();
-    siox__conn_offer();
+     * flusher makes no descriptor (own_fd.c). Through siox__fd_assist, so
+     * that no other thread makes one at the same time. */
+    siox__fd_assist();
     /* The flusher blocks every signal: the application's handlers must run
      * on the application's threads. */
     sigset_t all, old;
@@ -311,7 +311,7 @@ int siox__flusher_ensure(void) {
  * for meanwhile: the caller may be the only application thread left to
  * make a socket for a restarted daemon. */
 int siox__flusher_flush(unsigned timeout_ms) {
-  if (!siox__conn_connected()) siox__fd_assist(); /* a daemon that came since */
+  if (!siox__conn_connected()) siox__fd_assist(); /* a daemon that came since: try now, not in a second */
   struct timespec dl;
   clock_gettime(CLOCK_MONOTONIC, &dl);
   int64_t end = (int64_t)dl.tv_sec * 1000000000 + dl.tv_nsec + (int64_t)timeout_ms * 1000000;

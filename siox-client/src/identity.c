@@ -36,6 +36,10 @@ void siox__identity_init(void) {
   }
   if (nonce == 0) nonce = 1;
   siox__clock_pair(&tsc0, &ns0);
+  /* A fork child whose parent was reading them (another thread, gone in
+   * the child) reads them again. */
+  int reading = 1;
+  atomic_compare_exchange_strong(&prepared, &reading, 0);
 }
 
 /* Reads /proc/self/cmdline into buf, NULs turned into spaces. */

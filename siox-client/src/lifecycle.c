@@ -76,6 +76,7 @@ static void fork_child(void) {
   siox__detached_after_fork_child();
   siox__conn_after_fork_child();
   siox__flusher_after_fork_child();
+  siox__fd_after_fork_child();
   siox__identity_init(); /* new nonce: the child is a new process */
   siox__in_lib--;
 }

@@ -41,9 +41,10 @@ _Static_assert(SIOX__FD_SLOTS <= SIOX_INTERNAL_OWN_FDS_MAX, "room in siox_intern
 #define PARK_TOP 4096
 #define PARK_GAP 32 /* numbers left free below the soft limit */
 
-static _Atomic int own[SIOX__FD_SLOTS] = {-1, -1};
+static _Atomic int own[SIOX__FD_SLOTS] = {-1, -1, -1};
 
 _Atomic int siox__fd_wanted;
+static _Atomic int assisting; /* a thread is in siox__fd_assist */
 
 /* The lowest number a library descriptor is moved to. */
 static int park_floor(void) {
@@ -68,6 +69,10 @@ int siox__own_fd_take(int slot, int fd) {
   }
   atomic_store(&own[slot], fd);
   return fd;
+}
+
+void siox__own_fd_set(int slot, int fd) {
+  atomic_store(&own[slot], fd);
 }
 
 /* The descriptor of slot is about to be closed by the library. */
@@ -99,8 +104,7 @@ int siox_internal_own_fds(int *fds) {
  * signal handler may come here; a thread that finds another (or itself,
  * interrupted) at work leaves it to that one. */
 void siox__fd_assist(void) {
-  static _Atomic int busy;
-  if (atomic_exchange(&busy, 1)) return;
+  if (atomic_exchange(&assisting, 1)) return;
   atomic_store(&siox__fd_wanted, 0); /* first: a request made meanwhile stays */
   int err = errno;
   siox__in_lib++; /* the wrappers of close/fcntl must not trace these */
@@ -109,5 +113,12 @@ void siox__fd_assist(void) {
   siox__flusher_assist();
   siox__in_lib--;
   errno = err;
-  atomic_store(&busy, 0);
+  atomic_store(&assisting, 0);
+}
+
+/* The child of fork() has only the forking thread: a flag another thread
+ * held at the fork would never be lowered. */
+void siox__fd_after_fork_child(void) {
+  atomic_store(&assisting, 0);
+  atomic_store(&siox__fd_wanted, 0);
 }
