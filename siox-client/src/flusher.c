@@ -20,9 +20,16 @@
 #define POPULATE_AHEAD (1u << 20) /* ring bytes faulted in ahead of the owner */
 
 static pthread_mutex_t fl_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Held by the flusher thread for each cycle, and by fork()'s prepare
+ * handler: the child is never forked while the flusher is mid-cycle, inside
+ * the allocator (GCC 12's ASan allocator has no fork handlers, so the
+ * child would deadlock in its first malloc) or with a frame half built.
+ * Taken before fl_lock and siox__threads_lock, never while holding them. */
+static pthread_mutex_t cycle_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t fl_cond;
 static pthread_t fl_thread;
 static int running, stopping, started;
+static int entered; /* the thread runs flusher_main: past its start-up mallocs (fork_prepare) */
 static _Atomic int wake_fd = -1; /* read by wake() in any thread */
 static uint64_t flush_req, flush_done; /* under fl_lock */
 static int flush_rc;
@@ -239,13 +246,19 @@ static void wait_for_work(int timeout_ms) {
 static void *flusher_main(void *arg) {
   (void)arg;
   siox__in_lib = 1; /* everything this thread does is the library's own */
+  pthread_mutex_lock(&fl_lock);
+  entered = 1;
+  pthread_cond_broadcast(&fl_cond);
+  pthread_mutex_unlock(&fl_lock);
   for (;;) {
     pthread_mutex_lock(&fl_lock);
     int stop = stopping;
     uint64_t req = flush_req, done = flush_done;
     pthread_mutex_unlock(&fl_lock);
     if (stop) break;
+    pthread_mutex_lock(&cycle_lock);
     int timeout = cycle(req, done, 0);
+    pthread_mutex_unlock(&cycle_lock);
     if (timeout > 0) wait_for_work(timeout);
   }
   return NULL;
@@ -300,6 +313,7 @@ int siox__flusher_ensure(void) {
     rc = atomic_load(&wake_fd) < 0 ? -errno : -pthread_create(&fl_thread, NULL, flusher_main, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     running = rc == 0;
+    entered = 0;
     started |= running;
     stopping = 0;
   }
@@ -402,22 +416,28 @@ void siox__flusher_assist(void) {
   wake();
 }
 
+/* Also waits for a flusher thread still starting: the thread library
+ * allocates on its side of pthread_create too. */
 void siox__flusher_fork_prepare(void) {
+  pthread_mutex_lock(&cycle_lock);
   pthread_mutex_lock(&fl_lock);
+  while (running && !entered) pthread_cond_wait(&fl_cond, &fl_lock);
 }
 
 void siox__flusher_fork_parent(void) {
   pthread_mutex_unlock(&fl_lock);
+  pthread_mutex_unlock(&cycle_lock);
 }
 
 /* No thread survives fork() but the caller: the child starts its own flusher
  * on its next SIOX call, with its own wake-up fd. */
 void siox__flusher_after_fork_child(void) {
   pthread_mutex_init(&fl_lock, NULL);
+  pthread_mutex_init(&cycle_lock, NULL);
   siox__own_fd_drop(SIOX__FD_WAKE);
   if (atomic_load(&wake_fd) >= 0) close(atomic_load(&wake_fd));
   atomic_store(&wake_fd, -1);
-  running = stopping = started = 0;
+  running = stopping = started = entered = 0;
   flush_req = flush_done = filled_req = 0;
   backlog = 0;
   flush_rc = 0;

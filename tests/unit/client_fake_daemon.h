@@ -66,6 +66,11 @@ struct fake_daemon {
  * caller stops and frees it with fake_daemon_stop(). */
 struct fake_daemon *fake_daemon_start(const char *path);
 void fake_daemon_stop(struct fake_daemon *d);
+/* Holds the fake daemon between two of its polls, in no malloc: around a
+ * fork(), since GCC 12's ASan allocator has no fork handlers and a child
+ * forked while another thread holds its lock deadlocks. */
+void fake_daemon_hold(struct fake_daemon *d);
+void fake_daemon_release(struct fake_daemon *d);
 /* Waits (up to timeout_ms) until at least n activities have arrived;
  * returns the number that arrived. */
 size_t fake_daemon_wait(struct fake_daemon *d, size_t n, unsigned timeout_ms);
