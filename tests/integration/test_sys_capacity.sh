@@ -103,6 +103,7 @@ LD_PRELOAD=$ASAN_RT SIOX_JOB_ID="$JOB-replay" "$SIOX_CLI" run --layers posix,mpi
 t1=$(date +%s%N)
 wait_finalized "$JOB-replay" 4
 wait_links
+wait_settled # the bricks' writev come from glusterfsd, not the finalized ranks
 sql "SELECT n.hwid, sum(a.attr_vals[array_position(a.attr_ids, (SELECT id FROM ontology WHERE name = 'io/bytes'))])
        FROM activities a JOIN nodes n USING (node_id) JOIN activity_types t USING (type_id)
       WHERE n.swid = 'GlusterFS-brick' AND t.name = 'writev' AND a.err = 0
