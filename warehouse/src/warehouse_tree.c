@@ -18,7 +18,11 @@
  * Each level looks its children up by index (LATERAL, the two halves of
  * causal_edges spelled out): joining the view instead let the planner hash
  * the whole warehouse once per level (seconds at 200k activities), and
- * row-level security's per-row test made that worse for users. */
+ * row-level security's per-row test made that worse for users. The rows
+ * are then fetched by "aid = ANY (the tree's aids)", which a coordinator
+ * sends to each shard (postgres_fdw pushes the array down as a parameter);
+ * the plain join made it pull every shard's whole activities table, its
+ * estimate of the recursive CTE being too large for a nested loop. */
 static const char tree_sql[] =
     "WITH RECURSIVE t(aid, parent_aid, kind, confidence, flags, depth) AS ("
     "  SELECT $1::bigint, NULL::bigint, 'root'::text, 1.0::real, ''::text, 0"
@@ -38,7 +42,7 @@ static const char tree_sql[] =
     "SELECT u.aid, u.parent_aid, u.kind, u.confidence, u.flags,"
     "       a.proc_id, a.node_id, a.start_ns, a.end_ns, a.err,"
     "       n.hwid, n.swid, n.iid, ty.name, p.host, p.job, p.pid"
-    "  FROM u JOIN activities a ON a.aid = u.aid"
+    "  FROM u JOIN activities a ON a.aid = u.aid AND a.aid = ANY (ARRAY(SELECT aid FROM u))"
     "  JOIN activity_types ty ON ty.type_id = a.type_id"
     "  JOIN nodes n ON n.node_id = a.node_id"
     "  LEFT JOIN processes p ON p.proc_id = a.proc_id";

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Queries through the coordinator against the same queries on one shard
+# directly (issue 15 §2, bench): a 3-shard site (scripts/siox-site: 3
+# siox-servers with --shard K/3, each on its private PostgreSQL, and the
+# coordinator's postgres_fdw partitions over them) holding ACTIVITIES in
+# all. Prints, medians over ROUNDS interleaved rounds (coordinator and
+# direct alternate which goes first):
+#   coordinator_top_ms        `siox top -n 20 --json` through the coordinator
+#                             (the whole site)
+#   direct_shard_top_ms       the same on shard 1's own database (a third of
+#                             the site's activities)
+#   coordinator_top_ratio     the first over the second
+#   coordinator_tree_ms       `siox graph AID --json` through the coordinator,
+#                             for CALLS sampled roots (POSIX writes) of shard 1
+#   direct_shard_tree_ms      the same calls on shard 1 directly
+#   coordinator_tree_ratio
+#   coordinator_site_activities
+# Each figure is the whole command as a user runs it (process start,
+# connection, queries, JSON). The direct figures read a third of the data,
+# so a ratio near 1 means the coordinator adds little beyond the fan-out.
+#
+# How the site is filled (about 15 min for 10M on the loaded 2-core
+# machine): per shard, bench_blame_fill pushes its GlusterFS-like template
+# (see its header: real Batch frames, MUNGE Hellos, the shard's own ingest
+# and matcher), then SQL copies the template in time on that shard, each
+# copy new processes drawn from the shard's own id range (as
+# bench_blame_latency.sh does for one warehouse), then ANALYZE.
+# usage: bench_coordinator.sh BUILD_DIR [ACTIVITIES] [ROUNDS] [CALLS]
+B=$(cd "$1" && pwd)
+WANT=${2:-${COORD_ACTIVITIES:-10000000}}
+ROUNDS=${3:-5}
+CALLS=${4:-10}
+top=$(cd "$(dirname "$0")/.." && pwd)
+export SIOX_SERVER=$B/siox-server/siox-server SIOX_CLI=$B/siox-cli/siox
+. "$top/tests/integration/lib.sh"
+SHARDS=3 JOBS=8 WRITES=1500 SPAN_NS=60000000000
+SITE=$T/site
+trap '"$top/scripts/siox-site" stop --dir "$SITE" >/dev/null 2>&1; cleanup' EXIT
+
+shard_sql() { env -u LD_PRELOAD psql "$(cat "$SITE/shard$1/conninfo")" -v ON_ERROR_STOP=1 -Atqc "$2"; }
+
+# copy_in_time K COPIES: the template of shard K copied COPIES times.
+copy_in_time() {
+  local k=$1 copies=$2 pmin pmax span
+  read -r pmin pmax < <(shard_sql "$k" "SELECT min(proc_id), max(proc_id) FROM processes" | tr '|' ' ')
+  span=$((pmax - pmin + 1))
+  shard_sql "$k" "INSERT INTO processes (proc_id, daemon_id, host, pid, uid, nonce, exe, args, job, first_seen)
+       SELECT p.proc_id + c * $span, p.daemon_id, p.host, p.pid, p.uid, p.nonce + c * 100000, p.exe, p.args,
+              CASE WHEN p.job = '' THEN '' ELSE p.job || '.s$k.c' || c END, p.first_seen
+         FROM processes p, generate_series(1, $copies) c WHERE p.proc_id <= $pmax;
+       SELECT setval(pg_get_serial_sequence('processes', 'proc_id'), $pmax + $span * $copies)" >/dev/null
+  local shift="(c::bigint * $span << 32)" c0 c1
+  for c0 in $(seq 1 8 "$copies"); do
+    c1=$((c0 + 7 > copies ? copies : c0 + 7))
+    shard_sql "$k" "INSERT INTO activities (aid, proc_id, parent_aid, node_id, type_id, start_ns, end_ns, err,
+                                 attr_ids, attr_vals, real_ids, real_vals)
+         SELECT a.aid + $shift, a.proc_id + c * $span, a.parent_aid + $shift, a.node_id, a.type_id,
+                a.start_ns + c * $SPAN_NS, a.end_ns + c * $SPAN_NS, a.err, a.attr_ids, a.attr_vals, a.real_ids, a.real_vals
+           FROM activities a, generate_series($c0, $c1) c WHERE a.proc_id <= $pmax ORDER BY c, a.ctid;
+         INSERT INTO activity_text_attrs (aid, attr_id, value)
+         SELECT t.aid + $shift, t.attr_id, t.value FROM activity_text_attrs t, generate_series($c0, $c1) c
+          WHERE t.aid >> 32 <= $pmax;
+         INSERT INTO causal_links (parent_aid, child_aid, confidence, overlap_bytes, flags)
+         SELECT l.parent_aid + $shift, l.child_aid + $shift, l.confidence, l.overlap_bytes, l.flags
+           FROM causal_links l, generate_series($c0, $c1) c WHERE l.child_aid >> 32 <= $pmax" >/dev/null
+  done
+  shard_sql "$k" "ANALYZE" >/dev/null
+}
+
+# fill_shard K PORT: the template through shard K's server, then its copies.
+fill_shard() {
+  local k=$1 port=$2 n got=0
+  n=$("$B/bench/bench_blame_fill" "$port" "$MUNGE_SOCK" "$JOBS" "$WRITES") || fail "bench_blame_fill (shard $k) failed"
+  for _ in $(seq 3000); do
+    got=$(shard_sql "$k" "SELECT count(*) FROM activities")
+    [ "$got" -ge "$n" ] && break
+    sleep 0.2
+  done
+  [ "$got" -ge "$n" ] || fail "shard $k stored $got of the $n activities sent"
+  for _ in $(seq 1200); do
+    [ "$(shard_sql "$k" "SELECT ((SELECT watermark FROM match_state) >= (SELECT max(rc_id) FROM remote_calls))::int")" = 1 ] && break
+    sleep 0.5
+  done
+  local copies=$(((WANT / SHARDS + n - 1) / n - 1))
+  echo "# shard $k: template $n activities, $copies copies" >&2
+  if [ "$copies" -gt 0 ]; then copy_in_time "$k" "$copies"; fi
+}
+
+t0=$(date +%s)
+start_munged
+"$top/scripts/siox-site" start --dir "$SITE" --shards $SHARDS --build "$B" -- --no-analyze --match-ms 200 >&2 ||
+  fail "the site did not start"
+IFS=, read -r -a SERVERS <"$SITE/servers"
+for k in $(seq $SHARDS); do fill_shard "$k" "${SERVERS[$((k - 1))]##*:}"; done
+n=$(env -u LD_PRELOAD psql "$(cat "$SITE/coord/conninfo")" -Atqc "SELECT count(*) FROM activities") ||
+  fail "the coordinator does not answer"
+echo "# site: $n activities, filled in $(($(date +%s) - t0)) s" >&2
+
+mapfile -t AIDS < <(shard_sql 1 "
+  SELECT a.aid FROM activities a TABLESAMPLE SYSTEM (5) REPEATABLE ($RANDOM) JOIN nodes n USING (node_id)
+   WHERE a.parent_aid IS NULL AND n.swid = 'POSIX' ORDER BY random() LIMIT $CALLS")
+[ "${#AIDS[@]}" -gt 0 ] || fail "no POSIX roots on shard 1 to draw"
+
+# timed OUTVAR DIR ARGS...: ms of one `siox --data-dir DIR ARGS`.
+timed() {
+  local -n out=$1
+  local dir=$2 t
+  shift 2
+  t=$(date +%s%N)
+  "$SIOX_CLI" --data-dir "$dir" "$@" >"$T/q.json" 2>"$T/q.err" || fail "siox $* on $dir: $(cat "$T/q.err")"
+  out+=($((($(date +%s%N) - t) / 1000000)))
+}
+CT=() DT=() CG=() DG=()
+for r in $(seq "$ROUNDS"); do
+  if [ $((r % 2)) = 1 ]; then
+    timed CT "$SITE/coord" top -n 20 --json; timed DT "$SITE/shard1" top -n 20 --json
+  else
+    timed DT "$SITE/shard1" top -n 20 --json; timed CT "$SITE/coord" top -n 20 --json
+  fi
+  for aid in "${AIDS[@]}"; do
+    if [ $((r % 2)) = 1 ]; then
+      timed CG "$SITE/coord" graph "$aid" --json; timed DG "$SITE/shard1" graph "$aid" --json
+    else
+      timed DG "$SITE/shard1" graph "$aid" --json; timed CG "$SITE/coord" graph "$aid" --json
+    fi
+  done
+  echo "# round $r: top ${CT[-1]} / ${DT[-1]} ms, last graph ${CG[-1]} / ${DG[-1]} ms" >&2
+done
+med() { printf '%s\n' "$@" | sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+ct=$(med "${CT[@]}") dt=$(med "${DT[@]}") cg=$(med "${CG[@]}") dg=$(med "${DG[@]}")
+echo "coordinator_top_ms $ct ms"
+echo "direct_shard_top_ms $dt ms"
+echo "coordinator_top_ratio $(awk -v a="$ct" -v b="$dt" 'BEGIN {printf "%.2f", a / b}') x"
+echo "coordinator_tree_ms $cg ms"
+echo "direct_shard_tree_ms $dg ms"
+echo "coordinator_tree_ratio $(awk -v a="$cg" -v b="$dg" 'BEGIN {printf "%.2f", a / b}') x"
+echo "coordinator_site_activities $n count"
