@@ -14,8 +14,8 @@
 #include <siox/siox_wh.h>
 
 #include "blame.h"
-#include "blame_collective.h"
 #include "blame_job.h"
+#include "blame_sibling.h"
 #include "blame_unlinked.h"
 #include "blame_wait.h"
 #include "blame_wait_report.h"
@@ -759,27 +759,13 @@ struct call {
   struct siox_unlinked u; /* the call's time no linked component covers */
 };
 
-/* The call's waits in collectives charged to its resource (README.md
- * "Collective calls", waiting in a collective): only needed when a fault
- * or transient may be withdrawn for unlinked time. */
-#define MAX_WAITING_COLLECTIVES 16
-static int collective_waits(PGconn *c, const struct call *k, int64_t *ns) {
-  const struct siox_blame_wait *w = &k->w;
-  if (!w->resource || (w->v.cls != SIOX_CLASS_FAULT && w->v.cls != SIOX_CLASS_TRANSIENT)) return SIOX_EXIT_OK;
-  const struct siox_act *coll[MAX_WAITING_COLLECTIVES];
-  size_t n = siox_collective_waits(k->b.path[0], coll, MAX_WAITING_COLLECTIVES);
-  for (size_t i = 0; i < n; i++) {
-    struct siox_sibling *s = NULL;
-    size_t ns_n = 0;
-    char err[2048];
-    if (siox_wh_siblings(c, coll[i]->aid, &s, &ns_n, err, sizeof(err)) != 0) {
-      fprintf(stderr, "siox: %s\n", err);
-      return SIOX_EXIT_FAIL;
-    }
-    *ns += siox_collective_wait_ns(coll[i], s, ns_n, w->served.s, w->served.n, &k->u);
-    free(s);
-  }
-  return SIOX_EXIT_OK;
+/* The call's unlinked time, and whether it withdraws the verdict
+ * (blame_sibling.h: the waits in collectives charged to the resource). */
+static int unlinked(PGconn *c, struct call *k) {
+  char err[2048];
+  if (siox_blame_unlinked_run(c, &k->b, &k->w, &k->u, err, sizeof(err)) == 0) return SIOX_EXIT_OK;
+  fprintf(stderr, "siox: %s\n", err);
+  return SIOX_EXIT_FAIL;
 }
 
 static int blame_one(PGconn *c, const struct blame_args *a, int64_t aid, struct call *k) {
@@ -792,13 +778,7 @@ static int blame_one(PGconn *c, const struct blame_args *a, int64_t aid, struct 
   if (rc == SIOX_EXIT_OK) rc = siox_blame_walk(k->t, &rule, &k->b) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
   if (rc == SIOX_EXIT_OK) rc = judge(a, &k->b, &k->f);
   if (rc == SIOX_EXIT_OK) rc = charge(c, &k->b, &k->f, &k->w, &k->v);
-  if (rc == SIOX_EXIT_OK && siox_unlinked_find(k->b.path[0], &k->u) != 0) {
-    fprintf(stderr, "siox: out of memory\n");
-    rc = SIOX_EXIT_FAIL;
-  }
-  int64_t waited = 0;
-  if (rc == SIOX_EXIT_OK) rc = collective_waits(c, k, &waited);
-  if (rc == SIOX_EXIT_OK) siox_blame_wait_unlinked(&k->w, &k->u, waited);
+  if (rc == SIOX_EXIT_OK) rc = unlinked(c, k);
   return rc;
 }
 
@@ -810,40 +790,25 @@ static void call_release(struct call *k) {
   siox_tree_destroy(k->t);
 }
 
-/* The sibling a collective call on k's path waited for, or 0 (none, or
- * the call reached a shared resource itself: its own evidence stands). */
-static int sibling_of(PGconn *c, const struct call *k, const struct siox_act **coll, int64_t *aid, int32_t *pid) {
-  struct siox_sibling *s = NULL;
-  size_t n = 0;
-  char err[2048];
-  *aid = 0;
-  if (k->w.resource || !(*coll = siox_collective_on_path(&k->b))) return SIOX_EXIT_OK;
-  if (siox_wh_siblings(c, (*coll)->aid, &s, &n, err, sizeof(err)) != 0) {
-    fprintf(stderr, "siox: %s\n", err);
-    return SIOX_EXIT_FAIL;
-  }
-  long i = siox_collective_pick(*coll, s, n);
-  if (i >= 0) {
-    *aid = s[i].aid;
-    *pid = s[i].pid;
-  }
-  free(s);
-  return SIOX_EXIT_OK;
-}
-
 /* Blames aid; when its collective call waited for another rank's I/O that
  * no link ties to it, blames that rank's call instead and says so. */
 static int blame_call(PGconn *c, const struct blame_args *a, int64_t aid, struct call *k) {
-  const struct siox_act *coll = NULL;
+  struct siox_blame_sibling sib;
   struct via via = {.used = true};
+  char err[2048];
   int rc = blame_one(c, a, aid, k);
-  if (rc == SIOX_EXIT_OK) rc = sibling_of(c, k, &coll, &via.sibling_aid, &via.sibling_pid);
-  if (rc != SIOX_EXIT_OK || via.sibling_aid == 0) return rc;
+  if (rc == SIOX_EXIT_OK && siox_blame_sibling_find(c, &k->b, &k->w, &sib, err, sizeof(err)) != 0) {
+    fprintf(stderr, "siox: %s\n", err);
+    rc = SIOX_EXIT_FAIL;
+  }
+  if (rc != SIOX_EXIT_OK || sib.aid == 0) return rc;
+  via.sibling_aid = sib.aid;
+  via.sibling_pid = sib.pid;
   via.root_aid = k->b.path[0]->aid;
   via.root_ns = k->b.path[0]->inclusive_ns;
-  via.coll_aid = coll->aid;
+  via.coll_aid = sib.coll->aid;
   snprintf(via.root_name, sizeof(via.root_name), "%s", k->b.path[0]->name);
-  snprintf(via.coll_name, sizeof(via.coll_name), "%s", coll->name);
+  snprintf(via.coll_name, sizeof(via.coll_name), "%s", sib.coll->name);
   call_release(k);
   rc = blame_one(c, a, via.sibling_aid, k);
   k->via = via;
