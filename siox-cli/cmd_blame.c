@@ -1,8 +1,10 @@
 /*
  * `siox blame AID`: why was this call slow? Loads the call's causal tree,
- * lets blame.c pick the suspect on the critical path, fetches its peers
- * from the warehouse (same layer and operation, other nodes, same job and
- * time window) and says, with the evidence, whether it stands out.
+ * lets the warehouse library pick the suspect on the critical path
+ * (blame.c), judge it against its peers (blame_peers.c: same layer and
+ * operation, other nodes, same job and time window), find what it waited
+ * for (blame_wait.c, blame_sibling.c) and sum a job (blame_job.c); this
+ * file runs those steps in order and presents what they computed.
  */
 #include <errno.h>
 #include <inttypes.h>
