@@ -1,8 +1,10 @@
 /*
  * `siox blame AID`: why was this call slow? Loads the call's causal tree,
- * lets blame.c pick the suspect on the critical path, fetches its peers
- * from the warehouse (same layer and operation, other nodes, same job and
- * time window) and says, with the evidence, whether it stands out.
+ * lets the warehouse library pick the suspect on the critical path
+ * (blame.c), judge it against its peers (blame_peers.c: same layer and
+ * operation, other nodes, same job and time window), find what it waited
+ * for (blame_wait.c, blame_sibling.c) and sum a job (blame_job.c); this
+ * file runs those steps in order and presents what they computed.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,8 +16,9 @@
 #include <siox/siox_wh.h>
 
 #include "blame.h"
-#include "blame_collective.h"
 #include "blame_job.h"
+#include "blame_peers.h"
+#include "blame_sibling.h"
 #include "blame_unlinked.h"
 #include "blame_wait.h"
 #include "blame_wait_report.h"
@@ -620,59 +623,16 @@ static json_object *blame_json(const struct siox_blame *b, const struct siox_bla
 
 /* ---- run -------------------------------------------------------------- */
 
-/* The peer samples of each kind blame asks for, fetched once and kept until
- * the report is printed (the verdict's peer names point into them). */
-struct kind_set {
-  const char *swid, *name; /* borrowed from the tree */
-  struct siox_peer_set set;
-};
-struct fetch_ctx {
-  PGconn *c;
-  struct siox_peer_query q; /* job and window; swid/name per kind */
-  struct kind_set *kinds;   /* owned; freed by fetch_release */
-  size_t n, cap;
-};
-
-static int fetch(void *vctx, const struct siox_act *x, const struct siox_blame_sample **s, size_t *n) {
-  struct fetch_ctx *f = vctx;
-  char err[2048] = "out of memory";
-  size_t i = 0;
-  while (i < f->n && (strcmp(f->kinds[i].swid, x->swid) != 0 || strcmp(f->kinds[i].name, x->name) != 0)) i++;
-  if (i == f->n) {
-    if (f->n == f->cap) {
-      size_t cap = f->cap ? 2 * f->cap : 8;
-      struct kind_set *k = realloc(f->kinds, cap * sizeof(*k));
-      if (!k) return -ENOMEM;
-      f->kinds = k;
-      f->cap = cap;
-    }
-    struct siox_peer_query q = f->q;
-    q.swid = x->swid;
-    q.name = x->name;
-    q.mid_ns = x->start_ns;
-    f->kinds[i] = (struct kind_set){.swid = x->swid, .name = x->name};
-    int rc = siox_wh_peers(f->c, &q, &f->kinds[i].set, err, sizeof(err));
-    if (rc != 0) {
-      fprintf(stderr, "siox: %s\n", err);
-      return rc;
-    }
-    f->n++;
-  }
-  *s = f->kinds[i].set.s;
-  *n = f->kinds[i].set.n;
-  return 0;
+/* The library's peer fetch, saying why a query failed (blame_peers.h). */
+static int fetch(void *ctx, const struct siox_act *x, const struct siox_blame_sample **s, size_t *n) {
+  struct siox_blame_peers *p = ctx;
+  int rc = siox_blame_peers_fetch(p, x, s, n);
+  if (rc != 0 && p->err[0]) fprintf(stderr, "siox: %s\n", p->err);
+  return rc;
 }
 
-static void fetch_release(struct fetch_ctx *f) {
-  for (size_t i = 0; i < f->n; i++) siox_wh_peers_free(&f->kinds[i].set);
-  free(f->kinds);
-}
-
-static int judge(const struct blame_args *a, struct siox_blame *b, struct fetch_ctx *f) {
-  const struct siox_act *r = b->path[0];
-  int64_t margin = (int64_t)a->margin_s * 1000000000;
-  f->q = (struct siox_peer_query){.job = r->job, .call_aid = r->aid, .from_ns = r->start_ns - margin, .to_ns = r->end_ns + margin,
-                                  .limit = PEER_LIMIT};
+static int judge(PGconn *c, const struct blame_args *a, struct siox_blame *b, struct siox_blame_peers *f) {
+  siox_blame_peers_init(f, c, b->path[0], (int64_t)a->margin_s * 1000000000, PEER_LIMIT);
   int rc = siox_blame_find(b, fetch, f);
   if (rc == -ENOMEM) fprintf(stderr, "siox: out of memory\n");
   return rc == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
@@ -735,7 +695,7 @@ static void picture(struct siox_tree *t, const struct siox_blame *b, const struc
 }
 
 /* The waiting step, the baseline of the resource (else the suspect), the class. */
-static int charge(PGconn *c, struct siox_blame *b, struct fetch_ctx *f, struct siox_blame_wait *w,
+static int charge(PGconn *c, struct siox_blame *b, struct siox_blame_peers *f, struct siox_blame_wait *w,
                   struct baseline_verdict *v) {
   char err[2048];
   int rc = siox_blame_wait_run(c, b, fetch, f, w, err, sizeof(err));
@@ -753,33 +713,19 @@ struct call {
   struct siox_tree *t;
   struct siox_blame b;
   struct siox_blame_wait w;
-  struct fetch_ctx f;
+  struct siox_blame_peers f;
   struct baseline_verdict v;
   struct via via;
   struct siox_unlinked u; /* the call's time no linked component covers */
 };
 
-/* The call's waits in collectives charged to its resource (README.md
- * "Collective calls", waiting in a collective): only needed when a fault
- * or transient may be withdrawn for unlinked time. */
-#define MAX_WAITING_COLLECTIVES 16
-static int collective_waits(PGconn *c, const struct call *k, int64_t *ns) {
-  const struct siox_blame_wait *w = &k->w;
-  if (!w->resource || (w->v.cls != SIOX_CLASS_FAULT && w->v.cls != SIOX_CLASS_TRANSIENT)) return SIOX_EXIT_OK;
-  const struct siox_act *coll[MAX_WAITING_COLLECTIVES];
-  size_t n = siox_collective_waits(k->b.path[0], coll, MAX_WAITING_COLLECTIVES);
-  for (size_t i = 0; i < n; i++) {
-    struct siox_sibling *s = NULL;
-    size_t ns_n = 0;
-    char err[2048];
-    if (siox_wh_siblings(c, coll[i]->aid, &s, &ns_n, err, sizeof(err)) != 0) {
-      fprintf(stderr, "siox: %s\n", err);
-      return SIOX_EXIT_FAIL;
-    }
-    *ns += siox_collective_wait_ns(coll[i], s, ns_n, w->served.s, w->served.n, &k->u);
-    free(s);
-  }
-  return SIOX_EXIT_OK;
+/* The call's unlinked time, and whether it withdraws the verdict
+ * (blame_sibling.h: the waits in collectives charged to the resource). */
+static int unlinked(PGconn *c, struct call *k) {
+  char err[2048];
+  if (siox_blame_unlinked_run(c, &k->b, &k->w, &k->u, err, sizeof(err)) == 0) return SIOX_EXIT_OK;
+  fprintf(stderr, "siox: %s\n", err);
+  return SIOX_EXIT_FAIL;
 }
 
 static int blame_one(PGconn *c, const struct blame_args *a, int64_t aid, struct call *k) {
@@ -787,18 +733,11 @@ static int blame_one(PGconn *c, const struct blame_args *a, int64_t aid, struct 
   rule.ratio = a->ratio;
   rule.refit_kind = a->refit_kind;
   memset(k, 0, sizeof(*k));
-  k->f.c = c;
   int rc = siox_cli_load(c, aid, (int)a->depth, &k->t);
   if (rc == SIOX_EXIT_OK) rc = siox_blame_walk(k->t, &rule, &k->b) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
-  if (rc == SIOX_EXIT_OK) rc = judge(a, &k->b, &k->f);
+  if (rc == SIOX_EXIT_OK) rc = judge(c, a, &k->b, &k->f);
   if (rc == SIOX_EXIT_OK) rc = charge(c, &k->b, &k->f, &k->w, &k->v);
-  if (rc == SIOX_EXIT_OK && siox_unlinked_find(k->b.path[0], &k->u) != 0) {
-    fprintf(stderr, "siox: out of memory\n");
-    rc = SIOX_EXIT_FAIL;
-  }
-  int64_t waited = 0;
-  if (rc == SIOX_EXIT_OK) rc = collective_waits(c, k, &waited);
-  if (rc == SIOX_EXIT_OK) siox_blame_wait_unlinked(&k->w, &k->u, waited);
+  if (rc == SIOX_EXIT_OK) rc = unlinked(c, k);
   return rc;
 }
 
@@ -806,44 +745,29 @@ static void call_release(struct call *k) {
   siox_unlinked_release(&k->u);
   siox_blame_wait_release(&k->w);
   siox_blame_release(&k->b);
-  fetch_release(&k->f);
+  siox_blame_peers_release(&k->f);
   siox_tree_destroy(k->t);
-}
-
-/* The sibling a collective call on k's path waited for, or 0 (none, or
- * the call reached a shared resource itself: its own evidence stands). */
-static int sibling_of(PGconn *c, const struct call *k, const struct siox_act **coll, int64_t *aid, int32_t *pid) {
-  struct siox_sibling *s = NULL;
-  size_t n = 0;
-  char err[2048];
-  *aid = 0;
-  if (k->w.resource || !(*coll = siox_collective_on_path(&k->b))) return SIOX_EXIT_OK;
-  if (siox_wh_siblings(c, (*coll)->aid, &s, &n, err, sizeof(err)) != 0) {
-    fprintf(stderr, "siox: %s\n", err);
-    return SIOX_EXIT_FAIL;
-  }
-  long i = siox_collective_pick(*coll, s, n);
-  if (i >= 0) {
-    *aid = s[i].aid;
-    *pid = s[i].pid;
-  }
-  free(s);
-  return SIOX_EXIT_OK;
 }
 
 /* Blames aid; when its collective call waited for another rank's I/O that
  * no link ties to it, blames that rank's call instead and says so. */
 static int blame_call(PGconn *c, const struct blame_args *a, int64_t aid, struct call *k) {
-  const struct siox_act *coll = NULL;
+  struct siox_blame_sibling sib;
   struct via via = {.used = true};
+  char err[2048];
   int rc = blame_one(c, a, aid, k);
-  if (rc == SIOX_EXIT_OK) rc = sibling_of(c, k, &coll, &via.sibling_aid, &via.sibling_pid);
-  if (rc != SIOX_EXIT_OK || via.sibling_aid == 0) return rc;
+  if (rc == SIOX_EXIT_OK && siox_blame_sibling_find(c, &k->b, &k->w, &sib, err, sizeof(err)) != 0) {
+    fprintf(stderr, "siox: %s\n", err);
+    rc = SIOX_EXIT_FAIL;
+  }
+  if (rc != SIOX_EXIT_OK || sib.aid == 0) return rc;
+  via.sibling_aid = sib.aid;
+  via.sibling_pid = sib.pid;
   via.root_aid = k->b.path[0]->aid;
   via.root_ns = k->b.path[0]->inclusive_ns;
-  via.coll_aid = coll->aid;
+  via.coll_aid = sib.coll->aid;
   snprintf(via.root_name, sizeof(via.root_name), "%s", k->b.path[0]->name);
-  snprintf(via.coll_name, sizeof(via.coll_name), "%s", coll->name);
+  snprintf(via.coll_name, sizeof(via.coll_name), "%s", sib.coll->name);
   call_release(k);
   rc = blame_one(c, a, via.sibling_aid, k);
   k->via = via;
@@ -851,40 +775,6 @@ static int blame_call(PGconn *c, const struct blame_args *a, int64_t aid, struct
 }
 
 /* ---- job-level blame ---------------------------------------------------- */
-
-/* One call's attribution into the job's sums (README.md "Job-level blame"). */
-static int add_call(struct siox_job_blame *j, const struct call *k) {
-  const struct siox_blame_wait *w = &k->w;
-  const struct siox_act *r = k->b.path[0], *x = w->resource;
-  char node[512];
-  enum siox_class cls = w->v.cls;
-  int rc = 0;
-  j->calls++;
-  if (k->via.used && x) {
-    /* A waiting rank's call: all of it went to waiting for the sibling's
-     * I/O at the resource (the sibling's own call is counted on its own). */
-    j->total_ns += k->via.root_ns;
-    siox_fmt_node(x, node, sizeof(node));
-    return siox_job_charge(j, node, false, cls, k->via.root_aid, k->via.root_ns);
-  }
-  j->total_ns += r->inclusive_ns;
-  if (!x) { /* reached no shared resource: nothing to charge */
-    j->unexplained_ns += r->inclusive_ns;
-    return 0;
-  }
-  siox_fmt_node(x, node, sizeof(node));
-  int64_t at = w->w.own_ns;
-  for (size_t i = 0; i < w->queue->nby && rc == 0; i++) {
-    const struct siox_waited_for *q = &w->queue->by[i];
-    if (cls == SIOX_CLASS_FAULT || q->same_job)
-      at += q->charged_ns;
-    else
-      rc = siox_job_charge(j, q->job[0] ? q->job : "(no job)", true, cls, r->aid, q->charged_ns);
-  }
-  if (rc == 0) rc = siox_job_charge(j, node, false, cls, r->aid, at);
-  j->unexplained_ns += w->unexplained_ns;
-  return rc;
-}
 
 static void print_job(const struct blame_args *a, const struct siox_job_blame *j) {
   char d[32], u[32];
@@ -938,7 +828,9 @@ static int run_job(const struct siox_cli *cli, PGconn *c, const struct blame_arg
   for (size_t i = 0; i < top.n && rc == SIOX_EXIT_OK; i++) {
     struct call k;
     rc = blame_call(c, a, top.rows[i].aid, &k);
-    if (rc == SIOX_EXIT_OK && add_call(&j, &k) != 0) rc = SIOX_EXIT_FAIL;
+    if (rc == SIOX_EXIT_OK &&
+        siox_job_add_call(&j, k.b.path[0], &k.w, k.via.used ? k.via.root_aid : 0, k.via.root_ns) != 0)
+      rc = SIOX_EXIT_FAIL;
     call_release(&k);
   }
   siox_wh_top_free(&top);

@@ -2,6 +2,9 @@
  * I/O itself (ROMIO's aggregator wrote its data) and that no link ties to
  * the aggregator's pwrite: the collective on blame's path, and which
  * sibling (the same collective in another rank) it waited for. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "blame_collective.h"
@@ -166,7 +169,8 @@ static void a_wait_for_the_held_up_rank_is_charged(void **state) {
   assert_int_equal(u.unlinked_ns, 220 * MS);
   const struct siox_act *c = siox_tree_find(t, 4);
   /* Rank 1's request until it arrived at 280; rank 2 had arrived (105). */
-  int64_t ns = siox_collective_wait_ns(c, set_view_siblings, 2, s, 2, &u);
+  int64_t ns = -1;
+  assert_int_equal(siox_collective_wait_ns(c, set_view_siblings, 2, s, 2, &u, &ns), 0);
   assert_int_equal(ns, 180 * MS);
   struct siox_blame_wait o = faulty(t, s, 2);
   siox_blame_wait_unlinked(&o, &u, ns);
@@ -191,13 +195,99 @@ static void a_busy_brick_serving_others_is_not_charged(void **state) {
   };
   struct siox_unlinked u;
   assert_int_equal(siox_unlinked_find(t->root, &u), 0);
-  int64_t ns = siox_collective_wait_ns(siox_tree_find(t, 4), set_view_siblings, 2, s, 3, &u);
+  int64_t ns = -1;
+  assert_int_equal(siox_collective_wait_ns(siox_tree_find(t, 4), set_view_siblings, 2, s, 3, &u, &ns), 0);
   assert_int_equal(ns, 0); /* pid 101 on another host is another process */
   struct siox_blame_wait o = faulty(t, s, 3);
   siox_blame_wait_unlinked(&o, &u, ns);
   assert_true(o.outweighed);
   assert_int_equal(o.v.cls, SIOX_CLASS_NONE);
   assert_int_equal(o.named.cls, SIOX_CLASS_FAULT);
+  siox_unlinked_release(&u);
+  siox_tree_destroy(t);
+}
+
+/* ---- every waiting collective counts ------------------------------------
+ * Rank 0's H5Dwrite 0..2100 ms: its write_at_all 0..100 reached the brick
+ * (client writev 10..90, implicit link), then 20 set_views, the i-th at
+ * [100 + 100 i, 200 + 100 i), each waited for rank 1 (pid 101), which the
+ * brick held up (its request [100 + 100 i, 190 + 100 i)) until it entered
+ * that set_view at 180 + 100 i: 80 ms of each, 1600 ms in all. The CLI
+ * looked at the first 16 only (1280 ms) and said nothing of the rest. */
+#define MANY 20
+static struct siox_tree *many_waits(void) {
+  struct siox_tree *t = siox_tree_create();
+  tree_add(t, 1, 0, "host0", "HDF5", "H5Dwrite", 1, 0, (100 + 100 * MANY) * MS);
+  tree_add(t, 2, 1, "host0", "MPI-IO", "MPI_File_write_at_all", 2, 0, 100 * MS);
+  tree_add(t, 3, 2, "host0", "GlusterFS-client", "writev", 3, 10 * MS, 90 * MS);
+  for (int i = 0; i < MANY; i++)
+    tree_add(t, 10 + i, 1, "host0", "MPI-IO", "MPI_File_set_view", 2, (100 + 100 * i) * MS, (200 + 100 * i) * MS);
+  t->acts[2].link = SIOX_LINK_IMPLICIT;
+  assert_int_equal(siox_tree_finish(t, 1), 0);
+  collective(t, 2);
+  return t;
+}
+
+struct fake_siblings {
+  size_t calls;
+  int fail_at; /* the call (from 1) that fails with -EIO; 0: none */
+};
+
+/* Rank 1's same set_view, entered 80 ms after the waiting one began. */
+static int fake_fetch(void *ctx, const struct siox_act *c, struct siox_sibling **s, size_t *n) {
+  struct fake_siblings *f = ctx;
+  if (++f->calls == (size_t)f->fail_at) return -EIO;
+  *s = calloc(1, sizeof(**s));
+  if (!*s) return -ENOMEM;
+  **s = (struct siox_sibling){.aid = 1000 + c->aid, .pid = 101, .host = "host0", .start_ns = c->start_ns + 80 * MS,
+                              .end_ns = c->end_ns};
+  *n = 1;
+  return 0;
+}
+
+static void every_waiting_collective_counts(void **state) {
+  (void)state;
+  struct siox_tree *t = many_waits();
+  struct siox_served s[MANY];
+  for (int i = 0; i < MANY; i++)
+    s[i] = (struct siox_served){.aid = 500 + i, .start_ns = (100 + 100 * i) * MS, .end_ns = (190 + 100 * i) * MS,
+                                .pid = 101, .host = "host0", .job = "job42"};
+  struct siox_unlinked u;
+  assert_int_equal(siox_unlinked_find(t->root, &u), 0);
+  assert_int_equal(siox_collective_waits(t->root, NULL, 0), MANY); /* counted, whatever fits */
+  struct fake_siblings f = {0};
+  int64_t ns = -1;
+  assert_int_equal(siox_collective_waited(t->root, s, MANY, &u, fake_fetch, &f, &ns), 0);
+  assert_int_equal(f.calls, MANY);
+  assert_int_equal(ns, MANY * 80 * MS);
+  siox_unlinked_release(&u);
+  siox_tree_destroy(t);
+}
+
+/* A failed sibling query is an error, not a smaller sum. */
+static void a_failed_fetch_is_an_error(void **state) {
+  (void)state;
+  struct siox_tree *t = many_waits();
+  struct siox_unlinked u;
+  assert_int_equal(siox_unlinked_find(t->root, &u), 0);
+  struct fake_siblings f = {.fail_at = 17};
+  int64_t ns = 0;
+  assert_int_equal(siox_collective_waited(t->root, NULL, 0, &u, fake_fetch, &f, &ns), -EIO);
+  assert_int_equal(f.calls, 17);
+  siox_unlinked_release(&u);
+  siox_tree_destroy(t);
+}
+
+/* The allocation for the resource's service failing (here: a count no
+ * allocation can hold) is -ENOMEM, never "no wait" (the old 0). */
+static void no_memory_is_an_error_not_zero(void **state) {
+  (void)state;
+  struct siox_tree *t = set_view_wait();
+  struct siox_unlinked u;
+  assert_int_equal(siox_unlinked_find(t->root, &u), 0);
+  int64_t ns = -1;
+  assert_int_equal(siox_collective_wait_ns(siox_tree_find(t, 4), set_view_siblings, 2, NULL, SIZE_MAX, &u, &ns),
+                   -ENOMEM);
   siox_unlinked_release(&u);
   siox_tree_destroy(t);
 }
@@ -212,6 +302,9 @@ int main(void) {
       cmocka_unit_test(the_set_view_waits),
       cmocka_unit_test(a_wait_for_the_held_up_rank_is_charged),
       cmocka_unit_test(a_busy_brick_serving_others_is_not_charged),
+      cmocka_unit_test(every_waiting_collective_counts),
+      cmocka_unit_test(a_failed_fetch_is_an_error),
+      cmocka_unit_test(no_memory_is_an_error_not_zero),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

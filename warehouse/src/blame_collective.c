@@ -3,6 +3,8 @@
  */
 #include "blame_collective.h"
 
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,7 +67,8 @@ static bool reaches_component(const struct siox_act *a) {
 static void waits(const struct siox_act *a, const struct siox_act **out, size_t cap, size_t *n) {
   if (a->depth > 0 && a->link == SIOX_LINK_IMPLICIT) return; /* another process's work */
   if (siox_collective_call(a) && !reaches_component(a)) {
-    if (*n < cap) out[(*n)++] = a;
+    if (*n < cap) out[*n] = a;
+    (*n)++; /* counted beyond cap too: the caller sizes out by it */
     return;
   }
   for (size_t i = 0; i < a->nchildren; i++) waits(a->children[i], out, cap, n);
@@ -107,11 +110,16 @@ static int64_t union_in(struct siox_interval *iv, size_t k, const struct siox_un
   return total;
 }
 
-int64_t siox_collective_wait_ns(const struct siox_act *c, const struct siox_sibling *s, size_t n,
-                                const struct siox_served *served, size_t nserved, const struct siox_unlinked *u) {
+int siox_collective_wait_ns(const struct siox_act *c, const struct siox_sibling *s, size_t n,
+                            const struct siox_served *served, size_t nserved, const struct siox_unlinked *u,
+                            int64_t *ns) {
+  *ns = 0;
+  /* A failed allocation is an error, never "no wait": blame would judge
+   * the fault with the evidence for it missing. */
+  if (nserved >= SIZE_MAX / sizeof(struct siox_interval)) return -ENOMEM;
   struct siox_interval *iv = malloc((nserved + 1) * sizeof(*iv));
   size_t k = 0;
-  if (!iv) return 0;
+  if (!iv) return -ENOMEM;
   for (size_t i = 0; i < nserved; i++) {
     const struct siox_served *r = &served[i];
     int64_t late = r->own ? 0 : arrival(r, s, n);
@@ -120,7 +128,29 @@ int64_t siox_collective_wait_ns(const struct siox_act *c, const struct siox_sibl
     if (to > late) to = late;
     if (to > from) iv[k++] = (struct siox_interval){from, to};
   }
-  int64_t ns = union_in(iv, k, u);
+  *ns = union_in(iv, k, u);
   free(iv);
-  return ns;
+  return 0;
+}
+
+int siox_collective_waited(const struct siox_act *root, const struct siox_served *served, size_t nserved,
+                           const struct siox_unlinked *u, siox_sibling_fetch_fn fetch, void *ctx, int64_t *ns) {
+  *ns = 0;
+  size_t n = siox_collective_waits(root, NULL, 0); /* all of them: no cap */
+  if (n == 0) return 0;
+  const struct siox_act **coll = malloc(n * sizeof(*coll));
+  if (!coll) return -ENOMEM;
+  siox_collective_waits(root, coll, n);
+  int rc = 0;
+  for (size_t i = 0; i < n && rc == 0; i++) {
+    struct siox_sibling *s = NULL;
+    size_t ns_n = 0;
+    int64_t one = 0;
+    rc = fetch(ctx, coll[i], &s, &ns_n);
+    if (rc == 0) rc = siox_collective_wait_ns(coll[i], s, ns_n, served, nserved, u, &one);
+    *ns += one;
+    free(s);
+  }
+  free(coll);
+  return rc;
 }

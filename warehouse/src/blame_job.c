@@ -2,6 +2,7 @@
 #include "blame_job.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,4 +63,45 @@ void siox_job_release(struct siox_job_blame *j) {
   for (size_t i = 0; i < j->n; i++) free(j->e[i].key);
   free(j->e);
   *j = (struct siox_job_blame){0};
+}
+
+/* The key of a component: "hwid SWID[#iid]", as the front ends print nodes. */
+static void component_key(const struct siox_act *a, char *buf, size_t len) {
+  if (a->iid[0])
+    snprintf(buf, len, "%s %s#%s", a->hwid, a->swid, a->iid);
+  else
+    snprintf(buf, len, "%s %s", a->hwid, a->swid);
+}
+
+int siox_job_add_call(struct siox_job_blame *j, const struct siox_act *root, const struct siox_blame_wait *w,
+                      int64_t via_aid, int64_t via_ns) {
+  const struct siox_act *x = w->resource;
+  char node[512];
+  enum siox_class cls = w->v.cls;
+  int rc = 0;
+  j->calls++;
+  if (via_aid && x) {
+    /* A waiting rank's call: all of it went to waiting for the sibling's
+     * I/O at the resource (the sibling's own call is counted on its own). */
+    j->total_ns += via_ns;
+    component_key(x, node, sizeof(node));
+    return siox_job_charge(j, node, false, cls, via_aid, via_ns);
+  }
+  j->total_ns += root->inclusive_ns;
+  if (!x) { /* reached no shared resource: nothing to charge */
+    j->unexplained_ns += root->inclusive_ns;
+    return 0;
+  }
+  component_key(x, node, sizeof(node));
+  int64_t at = w->w.own_ns;
+  for (size_t i = 0; i < w->queue->nby && rc == 0; i++) {
+    const struct siox_waited_for *q = &w->queue->by[i];
+    if (cls == SIOX_CLASS_FAULT || q->same_job)
+      at += q->charged_ns;
+    else
+      rc = siox_job_charge(j, q->job[0] ? q->job : "(no job)", true, cls, root->aid, q->charged_ns);
+  }
+  if (rc == 0) rc = siox_job_charge(j, node, false, cls, root->aid, at);
+  j->unexplained_ns += w->unexplained_ns;
+  return rc;
 }

@@ -55,6 +55,8 @@ int siox_wh_migrate(PGconn *c, siox_wh_log_fn log, void *ctx, char *err, size_t 
 #include "siox/wh/blame_class.h"
 #include "siox/wh/blame_collective.h"
 #include "siox/wh/blame_job.h"
+#include "siox/wh/blame_peers.h"
+#include "siox/wh/blame_sibling.h"
 #include "siox/wh/blame_unlinked.h"
 #include "siox/wh/blame_wait.h"
 #include "siox/wh/waiting.h"

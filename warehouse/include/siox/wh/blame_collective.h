@@ -20,7 +20,8 @@
  * time, then the lower aid. Siblings without I/O waited too and explain
  * nothing. The rule applies only when the call's own tree reached no
  * shared resource: its own link, where it exists, is the evidence.
- * Pure: cmd_blame.c fetches the siblings (warehouse_collective.c).
+ * Pure but for the fetch callbacks: blame_sibling.c runs these with the
+ * siblings from the warehouse (warehouse_collective.c).
  */
 #ifndef SIOX_CLI_BLAME_COLLECTIVE_H
 #define SIOX_CLI_BLAME_COLLECTIVE_H
@@ -69,13 +70,28 @@ long siox_collective_pick(const struct siox_act *c, const struct siox_sibling *s
 bool siox_collective_call(const struct siox_act *a);
 
 /* The waiting collectives in root's tree (collective calls with no
- * component below them), into out (at most cap); their number. */
+ * component below them), the first cap of them into out (out may be NULL
+ * with cap 0); their number, all of them even beyond cap (as snprintf:
+ * call again with an out that large). */
 size_t siox_collective_waits(const struct siox_act *root, const struct siox_act **out, size_t cap);
 
-/* Nanoseconds of collective c's waiting charged to the resource whose
- * service is served[0..nserved) (waiting.h: origins with pid and host),
- * given c's siblings s[0..n), within the stretches of u. */
-int64_t siox_collective_wait_ns(const struct siox_act *c, const struct siox_sibling *s, size_t n,
-                                const struct siox_served *served, size_t nserved, const struct siox_unlinked *u);
+/* Into *ns, the nanoseconds of collective c's waiting charged to the
+ * resource whose service is served[0..nserved) (waiting.h: origins with
+ * pid and host), given c's siblings s[0..n), within the stretches of u.
+ * 0, or -ENOMEM (then *ns is 0 and means nothing: fail, do not judge). */
+int siox_collective_wait_ns(const struct siox_act *c, const struct siox_sibling *s, size_t n,
+                            const struct siox_served *served, size_t nserved, const struct siox_unlinked *u,
+                            int64_t *ns);
+
+/* The siblings of waiting collective c into a malloc'd *s (freed by the
+ * caller, also on error) and *n: 0, or negative errno. */
+typedef int (*siox_sibling_fetch_fn)(void *ctx, const struct siox_act *c, struct siox_sibling **s, size_t *n);
+
+/* Into *ns, the sum of siox_collective_wait_ns over EVERY waiting
+ * collective in root's tree (siox_collective_waits, no cap), with the
+ * siblings of each from fetch. 0, -ENOMEM, or fetch's error (the sum is
+ * then partial: fail, do not judge with it). */
+int siox_collective_waited(const struct siox_act *root, const struct siox_served *served, size_t nserved,
+                           const struct siox_unlinked *u, siox_sibling_fetch_fn fetch, void *ctx, int64_t *ns);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "blame_class.h"
+#include "blame_wait.h"
 
 #define SIOX_JOB_EXAMPLES 3
 
@@ -36,6 +37,13 @@ struct siox_job_blame {
 /* Charges ns of call aid to key with class cls. 0 or -ENOMEM. */
 int siox_job_charge(struct siox_job_blame *j, const char *key, bool is_job, enum siox_class cls, int64_t aid,
                     int64_t ns);
+/* One blamed call's attribution into j (README.md "Job-level blame"): root
+ * is the call blamed, w what its waiting step found. A call that waited in
+ * a collective and was blamed through a sibling (via_aid, the call asked
+ * about, taking via_ns; 0: none) is charged whole to the sibling's
+ * resource. Components are keyed "hwid SWID[#iid]". 0 or -ENOMEM. */
+int siox_job_add_call(struct siox_job_blame *j, const struct siox_act *root, const struct siox_blame_wait *w,
+                      int64_t via_aid, int64_t via_ns);
 /* Sorts the entries, most time first. */
 void siox_job_sort(struct siox_job_blame *j);
 /* The class most of an entry's calls had (ties: the more severe). */
