@@ -40,12 +40,8 @@ static void test_one_hand_over_per_path_search(void **state) {
   fake_daemon_tmp_path(path, sizeof path, "execretry");
   snprintf(dir, sizeof dir, "%s.lost", path);
   mkdir(dir, 01733); /* as the daemon leaves it; the daemon itself is down */
-  struct siox_options o = {.socket_path = path, .exit_timeout_ms = 100};
-  assert_int_equal(siox_init(&o), 0);
-  siox_unid node;
   siox_type_id t;
-  assert_int_equal(siox_node_register("h", "TEST", NULL, &node), 0);
-  assert_int_equal(siox_activity_type_register(node, "op", &t), 0);
+  fake_client_setup(path, 100, &t);
   for (int i = 0; i < 100; i++) siox_activity_stop(siox_activity_start(t));
 
   for (int entry = 0; entry < 4; entry++) { /* four PATH entries without the command */

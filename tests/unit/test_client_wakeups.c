@@ -47,12 +47,8 @@ static void test_no_wakeup_without_an_offer(void **state) {
   main_thread = pthread_self();
   char path[108];
   fake_daemon_tmp_path(path, sizeof path, "wakeups");
-  struct siox_options o = {.socket_path = path};
-  assert_int_equal(siox_init(&o), 0);
-  siox_unid node;
   siox_type_id t;
-  assert_int_equal(siox_node_register("h", "TEST", NULL, &node), 0);
-  assert_int_equal(siox_activity_type_register(node, "op", &t), 0);
+  fake_client_setup(path, 0, &t);
   /* 1 s of recording with no daemon: ~10 requests for a socket, each
    * answered by a failed connect in one of these calls. */
   for (int i = 0; i < 200; i++) {
