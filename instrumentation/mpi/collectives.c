@@ -13,81 +13,63 @@
  */
 #include "mpi_layer.h"
 
-/* 1 when comm spans every rank of MPI_COMM_WORLD. */
-static int world_wide(MPI_Comm comm) {
-  int n = 0, world = 0;
-  if (comm == MPI_COMM_WORLD) return 1;
-  if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &n) != MPI_SUCCESS) return 0;
-  PMPI_Comm_size(MPI_COMM_WORLD, &world);
-  return n == world;
-}
-
+/* Recorded only over all of MPI_COMM_WORLD (see above); call.c. */
 static siox_aid coll_start(enum siox_mpi_call call, MPI_Comm comm) {
-  if (siox__mpi_depth || !siox__mpi_layer_ready() || !world_wide(comm)) return 0;
-  siox_aid aid = siox_activity_start(siox__mpi.type[call]);
-  if (aid) siox__mpi_depth++;
-  return aid;
-}
-
-static int coll_stop(siox_aid aid, int rc) {
-  if (!aid) return rc;
-  siox__mpi_depth--;
-  siox_activity_stop_attrs(aid, NULL, 0, rc != MPI_SUCCESS ? rc : 0); /* one call into the client */
-  return rc;
+  return siox__mpi_call_start(call, &comm);
 }
 
 int MPI_Barrier(MPI_Comm comm) {
   siox_aid aid = coll_start(CALL_BARRIER, comm);
-  return coll_stop(aid, PMPI_Barrier(comm));
+  return siox__mpi_call_stop(aid, PMPI_Barrier(comm));
 }
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   siox_aid aid = coll_start(CALL_BCAST, comm);
-  return coll_stop(aid, PMPI_Bcast(buf, count, type, root, comm));
+  return siox__mpi_call_stop(aid, PMPI_Bcast(buf, count, type, root, comm));
 }
 
 int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) {
   siox_aid aid = coll_start(CALL_REDUCE, comm);
-  return coll_stop(aid, PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm));
+  return siox__mpi_call_stop(aid, PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm));
 }
 
 int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   siox_aid aid = coll_start(CALL_ALLREDUCE, comm);
-  return coll_stop(aid, PMPI_Allreduce(sbuf, rbuf, count, type, op, comm));
+  return siox__mpi_call_stop(aid, PMPI_Allreduce(sbuf, rbuf, count, type, op, comm));
 }
 
 int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
                MPI_Comm comm) {
   siox_aid aid = coll_start(CALL_GATHER, comm);
-  return coll_stop(aid, PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
+  return siox__mpi_call_stop(aid, PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
 }
 
 int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
                   MPI_Comm comm) {
   siox_aid aid = coll_start(CALL_ALLGATHER, comm);
-  return coll_stop(aid, PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm));
+  return siox__mpi_call_stop(aid, PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm));
 }
 
 int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
                    const int displs[], MPI_Datatype rtype, MPI_Comm comm) {
   siox_aid aid = coll_start(CALL_ALLGATHERV, comm);
-  return coll_stop(aid, PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm));
+  return siox__mpi_call_stop(aid, PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm));
 }
 
 int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
                 MPI_Comm comm) {
   siox_aid aid = coll_start(CALL_SCATTER, comm);
-  return coll_stop(aid, PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
+  return siox__mpi_call_stop(aid, PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
 }
 
 int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
                  MPI_Comm comm) {
   siox_aid aid = coll_start(CALL_ALLTOALL, comm);
-  return coll_stop(aid, PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm));
+  return siox__mpi_call_stop(aid, PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm));
 }
 
 int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void *rbuf,
                   const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm) {
   siox_aid aid = coll_start(CALL_ALLTOALLV, comm);
-  return coll_stop(aid, PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm));
+  return siox__mpi_call_stop(aid, PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm));
 }

@@ -7,20 +7,6 @@
  */
 #include "mpi_layer.h"
 
-/* Starts an activity of a file-management call, or returns 0. */
-static siox_aid op_start(enum siox_mpi_call call) {
-  if (siox__mpi_depth || !siox__mpi_layer_ready()) return 0;
-  siox_aid aid = siox_activity_start(siox__mpi.type[call]);
-  if (aid) siox__mpi_depth++;
-  return aid;
-}
-
-static void op_stop(siox_aid aid, int rc) {
-  siox__mpi_depth--;
-  if (rc != MPI_SUCCESS) siox_activity_error(aid, rc);
-  siox_activity_stop(aid);
-}
-
 static void record_hints(siox_aid aid, MPI_File fh) {
   MPI_Info info = MPI_INFO_NULL;
   char text[4096];
@@ -44,7 +30,7 @@ static void record_open(siox_aid aid, MPI_File fh, const char *path, int amode) 
 int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh) {
   char path[4096];
   int plen = siox__mpi_path_normalise(filename, path, sizeof path);
-  siox_aid aid = op_start(CALL_OPEN);
+  siox_aid aid = siox__mpi_call_start(CALL_OPEN, NULL);
   /* Hints from the knowledge base (SIOX_HINTS=1): inside the activity, so
    * its time shows what the query cost the open. */
   struct siox_mpi_hints hints;
@@ -57,13 +43,12 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
   if (!aid) return rc;
   if (rc == MPI_SUCCESS) record_open(aid, *fh, plen > 0 ? path : filename, amode);
   siox__mpi_hints_record(aid, &hints);
-  op_stop(aid, rc);
-  return rc;
+  return siox__mpi_call_stop(aid, rc);
 }
 
 int MPI_File_close(MPI_File *fh) {
   MPI_File old = *fh;
-  siox_aid aid = op_start(CALL_CLOSE);
+  siox_aid aid = siox__mpi_call_start(CALL_CLOSE, NULL);
   int rc = PMPI_File_close(fh);
   if (rc == MPI_SUCCESS) siox__mpi_file_remove(old);
   if (!aid) return rc;
@@ -71,8 +56,7 @@ int MPI_File_close(MPI_File *fh) {
     siox_desc m = siox_desc_int(SIOX_ATTR_MPI_FILE, (int64_t)(uintptr_t)old);
     siox_descriptor_release(siox__mpi.node_mpiio, aid, &m);
   }
-  op_stop(aid, rc);
-  return rc;
+  return siox__mpi_call_stop(aid, rc);
 }
 
 /* A view is contiguous when its filetype has no holes: then etype position
@@ -99,30 +83,27 @@ static void remember_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_
 
 int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
                       const char *datarep, MPI_Info info) {
-  siox_aid aid = op_start(CALL_SET_VIEW);
+  siox_aid aid = siox__mpi_call_start(CALL_SET_VIEW, NULL);
   int rc = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
   if (rc == MPI_SUCCESS) remember_view(fh, disp, etype, filetype);
   if (!aid) return rc;
   siox_activity_attr_u64(aid, SIOX_ATTR_IO_OFFSET, (uint64_t)disp);
   if (rc == MPI_SUCCESS) record_hints(aid, fh);
-  op_stop(aid, rc);
-  return rc;
+  return siox__mpi_call_stop(aid, rc);
 }
 
 int MPI_File_set_info(MPI_File fh, MPI_Info info) {
-  siox_aid aid = op_start(CALL_SET_INFO);
+  siox_aid aid = siox__mpi_call_start(CALL_SET_INFO, NULL);
   int rc = PMPI_File_set_info(fh, info);
   if (!aid) return rc;
   if (rc == MPI_SUCCESS) record_hints(aid, fh);
-  op_stop(aid, rc);
-  return rc;
+  return siox__mpi_call_stop(aid, rc);
 }
 
 int MPI_File_sync(MPI_File fh) {
-  siox_aid aid = op_start(CALL_SYNC);
+  siox_aid aid = siox__mpi_call_start(CALL_SYNC, NULL);
   int rc = PMPI_File_sync(fh);
   if (!aid) return rc;
   siox_activity_attr_u64(aid, SIOX_ATTR_MPI_COLLECTIVE, 1);
-  op_stop(aid, rc);
-  return rc;
+  return siox__mpi_call_stop(aid, rc);
 }

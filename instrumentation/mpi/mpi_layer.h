@@ -137,6 +137,13 @@ SIOX_MPI_HIDDEN void siox__mpi_describe_detached(siox_detached *d, const struct 
                                                  const struct siox_mpi_file *f,
                                                  const struct siox_mpi_range *r);
 
+/* Starts the activity of a call that is not a data access (call.c), or
+ * returns 0: inside a recorded MPI-IO call, before the layer is ready, or
+ * (world_only not NULL) when *world_only does not span MPI_COMM_WORLD. */
+SIOX_MPI_HIDDEN siox_aid siox__mpi_call_start(enum siox_mpi_call call, const MPI_Comm *world_only);
+/* Ends it, recording a failing MPI code; aid may be 0. Returns rc. */
+SIOX_MPI_HIDDEN int siox__mpi_call_stop(siox_aid aid, int rc);
+
 /* Starts the activity of a blocking access; returns 0 when not recording
  * (then the caller just calls PMPI and must not call siox__mpi_stop). */
 SIOX_MPI_HIDDEN siox_aid siox__mpi_access_start(const struct siox_mpi_access *a);

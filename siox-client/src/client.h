@@ -272,7 +272,7 @@ SIOX_HIDDEN int siox__conn_connected(void);
 /* may_open: the caller is an application thread, which may make the socket
  * itself; the flusher thread takes the one offered, or asks for one. */
 SIOX_HIDDEN int siox__conn_try_connect(int force, int may_open);
-SIOX_HIDDEN void siox__conn_offer(void); /* application threads: a connected socket for the flusher */
+SIOX_HIDDEN int siox__conn_offer(void); /* application threads: a connected socket for the flusher */
 SIOX_HIDDEN uint8_t *siox__conn_frame(uint16_t type, uint32_t payload);
 SIOX_HIDDEN size_t siox__conn_pending(void);
 SIOX_HIDDEN int siox__conn_write(void);
@@ -313,6 +313,7 @@ SIOX_HIDDEN void siox__flusher_stop(void);
 SIOX_HIDDEN void siox__flusher_fork_prepare(void);
 SIOX_HIDDEN void siox__flusher_fork_parent(void);
 SIOX_HIDDEN void siox__flusher_after_fork_child(void);
-SIOX_HIDDEN void siox__flusher_assist(void); /* application threads: a new wake-up fd if lost; wakes the flusher */
+SIOX_HIDDEN void siox__exec_restart(void); /* application threads: the flusher again after a failed exec */
+SIOX_HIDDEN void siox__flusher_assist(int offered); /* application threads: a new wake-up fd if lost; wakes the flusher if offered */
 
 #endif

@@ -142,14 +142,18 @@ static int open_socket(int slot) {
 
 /* Application threads: a connected socket for the flusher to take, unless
  * one waits or the connection is up. Without a daemon, nothing is offered
- * and the flusher asks again RETRY_NS later. */
-void siox__conn_offer(void) {
-  if (atomic_load(&connected) || atomic_load(&offered) >= 0) return;
+ * and the flusher asks again RETRY_NS later. Returns 1 when this call
+ * offered a socket (the flusher is worth waking), else 0. */
+int siox__conn_offer(void) {
+  if (atomic_load(&connected) || atomic_load(&offered) >= 0) return 0;
   int fd = open_socket(SIOX__FD_OFFER), none = -1;
-  if (fd >= 0 && !atomic_compare_exchange_strong(&offered, &none, fd)) { /* another offer won */
+  if (fd < 0) return 0;
+  if (!atomic_compare_exchange_strong(&offered, &none, fd)) { /* another offer won */
     siox__own_fd_drop(SIOX__FD_OFFER);
     close(fd);
+    return 0;
   }
+  return 1;
 }
 
 /* A socket for a new connection: the one offered, else (may_open) a new

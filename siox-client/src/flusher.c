@@ -402,9 +402,14 @@ void siox__flusher_stop(void) {
 }
 
 /* Application threads (own_fd.c): a new wake-up fd when the flusher lost
- * its own, then a wake-up. trylock: the caller may be a signal handler
+ * its own, then a wake-up only when a socket was offered (the flusher
+ * waits for it). Not otherwise: the flusher asks for a socket every
+ * RETRY_NS while no daemon runs, and a wake-up for an offer that failed
+ * was an eventfd write (a system call on the application's call path) and
+ * a flusher cycle for nothing; a new wake-up fd is polled from the
+ * flusher's next wait anyway. trylock: the caller may be a signal handler
  * that interrupted a holder of fl_lock; then the flusher asks again. */
-void siox__flusher_assist(void) {
+void siox__flusher_assist(int offered) {
   if (atomic_load(&wake_fd) < 0) {
     if (pthread_mutex_trylock(&fl_lock) != 0) {
       atomic_store(&siox__fd_wanted, 1);
@@ -413,7 +418,7 @@ void siox__flusher_assist(void) {
     if (running && atomic_load(&wake_fd) < 0) atomic_store(&wake_fd, wake_fd_open());
     pthread_mutex_unlock(&fl_lock);
   }
-  wake();
+  if (offered) wake();
 }
 
 /* Also waits for a flusher thread still starting: the thread library

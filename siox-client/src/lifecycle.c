@@ -14,6 +14,10 @@ SIOX_TLS int siox__in_lib;
 static _Atomic int state = ST_NONE;
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static int atfork_done;
+/* Exec attempts (see siox_internal_before_exec). */
+static int exec_handed;            /* init_lock: handed over, exec failed, no record since */
+static uint64_t exec_mark;         /* init_lock: records + drops at that hand-over */
+static _Atomic int restart_wanted; /* the flusher waits for the next record to restart */
 
 int siox_internal_in_library(void) {
   return siox__in_lib != 0;
@@ -78,6 +82,8 @@ static void fork_child(void) {
   siox__flusher_after_fork_child();
   siox__fd_after_fork_child();
   siox__identity_init(); /* new nonce: the child is a new process */
+  exec_handed = 0;
+  atomic_store(&restart_wanted, 0);
   siox__in_lib--;
 }
 
@@ -142,6 +148,7 @@ static int nothing_to_hand_over(void) {
 /* Stops the flusher, flushes from this thread, then hands over or spills
  * (exit_loss.c) what is left. init_lock held, state ON. */
 static int hand_over(unsigned timeout_ms) {
+  atomic_store(&restart_wanted, 0); /* stopped here for good, or until the exec fails */
   /* The flusher thread stops first and this thread flushes: one hand-over
    * (the join) instead of a wake-up, a report and a join. */
   siox__flusher_stop();
@@ -161,11 +168,38 @@ int siox_finalize(void) {
   return rc;
 }
 
+/* Exec attempts. A shell (dash), Python's os.execvp and any program that
+ * searches PATH itself call execve once per PATH entry until one succeeds:
+ * handing over before each (stop the flusher, flush, maybe a loss file)
+ * and restarting the flusher after each failure cost a command found in
+ * the 5th entry four needless rounds. So a failed exec leaves the flusher
+ * stopped (exec_handed) and asks for its restart through siox__fd_wanted:
+ * the next record any application thread writes restarts it
+ * (siox__exec_restart), at no cost to the hot path, which reads that flag
+ * anyway. The next exec hands over again only if something was recorded
+ * or dropped since (exec_mark); otherwise there is nothing new to give. */
+
+static uint64_t record_mark(void) {
+  uint64_t activities, records, dropped;
+  siox__stats_sum(&activities, &records, &dropped);
+  return records + dropped;
+}
+
 int siox_internal_before_exec(unsigned timeout_ms) {
   if (atomic_load_explicit(&state, memory_order_acquire) != ST_ON) return 0;
   siox__in_lib++;
   pthread_mutex_lock(&init_lock);
-  int rc = atomic_load(&state) == ST_ON && !nothing_to_hand_over() ? hand_over(timeout_ms) : 0;
+  int rc = 0;
+  if (atomic_load(&state) == ST_ON && !nothing_to_hand_over()) {
+    if (exec_handed && record_mark() == exec_mark) {
+      atomic_store(&restart_wanted, 0);
+      siox__flusher_stop(); /* a siox_flush may have started it meanwhile */
+    } else {
+      rc = hand_over(timeout_ms);
+      exec_handed = 1;
+      exec_mark = record_mark();
+    }
+  }
   pthread_mutex_unlock(&init_lock);
   siox__in_lib--;
   return rc;
@@ -173,11 +207,24 @@ int siox_internal_before_exec(unsigned timeout_ms) {
 
 void siox_internal_exec_failed(void) {
   if (atomic_load_explicit(&state, memory_order_acquire) != ST_ON || !siox__flusher_started()) return;
-  int err = errno; /* the exec's, for the caller */
-  siox__in_lib++;
-  (void)siox__flusher_ensure(); /* if it cannot start, records wait and the exit flush ships them */
-  siox__in_lib--;
-  errno = err;
+  /* Not now: the caller may try the next PATH entry at once. */
+  atomic_store(&restart_wanted, 1);
+  atomic_store(&siox__fd_wanted, 1);
+}
+
+/* Application threads, from siox__fd_assist (so possibly a signal handler:
+ * trylock, and the flag stays up for the next record if the lock is held). */
+void siox__exec_restart(void) {
+  if (SIOX_LIKELY(!atomic_load(&restart_wanted))) return;
+  if (pthread_mutex_trylock(&init_lock) != 0) {
+    atomic_store(&siox__fd_wanted, 1);
+    return;
+  }
+  atomic_store(&restart_wanted, 0);
+  /* If it cannot start, records wait and the exit flush ships them. */
+  if (exec_handed && atomic_load(&state) == ST_ON) (void)siox__flusher_ensure();
+  exec_handed = 0;
+  pthread_mutex_unlock(&init_lock);
 }
 
 /* Exit flushes what the process recorded, bounded by the exit timeout. */

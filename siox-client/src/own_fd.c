@@ -109,8 +109,9 @@ void siox__fd_assist(void) {
   int err = errno;
   siox__in_lib++; /* the wrappers of close/fcntl must not trace these */
   siox__identity_prepare();
-  siox__conn_offer();
-  siox__flusher_assist();
+  int offered = siox__conn_offer();
+  siox__exec_restart();
+  siox__flusher_assist(offered);
   siox__in_lib--;
   errno = err;
   atomic_store(&assisting, 0);

@@ -13,10 +13,13 @@
 #  4. short-lived processes (a few hundred activities, then exit): every
 #     activity arrives;
 #  5. a process execs while the daemon is stopped (exec runs no destructor):
-#     what it recorded goes into a loss file too, and all of it is stored.
+#     what it recorded goes into a loss file too, and all of it is stored;
+#  6. the same exec through a PATH search (dash calls execve once per PATH
+#     entry): one hand-over for the whole search, so one loss file, not one
+#     per entry tried, and every activity stored once (true records nothing).
 . "$(dirname "$0")/lib.sh"
 P=${SIOX_LOSS_PRODUCER:?}
-PARTS=${SIOX_LOSS_PARTS:-1 2 3 4 5} # a subset, to check one part alone
+PARTS=${SIOX_LOSS_PARTS:-1 2 3 4 5 6} # a subset, to check one part alone
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 
 # account JOB: prints "made stored dropped unaccounted unreported" of JOB.
@@ -40,6 +43,24 @@ wait_account() {
   done
   cat "$T/status.json" >&2 || true
   fail "job $job: want made $want and nothing unaccounted; account (made stored dropped unaccounted unreported): $a"
+}
+
+# wait_all_stored JOB WRITES: waits until JOB made something, all of it is
+# stored and reported, and WRITES write activities are in the warehouse.
+wait_all_stored() {
+  local job=$1 want=$2 a="" w=0
+  for _ in $(seq 120); do
+    a=$(account "$job" 2>/dev/null || echo "")
+    w=$(sql "SELECT count(*) FROM activities a JOIN processes p USING (proc_id) JOIN activity_types t USING (type_id)
+             WHERE p.job = '$job' AND t.name = 'write'")
+    set -- $a
+    [ -n "$a" ] && [ "$1" -gt 0 ] && [ "$1" -eq "$2" ] && [ "$4" -eq 0 ] && [ "$5" -eq 0 ] && [ "$w" -eq "$want" ] && return 0
+    sleep 0.5
+  done
+  set -- $a
+  [ -n "$a" ] && [ "$1" -gt 0 ] && [ "$1" -eq "$2" ] && [ "$4" -eq 0 ] && [ "$5" -eq 0 ] \
+    || fail "job $job: account (made stored dropped unaccounted unreported) '$a', want all stored"
+  fail "job $job: $w write activities stored, want $want"
 }
 
 # --- 1. spool full, server down ---------------------------------------------
@@ -126,19 +147,26 @@ LD_PRELOAD=$(asan_rt) SIOX_JOB_ID=loss-exec "$SIOX_CLI" run --no-check --layers 
 [ "$(wc -l <"$T/exec.out")" -eq 200 ] || fail "the shell wrote $(wc -l <"$T/exec.out") lines, not 200"
 ls "$DAEMON_SOCK.lost/"*.loss >/dev/null 2>&1 || fail "no loss file in $DAEMON_SOCK.lost after exec with no daemon"
 start_daemon "127.0.0.1:$SERVER_PORT" --batch-ms 50
-a="" w=0
-for _ in $(seq 120); do
-  a=$(account loss-exec 2>/dev/null || echo "")
-  w=$(sql "SELECT count(*) FROM activities a JOIN processes p USING (proc_id) JOIN activity_types t USING (type_id)
-           WHERE p.job = 'loss-exec' AND t.name = 'write'")
-  set -- $a
-  [ -n "$a" ] && [ "$1" -gt 0 ] && [ "$1" -eq "$2" ] && [ "$4" -eq 0 ] && [ "$5" -eq 0 ] && [ "$w" -eq 200 ] && break
-  sleep 0.5
-done
-set -- $a
-[ -n "$a" ] && [ "$1" -gt 0 ] && [ "$1" -eq "$2" ] && [ "$4" -eq 0 ] && [ "$5" -eq 0 ] \
-  || fail "job loss-exec: account (made stored dropped unaccounted unreported) '$a', want all stored"
-[ "$w" -eq 200 ] || fail "job loss-exec: $w write activities stored, want 200"
-log "exec with no daemon: made $1, stored $2, writes $w"
+wait_all_stored loss-exec 200
+set -- $(account loss-exec)
+log "exec with no daemon: made $1, stored $2, writes 200"
+fi
+
+# --- 6. exec through a PATH search while the daemon is stopped -------------
+if part 6; then
+log "6: a PATH search of five entries (the command in the last) while the daemon is stopped"
+stop_pid "$DAEMON_PID"
+rm -f "$DAEMON_SOCK.lost/"*.loss
+mkdir -p "$T/path1" "$T/path2" "$T/path3" "$T/path4"
+LD_PRELOAD=$(asan_rt) SIOX_JOB_ID=loss-execp "$SIOX_CLI" run --no-check --layers posix --socket "$DAEMON_SOCK" -- \
+  sh -c 'i=0; while [ $i -lt 200 ]; do echo $i >>"$1"; i=$((i+1)); done; PATH=$2; exec true' sh \
+  "$T/execp.out" "$T/path1:$T/path2:$T/path3:$T/path4:/usr/bin:/bin" || fail "the PATH-search exec producer failed"
+[ "$(wc -l <"$T/execp.out")" -eq 200 ] || fail "the shell wrote $(wc -l <"$T/execp.out") lines, not 200"
+n=$(find "$DAEMON_SOCK.lost" -name '*.loss' | wc -l)
+[ "$n" -eq 1 ] || fail "$n loss files after one exec through a PATH search, want 1 (one hand-over per exec, not per PATH entry)"
+start_daemon "127.0.0.1:$SERVER_PORT" --batch-ms 50
+wait_all_stored loss-execp 200
+set -- $(account loss-execp)
+log "exec through PATH with no daemon: 1 loss file, made $1, stored $2, writes 200"
 fi
 log "all parts exact"

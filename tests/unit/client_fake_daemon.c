@@ -372,3 +372,13 @@ const struct fk_activity *fake_daemon_find(struct fake_daemon *d, uint64_t nonce
 void fake_daemon_tmp_path(char *buf, size_t cap, const char *tag) {
   snprintf(buf, cap, "/tmp/siox-test-%s-%d.sock", tag, (int)getpid());
 }
+
+void fake_client_setup(const char *path, unsigned exit_timeout_ms, siox_type_id *t) {
+  struct siox_options o = {.socket_path = path, .exit_timeout_ms = exit_timeout_ms};
+  siox_unid node;
+  if (siox_init(&o) != 0 || siox_node_register("h", "TEST", NULL, &node) != 0 ||
+      siox_activity_type_register(node, "op", t) != 0) {
+    fprintf(stderr, "fake_client_setup: siox_init or a registration failed\n");
+    abort();
+  }
+}

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include <siox_client_wire.h>
+#include <siox/siox.h>
 
 struct fk_activity {
   uint64_t nonce;
@@ -79,5 +80,9 @@ size_t fake_daemon_count(struct fake_daemon *d, uint64_t nonce, uint32_t type);
 const struct fk_activity *fake_daemon_find(struct fake_daemon *d, uint64_t nonce, uint64_t aid);
 /* Makes a unique socket path under /tmp into buf. */
 void fake_daemon_tmp_path(char *buf, size_t cap, const char *tag);
+/* The client side of a test: siox_init on path (exit_timeout_ms 0: the
+ * default), node ("h", "TEST") and activity type "op" registered into *t.
+ * Fails the test on error. */
+void fake_client_setup(const char *path, unsigned exit_timeout_ms, siox_type_id *t);
 
 #endif
