@@ -27,7 +27,7 @@ static const char siblings_sql[] =
     " WHERE NOT EXISTS (SELECT 1 FROM obj)"
     "    OR EXISTS (SELECT 1 FROM remote_calls r WHERE r.aid = s.aid AND r.kind = 'S'"
     "                  AND r.object_id IN (SELECT object_id FROM obj))"
-    " ORDER BY s.aid LIMIT 4096";
+    " ORDER BY s.aid"; /* no LIMIT: a sibling left out would be a rank blame silently never looked at */
 
 int siox_wh_siblings(PGconn *c, int64_t aid, struct siox_sibling **out, size_t *n, char *err, size_t errlen) {
   char a[24];
