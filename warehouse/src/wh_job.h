@@ -54,6 +54,13 @@ void whj_free(struct whj *j);
 int whj_summary(const struct whj *j, const char *job, struct json_object **out, char *err, size_t errlen);
 int whj_heatmap(const struct whj *j, const char *job, int bins, struct json_object **out, char *err, size_t errlen);
 
+/* The job's summary (when summary is not NULL) and heatmap of bins bins
+ * (when heatmap is not NULL), from job_aggregates when it holds them for the
+ * job's activities as they are now, else computed from one load and stored
+ * (wh_job_cache.c). 0 or whj_load's errors; on error nothing is returned. */
+int whj_docs(PGconn *c, const char *job, struct json_object **summary, int bins, struct json_object **heatmap,
+             char *err, size_t errlen);
+
 /* The operation a call's name says it is, by these patterns (POSIX
  * extended regular expressions, which PostgreSQL's ~ reads the same, so
  * `siox jobs`'s SQL and the summary classify alike), tried in this order:
