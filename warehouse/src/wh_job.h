@@ -49,6 +49,10 @@ struct whj {
 int whj_load(PGconn *c, const char *job, struct whj *j, char *err, size_t errlen);
 void whj_free(struct whj *j);
 
+/* 0 when job's processes are one user's and there is one; -ENOENT (none
+ * visible), -EINVAL (several owners), -EIO; err says why. */
+int whj_one_owner(PGconn *c, const char *job, char *err, size_t errlen);
+
 /* The documents of siox_wh_job_summary and siox_wh_job_heatmap (bins in
  * 1..4096) from a loaded job: siox_wh_job_page builds both from one load. */
 int whj_summary(const struct whj *j, const char *job, struct json_object **out, char *err, size_t errlen);

@@ -100,7 +100,8 @@ static int compute(PGconn *c, const char *job, json_object **summary, int bins, 
  * exactly the activities the documents were computed from. */
 static int in_snapshot(PGconn *c, const char *job, struct stamp *s, json_object **summary, int bins,
                        json_object **heatmap, int *fresh, char *err, size_t errlen) {
-  int rc = read_stamp(c, job, s, err, errlen);
+  int rc = whj_one_owner(c, job, err, errlen); /* its errors first, as whj_load gives them */
+  if (!rc) rc = read_stamp(c, job, s, err, errlen);
   if (rc) return rc;
   if (summary) *summary = cache_get(c, job, s, "summary", 0);
   if (heatmap) *heatmap = cache_get(c, job, s, "heatmap", bins);
