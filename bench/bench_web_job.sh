@@ -6,6 +6,8 @@
 #   web_job_page_ms            the job page of `siox web` in headless Chromium:
 #                              navigation start to the page's first full render
 #                              (summary, heatmap drawn), median; target <= 1000
+#   web_job_api_ms             the page's document alone (/api/job, bins=80,
+#                              curl after the page): the server's share of it
 #   web_job_activities         the job's size
 # ROUNDS (default 3) interleaved rounds of the three.
 #
@@ -109,15 +111,19 @@ page_ms() {
   stop_pid "$pid"
   grep -o "siox-ready job [0-9]*" "$log" | awk '{print $3}' | head -n 1 | grep . || fail "the job page did not render: $(grep -m1 siox-error "$log")"
 }
-S=() X=() W=()
+api_ms() { curl -s -f -o /dev/null -w '%{time_total}' "http://127.0.0.1:$WEB_PORT/api/job?job=$JOB&bins=80" |
+  awk '{printf "%d\n", $1 * 1000}' | grep . || fail "/api/job failed"; }
+S=() X=() W=() A=()
 for r in $(seq "$ROUNDS"); do
   S+=("$(ms "$SIOX_CLI" --data-dir "$CACHE" summary --job "$JOB" --json)")
   X+=("$(ms "$SIOX_CLI" --data-dir "$CACHE" workload extract --job "$JOB" -o "$T/wl")")
   W+=("$(page_ms "$r")")
-  echo "# round $r: summary ${S[-1]} ms, extract ${X[-1]} ms, page ${W[-1]} ms" >&2
+  A+=("$(api_ms)")
+  echo "# round $r: summary ${S[-1]} ms, extract ${X[-1]} ms, page ${W[-1]} ms, api ${A[-1]} ms" >&2
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 echo "summary_ms $(median "${S[@]}") ms"
 echo "summary_baseline_ms $(median "${X[@]}") ms"
 echo "web_job_page_ms $(median "${W[@]}") ms"
+echo "web_job_api_ms $(median "${A[@]}") ms"
 echo "web_job_activities $n activities"

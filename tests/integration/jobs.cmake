@@ -5,6 +5,12 @@ if(TARGET siox-mpi AND TARGET siox-posix)
   set_tests_properties(integration_job_views PROPERTIES
     LABELS integration TIMEOUT 300 ENVIRONMENT "${SIOX_MPI_IT_ENV}")
 endif()
+# The job's stored aggregates: served only while they hold, per job.
+if(TARGET siox-mpi AND TARGET siox-posix)
+  add_test(NAME integration_job_aggregates COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_job_aggregates.sh)
+  set_tests_properties(integration_job_aggregates PROPERTIES
+    LABELS integration TIMEOUT 300 ENVIRONMENT "${SIOX_MPI_IT_ENV}")
+endif()
 # `siox web`: the JSON API against the CLI, and the pages in headless Chromium
 # (screenshots in build/test-artifacts/web).
 if(TARGET siox-mpi AND TARGET siox-posix)

@@ -49,10 +49,21 @@ struct whj {
 int whj_load(PGconn *c, const char *job, struct whj *j, char *err, size_t errlen);
 void whj_free(struct whj *j);
 
+/* 0 when job's processes are one user's and there is one; -ENOENT (none
+ * visible), -EINVAL (several owners), -EIO; err says why. */
+int whj_one_owner(PGconn *c, const char *job, char *err, size_t errlen);
+
 /* The documents of siox_wh_job_summary and siox_wh_job_heatmap (bins in
  * 1..4096) from a loaded job: siox_wh_job_page builds both from one load. */
 int whj_summary(const struct whj *j, const char *job, struct json_object **out, char *err, size_t errlen);
 int whj_heatmap(const struct whj *j, const char *job, int bins, struct json_object **out, char *err, size_t errlen);
+
+/* The job's summary (when summary is not NULL) and heatmap of bins bins
+ * (when heatmap is not NULL), from job_aggregates when it holds them for the
+ * job's activities as they are now, else computed from one load and stored
+ * (wh_job_cache.c). 0 or whj_load's errors; on error nothing is returned. */
+int whj_docs(PGconn *c, const char *job, struct json_object **summary, int bins, struct json_object **heatmap,
+             char *err, size_t errlen);
 
 /* The operation a call's name says it is, by these patterns (POSIX
  * extended regular expressions, which PostgreSQL's ~ reads the same, so

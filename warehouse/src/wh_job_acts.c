@@ -270,7 +270,7 @@ static int assign_ranks(PGconn *c, struct whj *j, const char *job, char *err, si
   return 0;
 }
 
-static int one_owner(PGconn *c, const char *job, char *err, size_t errlen) {
+int whj_one_owner(PGconn *c, const char *job, char *err, size_t errlen) {
   const char *params[] = {job};
   char what[160];
   snprintf(what, sizeof(what), "reading job %s's processes", job);
@@ -291,7 +291,7 @@ static int one_owner(PGconn *c, const char *job, char *err, size_t errlen) {
 
 int whj_load(PGconn *c, const char *job, struct whj *j, char *err, size_t errlen) {
   memset(j, 0, sizeof(*j));
-  int rc = one_owner(c, job, err, errlen);
+  int rc = whj_one_owner(c, job, err, errlen);
   if (rc) return rc;
   const char *params[] = {job};
   char what[160];

@@ -47,12 +47,7 @@ int siox_wh_job_heatmap(struct siox_wh *wh, const char *job, int bins, struct js
     snprintf(err, errlen, "bins must be in 1..4096, not %d", bins);
     return -EINVAL;
   }
-  struct whj j;
-  int rc = whj_load(siox_wh_pg(wh), job, &j, err, errlen);
-  if (rc) return rc;
-  rc = whj_heatmap(&j, job, bins, out, err, errlen);
-  whj_free(&j);
-  return rc;
+  return whj_docs(siox_wh_pg(wh), job, NULL, bins, out, err, errlen);
 }
 
 int whj_heatmap(const struct whj *jp, const char *job, int bins, struct json_object **out, char *err, size_t errlen) {

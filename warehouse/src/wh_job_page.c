@@ -1,9 +1,8 @@
 /*
  * The job page of `siox web` (siox_wh_job_page): the summary and the
- * heatmap from one load of the job. Each of siox_wh_job_summary and
- * siox_wh_job_heatmap reads the job's activities and resolves their files
- * and ranks, the whole cost of either on a big job; the page needs both, so
- * it pays for that once.
+ * heatmap, stored ones when they still hold (wh_job_cache.c), else both
+ * from one load of the job: reading its activities and resolving their
+ * files and ranks is the whole cost of either on a big job.
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -17,14 +16,9 @@ int siox_wh_job_page(struct siox_wh *wh, const char *job, int bins, struct json_
     snprintf(err, errlen, "bins must be in 1..4096, not %d", bins);
     return -EINVAL;
   }
-  struct whj j;
-  int rc = whj_load(siox_wh_pg(wh), job, &j, err, errlen);
-  if (rc) return rc;
   json_object *summary = NULL, *heatmap = NULL;
-  rc = whj_summary(&j, job, &summary, err, errlen);
-  if (!rc) rc = whj_heatmap(&j, job, bins, &heatmap, err, errlen);
-  whj_free(&j);
-  if (rc) return json_object_put(summary), rc;
+  int rc = whj_docs(siox_wh_pg(wh), job, &summary, bins, &heatmap, err, errlen);
+  if (rc) return rc;
   json_object *doc = json_object_new_object();
   json_object_object_add(doc, "job", json_object_new_string(job));
   json_object_object_add(doc, "summary", summary);

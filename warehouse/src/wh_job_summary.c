@@ -224,12 +224,7 @@ static int totals_json(const struct whj *j, json_object *doc) {
 }
 
 int siox_wh_job_summary(struct siox_wh *wh, const char *job, struct json_object **out, char *err, size_t errlen) {
-  struct whj j;
-  int rc = whj_load(siox_wh_pg(wh), job, &j, err, errlen);
-  if (rc) return rc;
-  rc = whj_summary(&j, job, out, err, errlen);
-  whj_free(&j);
-  return rc;
+  return whj_docs(siox_wh_pg(wh), job, out, 0, NULL, err, errlen);
 }
 
 int whj_summary(const struct whj *j, const char *job, struct json_object **out, char *err, size_t errlen) {

@@ -48,12 +48,15 @@ static const char groups_sql[] =
     "   FROM sc GROUP BY uid, job, proc_id, swid, op, top, moved IS NOT NULL ORDER BY uid, job, proc_id";
 
 /* The components outside the job that served it: up to three causal hops
- * (MPI-IO -> POSIX -> GlusterFS client -> brick). */
+ * (MPI-IO -> POSIX -> GlusterFS client -> brick). The first hop reads the
+ * links of the job's processes by their parents' AID range (aid = proc_id <<
+ * 32 | local number, the links' primary key), not by a second pass over the
+ * job's activities: groups_sql is the one pass over them. */
 static const char served_sql[] =
     "WITH RECURSIVE jp AS (" JOB_PROCS "),"
     " hop(uid, job, aid, depth) AS ("
-    "   SELECT jp.uid, jp.job, l.child_aid, 1 FROM activities a JOIN jp ON jp.proc_id = a.proc_id"
-    "     JOIN causal_links l ON l.parent_aid = a.aid"
+    "   SELECT jp.uid, jp.job, l.child_aid, 1 FROM jp JOIN causal_links l"
+    "     ON l.parent_aid BETWEEN (jp.proc_id::bigint << 32) AND ((jp.proc_id::bigint << 32) | 4294967295)"
     "   UNION"
     "   SELECT h.uid, h.job, c.aid, h.depth + 1 FROM hop h"
     "     JOIN causal_links l ON l.parent_aid = h.aid JOIN activities c ON c.aid = l.child_aid"
