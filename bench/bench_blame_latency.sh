@@ -48,6 +48,7 @@ CALLS=${2:-${BLAME_CALLS:-60}}
 top=$(cd "$(dirname "$0")/.." && pwd)
 export SIOX_SERVER=$B/siox-server/siox-server SIOX_CLI=$B/siox-cli/siox
 . "$top/tests/integration/lib.sh"
+. "$top/bench/copy_in_time.sh"
 FILL_VERSION=2
 WANT=${BLAME_ACTIVITIES:-10000000}
 JOBS=8 WRITES=1500 SPAN_NS=60000000000
@@ -84,35 +85,9 @@ fill() {
   echo "# template: $n activities, $(sql "SELECT count(*) FROM causal_links") links, $(($(date +%s) - t0)) s" >&2
   stop_pid "$SERVER_PID"
   local copies=$(((WANT + n - 1) / n - 1))
-  local pmax
   pg start >/dev/null
-  pmax=$(sql "SELECT max(proc_id) FROM processes")
   echo "# copying the template $copies times" >&2
-  sql "INSERT INTO processes (proc_id, daemon_id, host, pid, uid, nonce, exe, args, job, first_seen)
-       SELECT p.proc_id + k * $pmax, p.daemon_id, p.host, p.pid, p.uid, p.nonce + k * 100000, p.exe, p.args,
-              CASE WHEN p.job = '' THEN '' ELSE p.job || '.c' || k END, p.first_seen
-         FROM processes p, generate_series(1, $copies) k WHERE p.proc_id <= $pmax;
-       SELECT setval(pg_get_serial_sequence('processes', 'proc_id'), $pmax * ($copies + 1))" >/dev/null
-  # aid = proc_id << 32 | local number: a copy's aid moves with its process.
-  # Each copy is written in the template's order (ctid: the order ingest
-  # wrote it, batch by batch in time), so one time window sits in a few
-  # pages as in a warehouse filled by ingest.
-  local shift="(k::bigint * $pmax << 32)"
-  for k0 in $(seq 1 8 "$copies"); do
-    local k1=$((k0 + 7 > copies ? copies : k0 + 7))
-    sql "INSERT INTO activities (aid, proc_id, parent_aid, node_id, type_id, start_ns, end_ns, err,
-                                 attr_ids, attr_vals, real_ids, real_vals)
-         SELECT a.aid + $shift, a.proc_id + k * $pmax, a.parent_aid + $shift, a.node_id, a.type_id,
-                a.start_ns + k * $SPAN_NS, a.end_ns + k * $SPAN_NS, a.err, a.attr_ids, a.attr_vals, a.real_ids, a.real_vals
-           FROM activities a, generate_series($k0, $k1) k WHERE a.proc_id <= $pmax ORDER BY k, a.ctid;
-         INSERT INTO activity_text_attrs (aid, attr_id, value)
-         SELECT t.aid + $shift, t.attr_id, t.value FROM activity_text_attrs t, generate_series($k0, $k1) k
-          WHERE t.aid >> 32 <= $pmax;
-         INSERT INTO causal_links (parent_aid, child_aid, confidence, overlap_bytes, flags)
-         SELECT l.parent_aid + $shift, l.child_aid + $shift, l.confidence, l.overlap_bytes, l.flags
-           FROM causal_links l, generate_series($k0, $k1) k WHERE l.child_aid >> 32 <= $pmax" >/dev/null
-    echo "# copies $k0..$k1 done" >&2
-  done
+  copy_in_time sql "$copies" "$SPAN_NS"
   sql "ANALYZE" >/dev/null
   # Folds the baselines and the kinds' latency models (schema 024), as a
   # live server's analysis thread does.

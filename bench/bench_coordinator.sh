@@ -33,39 +33,12 @@ CALLS=${4:-10}
 top=$(cd "$(dirname "$0")/.." && pwd)
 export SIOX_SERVER=$B/siox-server/siox-server SIOX_CLI=$B/siox-cli/siox
 . "$top/tests/integration/lib.sh"
+. "$top/bench/copy_in_time.sh"
 SHARDS=3 JOBS=8 WRITES=1500 SPAN_NS=60000000000
 SITE=$T/site
 trap '"$top/scripts/siox-site" stop --dir "$SITE" >/dev/null 2>&1; cleanup' EXIT
 
 shard_sql() { env -u LD_PRELOAD psql "$(cat "$SITE/shard$1/conninfo")" -v ON_ERROR_STOP=1 -Atqc "$2"; }
-
-# copy_in_time K COPIES: the template of shard K copied COPIES times.
-copy_in_time() {
-  local k=$1 copies=$2 pmin pmax span
-  read -r pmin pmax < <(shard_sql "$k" "SELECT min(proc_id), max(proc_id) FROM processes" | tr '|' ' ')
-  span=$((pmax - pmin + 1))
-  shard_sql "$k" "INSERT INTO processes (proc_id, daemon_id, host, pid, uid, nonce, exe, args, job, first_seen)
-       SELECT p.proc_id + c * $span, p.daemon_id, p.host, p.pid, p.uid, p.nonce + c * 100000, p.exe, p.args,
-              CASE WHEN p.job = '' THEN '' ELSE p.job || '.s$k.c' || c END, p.first_seen
-         FROM processes p, generate_series(1, $copies) c WHERE p.proc_id <= $pmax;
-       SELECT setval(pg_get_serial_sequence('processes', 'proc_id'), $pmax + $span * $copies)" >/dev/null
-  local shift="(c::bigint * $span << 32)" c0 c1
-  for c0 in $(seq 1 8 "$copies"); do
-    c1=$((c0 + 7 > copies ? copies : c0 + 7))
-    shard_sql "$k" "INSERT INTO activities (aid, proc_id, parent_aid, node_id, type_id, start_ns, end_ns, err,
-                                 attr_ids, attr_vals, real_ids, real_vals)
-         SELECT a.aid + $shift, a.proc_id + c * $span, a.parent_aid + $shift, a.node_id, a.type_id,
-                a.start_ns + c * $SPAN_NS, a.end_ns + c * $SPAN_NS, a.err, a.attr_ids, a.attr_vals, a.real_ids, a.real_vals
-           FROM activities a, generate_series($c0, $c1) c WHERE a.proc_id <= $pmax ORDER BY c, a.ctid;
-         INSERT INTO activity_text_attrs (aid, attr_id, value)
-         SELECT t.aid + $shift, t.attr_id, t.value FROM activity_text_attrs t, generate_series($c0, $c1) c
-          WHERE t.aid >> 32 <= $pmax;
-         INSERT INTO causal_links (parent_aid, child_aid, confidence, overlap_bytes, flags)
-         SELECT l.parent_aid + $shift, l.child_aid + $shift, l.confidence, l.overlap_bytes, l.flags
-           FROM causal_links l, generate_series($c0, $c1) c WHERE l.child_aid >> 32 <= $pmax" >/dev/null
-  done
-  shard_sql "$k" "ANALYZE" >/dev/null
-}
 
 # fill_shard K PORT: the template through shard K's server, then its copies.
 fill_shard() {
@@ -83,7 +56,11 @@ fill_shard() {
   done
   local copies=$(((WANT / SHARDS + n - 1) / n - 1))
   echo "# shard $k: template $n activities, $copies copies" >&2
-  if [ "$copies" -gt 0 ]; then copy_in_time "$k" "$copies"; fi
+  if [ "$copies" -gt 0 ]; then
+    shard_k() { shard_sql "$k" "$1"; }
+    copy_in_time shard_k "$copies" "$SPAN_NS" ".s$k"
+    shard_sql "$k" "ANALYZE" >/dev/null
+  fi
 }
 
 t0=$(date +%s)
