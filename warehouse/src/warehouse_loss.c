@@ -14,13 +14,18 @@
 /* A NULL parameter matches anything. A process without client_stats has
  * not reported yet: it counts as `unreported` and its stored activities are
  * not held against a `made` it never said. A process made what it put in
- * its buffer (activities) and what it could not (dropped). */
+ * its buffer (activities) and what it could not (dropped). A process's
+ * activities are counted by their aid range (aid = proc_id << 32 | local),
+ * the primary key: activities has no proc_id index, so "proc_id = p" read
+ * the whole table per process (0.7 s per shard at 1M activities, on every
+ * `siox graph`). */
 static const char loss_sql[] =
     "WITH p AS (SELECT pr.proc_id FROM processes pr"
     "            WHERE ($1::text IS NULL OR pr.job = $1) AND ($2::int IS NULL OR pr.proc_id = $2)),"
     " s AS (SELECT p.proc_id, cs.activities, cs.dropped, cs.dropped_exit, cs.daemon_dropped_spool,"
     "              cs.daemon_dropped_invalid, cs.proc_id IS NOT NULL AS reported,"
-    "              (SELECT count(*) FROM activities a WHERE a.proc_id = p.proc_id) AS stored"
+    "              (SELECT count(*) FROM activities a WHERE a.aid BETWEEN (p.proc_id::bigint << 32)"
+    "                                                         AND ((p.proc_id::bigint << 32) | 4294967295)) AS stored"
     "         FROM p LEFT JOIN client_stats cs ON cs.proc_id = p.proc_id)"
     " SELECT count(*), count(*) FILTER (WHERE NOT reported),"
     "        coalesce(sum(activities + dropped), 0), coalesce(sum(stored) FILTER (WHERE reported), 0),"
