@@ -72,11 +72,7 @@ char *siox_fmt_attr(const struct siox_attr *at, char *buf, size_t len) {
 }
 
 char *siox_fmt_node(const struct siox_act *a, char *buf, size_t len) {
-  if (a->iid[0])
-    snprintf(buf, len, "%s %s#%s", a->hwid, a->swid, a->iid);
-  else
-    snprintf(buf, len, "%s %s", a->hwid, a->swid);
-  return buf;
+  return siox_act_component(a, buf, len); /* the library's key: job blame sums by it */
 }
 
 char *siox_fmt_per_byte(double s_per_byte, char *buf, size_t len) {

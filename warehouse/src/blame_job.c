@@ -2,7 +2,6 @@
 #include "blame_job.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,14 +64,6 @@ void siox_job_release(struct siox_job_blame *j) {
   *j = (struct siox_job_blame){0};
 }
 
-/* The key of a component: "hwid SWID[#iid]", as the front ends print nodes. */
-static void component_key(const struct siox_act *a, char *buf, size_t len) {
-  if (a->iid[0])
-    snprintf(buf, len, "%s %s#%s", a->hwid, a->swid, a->iid);
-  else
-    snprintf(buf, len, "%s %s", a->hwid, a->swid);
-}
-
 int siox_job_add_call(struct siox_job_blame *j, const struct siox_act *root, const struct siox_blame_wait *w,
                       int64_t via_aid, int64_t via_ns) {
   const struct siox_act *x = w->resource;
@@ -84,7 +75,7 @@ int siox_job_add_call(struct siox_job_blame *j, const struct siox_act *root, con
     /* A waiting rank's call: all of it went to waiting for the sibling's
      * I/O at the resource (the sibling's own call is counted on its own). */
     j->total_ns += via_ns;
-    component_key(x, node, sizeof(node));
+    siox_act_component(x, node, sizeof(node));
     return siox_job_charge(j, node, false, cls, via_aid, via_ns);
   }
   j->total_ns += root->inclusive_ns;
@@ -92,7 +83,7 @@ int siox_job_add_call(struct siox_job_blame *j, const struct siox_act *root, con
     j->unexplained_ns += root->inclusive_ns;
     return 0;
   }
-  component_key(x, node, sizeof(node));
+  siox_act_component(x, node, sizeof(node));
   int64_t at = w->w.own_ns;
   for (size_t i = 0; i < w->queue->nby && rc == 0; i++) {
     const struct siox_waited_for *q = &w->queue->by[i];

@@ -7,6 +7,7 @@
 #include "graph.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -272,4 +273,12 @@ void siox_tree_mark(struct siox_tree *t, const struct siox_act *const *path, siz
     a->critical = true;
     if (a == t->root) break;
   }
+}
+
+char *siox_act_component(const struct siox_act *a, char *buf, size_t len) {
+  if (a->iid[0])
+    snprintf(buf, len, "%s %s#%s", a->hwid, a->swid, a->iid);
+  else
+    snprintf(buf, len, "%s %s", a->hwid, a->swid);
+  return buf;
 }

@@ -95,6 +95,11 @@ int siox_act_add_num(struct siox_act *a, const char *name, const char *unit, enu
 /* Appends a text attribute (copies everything). 0 or -ENOMEM. */
 int siox_act_add_text(struct siox_act *a, const char *name, const char *unit, const char *text);
 
+/* The activity's component as "hwid SWID[#iid]" into buf (truncated to
+ * len); the key job-level blame sums by and the name the front ends print.
+ * Returns buf. */
+char *siox_act_component(const struct siox_act *a, char *buf, size_t len);
+
 struct siox_interval {
   int64_t start, end;
 };
