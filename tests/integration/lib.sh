@@ -133,6 +133,19 @@ siox_cli() { "$SIOX_CLI" --data-dir "$SERVER_DIR" "$@"; }
 # needs them preloaded first.
 asan_rt() { ldd "$SIOX_CLI" | awk '/libasan|libubsan/ {printf "%s%s", sep, $3; sep=":"}'; }
 
+# The environment of a test that runs MPI ranks under the layers: root may
+# run mpirun; leak checks off in the ranks (OpenMPI, hwloc and HDF5 leak at
+# exit, also from MCA components already unloaded, so no suppression can
+# name them; every other ASan/UBSan check stays on); ROMIO (predictable
+# aggregation, instrumentation/mpi/README.md); ASAN_RT, the ASan runtime to
+# preload first ("path:", empty in a release build) when the layers carry it.
+mpi_env() {
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_io=romio321
+  export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+  ASAN_RT=$(ldd "$SIOX_MPI_LIB" | awk '/libasan/ {print $3 ":"}')
+  [ -n "${SIOX_POSIX_LIB:-}" ] || fail "libsiox-posix is not built (SIOX_POSIX_LIB unset)"
+}
+
 # Waits until the warehouse holds exactly $1 activities (fails on more, or on
 # fewer after the timeout in seconds, $2, default 60).
 wait_activities() {

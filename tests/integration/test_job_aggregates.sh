@@ -10,11 +10,7 @@
 #  - job B, untouched, is still served from its own row, and that row is
 #    byte for byte what a direct scan prints.
 . "$(dirname "$0")/lib.sh"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-ASAN_RT=$(ldd "$SIOX_MPI_LIB" | awk '/libasan/ {print $3 ":"}')
-export OMPI_MCA_io=romio321
-[ -n "${SIOX_POSIX_LIB:-}" ] || fail "libsiox-posix is not built (SIOX_POSIX_LIB unset)"
+mpi_env
 A=jobagg-a-$$ B=jobagg-b-$$
 OUT=/dev/shm/siox-jobagg.$$
 trap 'rm -f "$OUT"*; cleanup' EXIT

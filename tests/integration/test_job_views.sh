@@ -8,12 +8,8 @@
 # `siox jobs` agrees with the summary, and the error paths. Leaves the
 # documents in $SIOX_ARTIFACTS (when set) for the web tests to compare.
 . "$(dirname "$0")/lib.sh"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-ASAN_RT=$(ldd "$SIOX_MPI_LIB" | awk '/libasan/ {print $3 ":"}')
-export OMPI_MCA_io=romio321
+mpi_env
 export SIOX_TEST_HINTS="romio_cb_write=enable;romio_cb_read=enable;cb_nodes=1"
-[ -n "${SIOX_POSIX_LIB:-}" ] || fail "libsiox-posix is not built (SIOX_POSIX_LIB unset)"
 RANKS=4
 JOB=jobviews-$$
 OUT=/dev/shm/siox-jobviews.$$

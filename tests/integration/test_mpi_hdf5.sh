@@ -7,16 +7,7 @@
 # explicit chain H5Dwrite -> MPI-IO -> POSIX, and a byte-identical file
 # with and without SIOX.
 . "$(dirname "$0")/lib.sh"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# Under -DSIOX_SANITIZE=ON: OpenMPI, hwloc and HDF5 leak at exit (also from
-# MCA components already unloaded, so no suppression can name them); keep
-# every other ASan/UBSan check on in the ranks.
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-# ...and the ASan runtime must come first in LD_PRELOAD when the layers
-# carry it (processes the ranks start are not built with it).
-ASAN_RT=$(ldd "$SIOX_MPI_LIB" | awk '/libasan/ {print $3 ":"}')
-export OMPI_MCA_io=romio321
-[ -n "${SIOX_POSIX_LIB:-}" ] || fail "libsiox-posix is not built (SIOX_POSIX_LIB unset)"
+mpi_env
 RANKS=4 ROWS=64 COLS=128
 OUT=/dev/shm/siox-h5-it.$$
 trap 'rm -f "$OUT" "$OUT".plain; cleanup' EXIT

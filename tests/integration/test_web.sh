@@ -9,10 +9,7 @@
 #    per rank; the call page highlights blame's culprit (`siox blame --json`).
 # Screenshots of every page go to $SIOX_ARTIFACTS (default $T/artifacts).
 . "$(dirname "$0")/lib.sh"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-ASAN_RT=$(ldd "$SIOX_MPI_LIB" | awk '/libasan/ {print $3 ":"}')
-export OMPI_MCA_io=romio321
+mpi_env
 export SIOX_TEST_HINTS="romio_cb_write=enable;romio_cb_read=enable;cb_nodes=1"
 command -v chromium >/dev/null || fail "chromium is not installed (scripts/install-deps.sh)"
 ART=${SIOX_ARTIFACTS:-$T/artifacts}
