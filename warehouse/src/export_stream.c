@@ -20,7 +20,7 @@
   "WITH RECURSIVE procs AS (SELECT proc_id FROM processes"                                                \
   "                          WHERE job = $1 OR (job = '' AND 'proc:' || proc_id = $1)),"                  \
   " own AS (SELECT a.aid FROM procs p JOIN activities a"                                                  \
-  "          ON a.aid BETWEEN (p.proc_id::bigint << 32) AND ((p.proc_id::bigint << 32) | 4294967295)),"   \
+  "          ON a.aid " SIOX_WH_AIDS_OF("p.proc_id") "),"   \
   " reached(aid) AS (SELECT l.child_aid FROM own o JOIN causal_links l ON l.parent_aid = o.aid"           \
   "   UNION SELECT e.child_aid FROM reached r JOIN causal_edges e ON e.parent_aid = r.aid),"              \
   " acts AS (SELECT aid FROM own UNION SELECT aid FROM reached)"
@@ -157,7 +157,7 @@ int siox_wh_export_t0(PGconn *c, const char *job, int64_t *t0, char *err, size_t
   const char *params[1] = {job};
   PGresult *r = siox_wh_query(c, "finding the job's start",
                               "SELECT min(a.start_ns) FROM processes p JOIN activities a"
-                              "  ON a.aid BETWEEN (p.proc_id::bigint << 32) AND ((p.proc_id::bigint << 32) | 4294967295)"
+                              "  ON a.aid " SIOX_WH_AIDS_OF("p.proc_id")
                               " WHERE p.job = $1 OR (p.job = '' AND 'proc:' || p.proc_id = $1)",
                               1, params, err, errlen);
   if (!r) return -EIO;

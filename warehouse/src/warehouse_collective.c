@@ -21,7 +21,7 @@ static const char siblings_sql[] =
     "       coalesce((SELECT sum(c.end_ns - c.start_ns) FROM activities c JOIN nodes cn ON cn.node_id = c.node_id"
     "                  WHERE c.parent_aid = s.aid AND cn.swid = 'POSIX'), 0), coalesce(p.host, '')"
     "  FROM me JOIN processes p ON p.job = me.job AND p.uid = me.uid AND p.proc_id <> me.proc_id AND me.job <> ''"
-    "  JOIN activities s ON s.aid BETWEEN (p.proc_id::bigint << 32) AND ((p.proc_id::bigint << 32) | 4294967295)"
+    "  JOIN activities s ON s.aid " SIOX_WH_AIDS_OF("p.proc_id")
     "   AND s.type_id = me.type_id AND s.start_ns < me.end_ns AND s.end_ns > me.start_ns"
     "  JOIN nodes sn ON sn.node_id = s.node_id AND sn.swid = (SELECT swid FROM nodes WHERE node_id = me.node_id)"
     " WHERE NOT EXISTS (SELECT 1 FROM obj)"

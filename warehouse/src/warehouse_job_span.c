@@ -17,7 +17,7 @@ static const char span_sql[] =
     "SELECT min(a.start_ns), max(a.end_ns) FROM processes p, activities a"
     " WHERE (CASE WHEN $2 <> '' THEN p.job = $2 AND p.uid = (SELECT uid FROM processes WHERE proc_id = ($1::bigint >> 32))"
     "             ELSE p.proc_id = ($1::bigint >> 32) END)"
-    "   AND a.aid BETWEEN (p.proc_id::bigint << 32) AND ((p.proc_id::bigint << 32) | 4294967295)";
+    "   AND a.aid " SIOX_WH_AIDS_OF("p.proc_id");
 
 int siox_wh_job_span(PGconn *c, int64_t aid, const char *job, int64_t *from, int64_t *to, char *err, size_t errlen) {
   char a[24];
@@ -50,7 +50,7 @@ int siox_wh_job_exists(PGconn *c, const char *job, char *err, size_t errlen) {
  * caller may see of them (row-level security keeps other users' out). */
 static const char window_sql[] =
     "SELECT min(a.start_ns), max(a.end_ns) FROM processes p, activities a WHERE p.job = $1"
-    "   AND a.aid BETWEEN (p.proc_id::bigint << 32) AND ((p.proc_id::bigint << 32) | 4294967295)";
+    "   AND a.aid " SIOX_WH_AIDS_OF("p.proc_id");
 
 int siox_wh_job_window(PGconn *c, const char *job, int64_t *from, int64_t *to, char *err, size_t errlen) {
   const char *params[1] = {job};

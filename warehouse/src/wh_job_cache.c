@@ -26,7 +26,7 @@
 static const char stamp_sql[] =
     "SELECT min(p.uid), count(a.aid), coalesce(max(a.aid), 0), to_regclass('job_aggregates') IS NOT NULL"
     "  FROM processes p JOIN activities a"
-    "    ON a.aid BETWEEN (p.proc_id::bigint << 32) AND ((p.proc_id::bigint << 32) | 4294967295)"
+    "    ON a.aid " SIOX_WH_AIDS_OF("p.proc_id")
     " WHERE p.job = $1";
 
 static const char get_sql[] = "SELECT doc FROM job_aggregates WHERE uid = $1 AND job = $2 AND kind = $3"

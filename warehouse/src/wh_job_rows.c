@@ -57,7 +57,7 @@ static const char owners_sql[] = "SELECT string_agg(DISTINCT uid::text, ', ') FR
 #define JOB_PROCS_CTE                                                                                  \
   "jp AS (SELECT p.proc_id, p.host, p.exe, p.args, EXISTS (SELECT 1 FROM activities a"                 \
   "          JOIN nodes n ON n.node_id = a.node_id"                                                    \
-  "         WHERE a.aid BETWEEN (p.proc_id::bigint << 32) AND ((p.proc_id::bigint << 32) | 4294967295)" \
+  "         WHERE a.aid " SIOX_WH_AIDS_OF("p.proc_id") \
   "           AND n.swid = 'MPI-IO') AS mpi"                                                           \
   "    FROM processes p WHERE p.job = $1 OR (p.job = '' AND 'proc:' || p.proc_id = $1)),"              \
   " procs AS (SELECT * FROM jp WHERE mpi OR NOT EXISTS (SELECT 1 FROM jp q WHERE q.mpi))"
@@ -82,7 +82,7 @@ static const char analysis_sql[] =
     "   (SELECT x.value FROM activity_text_attrs x WHERE x.aid = a.aid AND x.attr_id = ids.hi LIMIT 1),"
     "   (SELECT x.value FROM activity_text_attrs x WHERE x.aid = a.aid AND x.attr_id = ids.ic LIMIT 1)"
     "  FROM ids, procs p JOIN activities a"
-    "    ON a.aid BETWEEN (p.proc_id::bigint << 32) AND ((p.proc_id::bigint << 32) | 4294967295)"
+    "    ON a.aid " SIOX_WH_AIDS_OF("p.proc_id")
     "  JOIN nodes n ON n.node_id = a.node_id JOIN activity_types t ON t.type_id = a.type_id"
     " WHERE n.swid IN ('MPI', 'MPI-IO', 'POSIX', 'stdio') ORDER BY a.aid";
 static const int analysis_map[C_N] = {

@@ -56,7 +56,7 @@ static const char served_sql[] =
     "WITH RECURSIVE jp AS (" JOB_PROCS "),"
     " hop(uid, job, aid, depth) AS ("
     "   SELECT jp.uid, jp.job, l.child_aid, 1 FROM jp JOIN causal_links l"
-    "     ON l.parent_aid BETWEEN (jp.proc_id::bigint << 32) AND ((jp.proc_id::bigint << 32) | 4294967295)"
+    "     ON l.parent_aid " SIOX_WH_AIDS_OF("jp.proc_id")
     "   UNION"
     "   SELECT h.uid, h.job, c.aid, h.depth + 1 FROM hop h"
     "     JOIN causal_links l ON l.parent_aid = h.aid JOIN activities c ON c.aid = l.child_aid"

@@ -26,6 +26,11 @@ int siox_wh_exec(PGconn *c, const char *what, const char *sql, char *err, size_t
 
 /* The advisory lock that serializes schema migrations, wherever they run
  * (a server's start, a shard's setup, the coordinator's build). */
+/* SQL: the activities of process P (a SQL expression) as a range of the
+ * primary key, aid = proc_id << 32 | local number; activities has no
+ * proc_id index, so "a.aid " SIOX_WH_AIDS_OF("p.proc_id") is how a process's
+ * activities are read. */
+#define SIOX_WH_AIDS_OF(p) "BETWEEN (" p "::bigint << 32) AND ((" p "::bigint << 32) | 4294967295)"
 #define SIOX_WH_MIGRATE_LOCK "SELECT pg_advisory_lock(5105290)"
 #define SIOX_WH_MIGRATE_UNLOCK "SELECT pg_advisory_unlock(5105290)"
 
