@@ -69,6 +69,9 @@ void siox_blame_wait_text(FILE *f, const struct siox_blame_wait *o, const struct
             siox_fmt_bytes(x->bytes, b, sizeof(b)), dur(x->inclusive_ns, a, sizeof(a)),
             dur((int64_t)(o->own_expected_s * 1e9), e, sizeof(e)), o->own_ratio);
   fprintf(f, "\n");
+  if (o->in_connection_ns > 0)
+    fprintf(f, "  (%s of its own request before the component below took it: in the connection, counted as waiting)\n",
+            dur(o->in_connection_ns, a, sizeof(a)));
   queued_lines(f, o);
   fprintf(f, "  %s unexplained (the call was not served there and the resource was idle)\n",
           dur(o->unexplained_ns, a, sizeof(a)));
@@ -122,6 +125,7 @@ static json_object *breakdown_json(const struct siox_blame_wait *o) {
   siox_json_dbl(j, "total_s", (double)w->total_ns / 1e9);
   siox_json_dbl(j, "own_service_s", (double)w->own_ns / 1e9);
   siox_json_int(j, "own_requests", (int64_t)w->own_requests);
+  siox_json_dbl(j, "in_connection_s", (double)o->in_connection_ns / 1e9);
   siox_json_int(j, "own_bytes", o->own_bytes);
   siox_json_dbl(j, "expected_s", o->own_expected_s);
   siox_json_dbl(j, "own_ratio", o->own_ratio);

@@ -116,6 +116,20 @@ static void set_windows(const struct siox_act *a, int32_t node, struct siox_serv
   }
 }
 
+int64_t siox_blame_connection_windows(const struct siox_act *a, int32_t node, struct siox_served_set *set) {
+  int64_t moved = 0;
+  const struct siox_act *y = a->node_id == node ? deeper(a) : NULL;
+  if (y && y->start_ns > a->start_ns && y->start_ns < a->end_ns)
+    for (size_t k = 0; k < set->n; k++) {
+      struct siox_served *s = &set->s[k];
+      if (!s->own || s->aid != a->aid || y->start_ns <= s->start_ns) continue;
+      moved += y->start_ns - s->start_ns;
+      s->start_ns = y->start_ns;
+    }
+  for (size_t i = 0; i < a->nchildren; i++) moved += siox_blame_connection_windows(a->children[i], node, set);
+  return moved;
+}
+
 /* Marks the call's own activities in a set spanning several nodes. */
 static void mark_tree(const struct siox_act *a, struct siox_served_set *set) {
   for (size_t k = 0; k < set->n; k++)
@@ -286,6 +300,9 @@ int siox_blame_wait_run(PGconn *c, const struct siox_blame *b, siox_blame_fetch_
   const struct siox_act *x = o->resource;
   if (rc == 0) rc = mark_own(&o->served, r, x->node_id);
   if (rc == 0) set_windows(r, x->node_id, &o->served);
+  /* A client subvolume the descent stopped at (its brick mostly idle):
+   * the call's request was in the connection until the brick took it. */
+  if (rc == 0 && deeper(x)) o->in_connection_ns = siox_blame_connection_windows(r, x->node_id, &o->served);
   if (rc == 0) rc = siox_wait_analyze(r->start_ns, r->end_ns, r->job, o->served.s, o->served.n, &o->w);
   if (rc == 0) rc = choose_queue(c, b, o, err, errlen);
   const struct siox_act *u = upper_level(b, x);
@@ -324,6 +341,9 @@ void siox_blame_wait_unlinked(struct siox_blame_wait *o, const struct siox_unlin
   /* The larger of the two, as they may overlap: the queue's figure
    * inferred over the gap (no exact windows) counts unlinked instants too. */
   int64_t queued = o->queue->queued_ns > collective_ns ? o->queue->queued_ns : collective_ns;
+  /* Time in the connection is the component's, queued or not (a slow link
+   * to a brick with nothing else on it). */
+  if (queued < o->in_connection_ns) queued = o->in_connection_ns;
   if (!siox_unlinked_outweighs(u, o->w.own_ns + queued)) return;
   o->outweighed = true;
   o->named = o->v;

@@ -44,6 +44,10 @@ struct siox_blame_wait {
   const struct siox_wait *queue;   /* &w, &upper_w or &tandem: the queue the call waited in */
   const struct siox_act *queue_at; /* resource or upper */
   int64_t unexplained_ns;          /* the resource's gap minus the queue's queued time */
+  /* The resource is a client subvolume whose brick took the call's request
+   * late: the time from the client's wind to the brick's start, moved from
+   * own service to the gap (siox_blame_connection_windows). */
+  int64_t in_connection_ns;
   struct siox_kind_model kind;
   int64_t kind_to_ns;              /* the model's history: operations that started before this */
   bool kind_refit;                 /* fitted for this call (else read as kept by the fold) */
@@ -74,6 +78,13 @@ struct siox_blame_wait {
  * siox_blame_wait_classify. 0, or negative errno with a message in err. */
 int siox_blame_wait_run(PGconn *c, const struct siox_blame *b, siox_blame_fetch_fn fetch, void *ctx,
                         struct siox_blame_wait *out, char *err, size_t errlen);
+/* The connection as a queue (README.md "Waiting", step 5): every own
+ * request in set (activities of a's tree at node) that has a child on
+ * another node (a client fop over its brick fop) is served only from that
+ * child's start; before it the request sat in the client's connection to
+ * the brick, behind whatever else the subvolume had in flight. Pure: edits
+ * set's start times, returns the time moved out of own service. */
+int64_t siox_blame_connection_windows(const struct siox_act *a, int32_t node, struct siox_served_set *set);
 /* Decides the class from what run found and the baseline judgement. */
 void siox_blame_wait_classify(struct siox_blame_wait *out, int baseline);
 /* After classify: withdraws a fault or transient whose component the
