@@ -29,6 +29,7 @@
 #include "tls_pipe.h"
 #include "siox_client_wire.h"
 #include "siox_frame.h"
+#include "siox_hostport.h"
 
 static void set_timeouts(int fd) {
   struct timeval tv = {.tv_sec = SIOX_PROBE_TIMEOUT_MS / 1000, .tv_usec = (SIOX_PROBE_TIMEOUT_MS % 1000) * 1000};
@@ -160,29 +161,22 @@ Siox__StatusReply *siox_probe_daemon(const char *socket_path, char *err, size_t 
 
 /* ---- server ----------------------------------------------------------- */
 
-/* "host:port", "[v6]:port". 0, or -EINVAL with err set. */
-static int split_host_port(const char *s, char *host, size_t hlen, const char **port, char *err, size_t errlen) {
-  const char *colon = strrchr(s, ':');
-  const char *h = s;
-  size_t n = colon ? (size_t)(colon - s) : 0;
-  if (n >= 2 && s[0] == '[' && s[n - 1] == ']') {
-    h = s + 1;
-    n -= 2;
-  }
-  if (!colon || n == 0 || n >= hlen || !colon[1]) {
+/* "host:port", "[v6]:port"; the port as text for getaddrinfo. 0, or
+ * -EINVAL with err set. */
+static int split_host_port(const char *s, char *host, size_t hlen, char *port, size_t plen, char *err,
+                           size_t errlen) {
+  int p;
+  if (siox_hostport_parse(s, strlen(s), host, hlen, &p) != 0) {
     snprintf(err, errlen, "'%s' is not HOST:PORT", s);
     return -EINVAL;
   }
-  memcpy(host, h, n);
-  host[n] = '\0';
-  *port = colon + 1;
+  snprintf(port, plen, "%d", p);
   return 0;
 }
 
 static int connect_tcp(const char *host_port, char *err, size_t errlen) {
-  char host[256];
-  const char *port;
-  if (split_host_port(host_port, host, sizeof(host), &port, err, errlen)) return -1;
+  char host[256], port[8];
+  if (split_host_port(host_port, host, sizeof(host), port, sizeof(port), err, errlen)) return -1;
   struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res, *ai;
   int g = getaddrinfo(host, port, &hints, &res);
   if (g) {
@@ -264,11 +258,10 @@ static Siox__StatusReply *server_exchange(const struct probe_io *io, char *err, 
 /* TLS to a server run with --tls-cert, when $SIOX_TLS_CA names the CA file
  * its certificate must verify against (and name the host of host_port). */
 static SSL *tls_start(int fd, const char *host_port, SSL_CTX **ctx, char *err, size_t errlen) {
-  char host[256];
-  const char *port;
+  char host[256], port[8];
   const char *ca = getenv("SIOX_TLS_CA");
   *ctx = NULL;
-  if (!ca || !*ca || split_host_port(host_port, host, sizeof(host), &port, err, errlen)) return NULL;
+  if (!ca || !*ca || split_host_port(host_port, host, sizeof(host), port, sizeof(port), err, errlen)) return NULL;
   SSL *ssl = NULL;
   if ((*ctx = siox_tls_client_ctx(ca, err, errlen)) && (ssl = SSL_new(*ctx)) && SSL_set_fd(ssl, fd) == 1 &&
       siox_tls_expect_host(ssl, host) == 1 && SSL_connect(ssl) == 1)

@@ -13,28 +13,12 @@
 #include <string.h>
 
 #include "daemon.h"
+#include "siox_hostport.h"
 
-/* HOST:PORT or [V6]:PORT, the n bytes at s. */
+/* HOST:PORT or [V6]:PORT, the n bytes at s; a server's port is never 0. */
 static int parse_entry(const char *s, size_t n, char *host, size_t cap, int *port) {
-  const char *colon = NULL;
-  for (size_t i = 0; i < n; i++)
-    if (s[i] == ':') colon = s + i;
-  if (!colon) return -EINVAL;
-  char num[8];
-  size_t pn = (size_t)(s + n - colon - 1);
-  if (pn == 0 || pn >= sizeof num) return -EINVAL;
-  memcpy(num, colon + 1, pn);
-  num[pn] = '\0';
-  char *end;
-  unsigned long p = strtoul(num, &end, 10);
-  if (*end || num[0] == '-' || p == 0 || p > 65535) return -EINVAL;
-  size_t hn = (size_t)(colon - s);
-  if (hn >= 2 && s[0] == '[' && s[hn - 1] == ']') s++, hn -= 2;
-  if (hn == 0 || hn >= cap) return -EINVAL;
-  memcpy(host, s, hn);
-  host[hn] = '\0';
-  *port = (int)p;
-  return 0;
+  int rc = siox_hostport_parse(s, n, host, cap, port);
+  return rc == 0 && *port == 0 ? -EINVAL : rc;
 }
 
 int daemon_server_count(const char *list) {

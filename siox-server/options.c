@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "siox_hostport.h"
+
 const char siox_server_usage[] =
     "NAME\n"
     "    siox-server - SIOX ingest and causal-matching server\n"
@@ -191,26 +193,6 @@ const char siox_server_usage[] =
     "EXIT STATUS\n"
     "    0 after a clean stop, 1 on a startup failure, 2 on a usage error.\n";
 
-int siox_parse_hostport(const char *s, char *host, unsigned hostcap, int *port) {
-  const char *colon = strrchr(s, ':');
-  if (!colon || colon == s) return -EINVAL;
-  const char *h = s, *he = colon;
-  if (*h == '[') {
-    if (he[-1] != ']') return -EINVAL;
-    h++, he--;
-  }
-  size_t hl = (size_t)(he - h);
-  if (hl == 0 || hl >= hostcap) return -EINVAL;
-  char *end;
-  errno = 0;
-  long p = strtol(colon + 1, &end, 10);
-  if (errno || *end || end == colon + 1 || p < 0 || p > 65535) return -EINVAL;
-  memcpy(host, h, hl);
-  host[hl] = '\0';
-  *port = (int)p;
-  return 0;
-}
-
 static int parse_int(const char *s, int lo, int hi, int *out) {
   char *end;
   errno = 0;
@@ -233,7 +215,7 @@ static int parse_shard(const char *s, struct siox_server_options *o) {
 
 static void defaults(struct siox_server_options *o) {
   memset(o, 0, sizeof *o);
-  siox_parse_hostport(SIOX_SERVER_DEFAULT_LISTEN, o->host, sizeof o->host, &o->port);
+  siox_hostport_parse(SIOX_SERVER_DEFAULT_LISTEN, strlen(SIOX_SERVER_DEFAULT_LISTEN), o->host, sizeof o->host, &o->port);
   o->data_dir = SIOX_SERVER_DEFAULT_DATA_DIR;
   o->match_ms = 500;
   o->late_ms = 2000;
@@ -269,7 +251,7 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
   while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
     switch (c) {
     case 'l':
-      if (siox_parse_hostport(optarg, o->host, sizeof o->host, &o->port) != 0)
+      if (siox_hostport_parse(optarg, strlen(optarg), o->host, sizeof o->host, &o->port) != 0)
         return snprintf(err, errcap, "--listen: expected HOST:PORT, got '%s'", optarg), -EINVAL;
       break;
     case 'd': o->data_dir = optarg; break;

@@ -41,9 +41,6 @@ struct siox_server_options {
   int help;
 };
 
-/* Splits "HOST:PORT" ("[v6]:PORT" too) into host and port.
- * Returns 0 or -EINVAL. */
-int siox_parse_hostport(const char *s, char *host, unsigned hostcap, int *port);
 
 /* Fills o from argv. Returns 0, or -EINVAL with a message in err. */
 int siox_server_options_parse(int argc, char **argv, struct siox_server_options *o, char *err, unsigned errcap);

@@ -48,19 +48,6 @@ static void test_all_options(void **state) {
   assert_true(o.help);
 }
 
-static void test_hostport(void **state) {
-  (void)state;
-  char host[64];
-  int port;
-  assert_int_equal(siox_parse_hostport("[::1]:7410", host, sizeof host, &port), 0);
-  assert_string_equal(host, "::1");
-  assert_int_equal(port, 7410);
-  assert_int_not_equal(siox_parse_hostport("host", host, sizeof host, &port), 0);
-  assert_int_not_equal(siox_parse_hostport(":80", host, sizeof host, &port), 0);
-  assert_int_not_equal(siox_parse_hostport("h:99999", host, sizeof host, &port), 0);
-  assert_int_not_equal(siox_parse_hostport("h:12x", host, sizeof host, &port), 0);
-}
-
 static void test_late_ms(void **state) {
   (void)state;
   struct siox_server_options o;
@@ -186,7 +173,6 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_defaults),
       cmocka_unit_test(test_all_options),
-      cmocka_unit_test(test_hostport),
       cmocka_unit_test(test_late_ms),
       cmocka_unit_test(test_auth_tls),
       cmocka_unit_test(test_memory_mb),

@@ -10,20 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "siox_hostport.h"
 #include "web.h"
 
 int web_parse_listen(const char *s, struct sockaddr_storage *addr, socklen_t *len, char *err, size_t errlen) {
   char host[256];
-  const char *colon = strrchr(s, ':');
-  long port = colon ? strtol(colon + 1, NULL, 10) : -1;
-  size_t hl = colon ? (size_t)(colon - s) : 0;
-  if (!colon || hl == 0 || hl >= sizeof(host) || port < 0 || port > 65535 || !colon[1] ||
-      strspn(colon + 1, "0123456789") != strlen(colon + 1)) {
+  int port;
+  if (siox_hostport_parse(s, strlen(s), host, sizeof(host), &port) != 0) {
     snprintf(err, errlen, "--listen: '%s' is not HOST:PORT (an IPv4 address, or [IPv6], and a port)", s);
     return -EINVAL;
   }
-  memcpy(host, s, hl);
-  host[hl] = '\0';
   memset(addr, 0, sizeof(*addr));
   struct sockaddr_in *v4 = (struct sockaddr_in *)addr;
   struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)addr;
@@ -33,14 +29,11 @@ int web_parse_listen(const char *s, struct sockaddr_storage *addr, socklen_t *le
     *len = sizeof(*v4);
     return 0;
   }
-  if (hl > 2 && host[0] == '[' && host[hl - 1] == ']') {
-    host[hl - 1] = '\0';
-    if (inet_pton(AF_INET6, host + 1, &v6->sin6_addr) == 1) {
-      v6->sin6_family = AF_INET6;
-      v6->sin6_port = htons((uint16_t)port);
-      *len = sizeof(*v6);
-      return 0;
-    }
+  if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons((uint16_t)port);
+    *len = sizeof(*v6);
+    return 0;
   }
   snprintf(err, errlen, "--listen: '%s' is not an IP address (names are not resolved: say which interface)", host);
   return -EINVAL;
