@@ -342,9 +342,9 @@ void siox_blame_wait_unlinked(struct siox_blame_wait *o, const struct siox_unlin
    * inferred over the gap (no exact windows) counts unlinked instants too. */
   int64_t queued = o->queue->queued_ns > collective_ns ? o->queue->queued_ns : collective_ns;
   /* Time in the connection is the component's, queued or not (a slow link
-   * to a brick with nothing else on it). */
-  if (queued < o->in_connection_ns) queued = o->in_connection_ns;
-  if (!siox_unlinked_outweighs(u, o->w.own_ns + queued)) return;
+   * to a brick with nothing else on it): never charge less than before it
+   * left own service (its queued part counts twice; this only compares). */
+  if (!siox_unlinked_outweighs(u, o->w.own_ns + o->in_connection_ns + queued)) return;
   o->outweighed = true;
   o->named = o->v;
   o->v = (struct siox_class_verdict){.cls = SIOX_CLASS_NONE, .by = SIOX_EVIDENCE_NONE};
