@@ -162,6 +162,33 @@ wait_activities() {
 # json_get FILE EXPR: evaluates a Python expression over the parsed JSON `j`.
 json_get() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
+# root_of_slowest JOB SWID NAME ROOT_SWID: the call of layer ROOT_SWID that
+# the job's slowest SWID NAME activity served (upwards along causal_edges,
+# explicit and implicit): e.g. the app write whose device write was slowest.
+# On a loaded machine the slowest app write itself may be a healthy
+# device's, slowed by the scheduler in the client process, where blame
+# rightly names nothing. Waits up to 30 s for the links to reach it.
+root_of_slowest() {
+  local r=""
+  for _ in $(seq 60); do
+    r=$(root_of_slowest_now "$@")
+    if [ -n "$r" ]; then break; fi
+    sleep 0.5
+  done
+  echo "$r"
+}
+root_of_slowest_now() {
+  sql "WITH RECURSIVE d AS (
+         SELECT a.aid FROM activities a JOIN nodes n USING (node_id) JOIN activity_types t USING (type_id)
+         JOIN processes p USING (proc_id) WHERE p.job = '$1' AND n.swid = '$2' AND t.name = '$3'
+         ORDER BY a.end_ns - a.start_ns DESC, a.aid LIMIT 1),
+       up (aid, depth) AS (SELECT aid, 0 FROM d
+         UNION ALL SELECT e.parent_aid, up.depth + 1 FROM causal_edges e JOIN up ON e.child_aid = up.aid
+         WHERE up.depth < 16)
+       SELECT up.aid FROM up JOIN activities a USING (aid) JOIN nodes n USING (node_id)
+       WHERE n.swid = '$4' ORDER BY up.depth LIMIT 1"
+}
+
 # top_first_aid FILE: the aid of the first row of `siox top --json` output.
 top_first_aid() {
   python3 -c '
