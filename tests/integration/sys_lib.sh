@@ -111,13 +111,17 @@ wait_finalized() {
   fail "the job's $2 MPI_Finalize activities did not reach the warehouse"
 }
 
-# wait_links: until the number of implicit links stops growing (the server
-# matches remote calls as batches arrive).
+# wait_links: until the number of implicit links has not grown for 3 s (the
+# server matches remote calls every 500 ms as batches arrive, and links a
+# receive whose send comes up to 2 s late: --match-ms, --late-ms). One quiet
+# second was not enough: a call blamed before its link was made reaches no
+# component (class none).
 wait_links() {
-  local n=-1 m
-  for _ in $(seq 60); do
+  local n=-1 m quiet=0
+  for _ in $(seq 90); do
     m=$(sql "SELECT count(*) FROM causal_links")
-    [ "$m" = "$n" ] && return 0
+    if [ "$m" = "$n" ]; then quiet=$((quiet + 1)); else quiet=0; fi
+    [ $quiet -ge 3 ] && return 0
     n=$m
     sleep 1
   done
