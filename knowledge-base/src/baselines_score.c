@@ -9,15 +9,17 @@
 #include <string.h>
 
 #include <siox/siox_kb_baselines.h>
+#include <siox/siox_wh.h>
 
 #include "baselines_fold.h"
 
 /* The activity's histogram minus itself and minus the folded activities of
  * the same baseline in the excluded window (ex). The window is read by the
  * (type_id, start_ns) index as a bitmap (plain index scans off for this
- * statement: the planner otherwise walks activities_start over every
- * node's activities in the window, or ANDs in the type's whole index when
- * "in the window OR the activity itself" is one condition); the activity
+ * statement, siox_wh_exec_window: the planner otherwise walks
+ * activities_start over every node's activities in the window, or ANDs in
+ * the type's whole index when "in the window OR the activity itself" is
+ * one condition); the activity
  * itself is added when it lies outside the window. ex is computed once
  * (MATERIALIZED: inlined, it was re-aggregated for each bucket of the
  * histogram), and its size class is tested as the byte range of a's class
@@ -62,9 +64,7 @@ int siox_kb_baseline_score(PGconn *c, int64_t aid, int64_t exclude_from_ns, int6
   snprintf(p[1], sizeof p[1], "%" PRId64, exclude_from_ns);
   snprintf(p[2], sizeof p[2], "%" PRId64, exclude_to_ns);
   const char *params[3] = {p[0], p[1], p[2]};
-  PQclear(PQexec(c, "SET enable_indexscan = off"));
-  PGresult *r = PQexecParams(c, score_sql, 3, NULL, params, NULL, NULL, 0);
-  PQclear(PQexec(c, "RESET enable_indexscan"));
+  PGresult *r = siox_wh_exec_window(c, score_sql, 3, params);
   if (PQresultStatus(r) != PGRES_TUPLES_OK) {
     kb_pq_fail(r, "scoring against the baseline", err, errcap);
     PQclear(r);
