@@ -58,7 +58,8 @@
     "  UNION ALL" \
     SERVED_ROW \
     "   WHERE " WHERE \
-    "     AND a.start_ns >= $2::bigint - " SERVED_LOOKBACK_NS " AND a.start_ns < least($2::bigint - " LONG_NS ", $3::bigint)" \
+    "     AND a.start_ns >= $2::bigint - " SERVED_LOOKBACK_NS \
+    "     AND a.start_ns < least($2::bigint - " LONG_NS ", $3::bigint)" \
     "     AND a.end_ns > $2::bigint AND a.end_ns - a.start_ns > " LONG_NS \
     "), up(aid, cur, d) AS (" \
     "  SELECT aid, aid, 0 FROM s WHERE s.end_ns > $4::bigint AND s.start_ns < $5::bigint" \
