@@ -13,6 +13,18 @@
 #   blame_kind_model_kept_percent      calls whose kind model was the kept one
 #   blame_refit_agree_percent          calls whose verdict, class, evidence,
 #                                      resource and culprit are the same both ways
+#   blame_ms_base_p50 / _p95           with BLAME_BASE_CLI=PATH (another build's
+#                                      siox, e.g. of the commit before a change):
+#                                      the same calls blamed by it, interleaved
+#                                      with the calls above in alternating order
+#   blame_base_same_json_percent       calls whose whole --json is byte-identical
+#                                      from both binaries
+#
+# Size: BLAME_ACTIVITIES (default 10000000) is the least the warehouse holds;
+# the template is copied until it does (e.g. BLAME_ACTIVITIES=2000000 for a
+# 2M warehouse, about 2 minutes to fill; it is cached per size under
+# BLAME_WAREHOUSE, default BUILD/bench/blame-warehouse, so a second size
+# replaces the first unless BLAME_WAREHOUSE differs).
 #
 # How the warehouse is made (cached in BUILD/bench/blame-warehouse, rebuilt
 # when missing, when bench_blame_fill.c, the schema or this script's
@@ -133,8 +145,18 @@ blame_one() {
 verdict_of() {
   json_get "$1" "(j['verdict'], j['class'], j['decided_by'], (j['resource'] or {}).get('aid'), (j['culprit'] or {}).get('aid'))"
 }
-ms=() ms_refit=() kept=0 agree=0 i=0
+BASE_CLI=${BLAME_BASE_CLI:-}
+# blame_base AID: the same call by the other build, into ms_base.
+blame_base() {
+  local t
+  t=$(date +%s%N)
+  "$BASE_CLI" --data-dir "$SERVER_DIR" blame "$1" --json >"$T/base.json" 2>"$T/blame.err" ||
+    fail "$BASE_CLI blame $1: $(cat "$T/blame.err")"
+  ms_base+=($((($(date +%s%N) - t) / 1000000)))
+}
+ms=() ms_refit=() ms_base=() kept=0 agree=0 same=0 i=0
 for aid in "${AIDS[@]}"; do
+  [ -n "$BASE_CLI" ] && [ $((i % 2)) = 0 ] && blame_base "$aid"
   # Alternating order: the second run of a call finds its pages warm.
   if [ "$REFIT" = 1 ] && [ $((i % 2)) = 1 ]; then
     blame_one "$aid" "$T/refit.json" --refit-kind-model
@@ -142,6 +164,7 @@ for aid in "${AIDS[@]}"; do
   fi
   blame_one "$aid" "$T/blame.json"
   ms+=("$ms_last")
+  [ -n "$BASE_CLI" ] && [ $((i % 2)) = 1 ] && blame_base "$aid"
   if [ "$REFIT" = 1 ] && [ $((i % 2)) = 0 ]; then
     blame_one "$aid" "$T/refit.json" --refit-kind-model
     ms_refit+=("$ms_last")
@@ -153,6 +176,10 @@ for aid in "${AIDS[@]}"; do
     line+="; refit ${ms_refit[-1]} ms"
     if [ "$(verdict_of "$T/blame.json")" = "$(verdict_of "$T/refit.json")" ]; then agree=$((agree + 1))
     else line+=", DIFFERS: $(verdict_of "$T/refit.json")"; fi
+  fi
+  if [ -n "$BASE_CLI" ]; then
+    line+="; base ${ms_base[-1]} ms"
+    if cmp -s "$T/blame.json" "$T/base.json"; then same=$((same + 1)); else line+=", JSON DIFFERS"; fi
   fi
   echo "$line" >&2
   i=$((i + 1))
@@ -169,6 +196,10 @@ pct blame_ms "${ms[@]}"
 if [ "$REFIT" = 1 ]; then
   pct blame_ms_refit "${ms_refit[@]}"
   echo "blame_refit_agree_percent $((100 * agree / ${#AIDS[@]})) %"
+fi
+if [ -n "$BASE_CLI" ]; then
+  pct blame_ms_base "${ms_base[@]}"
+  echo "blame_base_same_json_percent $((100 * same / ${#AIDS[@]})) %"
 fi
 echo "blame_kind_model_kept_percent $((100 * kept / ${#AIDS[@]})) %"
 echo "blame_warehouse_activities $n count"

@@ -9,31 +9,41 @@
 #include <string.h>
 
 #include <siox/siox_kb_baselines.h>
+#include <siox/siox_wh.h>
 
 #include "baselines_fold.h"
 
 /* The activity's histogram minus itself and minus the folded activities of
  * the same baseline in the excluded window (ex). The window is read by the
  * (type_id, start_ns) index as a bitmap (plain index scans off for this
- * statement: the planner otherwise walks activities_start over every
- * node's activities in the window, or ANDs in the type's whole index when
- * "in the window OR the activity itself" is one condition); the activity
- * itself is added when it lies outside the window. */
+ * statement, siox_wh_exec_window: the planner otherwise walks
+ * activities_start over every node's activities in the window, or ANDs in
+ * the type's whole index when "in the window OR the activity itself" is
+ * one condition); the activity
+ * itself is added when it lies outside the window. ex is computed once
+ * (MATERIALIZED: inlined, it was re-aggregated for each bucket of the
+ * histogram), and its size class is tested as the byte range of a's class
+ * (SIZE_CLASS_IS, the same answer as kb_size_class(bytes) = sc, which
+ * formats each of the window's thousands of sizes as a bit string: most of
+ * the statement's time). */
+#define SIZE_CLASS_IS(B, SC)                                                                        \
+  "(CASE WHEN " SC " < 0 THEN " B " IS NULL WHEN " SC " = 0 THEN " B " <= 1 WHEN " SC " > 62 THEN false" \
+  " ELSE " B " >= (1::bigint << " SC ") AND (" SC " = 62 OR " B " < (1::bigint << (" SC " + 1))) END)"
 static const char score_sql[] =
     "WITH wm AS (SELECT watermark_ns w FROM kb_fold_state WHERE name = 'baselines'),"
     " bid AS (SELECT id FROM ontology WHERE name = 'io/bytes'),"
     " a AS (SELECT a.aid, a.node_id, a.type_id, (a.end_ns - a.start_ns)::float8 AS ns,"
     "       kb_size_class(a.attr_vals[array_position(a.attr_ids, (SELECT id FROM bid))]) sc"
     "  FROM activities a WHERE a.aid = $1::bigint),"
-    " ex AS (SELECT kb_hist_bucket((e.end_ns - e.start_ns)::float8) bucket, count(*) c"
-    "  FROM (SELECT e.start_ns, e.end_ns, e.attr_ids, e.attr_vals FROM activities e, a"
-    "         WHERE e.type_id = a.type_id AND e.node_id = a.node_id"
-    "           AND e.start_ns >= $2::bigint AND e.start_ns < $3::bigint"
-    "        UNION ALL"
-    "        SELECT e.start_ns, e.end_ns, e.attr_ids, e.attr_vals FROM activities e, a"
-    "         WHERE e.aid = a.aid AND NOT (e.start_ns >= $2::bigint AND e.start_ns < $3::bigint)) e, a"
-    "  WHERE e.end_ns <= (SELECT w FROM wm)"
-    "    AND kb_size_class(e.attr_vals[array_position(e.attr_ids, (SELECT id FROM bid))]) = a.sc"
+    " ex AS MATERIALIZED (SELECT kb_hist_bucket((e.end_ns - e.start_ns)::float8) bucket, count(*) c"
+    "  FROM (SELECT e.start_ns, e.end_ns, e.attr_vals[array_position(e.attr_ids, (SELECT id FROM bid))] b"
+    "          FROM (SELECT e.start_ns, e.end_ns, e.attr_ids, e.attr_vals FROM activities e, a"
+    "                 WHERE e.type_id = a.type_id AND e.node_id = a.node_id"
+    "                   AND e.start_ns >= $2::bigint AND e.start_ns < $3::bigint"
+    "                UNION ALL"
+    "                SELECT e.start_ns, e.end_ns, e.attr_ids, e.attr_vals FROM activities e, a"
+    "                 WHERE e.aid = a.aid AND NOT (e.start_ns >= $2::bigint AND e.start_ns < $3::bigint)) e) e, a"
+    "  WHERE e.end_ns <= (SELECT w FROM wm) AND " SIZE_CLASS_IS("e.b", "a.sc")
     "  GROUP BY 1),"
     " h AS (SELECT array_agg(h.bucket ORDER BY h.bucket) bk,"
     "       array_agg(h.count - coalesce(ex.c, 0) ORDER BY h.bucket) ct"
@@ -54,9 +64,7 @@ int siox_kb_baseline_score(PGconn *c, int64_t aid, int64_t exclude_from_ns, int6
   snprintf(p[1], sizeof p[1], "%" PRId64, exclude_from_ns);
   snprintf(p[2], sizeof p[2], "%" PRId64, exclude_to_ns);
   const char *params[3] = {p[0], p[1], p[2]};
-  PQclear(PQexec(c, "SET enable_indexscan = off"));
-  PGresult *r = PQexecParams(c, score_sql, 3, NULL, params, NULL, NULL, 0);
-  PQclear(PQexec(c, "RESET enable_indexscan"));
+  PGresult *r = siox_wh_exec_window(c, score_sql, 3, params);
   if (PQresultStatus(r) != PGRES_TUPLES_OK) {
     kb_pq_fail(r, "scoring against the baseline", err, errcap);
     PQclear(r);

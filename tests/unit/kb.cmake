@@ -35,3 +35,11 @@ set_tests_properties(test_kb_hint_outcome PROPERTIES LABELS integration TIMEOUT 
 # ROMIO's aggregation as observed: concurrency and whether it helped (pure).
 siox_unit_test(test_kb_romio_agg SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_kb_romio_agg.c LIBS siox-kb m)
 target_include_directories(test_kb_romio_agg PRIVATE ${PROJECT_SOURCE_DIR}/knowledge-base/src)
+# blame's window reads (siox_wh_exec_window, issue 10 blame latency): one
+# round trip each, plain index scans off for the statement only, a failed
+# statement returned with the connection left usable; on the same fixture.
+add_executable(test_wh_window_scan ${CMAKE_CURRENT_LIST_DIR}/test_wh_window_scan.c)
+target_link_libraries(test_wh_window_scan PRIVATE PkgConfig::CMOCKA kb-test-db siox-warehouse)
+add_dependencies(test_wh_window_scan siox-server)
+add_test(NAME test_wh_window_scan COMMAND test_wh_window_scan $<TARGET_FILE:siox-server>)
+set_tests_properties(test_wh_window_scan PROPERTIES LABELS integration TIMEOUT 300)

@@ -52,9 +52,9 @@ struct siox_peer_query {
   int64_t mid_ns;
 };
 struct siox_peer_set {
-  struct siox_blame_sample *s; /* strings borrowed from res */
+  struct siox_blame_sample *s; /* hwid, iid borrowed from nodes */
   size_t n;
-  PGresult *res;
+  PGresult *res, *nodes;
 };
 /* Samples of the suspect's kind (all nodes, its own included). The caller
  * frees *out with siox_wh_peers_free. 0, -EIO, -ENOMEM. */
