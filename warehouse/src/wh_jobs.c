@@ -25,27 +25,37 @@
   " WHERE job <> '' AND ($1::bigint = 0 OR (extract(epoch FROM first_seen) * 1e9)::bigint >= $1::bigint)"
 
 /* consec: the data call starts where the previous one on the same
- * descriptor ended (NULL when it has no offset or no predecessor). */
+ * descriptor ended (NULL when it has no offset or no predecessor).
+ * Shaped by the profile on a job of 1M activities (README.md, "Job views"):
+ * the operation is told once per activity type (ty), not by four regular
+ * expressions per activity, which the CTEs' inlining also repeated in every
+ * expression that used op; each process's activities are read by its
+ * primary-key range; OFFSET 0 keeps cl a subquery, so the window sorts its
+ * few scalar columns instead of the attribute arrays they come from; the
+ * groups are joined to their jobs after aggregating. */
 static const char groups_sql[] =
     "WITH jp AS (" JOB_PROCS "),"
-    " cl AS (SELECT jp.uid, jp.job, a.proc_id, a.aid, a.parent_aid IS NULL AS top, n.swid, t.name, a.start_ns,"
-    "        a.end_ns, " ATTR("io/offset") " AS off, " ATTR("io/result") " AS result, " ATTR("io/bytes") " AS bytes,"
-    "        coalesce(" ATTR("posix/fd") ", " ATTR("stdio/file") ") AS fkey, " ATTR("mpi/collective") " AS coll,"
-    "        CASE WHEN t.name ~ '" WHJ_RE_SEEK "' THEN 's' WHEN t.name ~ '" WHJ_RE_NOT_DATA "' THEN 'm'"
-    "             WHEN t.name ~ '" WHJ_RE_READ "' THEN 'r' WHEN t.name ~ '" WHJ_RE_WRITE "' THEN 'w' ELSE 'm' END AS op"
-    "   FROM activities a JOIN jp ON jp.proc_id = a.proc_id"
-    "   JOIN nodes n ON n.node_id = a.node_id JOIN activity_types t ON t.type_id = a.type_id"
-    "  WHERE n.swid IN ('HDF5', 'MPI-IO', 'POSIX', 'stdio')),"
+    " ty AS MATERIALIZED (SELECT type_id, CASE WHEN name ~ '" WHJ_RE_SEEK "' THEN 's'"
+    "        WHEN name ~ '" WHJ_RE_NOT_DATA "' THEN 'm' WHEN name ~ '" WHJ_RE_READ "' THEN 'r'"
+    "        WHEN name ~ '" WHJ_RE_WRITE "' THEN 'w' ELSE 'm' END AS op FROM activity_types),"
+    " cl AS (SELECT a.proc_id, a.aid, a.parent_aid IS NULL AS top, n.swid, ty.op, a.start_ns, a.end_ns,"
+    "        " ATTR("io/offset") " AS off, " ATTR("io/result") " AS result, " ATTR("io/bytes") " AS bytes,"
+    "        coalesce(" ATTR("posix/fd") ", " ATTR("stdio/file") ") AS fkey, " ATTR("mpi/collective") " AS coll"
+    "   FROM jp JOIN activities a ON a.aid " SIOX_WH_AIDS_OF("jp.proc_id")
+    "   JOIN nodes n ON n.node_id = a.node_id JOIN ty ON ty.type_id = a.type_id"
+    "  WHERE n.swid IN ('HDF5', 'MPI-IO', 'POSIX', 'stdio') OFFSET 0),"
     /* moved: POSIX says it in io/result, the other layers what was asked */
-    " io AS (SELECT cl.*, CASE WHEN op IN ('r', 'w') THEN CASE WHEN swid = 'POSIX' AND result IS NOT NULL"
+    " io AS (SELECT proc_id, aid, top, swid, op, start_ns, end_ns, off, fkey, coll,"
+    "        CASE WHEN op IN ('r', 'w') THEN CASE WHEN swid = 'POSIX' AND result IS NOT NULL"
     "        THEN greatest(result, 0) ELSE bytes END END AS moved FROM cl),"
     " sc AS (SELECT io.*, CASE WHEN moved IS NOT NULL AND off IS NOT NULL THEN off = lag(off + moved)"
     "        OVER (PARTITION BY proc_id, swid, fkey, moved IS NOT NULL AND off IS NOT NULL ORDER BY start_ns, aid)"
-    "        END AS consec FROM io)"
-    " SELECT uid, job, proc_id, swid, op, top, moved IS NOT NULL, count(*), sum(end_ns - start_ns),"
+    "        END AS consec FROM io),"
+    " g AS (SELECT proc_id, swid, op, top, moved IS NOT NULL, count(*), sum(end_ns - start_ns),"
     "        coalesce(sum(moved), 0), count(*) FILTER (WHERE moved < " SMALL_REQUEST "), count(consec),"
     "        count(*) FILTER (WHERE consec), count(*) FILTER (WHERE coll = 1), min(start_ns), max(end_ns)"
-    "   FROM sc GROUP BY uid, job, proc_id, swid, op, top, moved IS NOT NULL ORDER BY uid, job, proc_id";
+    "   FROM sc GROUP BY proc_id, swid, op, top, moved IS NOT NULL)"
+    " SELECT jp.uid, jp.job, g.* FROM g JOIN jp USING (proc_id) ORDER BY jp.uid, jp.job, g.proc_id";
 
 /* The components outside the job that served it: up to three causal hops
  * (MPI-IO -> POSIX -> GlusterFS client -> brick). The first hop reads the
