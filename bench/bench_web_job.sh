@@ -9,7 +9,15 @@
 #   web_job_api_ms             the page's document alone (/api/job, bins=80,
 #                              curl after the page): the server's share of it
 #   web_job_activities         the job's size
-# ROUNDS (default 3) interleaved rounds of the three.
+#   jobs_ms                    `siox jobs --json`, whole command (median), the
+#                              job's sums stored by the listing before
+#   jobs_cold_ms               the same with the stored sums removed first
+#   web_job_cold_api_ms        the first /api/job (bins=80) with the job's
+#                              stored documents removed (median)
+# With OLD_CLI=path (a siox binary of an older commit), the same rounds also
+# run it, interleaved, against its own `siox web`: jobs_old_ms (it stores
+# nothing) and web_job_cold_api_old_ms.
+# ROUNDS (default 3) interleaved rounds of them all.
 #
 # The warehouse (cached in BUILD/bench/web-warehouse; WEB_REFILL=1 rebuilds):
 # one real run of mpi_io_workload (4 ranks, MPI-IO over POSIX, N=64 blocks)
@@ -95,6 +103,13 @@ WEB_PORT=$(free_port)
 "$SIOX_CLI" --data-dir "$CACHE" web --listen "127.0.0.1:$WEB_PORT" >>"$T/web.log" 2>&1 &
 PIDS+=($!)
 wait_port "$WEB_PORT" "siox web"
+OLD_CLI=${OLD_CLI:-}
+if [ -n "$OLD_CLI" ]; then
+  OLD_PORT=$(free_port)
+  "$OLD_CLI" --data-dir "$CACHE" web --listen "127.0.0.1:$OLD_PORT" >>"$T/web-old.log" 2>&1 &
+  PIDS+=($!)
+  wait_port "$OLD_PORT" "the old siox web"
+fi
 
 ms() { local t=$(date +%s%N); "$@" >/dev/null 2>>"$T/err.log" || fail "$* failed: $(tail -n 2 "$T/err.log")"; echo $((($(date +%s%N) - t) / 1000000)); }
 # The page logs "siox-ready job MS" (performance.now(): since navigation start) once drawn.
@@ -111,19 +126,38 @@ page_ms() {
   stop_pid "$pid"
   grep -o "siox-ready job [0-9]*" "$log" | awk '{print $3}' | head -n 1 | grep . || fail "the job page did not render: $(grep -m1 siox-error "$log")"
 }
-api_ms() { curl -s -f -o /dev/null -w '%{time_total}' "http://127.0.0.1:$WEB_PORT/api/job?job=$JOB&bins=80" |
+api_ms() { curl -s -f -o /dev/null -w '%{time_total}' "http://127.0.0.1:${1:-$WEB_PORT}/api/job?job=$JOB&bins=80" |
   awk '{printf "%d\n", $1 * 1000}' | grep . || fail "/api/job failed"; }
-S=() X=() W=() A=()
+# cold: without the job's stored documents (summary, heatmap) or sums (jobs)
+forget() { sql "DELETE FROM job_aggregates WHERE job = '$JOB' AND kind IN ($1)" >/dev/null; }
+cold_api_ms() { forget "'summary', 'heatmap'"; api_ms "$1"; }
+jobs_cold_ms() { forget "'jobs'"; ms "$1" --data-dir "$CACHE" jobs --json; }
+S=() X=() W=() A=() J=() JC=() CA=() JO=() CAO=()
 for r in $(seq "$ROUNDS"); do
   S+=("$(ms "$SIOX_CLI" --data-dir "$CACHE" summary --job "$JOB" --json)")
   X+=("$(ms "$SIOX_CLI" --data-dir "$CACHE" workload extract --job "$JOB" -o "$T/wl")")
   W+=("$(page_ms "$r")")
   A+=("$(api_ms)")
-  echo "# round $r: summary ${S[-1]} ms, extract ${X[-1]} ms, page ${W[-1]} ms, api ${A[-1]} ms" >&2
+  if [ -n "$OLD_CLI" ]; then
+    JO+=("$(ms "$OLD_CLI" --data-dir "$CACHE" jobs --json)")
+    CAO+=("$(cold_api_ms "$OLD_PORT")")
+  fi
+  JC+=("$(jobs_cold_ms "$SIOX_CLI")")
+  J+=("$(ms "$SIOX_CLI" --data-dir "$CACHE" jobs --json)")
+  CA+=("$(cold_api_ms "$WEB_PORT")")
+  echo "# round $r: summary ${S[-1]} ms, extract ${X[-1]} ms, page ${W[-1]} ms, api ${A[-1]} ms," \
+    "jobs ${J[-1]} ms (cold ${JC[-1]} ms), cold api ${CA[-1]} ms${OLD_CLI:+, old: jobs ${JO[-1]} ms, cold api ${CAO[-1]} ms}" >&2
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 echo "summary_ms $(median "${S[@]}") ms"
 echo "summary_baseline_ms $(median "${X[@]}") ms"
 echo "web_job_page_ms $(median "${W[@]}") ms"
 echo "web_job_api_ms $(median "${A[@]}") ms"
+echo "jobs_ms $(median "${J[@]}") ms"
+echo "jobs_cold_ms $(median "${JC[@]}") ms"
+echo "web_job_cold_api_ms $(median "${CA[@]}") ms"
+if [ -n "$OLD_CLI" ]; then
+  echo "jobs_old_ms $(median "${JO[@]}") ms"
+  echo "web_job_cold_api_old_ms $(median "${CAO[@]}") ms"
+fi
 echo "web_job_activities $n activities"

@@ -11,6 +11,12 @@ if(TARGET siox-mpi AND TARGET siox-posix)
   set_tests_properties(integration_job_aggregates PROPERTIES
     LABELS integration TIMEOUT 300 ENVIRONMENT "${SIOX_MPI_IT_ENV}")
 endif()
+# `siox jobs`'s stored per-job sums: read while they hold, per job.
+if(TARGET siox-mpi AND TARGET siox-posix)
+  add_test(NAME integration_jobs_aggregates COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_jobs_aggregates.sh)
+  set_tests_properties(integration_jobs_aggregates PROPERTIES
+    LABELS integration TIMEOUT 300 ENVIRONMENT "${SIOX_MPI_IT_ENV}")
+endif()
 # `siox web`: the JSON API against the CLI, and the pages in headless Chromium
 # (screenshots in build/test-artifacts/web).
 if(TARGET siox-mpi AND TARGET siox-posix)

@@ -78,7 +78,7 @@ static void test_job_views(void **state) {
   char err[512];
   json_object *doc = NULL;
   struct siox_wh_jobs_query q = {0};
-  refused(siox_wh_jobs(wh, &q, &doc, err, sizeof err), err, "reading the jobs' I/O");
+  refused(siox_wh_jobs(wh, &q, &doc, err, sizeof err), err, "counting the jobs' activities");
   assert_null(doc);
   refused(siox_wh_job_summary(wh, "J1", &doc, err, sizeof err), err, "reading job J1's processes");
   refused(siox_wh_job_heatmap(wh, "J1", 10, &doc, err, sizeof err), err, "reading job J1's processes");

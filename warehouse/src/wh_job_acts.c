@@ -22,23 +22,30 @@
 #define PATH_ID "(SELECT id FROM ontology WHERE name = 'posix/path')"
 
 /* The path subqueries run only where they can find something: reads and
- * writes carry no path, and only collective MPI-IO accesses send one. */
+ * writes carry no path, and only collective MPI-IO accesses send one. Shaped
+ * by the profile of a cold view of 1M activities (README.md, "Job views"):
+ * whether a call reads or writes is told once per activity type (ty), not by
+ * regular expressions per activity; each process's activities are read by
+ * its primary-key range; and the rows come unordered, since sorting them
+ * here spilled 100 MB to disk and took seconds where whj_load's qsort of the
+ * decoded activities takes a fraction of one. */
 static const char acts_sql[] =
-    "SELECT a.aid, coalesce(a.parent_aid, 0), a.proc_id, n.swid, t.name, a.start_ns, a.end_ns,"
+    "WITH ty AS MATERIALIZED (SELECT type_id, name, name ~ '" WHJ_RE_READ "|" WHJ_RE_WRITE "' AS rw"
+    "  FROM activity_types)"
+    "SELECT a.aid, coalesce(a.parent_aid, 0), a.proc_id, n.swid, ty.name, a.start_ns, a.end_ns,"
     "       " ATTR("io/offset") ", " ATTR("io/bytes") ", " ATTR("io/result") ", " ATTR("posix/fd") ","
     "       " ATTR("stdio/file") ", " ATTR("mpi/collective") ","
-    "       CASE WHEN t.name !~ '" WHJ_RE_READ "|" WHJ_RE_WRITE "' THEN (SELECT x.value FROM activity_text_attrs x"
+    "       CASE WHEN NOT ty.rw THEN (SELECT x.value FROM activity_text_attrs x"
     "             WHERE x.aid = a.aid AND x.attr_id = " PATH_ID " LIMIT 1) END,"
-    "       CASE WHEN n.swid = 'MPI-IO' AND t.name ~ '" WHJ_RE_READ "|" WHJ_RE_WRITE "' THEN (SELECT d.value FROM remote_calls r"
+    "       CASE WHEN n.swid = 'MPI-IO' AND ty.rw THEN (SELECT d.value FROM remote_calls r"
     "             JOIN descriptors d ON d.desc_id = r.desc_id"
     "             WHERE r.aid = a.aid AND r.kind = 'S' AND d.type = " PATH_ID " LIMIT 1) END,"
     "       p.uid"
-    "  FROM activities a"
-    "  JOIN processes p ON p.proc_id = a.proc_id"
+    "  FROM processes p"
+    "  JOIN activities a ON a.aid " SIOX_WH_AIDS_OF("p.proc_id")
     "  JOIN nodes n ON n.node_id = a.node_id"
-    "  JOIN activity_types t ON t.type_id = a.type_id"
-    " WHERE p.job = $1 AND n.swid IN ('HDF5', 'MPI-IO', 'POSIX', 'stdio')"
-    " ORDER BY a.proc_id, a.start_ns, a.aid";
+    "  JOIN ty ON ty.type_id = a.type_id"
+    " WHERE p.job = $1 AND n.swid IN ('HDF5', 'MPI-IO', 'POSIX', 'stdio')";
 
 static const char ranks_sql[] =
     "SELECT a.proc_id, " ATTR("mpi/rank") " FROM activities a"
@@ -192,6 +199,29 @@ static int by_proc_end(const void *x, const void *y) {
   return a->aid < b->aid ? -1 : a->aid > b->aid;
 }
 
+/* The order whj.a is in: (proc, start_ns, aid). */
+static int by_proc_start(const void *x, const void *y) {
+  const struct whj_act *a = x, *b = y;
+  if (a->proc != b->proc) return a->proc < b->proc ? -1 : 1;
+  if (a->start_ns != b->start_ns) return a->start_ns < b->start_ns ? -1 : 1;
+  return a->aid < b->aid ? -1 : a->aid > b->aid;
+}
+
+/* Layers are numbered in the order they first appear in whj.a (the
+ * summary lists them so): decoding met them in the rows' order. */
+static void renumber_layers(struct whj *j) {
+  const char *old[sizeof(j->layers) / sizeof(j->layers[0])];
+  int map[sizeof(old) / sizeof(old[0])];
+  memcpy(old, j->layers, sizeof(old));
+  for (size_t l = 0; l < j->nlayers; l++) map[l] = -1;
+  size_t n = 0;
+  for (size_t i = 0; i < j->n; i++) {
+    struct whj_act *a = &j->a[i];
+    if (map[a->layer] < 0) map[a->layer] = (int)n, j->layers[n++] = old[a->layer];
+    a->layer = (uint16_t)map[a->layer];
+  }
+}
+
 static int by_aid(const void *x, const void *y) {
   int64_t a = (*(struct whj_act *const *)x)->aid, b = (*(struct whj_act *const *)y)->aid;
   return a < b ? -1 : a > b;
@@ -314,6 +344,8 @@ int whj_load(PGconn *c, const char *job, struct whj *j, char *err, size_t errlen
     if (j->a[i].start_ns < j->first_ns) j->first_ns = j->a[i].start_ns;
     if (j->a[i].end_ns > j->last_ns) j->last_ns = j->a[i].end_ns;
   }
+  qsort(j->a, j->n, sizeof(*j->a), by_proc_start);
+  renumber_layers(j);
   j->uid = num(j->res, 0, 15);
   rc = resolve_files(j);
   if (!rc) rc = assign_ranks(c, j, job, err, errlen);

@@ -64,6 +64,12 @@ int siox_wh_open(const char *conninfo, struct siox_wh **out, char *err, size_t e
     return rc;
   }
   PQclear(PQexec(wh->pg, "SET TIME ZONE 'UTC'"));
+  /* No JIT: the warehouse's big reads (a job's million activities for
+   * `siox jobs` and a job view) have plans far above jit_above_cost, and
+   * compiling, optimising and inlining their many expressions cost seconds
+   * per query, more than JIT saves on a scan that reads the rows once
+   * (README.md, "Job views"). A session is one CLI command or one server. */
+  PQclear(PQexec(wh->pg, "SET jit = off"));
   *out = wh;
   return 0;
 }
