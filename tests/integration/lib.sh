@@ -146,6 +146,27 @@ mpi_env() {
   [ -n "${SIOX_POSIX_LIB:-}" ] || fail "libsiox-posix is not built (SIOX_POSIX_LIB unset)"
 }
 
+# mpi_jobs OUT JOB...: one 2-rank run of mpi_io_workload per JOB (after
+# mpi_env, start_server, start_daemon; files OUT.JOB), then waits for every
+# rank's MPI_Finalize in the warehouse.
+mpi_jobs() {
+  local out=$1 J n=0
+  shift
+  for J in "$@"; do
+    log "instrumented run of $J"
+    mpirun --oversubscribe -np 2 -x ASAN_OPTIONS -x LD_PRELOAD="$ASAN_RT$SIOX_MPI_LIB:$SIOX_POSIX_LIB" \
+      -x SIOX_SOCKET="$DAEMON_SOCK" -x SIOX_JOB_ID="$J" "$SIOX_MPI_WORKLOAD" "$out.$J" "$T/manifest.$J" \
+      >>"$T/workload.log" 2>&1 || fail "mpi_io_workload failed"
+  done
+  for _ in $(seq 300); do
+    n=$(sql "SELECT count(*) FROM activities a JOIN activity_types t USING (type_id) WHERE t.name = 'MPI_Finalize'")
+    [ "$n" -ge $((2 * $#)) ] && break
+    sleep 0.2
+  done
+  [ "$n" -eq $((2 * $#)) ] || fail "$n MPI_Finalize stored, want $((2 * $#))"
+  sleep 1
+}
+
 # Waits until the warehouse holds exactly $1 activities (fails on more, or on
 # fewer after the timeout in seconds, $2, default 60).
 wait_activities() {

@@ -20,19 +20,7 @@ trap 'rm -f "$OUT"*; cleanup' EXIT
 # between the listings compared below
 start_server --no-analyze
 start_daemon "" --batch-ms 50
-for J in $A $B; do
-  log "instrumented run of $J"
-  mpirun --oversubscribe -np 2 -x ASAN_OPTIONS -x LD_PRELOAD="$ASAN_RT$SIOX_MPI_LIB:$SIOX_POSIX_LIB" \
-    -x SIOX_SOCKET="$DAEMON_SOCK" -x SIOX_JOB_ID=$J "$SIOX_MPI_WORKLOAD" "$OUT.$J" "$T/manifest.$J" \
-    >>"$T/workload.log" 2>&1 || fail "mpi_io_workload failed"
-done
-for _ in $(seq 300); do
-  n=$(sql "SELECT count(*) FROM activities a JOIN activity_types t USING (type_id) WHERE t.name = 'MPI_Finalize'")
-  [ "$n" -ge 4 ] && break
-  sleep 0.2
-done
-[ "$n" -eq 4 ] || fail "$n MPI_Finalize stored, want 4"
-sleep 1
+mpi_jobs "$OUT" $A $B
 
 jobs() { siox_cli jobs --json >"$1" || fail "siox jobs failed"; }
 stored() { sql "SELECT count(*) FROM job_aggregates WHERE job = '$1' AND kind = 'jobs'"; }
