@@ -206,8 +206,13 @@ function jobPage(job) {
     heatmap(hm, doc, "bytes");
     heatmap(hm, doc, "time_ns");
   });
-  Promise.all([s, h]).then(function () { ready("job"); }).catch(function (e) { fail(top, e); });
-  api("findings?" + q).then(function (doc) {
+  /* The panels below wait for the first render: on a big job their
+   * queries (the slowest calls: seconds at 1M activities) would share the
+   * server and the database with the page's own document. */
+  var drawn = Promise.all([s, h]).then(function () { ready("job"); });
+  drawn.catch(function (e) { fail(top, e); });
+  var after = drawn.catch(function () {});
+  after.then(function () { return api("findings?" + q); }).then(function (doc) {
     if (!doc.findings.length) fnd.appendChild(el("p", { "class": "muted" }, "No findings for this job."));
     doc.findings.forEach(function (f) {
       var d = el("div", { "class": "finding " + f.severity });
@@ -217,7 +222,7 @@ function jobPage(job) {
       fnd.appendChild(d);
     });
   }).catch(function (e) { fail(fnd, e); });
-  api("top?" + q + "&n=10").then(function (doc) {
+  after.then(function () { return api("top?" + q + "&n=10"); }).then(function (doc) {
     calls.appendChild(table([
       { t: "aid", l: 1, f: function (a) { return el("a", { href: "#/call/" + a.aid }, String(a.aid)); } },
       { t: "layer", l: 1, f: function (a) { return a.swid; } },
