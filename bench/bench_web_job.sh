@@ -16,7 +16,8 @@
 #                              stored documents removed (median)
 # With OLD_CLI=path (a siox binary of an older commit), the same rounds also
 # run it, interleaved, against its own `siox web`: jobs_old_ms (it stores
-# nothing) and web_job_cold_api_old_ms.
+# nothing), web_job_cold_api_old_ms and web_job_page_old_ms (its page, with
+# the front end built into it, before or after the new one in turn).
 # ROUNDS (default 3) interleaved rounds of them all.
 #
 # The warehouse (cached in BUILD/bench/web-warehouse; WEB_REFILL=1 rebuilds):
@@ -113,10 +114,10 @@ fi
 
 ms() { local t=$(date +%s%N); "$@" >/dev/null 2>>"$T/err.log" || fail "$* failed: $(tail -n 2 "$T/err.log")"; echo $((($(date +%s%N) - t) / 1000000)); }
 # The page logs "siox-ready job MS" (performance.now(): since navigation start) once drawn.
-page_ms() {
-  local log=$T/chromium.$1.log
+page_ms() { # ROUND [PORT]
+  local log=$T/chromium.$1.${2:-new}.log
   chromium --headless=new --no-sandbox --disable-gpu --user-data-dir="$T/chromium" --enable-logging=stderr --v=0 \
-    --window-size=1400,1800 "http://127.0.0.1:$WEB_PORT/#/job/$JOB" >"$log" 2>&1 &
+    --window-size=1400,1800 "http://127.0.0.1:${2:-$WEB_PORT}/#/job/$JOB" >"$log" 2>&1 &
   local pid=$!
   for _ in $(seq 9000); do # 15 min at most: the machine may be loaded
     grep -q "siox-ready job" "$log" && break
@@ -132,11 +133,14 @@ api_ms() { curl -s -f -o /dev/null -w '%{time_total}' "http://127.0.0.1:${1:-$WE
 forget() { sql "DELETE FROM job_aggregates WHERE job = '$JOB' AND kind IN ($1)" >/dev/null; }
 cold_api_ms() { forget "'summary', 'heatmap'"; api_ms "$1"; }
 jobs_cold_ms() { forget "'jobs'"; ms "$1" --data-dir "$CACHE" jobs --json; }
-S=() X=() W=() A=() J=() JC=() CA=() JO=() CAO=()
+S=() X=() W=() A=() J=() JC=() CA=() JO=() CAO=() WO=()
 for r in $(seq "$ROUNDS"); do
   S+=("$(ms "$SIOX_CLI" --data-dir "$CACHE" summary --job "$JOB" --json)")
   X+=("$(ms "$SIOX_CLI" --data-dir "$CACHE" workload extract --job "$JOB" -o "$T/wl")")
+  # the old build's page too (its own front end), first in every other round
+  if [ -n "$OLD_CLI" ] && [ $((r % 2)) = 0 ]; then WO+=("$(page_ms "$r" "$OLD_PORT")"); fi
   W+=("$(page_ms "$r")")
+  if [ -n "$OLD_CLI" ] && [ $((r % 2)) = 1 ]; then WO+=("$(page_ms "$r" "$OLD_PORT")"); fi
   A+=("$(api_ms)")
   if [ -n "$OLD_CLI" ]; then
     JO+=("$(ms "$OLD_CLI" --data-dir "$CACHE" jobs --json)")
@@ -146,7 +150,7 @@ for r in $(seq "$ROUNDS"); do
   J+=("$(ms "$SIOX_CLI" --data-dir "$CACHE" jobs --json)")
   CA+=("$(cold_api_ms "$WEB_PORT")")
   echo "# round $r: summary ${S[-1]} ms, extract ${X[-1]} ms, page ${W[-1]} ms, api ${A[-1]} ms," \
-    "jobs ${J[-1]} ms (cold ${JC[-1]} ms), cold api ${CA[-1]} ms${OLD_CLI:+, old: jobs ${JO[-1]} ms, cold api ${CAO[-1]} ms}" >&2
+    "jobs ${J[-1]} ms (cold ${JC[-1]} ms), cold api ${CA[-1]} ms${OLD_CLI:+, old: page ${WO[-1]} ms, jobs ${JO[-1]} ms, cold api ${CAO[-1]} ms}" >&2
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 echo "summary_ms $(median "${S[@]}") ms"
@@ -157,6 +161,7 @@ echo "jobs_ms $(median "${J[@]}") ms"
 echo "jobs_cold_ms $(median "${JC[@]}") ms"
 echo "web_job_cold_api_ms $(median "${CA[@]}") ms"
 if [ -n "$OLD_CLI" ]; then
+  echo "web_job_page_old_ms $(median "${WO[@]}") ms"
   echo "jobs_old_ms $(median "${JO[@]}") ms"
   echo "web_job_cold_api_old_ms $(median "${CAO[@]}") ms"
 fi
