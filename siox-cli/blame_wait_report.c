@@ -165,6 +165,16 @@ static json_object *kind_json(const struct siox_blame_wait *o) {
 void siox_blame_wait_json(json_object *out, const struct siox_blame_wait *o) {
   siox_json_str(out, "class", siox_class_name(o->v.cls));
   siox_json_str(out, "decided_by", siox_evidence_name(o->v.by));
+  /* The class the unlinked rule withdrew (README.md "Unlinked time"), so
+   * that a script can tell "no verdict: unexplained" over a lone outlier
+   * from one over a fault; null when nothing was withdrawn. */
+  json_object *wd = NULL;
+  if (o->outweighed) {
+    wd = json_object_new_object();
+    siox_json_str(wd, "class", siox_class_name(o->named.cls));
+    siox_json_str(wd, "decided_by", siox_evidence_name(o->named.by));
+  }
+  json_object_object_add(out, "withdrawn", wd);
   json_object_object_add(out, "resource", o->resource ? resource_json(o->resource) : NULL);
   json_object_object_add(out, "breakdown", o->resource ? breakdown_json(o) : NULL);
   json_object_object_add(out, "kind_model", o->resource ? kind_json(o) : NULL);
