@@ -131,7 +131,8 @@ static const char help[] =
     "  does not account for either is unexplained (breakdown.unexplained_s; all\n"
     "  of the call when it reached no component). A component is not named a\n"
     "  fault when the call's unlinked time is half of the call or more and more\n"
-    "  than twice what the component accounts for: no verdict, unexplained.\n"
+    "  than twice what the component accounts for: no verdict, unexplained (over\n"
+    "  a lone outlier: class normal, the unlinked time unexplained).\n"
     "  Metadata calls\n"
     "  (open, creat, stat, unlink, fsync, close) are judged like data calls\n"
     "  through the GlusterFS fops they reach (lookup, create, open, stat, unlink,\n"
@@ -440,6 +441,16 @@ static void headline(FILE *f, const struct siox_blame *b, const struct siox_blam
             siox_fmt_duration(o->queue->queued_same_job_ns, d, sizeof(d)), node, siox_evidence_name(o->v.by));
     break;
   case SIOX_CLASS_NORMAL:
+    if (o->outweighed) {
+      char t[32];
+      fprintf(f, "Nothing stands out in the components it reached: %s (%s), activity %" PRId64 ", was slow (decided "
+                 "by %s), but its %zu other operations around the call took a median of %.1fx its kind's model, "
+                 "and %s of the call's %s is covered by no linked component (below): a lone outlier under time "
+                 "SIOX does not trace, not a fault.\n",
+              node, x->name, x->aid, siox_evidence_name(o->v.by), o->ops, o->ops_ratio,
+              siox_fmt_duration(u->unlinked_ns, d, sizeof(d)), siox_fmt_duration(u->total_ns, t, sizeof(t)));
+      break;
+    }
     fprintf(f, "Nothing stands out: the time went where it usually goes (decided by %s).\n",
             siox_evidence_name(o->v.by));
     break;

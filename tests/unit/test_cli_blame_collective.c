@@ -207,6 +207,30 @@ static void a_busy_brick_serving_others_is_not_charged(void **state) {
   siox_tree_destroy(t);
 }
 
+/* The same call, its brick's slow request a lone outlier (transient): with
+ * the request withdrawn too nothing it reached stands out, so the verdict
+ * is normal by the same evidence, not "no verdict" (scenario (h): a write's
+ * time spent before its fop reached an idle client). Over a fault the
+ * rule leaves no verdict (above): the component is abnormal. */
+static void a_withdrawn_transient_leaves_normal(void **state) {
+  (void)state;
+  struct siox_tree *t = set_view_wait();
+  struct siox_served s[] = {
+      {.aid = 92, .start_ns = 100 * MS, .end_ns = 300 * MS, .pid = 500, .host = "host9", .job = "other"},
+  };
+  struct siox_unlinked u;
+  assert_int_equal(siox_unlinked_find(t->root, &u), 0);
+  struct siox_blame_wait o = faulty(t, s, 1);
+  o.v = (struct siox_class_verdict){.cls = SIOX_CLASS_TRANSIENT, .by = SIOX_EVIDENCE_KIND};
+  siox_blame_wait_unlinked(&o, &u, 0);
+  assert_true(o.outweighed);
+  assert_int_equal(o.named.cls, SIOX_CLASS_TRANSIENT);
+  assert_int_equal(o.v.cls, SIOX_CLASS_NORMAL);
+  assert_int_equal(o.v.by, SIOX_EVIDENCE_KIND);
+  siox_unlinked_release(&u);
+  siox_tree_destroy(t);
+}
+
 /* ---- every waiting collective counts ------------------------------------
  * Rank 0's H5Dwrite 0..2100 ms: its write_at_all 0..100 reached the brick
  * (client writev 10..90, implicit link), then 20 set_views, the i-th at
@@ -302,6 +326,7 @@ int main(void) {
       cmocka_unit_test(the_set_view_waits),
       cmocka_unit_test(a_wait_for_the_held_up_rank_is_charged),
       cmocka_unit_test(a_busy_brick_serving_others_is_not_charged),
+      cmocka_unit_test(a_withdrawn_transient_leaves_normal),
       cmocka_unit_test(every_waiting_collective_counts),
       cmocka_unit_test(a_failed_fetch_is_an_error),
       cmocka_unit_test(no_memory_is_an_error_not_zero),

@@ -347,7 +347,15 @@ void siox_blame_wait_unlinked(struct siox_blame_wait *o, const struct siox_unlin
   if (!siox_unlinked_outweighs(u, o->w.own_ns + o->in_connection_ns + queued)) return;
   o->outweighed = true;
   o->named = o->v;
-  o->v = (struct siox_class_verdict){.cls = SIOX_CLASS_NONE, .by = SIOX_EVIDENCE_NONE};
+  /* A transient already says the component is sound (its operations
+   * around the call were normal): with the slow request withdrawn too,
+   * nothing it reached stands out, and the unlinked time is reported as
+   * unexplained. A fault withdrawn leaves no verdict: the component is
+   * abnormal, but the call's time is not its. */
+  if (o->named.cls == SIOX_CLASS_TRANSIENT)
+    o->v = (struct siox_class_verdict){.cls = SIOX_CLASS_NORMAL, .by = o->named.by};
+  else
+    o->v = (struct siox_class_verdict){.cls = SIOX_CLASS_NONE, .by = SIOX_EVIDENCE_NONE};
 }
 
 void siox_blame_wait_release(struct siox_blame_wait *o) {

@@ -64,8 +64,9 @@ struct siox_blame_wait {
   struct siox_class_input in;
   struct siox_class_verdict v;
   /* Set by siox_blame_wait_unlinked when the call's unlinked time outweighs
-   * the component the class would name: v is then class none, and this is
-   * the verdict it replaced. */
+   * the component the class would name: v is then class none (over a
+   * fault) or normal (over a transient, decided by the same evidence), and
+   * named is the verdict it replaced. */
   bool outweighed;
   int64_t collective_wait_ns; /* what siox_blame_wait_unlinked charged for collective waits */
   struct siox_class_verdict named;
@@ -91,7 +92,9 @@ void siox_blame_wait_classify(struct siox_blame_wait *out, int baseline);
  * call's unlinked time outweighs (siox_unlinked_outweighs): the component
  * is charged its service of the call, the time the call queued there, and
  * collective_ns, the call's waits in collectives for ranks the component
- * held up (siox_collective_wait_ns, summed over siox_collective_waits). */
+ * held up (siox_collective_wait_ns, summed over siox_collective_waits).
+ * A withdrawn fault leaves class none; a withdrawn transient leaves class
+ * normal (see outweighed). */
 void siox_blame_wait_unlinked(struct siox_blame_wait *out, const struct siox_unlinked *u, int64_t collective_ns);
 void siox_blame_wait_release(struct siox_blame_wait *out);
 
