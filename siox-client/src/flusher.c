@@ -35,6 +35,7 @@ static uint64_t flush_req, flush_done; /* under fl_lock */
 static int flush_rc;
 static uint64_t filled_req; /* flusher only: requests covered by a full fill */
 static int backlog;         /* flusher only: the last fill left records behind */
+_Atomic uint64_t siox__start_by = UINT64_MAX; /* client.h */
 
 /* ---------------------------------------------------------------------------
  * Moving records: rings -> send buffer
@@ -196,7 +197,11 @@ static void report_done(uint64_t req, int rc) {
 
 /* One pass; returns the poll timeout to use before the next (0: at once). */
 static int cycle(uint64_t req, uint64_t done, int may_open) {
-  if (!siox__conn_connected()) siox__conn_try_connect(req > done, may_open);
+  /* A connection made in this cycle holds only its HELLO: the records go
+   * into the same write, so that a short-lived process's exit costs one
+   * round trip to the daemon (its ACK), not one for the HELLO first. */
+  int fresh = 0;
+  if (!siox__conn_connected()) fresh = siox__conn_try_connect(req > done, may_open) == 0;
   if (!siox__conn_connected()) {
     /* No daemon: a flush fails at once, unless the daemon was there a
      * moment ago (restarting): then it is tried again until the flush's
@@ -207,7 +212,7 @@ static int cycle(uint64_t req, uint64_t done, int may_open) {
   uint64_t moved = 0;
   siox__conn_check_peer(); /* ACKs; a closed daemon is noticed here too */
   if (!siox__conn_connected()) return 0;
-  if (siox__conn_pending() == 0) {
+  if (siox__conn_pending() == 0 || fresh) {
     moved = fill(&backlog);
     if (!backlog) filled_req = req;
   }
@@ -271,6 +276,8 @@ static void wake(void) {
 }
 
 void siox__ring_half_full(struct siox__thread *t) {
+  /* Not started yet (a small ring filled before its time): start it now. */
+  if (atomic_load_explicit(&siox__start_by, memory_order_relaxed) != UINT64_MAX) siox__start_due();
   /* Already told: no cross-core load of tail until the flusher has come. */
   if (atomic_load_explicit(&t->kicked, memory_order_relaxed)) return;
   t->tail_cache = atomic_load_explicit(&t->tail, memory_order_acquire);
@@ -315,6 +322,9 @@ int siox__flusher_ensure(void) {
     running = rc == 0;
     entered = 0;
     started |= running;
+    /* Nothing is due any more; nor when the thread cannot be made: then
+     * the records wait for the exit hand-over (or a siox_flush). */
+    atomic_store_explicit(&siox__start_by, UINT64_MAX, memory_order_relaxed);
     stopping = 0;
   }
   pthread_mutex_unlock(&fl_lock);
@@ -443,6 +453,7 @@ void siox__flusher_after_fork_child(void) {
   if (atomic_load(&wake_fd) >= 0) close(atomic_load(&wake_fd));
   atomic_store(&wake_fd, -1);
   running = stopping = started = entered = 0;
+  atomic_store(&siox__start_by, UINT64_MAX); /* the child's first attach arms it */
   flush_req = flush_done = filled_req = 0;
   backlog = 0;
   flush_rc = 0;
