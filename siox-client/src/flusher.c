@@ -35,7 +35,6 @@ static uint64_t flush_req, flush_done; /* under fl_lock */
 static int flush_rc;
 static uint64_t filled_req; /* flusher only: requests covered by a full fill */
 static int backlog;         /* flusher only: the last fill left records behind */
-_Atomic uint64_t siox__start_by = UINT64_MAX; /* client.h */
 
 /* ---------------------------------------------------------------------------
  * Moving records: rings -> send buffer
@@ -230,10 +229,16 @@ static int wake_fd_open(void) {
 }
 
 /* Waits on the wake-up fd and the socket, either of which may be missing
- * (poll skips a negative fd). */
-static void wait_for_work(int timeout_ms) {
+ * (poll skips a negative fd). acks: an ACK is awaited (a flush); otherwise
+ * the daemon's ACKs do not wake the flusher: they are read at its next
+ * cycle. Woken by every ACK, a busy process's flusher ran a cycle per ACK,
+ * each sending the few records written since and drawing the next ACK:
+ * ~47 records per send and four system calls per cycle in a 4 KiB pwrite
+ * loop. A closed connection still wakes it (POLLHUP is always reported). */
+static void wait_for_work(int timeout_ms, int acks) {
   int fd = siox__conn_fd(), wfd = atomic_load(&wake_fd);
-  struct pollfd p[2] = {{wfd, POLLIN, 0}, {fd, siox__conn_pending() ? POLLOUT : POLLIN, 0}};
+  short sev = siox__conn_pending() ? POLLOUT : acks ? POLLIN : 0;
+  struct pollfd p[2] = {{wfd, POLLIN, 0}, {fd, sev, 0}};
   if (poll(p, 2, timeout_ms) <= 0) return;
   uint64_t v;
   if (p[0].revents & POLLIN && read(wfd, &v, sizeof v) < 0) v = 0;
@@ -264,7 +269,7 @@ static void *flusher_main(void *arg) {
     pthread_mutex_lock(&cycle_lock);
     int timeout = cycle(req, done, 0);
     pthread_mutex_unlock(&cycle_lock);
-    if (timeout > 0) wait_for_work(timeout);
+    if (timeout > 0) wait_for_work(timeout, req > done);
   }
   return NULL;
 }
@@ -277,7 +282,7 @@ static void wake(void) {
 
 void siox__ring_half_full(struct siox__thread *t) {
   /* Not started yet (a small ring filled before its time): start it now. */
-  if (atomic_load_explicit(&siox__start_by, memory_order_relaxed) != UINT64_MAX) siox__start_due();
+  if (atomic_load_explicit(&siox__start_by, memory_order_relaxed) != 0) siox__start_due();
   /* Already told: no cross-core load of tail until the flusher has come. */
   if (atomic_load_explicit(&t->kicked, memory_order_relaxed)) return;
   t->tail_cache = atomic_load_explicit(&t->tail, memory_order_acquire);
@@ -324,7 +329,7 @@ int siox__flusher_ensure(void) {
     started |= running;
     /* Nothing is due any more; nor when the thread cannot be made: then
      * the records wait for the exit hand-over (or a siox_flush). */
-    atomic_store_explicit(&siox__start_by, UINT64_MAX, memory_order_relaxed);
+    atomic_store_explicit(&siox__start_by, 0, memory_order_relaxed);
     stopping = 0;
   }
   pthread_mutex_unlock(&fl_lock);
@@ -394,7 +399,7 @@ int siox__flusher_flush_here(unsigned timeout_ms) {
     pthread_mutex_lock(&fl_lock);
     done = flush_done;
     pthread_mutex_unlock(&fl_lock);
-    if (timeout > 0 && done < mine) wait_for_work(timeout < left ? timeout : (int)left);
+    if (timeout > 0 && done < mine) wait_for_work(timeout < left ? timeout : (int)left, 1);
   }
 }
 
@@ -453,7 +458,7 @@ void siox__flusher_after_fork_child(void) {
   if (atomic_load(&wake_fd) >= 0) close(atomic_load(&wake_fd));
   atomic_store(&wake_fd, -1);
   running = stopping = started = entered = 0;
-  atomic_store(&siox__start_by, UINT64_MAX); /* the child's first attach arms it */
+  atomic_store(&siox__start_by, 0); /* the child's first attach arms it */
   flush_req = flush_done = filled_req = 0;
   backlog = 0;
   flush_rc = 0;

@@ -154,7 +154,7 @@ void siox__start_due(void) {
   siox__in_lib++;
   if (pthread_mutex_trylock(&init_lock) == 0) {
     if (atomic_load(&state) == ST_ON) (void)siox__flusher_ensure();
-    else atomic_store_explicit(&siox__start_by, UINT64_MAX, memory_order_relaxed);
+    else atomic_store_explicit(&siox__start_by, 0, memory_order_relaxed);
     pthread_mutex_unlock(&init_lock);
   }
   siox__in_lib--;

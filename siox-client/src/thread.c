@@ -12,6 +12,7 @@
 SIOX_TLS struct siox__thread *siox__self;
 static SIOX_TLS int thread_dead; /* past our key destructor: record nothing */
 
+_Atomic uint64_t siox__start_by; /* client.h: here for its page */
 pthread_mutex_t siox__threads_lock = PTHREAD_MUTEX_INITIALIZER;
 struct siox__thread *siox__threads;
 
@@ -71,7 +72,7 @@ struct siox__thread *siox__thread_attach(void) {
    * and never starts a thread. The first attach arms its start. */
   if ((t = thread_create()) != NULL) {
     if (!siox__flusher_started()) {
-      uint64_t none = UINT64_MAX;
+      uint64_t none = 0;
       atomic_compare_exchange_strong(&siox__start_by, &none, siox__clock_now() + SIOX_START_TICKS);
     }
     pthread_setspecific(thread_key, t);
