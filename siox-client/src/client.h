@@ -36,6 +36,8 @@
 #define SIOX_RING_DEFAULT_KB 4096u /* see README, "Buffers and their lifetimes" */
 /* Detached activities: a process-wide pool of this many slots (README). */
 #define SIOX_ENV_DETACHED "SIOX_DETACHED_SLOTS"
+/* 1: the flusher starts late (README "The flusher starts late"); default 0. */
+#define SIOX_ENV_LATE_FLUSHER "SIOX_LATE_FLUSHER"
 #define SIOX_DETACHED_DEFAULT 4096u
 #define SIOX_DETACHED_MAX (1u << 20)
 #define SIOX_REC_MAX_BYTES (sizeof(struct siox_cw_rec_hdr) + sizeof(struct siox_cw_desc) + \
@@ -119,6 +121,7 @@ struct siox__config {
   unsigned flush_interval_ms;
   unsigned exit_timeout_ms;
   unsigned detached_slots; /* size of the detached-activity pool */
+  uint64_t start_ticks;    /* the flusher's start after the first attach: 0, or SIOX_START_TICKS */
 };
 extern struct siox__config siox__cfg SIOX_HIDDEN;
 /* Initialises from the environment if needed; returns 1 when recording is

@@ -52,6 +52,9 @@ static int configure(const struct siox_options *o) {
       o && o->exit_timeout_ms ? o->exit_timeout_ms : env_uint(SIOX_ENV_EXIT_TIMEOUT, 1000);
   unsigned slots = env_uint(SIOX_ENV_DETACHED, SIOX_DETACHED_DEFAULT);
   siox__cfg.detached_slots = slots < SIOX_DETACHED_MAX ? slots : SIOX_DETACHED_MAX;
+  /* Late only when asked: a process that records at its start and is then
+   * killed while quiet would lose those records uncounted (README). */
+  siox__cfg.start_ticks = env_uint(SIOX_ENV_LATE_FLUSHER, 0) ? SIOX_START_TICKS : 0;
   return 0;
 }
 

@@ -73,7 +73,7 @@ struct siox__thread *siox__thread_attach(void) {
   if ((t = thread_create()) != NULL) {
     if (!siox__flusher_started()) {
       uint64_t none = 0;
-      atomic_compare_exchange_strong(&siox__start_by, &none, siox__clock_now() + SIOX_START_TICKS);
+      atomic_compare_exchange_strong(&siox__start_by, &none, siox__clock_now() + siox__cfg.start_ticks);
     }
     pthread_setspecific(thread_key, t);
     pthread_mutex_lock(&siox__threads_lock);
