@@ -101,6 +101,7 @@ static inline void stop_slot(struct siox__thread *t, int i, uint64_t now, const 
   o->act.nattr += n;
   o->hdr.words = (uint16_t)((own + extra) / 8);
   if (siox__ring_write2(t, o, own, more, extra) == 0) siox__bump(&t->n_activities);
+  siox__start_check(t, now);
   /* Out-of-order stop (nonblocking I/O): close the gap. */
   if ((uint32_t)i != t->depth - 1)
     memmove(&t->stack[i], &t->stack[i + 1], (t->depth - 1 - (uint32_t)i) * sizeof t->stack[0]);

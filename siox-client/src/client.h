@@ -36,6 +36,8 @@
 #define SIOX_RING_DEFAULT_KB 4096u /* see README, "Buffers and their lifetimes" */
 /* Detached activities: a process-wide pool of this many slots (README). */
 #define SIOX_ENV_DETACHED "SIOX_DETACHED_SLOTS"
+/* 1: the flusher starts late (README "The flusher starts late"); default 0. */
+#define SIOX_ENV_LATE_FLUSHER "SIOX_LATE_FLUSHER"
 #define SIOX_DETACHED_DEFAULT 4096u
 #define SIOX_DETACHED_MAX (1u << 20)
 #define SIOX_REC_MAX_BYTES (sizeof(struct siox_cw_rec_hdr) + sizeof(struct siox_cw_desc) + \
@@ -119,6 +121,7 @@ struct siox__config {
   unsigned flush_interval_ms;
   unsigned exit_timeout_ms;
   unsigned detached_slots; /* size of the detached-activity pool */
+  uint64_t start_ticks;    /* the flusher's start after the first attach: 0, or SIOX_START_TICKS */
 };
 extern struct siox__config siox__cfg SIOX_HIDDEN;
 /* Initialises from the environment if needed; returns 1 when recording is
@@ -144,6 +147,27 @@ static inline void siox__bump(uint64_t *c) {
 static inline siox_aid siox__aid_take(struct siox__thread *t) {
   if (SIOX_UNLIKELY(t->aid_next == t->aid_end && siox__aid_refill(t) < 0)) return 0;
   return t->aid_next++;
+}
+
+/* ---- the flusher's lazy start (flusher.c; README "The flusher starts late")
+ * A process does not start its flusher thread with its first record: a
+ * short-lived one (a few calls, then exit) hands its records over at exit
+ * from the exiting thread and never pays for a thread. The first record
+ * written at or after siox__start_by (clock units), or by a thread whose
+ * ring holds SIOX_START_BYTES, starts it. 0: nothing due (the flusher
+ * runs, or no thread has attached yet). Zero-initialised, so that it lies
+ * in .bss on the page of the other globals the hot path reads (thread.c):
+ * after a system call each page a call touches costs a page walk. */
+#define SIOX_START_TICKS (1ull << 27) /* ~64 ms of a 2.1 GHz TSC; 134 ms in ns */
+#define SIOX_START_BYTES (128u << 10)
+SIOX_HIDDEN extern _Atomic uint64_t siox__start_by;
+SIOX_HIDDEN void siox__start_due(void) __attribute__((cold));
+
+/* Called after each record of t written at `now`: one relaxed load and a
+ * compare once the flusher runs. */
+static inline void siox__start_check(const struct siox__thread *t, uint64_t now) {
+  uint64_t by = atomic_load_explicit(&siox__start_by, memory_order_relaxed);
+  if (SIOX_UNLIKELY(by != 0) && (now >= by || t->head >= SIOX_START_BYTES)) siox__start_due();
 }
 
 /* Returns the calling thread's state, attaching it on first use; NULL when

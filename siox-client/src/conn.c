@@ -85,7 +85,7 @@ void siox__conn_reg_inflight(uint64_t reg_end) {
 uint8_t *siox__conn_frame(uint16_t type, uint32_t payload) {
   size_t need = slen + sizeof(struct siox_cw_frame_hdr) + payload;
   if (need > scap) {
-    size_t cap = scap ? scap : 65536;
+    size_t cap = scap ? scap : 4096; /* a short-lived process sends a few records: one heap page */
     while (cap < need) cap *= 2;
     uint8_t *p = realloc(sbuf, cap);
     if (!p) return NULL;

@@ -182,6 +182,7 @@ static void record(struct siox_detached *a, uint64_t now) {
   a->rec.act.t_end = now > a->rec.act.t_start ? now : a->rec.act.t_start;
   a->rec.hdr.words = (uint16_t)(bytes / 8);
   if (siox__ring_write(t, &a->rec, bytes) == 0) siox__bump(&t->n_activities);
+  siox__start_check(t, a->rec.act.t_end);
   siox__leave(t);
 }
 

@@ -196,7 +196,11 @@ static void report_done(uint64_t req, int rc) {
 
 /* One pass; returns the poll timeout to use before the next (0: at once). */
 static int cycle(uint64_t req, uint64_t done, int may_open) {
-  if (!siox__conn_connected()) siox__conn_try_connect(req > done, may_open);
+  /* A connection made in this cycle holds only its HELLO: the records go
+   * into the same write, so that a short-lived process's exit costs one
+   * round trip to the daemon (its ACK), not one for the HELLO first. */
+  int fresh = 0;
+  if (!siox__conn_connected()) fresh = siox__conn_try_connect(req > done, may_open) == 0;
   if (!siox__conn_connected()) {
     /* No daemon: a flush fails at once, unless the daemon was there a
      * moment ago (restarting): then it is tried again until the flush's
@@ -207,7 +211,7 @@ static int cycle(uint64_t req, uint64_t done, int may_open) {
   uint64_t moved = 0;
   siox__conn_check_peer(); /* ACKs; a closed daemon is noticed here too */
   if (!siox__conn_connected()) return 0;
-  if (siox__conn_pending() == 0) {
+  if (siox__conn_pending() == 0 || fresh) {
     moved = fill(&backlog);
     if (!backlog) filled_req = req;
   }
@@ -225,10 +229,16 @@ static int wake_fd_open(void) {
 }
 
 /* Waits on the wake-up fd and the socket, either of which may be missing
- * (poll skips a negative fd). */
-static void wait_for_work(int timeout_ms) {
+ * (poll skips a negative fd). acks: an ACK is awaited (a flush); otherwise
+ * the daemon's ACKs do not wake the flusher: they are read at its next
+ * cycle. Woken by every ACK, a busy process's flusher ran a cycle per ACK,
+ * each sending the few records written since and drawing the next ACK:
+ * ~47 records per send and four system calls per cycle in a 4 KiB pwrite
+ * loop. A closed connection still wakes it (POLLHUP is always reported). */
+static void wait_for_work(int timeout_ms, int acks) {
   int fd = siox__conn_fd(), wfd = atomic_load(&wake_fd);
-  struct pollfd p[2] = {{wfd, POLLIN, 0}, {fd, siox__conn_pending() ? POLLOUT : POLLIN, 0}};
+  short sev = siox__conn_pending() ? POLLOUT : acks ? POLLIN : 0;
+  struct pollfd p[2] = {{wfd, POLLIN, 0}, {fd, sev, 0}};
   if (poll(p, 2, timeout_ms) <= 0) return;
   uint64_t v;
   if (p[0].revents & POLLIN && read(wfd, &v, sizeof v) < 0) v = 0;
@@ -259,7 +269,7 @@ static void *flusher_main(void *arg) {
     pthread_mutex_lock(&cycle_lock);
     int timeout = cycle(req, done, 0);
     pthread_mutex_unlock(&cycle_lock);
-    if (timeout > 0) wait_for_work(timeout);
+    if (timeout > 0) wait_for_work(timeout, req > done);
   }
   return NULL;
 }
@@ -271,6 +281,8 @@ static void wake(void) {
 }
 
 void siox__ring_half_full(struct siox__thread *t) {
+  /* Not started yet (a small ring filled before its time): start it now. */
+  if (atomic_load_explicit(&siox__start_by, memory_order_relaxed) != 0) siox__start_due();
   /* Already told: no cross-core load of tail until the flusher has come. */
   if (atomic_load_explicit(&t->kicked, memory_order_relaxed)) return;
   t->tail_cache = atomic_load_explicit(&t->tail, memory_order_acquire);
@@ -315,6 +327,9 @@ int siox__flusher_ensure(void) {
     running = rc == 0;
     entered = 0;
     started |= running;
+    /* Nothing is due any more; nor when the thread cannot be made: then
+     * the records wait for the exit hand-over (or a siox_flush). */
+    atomic_store_explicit(&siox__start_by, 0, memory_order_relaxed);
     stopping = 0;
   }
   pthread_mutex_unlock(&fl_lock);
@@ -384,7 +399,7 @@ int siox__flusher_flush_here(unsigned timeout_ms) {
     pthread_mutex_lock(&fl_lock);
     done = flush_done;
     pthread_mutex_unlock(&fl_lock);
-    if (timeout > 0 && done < mine) wait_for_work(timeout < left ? timeout : (int)left);
+    if (timeout > 0 && done < mine) wait_for_work(timeout < left ? timeout : (int)left, 1);
   }
 }
 
@@ -443,6 +458,7 @@ void siox__flusher_after_fork_child(void) {
   if (atomic_load(&wake_fd) >= 0) close(atomic_load(&wake_fd));
   atomic_store(&wake_fd, -1);
   running = stopping = started = entered = 0;
+  atomic_store(&siox__start_by, 0); /* the child's first attach arms it */
   flush_req = flush_done = filled_req = 0;
   backlog = 0;
   flush_rc = 0;

@@ -52,6 +52,9 @@ static int configure(const struct siox_options *o) {
       o && o->exit_timeout_ms ? o->exit_timeout_ms : env_uint(SIOX_ENV_EXIT_TIMEOUT, 1000);
   unsigned slots = env_uint(SIOX_ENV_DETACHED, SIOX_DETACHED_DEFAULT);
   siox__cfg.detached_slots = slots < SIOX_DETACHED_MAX ? slots : SIOX_DETACHED_MAX;
+  /* Late only when asked: a process that records at its start and is then
+   * killed while quiet would lose those records uncounted (README). */
+  siox__cfg.start_ticks = env_uint(SIOX_ENV_LATE_FLUSHER, 0) ? SIOX_START_TICKS : 0;
   return 0;
 }
 
@@ -137,12 +140,28 @@ int siox_flush(unsigned timeout_ms) {
   return rc;
 }
 
-/* No flusher ever ran (so no thread recorded: a thread attaches only once
- * the flusher runs) and nothing was dropped: nothing to hand over at exit. */
+/* No flusher ever ran, no record was written and nothing was dropped (a
+ * process that only registered): nothing to hand over at exit. */
 static int nothing_to_hand_over(void) {
   uint64_t activities, records, dropped;
   siox__stats_sum(&activities, &records, &dropped);
-  return !siox__flusher_started() && dropped == 0;
+  return !siox__flusher_started() && records == 0 && dropped == 0;
+}
+
+/* Application threads, from the hot path (client.h, siox__start_check):
+ * the flusher's start is due. trylock: the caller may be a signal handler
+ * that interrupted a holder of init_lock, or the thread finalizing; then
+ * the next record tries again. */
+void siox__start_due(void) {
+  int err = errno; /* inside a wrapper: the application's errno */
+  siox__in_lib++;
+  if (pthread_mutex_trylock(&init_lock) == 0) {
+    if (atomic_load(&state) == ST_ON) (void)siox__flusher_ensure();
+    else atomic_store_explicit(&siox__start_by, 0, memory_order_relaxed);
+    pthread_mutex_unlock(&init_lock);
+  }
+  siox__in_lib--;
+  errno = err;
 }
 
 /* Stops the flusher, flushes from this thread, then hands over or spills

@@ -74,7 +74,7 @@ static void compact(void) {
 static int push(const uint8_t *frame, uint32_t bytes, uint64_t end) {
   compact();
   if (len + bytes > cap) {
-    size_t c = cap ? cap : 65536;
+    size_t c = cap ? cap : 4096;
     while (c < len + bytes) c *= 2;
     uint8_t *p = realloc(buf, c);
     if (!p) return -ENOMEM;

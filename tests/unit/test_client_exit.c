@@ -5,12 +5,14 @@
  * forked before the fake daemon starts, so it carries no daemon state.
  * A process that only initialises and registers (a preloaded /bin/true)
  * starts no flusher thread and never connects: it pays no per-process tax.
+ * Nor does one that records a few hundred calls and exits (no thread).
  */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -101,8 +103,110 @@ static void test_idle_process_costs_nothing(void **state) {
   fake_daemon_stop(d);
 }
 
+/* A short-lived process (a few hundred calls, then exit) starts no
+ * flusher thread: creating it was most of its cost under the preload
+ * (~0.8 ms CPU on the test VM). The exit hand-over, run by the exiting
+ * thread, still delivers every record. One that goes on recording starts
+ * it: after 128 KiB of records, or at its first record past the start
+ * time (~64-134 ms after its first). */
+enum { SHORT_N = 300, LONG_N = 5000 };
+
+/* flush_ms 0: the library's default period. */
+static int record_one_op(const char *path, unsigned flush_ms, siox_type_id *t) {
+  struct siox_options o = {.socket_path = path, .flush_interval_ms = flush_ms};
+  siox_unid node;
+  return siox_init(&o) < 0 || siox_node_register("h", "TEST", NULL, &node) < 0 ||
+                 siox_activity_type_register(node, "op", t) < 0
+             ? -1
+             : 0;
+}
+
+static void short_lived(int go_fd, const char *path, int mode) {
+  char c;
+  siox_type_id t;
+  if (read(go_fd, &c, 1) != 1) _exit(4);
+  if (mode != 3) setenv("SIOX_LATE_FLUSHER", "1", 1); /* the opt-in late start */
+  if (record_one_op(path, mode == 3 ? 0 : 60000, &t) < 0) _exit(5);
+  if (mode == 3) { /* records at its start, then quiet until killed */
+    for (int i = 0; i < 3; i++) siox_activity_stop(siox_activity_start(t));
+    for (;;) pause();
+  }
+  int n = mode == 0 ? SHORT_N : mode == 1 ? LONG_N : 1;
+  for (int i = 0; i < n; i++) siox_activity_stop(siox_activity_start(t));
+  if (mode == 2) { /* a slow recorder: its next record comes after the start time */
+    usleep(300000);
+    siox_activity_stop(siox_activity_start(t));
+  }
+  int want = mode == 0 ? 1 : 2; /* 6: the flusher thread did (not) start */
+  exit(thread_count() == want ? 0 : 6);
+}
+
+static void run_short_lived(int mode, size_t expect) {
+  char path[108];
+  fake_daemon_tmp_path(path, sizeof path, "short");
+  int go[2];
+  assert_int_equal(pipe(go), 0);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) short_lived(go[0], path, mode);
+  struct fake_daemon *d = fake_daemon_start(path);
+  assert_non_null(d);
+  assert_int_equal(write(go[1], "g", 1), 1);
+  int status;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+  assert_int_equal(fake_daemon_wait(d, expect, 10000), expect);
+  assert_int_equal(d->bad_frames, 0);
+  fake_daemon_stop(d);
+}
+
+/* By default the flusher starts with the first record: a process that
+ * records at its start and is then quiet (an HPC code reading its input,
+ * then computing) has its records at the daemon while it runs, so a kill
+ * -9 (a job's time limit) loses none. With the late start they waited for
+ * the exit hand-over, which a killed process never runs: lost, uncounted. */
+static void test_quiet_process_delivers_before_kill(void **state) {
+  (void)state;
+  char path[108];
+  fake_daemon_tmp_path(path, sizeof path, "quiet");
+  int go[2];
+  assert_int_equal(pipe(go), 0);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) short_lived(go[0], path, 3);
+  struct fake_daemon *d = fake_daemon_start(path);
+  assert_non_null(d);
+  assert_int_equal(write(go[1], "g", 1), 1);
+  size_t got = fake_daemon_wait(d, 3, 10000);
+  kill(pid, SIGKILL);
+  int status;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_int_equal(got, 3);
+  fake_daemon_stop(d);
+}
+
+static void test_short_process_starts_no_thread(void **state) {
+  (void)state;
+  run_short_lived(0, SHORT_N);
+}
+
+static void test_busy_process_starts_flusher(void **state) {
+  (void)state;
+  run_short_lived(1, LONG_N);
+}
+
+static void test_slow_process_starts_flusher(void **state) {
+  (void)state;
+  run_short_lived(2, 2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_exit_flushes),
-                                     cmocka_unit_test(test_idle_process_costs_nothing)};
+                                     cmocka_unit_test(test_idle_process_costs_nothing),
+                                     cmocka_unit_test(test_quiet_process_delivers_before_kill),
+                                     cmocka_unit_test(test_short_process_starts_no_thread),
+                                     cmocka_unit_test(test_busy_process_starts_flusher),
+                                     cmocka_unit_test(test_slow_process_starts_flusher)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
