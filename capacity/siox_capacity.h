@@ -99,7 +99,17 @@ struct siox_cap_model {
   uint32_t *place_comp;
   size_t nplace, capplace;
   uint64_t samples;  /* samples fitted */
+  /* The client node's page cache (README "The client's page cache"): a read
+   * of pages written or read through the client before is served by the
+   * kernel at cache_read, without a request; at most client_cache_bytes per
+   * client node, least recently used out (0: no cache, every read a request). */
+  uint64_t client_cache_bytes;
+  struct siox_cap_fit cache_read;
 };
+/* Defaults of siox_cap_model_new (README "The client's page cache"). */
+#define SIOX_CAP_CLIENT_CACHE_BYTES (1024ull * 1024 * 1024)
+#define SIOX_CAP_CACHE_READ_A_NS 5000.0 /* per read */
+#define SIOX_CAP_CACHE_READ_B_NS 0.3    /* per byte (3.3 GB/s) */
 
 siox_cap_model *siox_cap_model_new(void);
 void siox_cap_model_free(siox_cap_model *m);
