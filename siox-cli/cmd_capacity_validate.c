@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes_arg.h"
 #include "cmd_capacity_validate.h"
 #include "format.h"
 #include "json_out.h"
@@ -132,19 +133,6 @@ struct vargs {
   int ncase;
 };
 
-/* "512M" -> bytes (K, M, G: powers of 1024). 0 or -1. */
-static int parse_bytes(const char *s, uint64_t *out) {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (end == s || errno || *s == '-') return -1;
-  unsigned shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
-  if (shift) end++;
-  if (*end || v > (UINT64_MAX >> shift)) return -1;
-  *out = (uint64_t)v << shift;
-  return 0;
-}
-
 static int case_opt(const struct siox_cmd *self, struct vargs *a, int c) {
   if (a->ncase == 0) return siox_cli_usage(self, "--%s belongs to a --case: give --case NAME first",
                                            c == 's' ? "scenario" : c == 'w' ? "workload" : c == 'r' ? "replay-dir"
@@ -208,7 +196,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
       break;
     }
     case O_CACHE:
-      if (parse_bytes(optarg, &a->client_cache) != 0)
+      if (siox_bytes_arg(optarg, &a->client_cache) != 0)
         return siox_cli_usage(self, "--client-cache takes bytes (e.g. 0, 65536, 512M, 2G), not '%s'", optarg);
       break;
     case O_CASE:
