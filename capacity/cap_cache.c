@@ -125,7 +125,7 @@ int cap_cache_lookup(struct cap_cache *c, uint32_t copy, uint32_t fid, uint64_t 
   k = 0;
   for (size_t i = 0; i < c->n; i++)
     if (same_file(&c->e[i], copy, fid) && c->e[i].lo < b && c->e[i].hi > a) hit[k++] = &c->e[i];
-  qsort(hit, k, sizeof(*hit), by_lo); /* extents of one file never overlap */
+  if (k) qsort(hit, k, sizeof(*hit), by_lo); /* extents of one file never overlap */
   uint64_t at = lo;
   int rc = 0;
   for (size_t i = 0; i < k && rc == 0; i++) {
