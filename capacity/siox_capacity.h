@@ -181,9 +181,11 @@ struct siox_cap_sim_opts {
 };
 /* Runs w (a trace) on m. Each rank's operations in order: the compute gap,
  * then per operation its requests (a read/write: ceil(bytes/chunk) chunks,
- * one after the other; open: lookup then open; stat: lookup; close: flush;
- * fsync: fsync; seek: none), each through the client channel and then the
- * file's brick, queueing FIFO where all servers are busy. Barriers and the
+ * one after the other; a read of a file on a brick only for the parts the
+ * client node's page cache lacks, the rest at m->cache_read; open: lookup
+ * then open; stat: lookup; close: flush; fsync: fsync; seek: none), each
+ * through the client channel and then the file's brick, queueing FIFO
+ * where all servers are busy. Barriers and the
  * collective MPI-IO accesses (*_all) hold each rank until every rank of
  * their group (all ranks; a file's MPI ranks) has arrived; when nothing else
  * can happen and ranks still wait, the fullest waiting group is released
