@@ -24,7 +24,10 @@
 #   3. `siox capacity validate --job STRIDED` with every case and its runs:
 #      measured = the runs' I/O time read back from the warehouse.
 # Prints (NAME VALUE UNIT) per case: capacity_prediction_error_pct_<case>,
-# capacity_predicted_io_time_ms_<case>, capacity_measured_io_time_ms_<case>;
+# capacity_predicted_io_time_ms_<case>, capacity_measured_io_time_ms_<case>,
+# and the baseline on the same runs, the model without the client's page
+# cache (--client-cache 0): capacity_prediction_error_pct_<case>_nocache,
+# capacity_predicted_io_time_ms_<case>_nocache;
 # then capacity_prediction_error_pct_median and capacity_validated (1 when
 # every case is within validate's 10 %); capacity_validate_refused_<case>
 # when validate refused the case's run (its reason on stderr: e.g. a trace
@@ -102,6 +105,10 @@ for n in "${CV_NAMES[@]}"; do
   cv_case_args "$n" one
   siox_cli capacity validate "${args[@]}" "${one[@]}" --json >"$T/v-$n.json" 2>>"$T/refused" \
     || { echo "$n" >>"$T/refused.names"; rm -f "$T/v-$n.json"; }
+  # The baseline, on the same runs: the model without the client's page
+  # cache (every read a brick request), as it was before it had one.
+  siox_cli capacity validate "${args[@]}" "${one[@]}" --client-cache 0 --json >"$T/v0-$n.json" 2>/dev/null \
+    || rm -f "$T/v0-$n.json"
 done
 cat "$T/refused" >&2
 python3 - "$T" "${CV_NAMES[@]}" <<'PY'
@@ -118,6 +125,11 @@ for n in names:
     print(f"capacity_prediction_error_pct_{n} {c['error_pct']:.1f} %")
     print(f"capacity_predicted_io_time_ms_{n} {c['predicted_io_time_ns'] / 1e6:.1f} ms")
     print(f"capacity_measured_io_time_ms_{n} {c['measured_io_time_ns'] / 1e6:.1f} ms")
+    f0 = os.path.join(t, f"v0-{n}.json")
+    if os.path.exists(f0):
+        c0 = json.load(open(f0))["cases"][0]
+        print(f"capacity_prediction_error_pct_{n}_nocache {c0['error_pct']:.1f} %")
+        print(f"capacity_predicted_io_time_ms_{n}_nocache {c0['predicted_io_time_ns'] / 1e6:.1f} ms")
 if errs:
     print(f"capacity_prediction_error_pct_median {statistics.median(errs):.1f} %")
     print(f"capacity_validated {int(len(errs) == len(names) and max(errs) <= 10)} bool")

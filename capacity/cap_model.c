@@ -41,7 +41,10 @@ static int grow(void **p, size_t *cap, size_t n, size_t sz) {
 
 siox_cap_model *siox_cap_model_new(void) {
   siox_cap_model *m = calloc(1, sizeof(*m));
-  if (m) m->chunk = DEFAULT_CHUNK;
+  if (!m) return NULL;
+  m->chunk = DEFAULT_CHUNK;
+  m->client_cache_bytes = SIOX_CAP_CLIENT_CACHE_BYTES;
+  m->cache_read = (struct siox_cap_fit){.n = 1, .a_ns = SIOX_CAP_CACHE_READ_A_NS, .b_ns = SIOX_CAP_CACHE_READ_B_NS};
   return m;
 }
 
@@ -60,6 +63,8 @@ siox_cap_model *siox_cap_model_clone(const siox_cap_model *m) {
   if (!c) return NULL;
   c->chunk = m->chunk;
   c->samples = m->samples;
+  c->client_cache_bytes = m->client_cache_bytes;
+  c->cache_read = m->cache_read;
   for (size_t i = 0; i < m->ncomp; i++) {
     int64_t k = siox_cap_model_comp(c, m->comp[i].name, m->comp[i].kind);
     if (k < 0) goto fail;

@@ -4,13 +4,15 @@
  * compute gaps and issues its operations' requests one at a time (a rank's
  * I/O is synchronous, as the replay's is), each through the client's FUSE
  * channel and then the brick that holds the file. Stations are the model's
- * components: FIFO, `servers` requests at once.
+ * components: FIFO, `servers` requests at once. A read of what the client
+ * node's page cache holds (cap_cache.c) makes no request for that part.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cap_cache.h"
 #include "cap_des.h"
 #include "siox_capacity.h"
 
@@ -27,7 +29,10 @@ struct rank_st {
   int req;                 /* requests of the current operation issued so far */
   int nreq;                /* and in all */
   int stage;               /* 0: at the client, 1: at the brick */
-  uint64_t left;           /* bytes of the operation not yet requested */
+  struct cap_gap *gap;     /* a read/write's parts that go to the brick (a read's: those not cached) */
+  size_t ngap, capg, gi;   /* their count, capacity, the current one */
+  uint64_t gleft;          /* bytes of the current part not yet requested */
+  uint64_t cached;         /* bytes of the operation the page cache serves */
   int waiting;             /* 1 while held at a synchronization point */
   int local_done;          /* the operation's local time has passed */
 };
@@ -50,6 +55,7 @@ struct sim {
   uint64_t unmatched;     /* synchronization points released without their whole group */
   struct sync_st *sync;   /* [copies * (1 + nfiles)]: group 0 all ranks, 1 + f the MPI ranks of file f */
   size_t nfiles;
+  struct cap_cache cache; /* the client node's page cache: one node runs every rank and copy */
   char *err;
   size_t errlen;
 };
@@ -66,15 +72,23 @@ static int is_collective(int op) {
 }
 
 /* The requests an operation makes: their number, and the class of the i-th. */
-static int op_requests(const struct sim *s, const struct siox_wl_rec *rec) {
+static int op_requests(const struct sim *s, const struct rank_st *r, const struct siox_wl_rec *rec) {
   switch (rec->op) {
   case SIOX_WL_READ: case SIOX_WL_WRITE: case SIOX_WL_MPI_READ: case SIOX_WL_MPI_WRITE:
-  case SIOX_WL_MPI_READ_ALL: case SIOX_WL_MPI_WRITE_ALL:
-    return rec->bytes ? (int)((rec->bytes + s->m->chunk - 1) / s->m->chunk) : 0;
+  case SIOX_WL_MPI_READ_ALL: case SIOX_WL_MPI_WRITE_ALL: {
+    uint64_t n = 0; /* per part: ceil(bytes / chunk) */
+    for (size_t i = 0; i < r->ngap; i++) n += (r->gap[i].hi - r->gap[i].lo + s->m->chunk - 1) / s->m->chunk;
+    return (int)n;
+  }
   case SIOX_WL_OPEN: case SIOX_WL_MPI_OPEN: return 2;
   case SIOX_WL_CLOSE: case SIOX_WL_MPI_CLOSE: case SIOX_WL_FSYNC: case SIOX_WL_MPI_SYNC: case SIOX_WL_STAT: return 1;
   default: return 0;
   }
+}
+
+static int is_data(int op) {
+  return op == SIOX_WL_READ || op == SIOX_WL_WRITE || op == SIOX_WL_MPI_READ || op == SIOX_WL_MPI_WRITE ||
+         op == SIOX_WL_MPI_READ_ALL || op == SIOX_WL_MPI_WRITE_ALL;
 }
 
 static int req_class(const struct siox_wl_rec *rec, int i) {
@@ -103,6 +117,47 @@ static struct sync_st *group(struct sim *s, const struct rank_st *r, const struc
 
 static int step(struct sim *s, uint32_t id);
 
+/* The parts of a read/write that become requests: a read of a file on the
+ * volume asks the brick only for what the client's page cache lacks (the
+ * rest costs the cache's read time), anything else all of its bytes. */
+static int plan_data(struct sim *s, struct rank_st *r, const struct siox_wl_rec *rec) {
+  uint64_t lo = rec->offset, hi = rec->offset + rec->bytes;
+  r->ngap = r->gi = 0;
+  r->gleft = r->cached = 0;
+  if (!is_data((int)rec->op) || !rec->bytes) return 0;
+  if (siox_wl_op_is_read((int)rec->op) && brick_of(s, r, rec->fid) >= 0) {
+    uint64_t missing;
+    if (cap_cache_lookup(&s->cache, r->copy, rec->fid, lo, hi, &r->gap, &r->ngap, &r->capg, &missing) < 0)
+      return -ENOMEM;
+    r->cached = rec->bytes - missing;
+  } else {
+    if (!r->capg && !(r->gap = malloc(sizeof(*r->gap)))) return -ENOMEM;
+    r->capg = r->capg ? r->capg : 1;
+    r->gap[0] = (struct cap_gap){lo, hi};
+    r->ngap = 1;
+  }
+  if (r->ngap) r->gleft = r->gap[0].hi - r->gap[0].lo;
+  return 0;
+}
+
+/* Bytes of the next request of a read/write: the rest of the current part, at most a chunk. */
+static uint64_t req_bytes(const struct sim *s, const struct rank_st *r) {
+  return r->gleft < s->m->chunk ? r->gleft : s->m->chunk;
+}
+
+/* The current request is done: on to the next (and the next part). */
+static void next_request(struct sim *s, struct rank_st *r, int cls) {
+  if (cls == SIOX_CAP_READ || cls == SIOX_CAP_WRITE) {
+    r->gleft -= req_bytes(s, r);
+    if (!r->gleft && r->gi + 1 < r->ngap) {
+      r->gi++;
+      r->gleft = r->gap[r->gi].hi - r->gap[r->gi].lo;
+    }
+  }
+  r->req++;
+  r->stage = 0;
+}
+
 /* id arrives at its operation's synchronization point; the last to arrive
  * releases everyone (at this instant, through events: no recursion). */
 static int arrive_sync(struct sim *s, uint32_t id) {
@@ -125,7 +180,7 @@ static int issue(struct sim *s, uint32_t id) {
   const struct siox_wl_rec *rec = cur(s, r);
   int cls = req_class(rec, r->req);
   uint64_t bytes = 0;
-  if (cls == SIOX_CAP_READ || cls == SIOX_CAP_WRITE) bytes = r->left < s->m->chunk ? r->left : s->m->chunk;
+  if (cls == SIOX_CAP_READ || cls == SIOX_CAP_WRITE) bytes = req_bytes(s, r);
   int32_t b = brick_of(s, r, rec->fid);
   /* The brick moves the bytes whatever the model knows of its costs. */
   if (r->stage == 0 && b >= 0 && cls == SIOX_CAP_READ) s->bytes_r[b] += bytes;
@@ -137,9 +192,7 @@ static int issue(struct sim *s, uint32_t id) {
     return cap_station_arrive(&s->q, &s->st[c], (uint32_t)c, id, svc);
   }
   /* Neither stage serves it: the request costs nothing in the model. */
-  r->left -= bytes;
-  r->req++;
-  r->stage = 0;
+  next_request(s, r, cls);
   return cap_evq_push(&s->q, s->q.now, EV_WAKE, id, 0);
 }
 
@@ -151,18 +204,23 @@ static int stage_done(struct sim *s, uint32_t id) {
     return issue(s, id);
   }
   const struct siox_wl_rec *rec = cur(s, r);
-  int cls = req_class(rec, r->req);
-  if (cls == SIOX_CAP_READ || cls == SIOX_CAP_WRITE) r->left -= r->left < s->m->chunk ? r->left : s->m->chunk;
-  r->req++;
-  r->stage = 0;
+  next_request(s, r, req_class(rec, r->req));
   return step(s, id);
 }
 
-static void end_op(struct sim *s, struct rank_st *r) {
+/* The operation is over: what a read/write of a file on the volume moved is
+ * in the client's page cache now. */
+static int end_op(struct sim *s, struct rank_st *r) {
+  const struct siox_wl_rec *rec = cur(s, r);
+  if (is_data((int)rec->op) && rec->bytes && brick_of(s, r, rec->fid) >= 0 &&
+      cap_cache_insert(&s->cache, r->copy, rec->fid, rec->offset, rec->offset + rec->bytes,
+                       !siox_wl_op_is_read((int)rec->op)) < 0)
+    return -ENOMEM;
   r->io_ns += (int64_t)(s->q.now - r->op_start);
   if (r->copy == 0 && s->rec_ns) s->rec_ns[r->recs[r->pos]] = (int64_t)(s->q.now - r->op_start);
   r->pos++;
   r->ph = PH_START;
+  return 0;
 }
 
 /* Moves rank id on from where it stands until it waits for something. */
@@ -183,27 +241,29 @@ static int step(struct sim *s, uint32_t id) {
       r->op_start = s->q.now;
       r->req = 0;
       r->stage = 0;
-      r->left = rec->bytes;
-      r->nreq = op_requests(s, rec);
+      if (plan_data(s, r, rec) < 0) return -ENOMEM;
+      r->nreq = op_requests(s, r, rec);
       r->local_done = 0;
       r->ph = PH_IO;
       if (rec->op == SIOX_WL_BARRIER || is_collective((int)rec->op)) return arrive_sync(s, id);
       break;
     case PH_IO:
       if (rec->op == SIOX_WL_BARRIER) {
-        end_op(s, r);
+        if (end_op(s, r) < 0) return -ENOMEM;
         break;
       }
-      if (!r->local_done && s->o->local_ns && s->o->local_ns[r->recs[r->pos]] > 0) {
+      if (!r->local_done) { /* time outside the stations: the residual, the page cache's copy */
+        double t = s->o->local_ns && s->o->local_ns[r->recs[r->pos]] > 0 ? (double)s->o->local_ns[r->recs[r->pos]] : 0;
+        if (r->cached) t += siox_cap_fit_eval(&s->m->cache_read, (double)r->cached);
         r->local_done = 1;
-        return cap_evq_push(&s->q, s->q.now + (double)s->o->local_ns[r->recs[r->pos]], EV_WAKE, id, 0);
+        if (t > 0) return cap_evq_push(&s->q, s->q.now + t, EV_WAKE, id, 0);
       }
       if (r->req < r->nreq) return issue(s, id);
       r->ph = PH_POST_SYNC;
       if (is_collective((int)rec->op)) return arrive_sync(s, id);
       break;
     case PH_POST_SYNC:
-      end_op(s, r);
+      if (end_op(s, r) < 0) return -ENOMEM;
       break;
     case PH_DONE: return 0;
     }
@@ -358,6 +418,7 @@ int siox_cap_simulate(const siox_cap_model *m, const siox_workload *w, const str
   s.rec_ns = calloc(siox_wl_nrecs(w) ? siox_wl_nrecs(w) : 1, sizeof(*s.rec_ns));
   if (!(s.st = calloc(nc, sizeof(*s.st))) || !s.bytes_r || !s.bytes_w || !s.rec_ns) goto out;
   for (size_t c = 0; c < m->ncomp; c++) s.st[c].servers = m->comp[c].servers ? m->comp[c].servers : 1;
+  s.cache.limit = m->client_cache_bytes;
   if (build_ranks(&s) < 0 || build_sync(&s) < 0) goto out;
   if ((rc = run(&s)) == 0) rc = collect(&s, out);
   if (rc == -ENOMEM) snprintf(err, errlen, "out of memory");
@@ -369,7 +430,8 @@ out:
   free(s.bytes_r);
   free(s.bytes_w);
   free(s.rec_ns);
-  for (uint32_t i = 0; s.r && i < s.nr; i++) free(s.r[i].recs);
+  for (uint32_t i = 0; s.r && i < s.nr; i++) free(s.r[i].recs), free(s.r[i].gap);
+  cap_cache_free(&s.cache);
   free(s.r);
   for (size_t g = 0; s.sync && g < (size_t)o->copies * (1 + s.nfiles); g++) free(s.sync[g].who);
   free(s.sync);

@@ -99,7 +99,17 @@ struct siox_cap_model {
   uint32_t *place_comp;
   size_t nplace, capplace;
   uint64_t samples;  /* samples fitted */
+  /* The client node's page cache (README "The client's page cache"): a read
+   * of pages written or read through the client before is served by the
+   * kernel at cache_read, without a request; at most client_cache_bytes per
+   * client node, least recently used out (0: no cache, every read a request). */
+  uint64_t client_cache_bytes;
+  struct siox_cap_fit cache_read;
 };
+/* Defaults of siox_cap_model_new (README "The client's page cache"). */
+#define SIOX_CAP_CLIENT_CACHE_BYTES (1024ull * 1024 * 1024)
+#define SIOX_CAP_CACHE_READ_A_NS 1500.0 /* per read (bench/bench_client_cache.sh: 4 KiB in 2.3 us) */
+#define SIOX_CAP_CACHE_READ_B_NS 0.19   /* per byte (5.3 GB/s: 1 MiB in 0.20 ms) */
 
 siox_cap_model *siox_cap_model_new(void);
 void siox_cap_model_free(siox_cap_model *m);
@@ -171,9 +181,11 @@ struct siox_cap_sim_opts {
 };
 /* Runs w (a trace) on m. Each rank's operations in order: the compute gap,
  * then per operation its requests (a read/write: ceil(bytes/chunk) chunks,
- * one after the other; open: lookup then open; stat: lookup; close: flush;
- * fsync: fsync; seek: none), each through the client channel and then the
- * file's brick, queueing FIFO where all servers are busy. Barriers and the
+ * one after the other; a read of a file on a brick only for the parts the
+ * client node's page cache lacks, the rest at m->cache_read; open: lookup
+ * then open; stat: lookup; close: flush; fsync: fsync; seek: none), each
+ * through the client channel and then the file's brick, queueing FIFO
+ * where all servers are busy. Barriers and the
  * collective MPI-IO accesses (*_all) hold each rank until every rank of
  * their group (all ranks; a file's MPI ranks) has arrived; when nothing else
  * can happen and ranks still wait, the fullest waiting group is released

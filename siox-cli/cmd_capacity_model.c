@@ -18,6 +18,7 @@
 #include "session.h"
 #include "siox_capacity.h"
 #include "siox_workload.h"
+#include "bytes_arg.h"
 #include "time_arg.h"
 
 #define MAX_SCEN 32
@@ -31,7 +32,8 @@ static const char help[] =
     "SYNOPSIS\n"
     "  siox capacity model [--since T] [--until T] [--json]\n"
     "  siox capacity what-if SCENARIO... (--job J | --workload FILE)... [--since T]\n"
-    "                [--until T] [--mount DIR] [--prefix PATH]... [--no-gaps] [--json]\n"
+    "                [--until T] [--mount DIR] [--prefix PATH]... [--no-gaps]\n"
+    "                [--client-cache BYTES] [--json]\n"
     "  siox capacity --what-if SCENARIO (--job J | --workload FILE)... [...]\n"
     "  siox capacity place --bricks N [--mount DIR] PATH...\n"
     "\n"
@@ -93,6 +95,12 @@ static const char help[] =
     "  --prefix PATH    with --job: keep only files under PATH (siox workload extract)\n"
     "  --no-gaps        compute gaps take no time\n"
     "  --residual       keep each operation's recorded time outside the model (below)\n"
+    "  --client-cache BYTES\n"
+    "                   the client node's page cache: reads of pages the client\n"
+    "                   wrote or read before are served by it (1.5 us + 0.19 ns/B), up\n"
+    "                   to BYTES (K, M, G: KiB, MiB, GiB; least recently used out); 0\n"
+    "                   sends every read to its brick. Default 1G (capacity/README.md,\n"
+    "                   \"The client's page cache\")\n"
     "  --replay-dir DIR predict `siox replay --dir DIR` of the workload instead: its\n"
     "                   files DIR/f<ID>-<name> are placed by DHT\n"
     "  --bricks N       (place) the volume's brick count\n"
@@ -121,6 +129,7 @@ struct margs {
   const char *mount;
   const char *prefix[65];
   int nprefix, no_gaps, residual;
+  uint64_t client_cache; /* bytes */
 };
 
 int siox_capacity_model_wanted(int argc, char **argv) {
@@ -135,14 +144,14 @@ int siox_capacity_model_wanted(int argc, char **argv) {
 
 static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
   const struct siox_cmd *self = &siox_cmd_capacity_model;
-  enum { O_SINCE = 0x200, O_UNTIL, O_JOB, O_WL, O_MOUNT, O_PREFIX, O_NOGAPS, O_WHATIF, O_REPLAY, O_BRICKS, O_MODELONLY };
+  enum { O_SINCE = 0x200, O_UNTIL, O_JOB, O_WL, O_MOUNT, O_PREFIX, O_NOGAPS, O_WHATIF, O_REPLAY, O_BRICKS, O_MODELONLY, O_CACHE };
   static const struct option opts[] = {
       {"since", required_argument, NULL, O_SINCE},   {"until", required_argument, NULL, O_UNTIL},
       {"job", required_argument, NULL, O_JOB},       {"workload", required_argument, NULL, O_WL},
       {"mount", required_argument, NULL, O_MOUNT},   {"prefix", required_argument, NULL, O_PREFIX},
       {"no-gaps", no_argument, NULL, O_NOGAPS},      {"what-if", required_argument, NULL, O_WHATIF},
       {"replay-dir", required_argument, NULL, O_REPLAY}, {"bricks", required_argument, NULL, O_BRICKS},
-      {"residual", no_argument, NULL, O_MODELONLY},
+      {"residual", no_argument, NULL, O_MODELONLY}, {"client-cache", required_argument, NULL, O_CACHE},
       SIOX_GLOBAL_LONGOPTS,                          {0}};
   int c, rc;
   int64_t now = siox_time_now_ns();
@@ -179,6 +188,10 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
     case O_NOGAPS: a->no_gaps = 1; break;
     case O_REPLAY: a->replay_dir = optarg; break;
     case O_MODELONLY: a->residual = 1; break;
+    case O_CACHE:
+      if (siox_bytes_arg(optarg, &a->client_cache) != 0)
+        return siox_cli_usage(self, "--client-cache takes bytes (e.g. 0, 65536, 512M, 2G), not '%s'", optarg);
+      break;
     case O_BRICKS:
       if (siox_cli_parse_long(optarg, 1, 1024, &a->bricks) < 0)
         return siox_cli_usage(self, "--bricks takes a count from 1 to 1024, not '%s'", optarg);
@@ -226,6 +239,10 @@ static void print_model(const siox_cap_model *m) {
   char b[32];
   printf("storage model: %" PRIu64 " samples, %zu components, full-size request %s\n", m->samples, m->ncomp,
          siox_fmt_bytes((int64_t)m->chunk, b, sizeof b));
+  printf("client page cache: %s per client node (least recently used out), a cached read %.0f us + B/%.0f MB/s "
+         "(not calibrated: capacity/README.md)\n",
+         siox_fmt_bytes((int64_t)m->client_cache_bytes, b, sizeof b), m->cache_read.a_ns / 1e3,
+         m->cache_read.b_ns > 0 ? 1e3 / m->cache_read.b_ns : 0);
   printf("service time = a +- se(a) [+ bytes / bandwidth (+- se)], per request; N samples\n\n");
   printf("%-32s %-6s %7s  %-7s %6s  %-48s %s\n", "COMPONENT", "KIND", "SERVERS", "CLASS", "N", "SERVICE TIME",
          "CAPACITY (-2se .. +2se)");
@@ -273,6 +290,9 @@ static json_object *model_json(const siox_cap_model *m) {
   json_object *o = json_object_new_object(), *comps = json_object_new_array();
   siox_json_int(o, "samples", (int64_t)m->samples);
   siox_json_int(o, "chunk_bytes", (int64_t)m->chunk);
+  siox_json_int(o, "client_cache_bytes", (int64_t)m->client_cache_bytes);
+  siox_json_dbl(o, "cache_read_a_ns", m->cache_read.a_ns);
+  siox_json_dbl(o, "cache_read_b_ns", m->cache_read.b_ns);
   for (uint32_t i = 0; i < m->ncomp; i++) {
     const struct siox_cap_comp *c = &m->comp[i];
     json_object *j = json_object_new_object(), *cls = json_object_new_object();
@@ -469,7 +489,7 @@ static int what_if(PGconn *pg, const struct margs *a, const struct siox_cli *cli
 }
 
 int siox_capacity_model_run(struct siox_cli *cli, int argc, char **argv) {
-  struct margs a = {0};
+  struct margs a = {.client_cache = SIOX_CAP_CLIENT_CACHE_BYTES};
   int rc = parse(cli, argc, argv, &a);
   if (rc >= 0) return rc;
   if (a.place) {
@@ -494,6 +514,7 @@ int siox_capacity_model_run(struct siox_cli *cli, int argc, char **argv) {
     siox_wh_close(wh);
     return SIOX_EXIT_FAIL;
   }
+  m->client_cache_bytes = a.client_cache;
   if (a.what_if) rc = what_if(pg, &a, cli, m);
   else if (cli->json) rc = siox_json_print(model_json(m)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
   else print_model(m), rc = SIOX_EXIT_OK;

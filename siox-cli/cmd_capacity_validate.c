@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes_arg.h"
 #include "cmd_capacity_validate.h"
 #include "format.h"
 #include "json_out.h"
@@ -33,7 +34,8 @@ static const char help[] =
     "\n"
     "SYNOPSIS\n"
     "  siox capacity validate --job J [--prefix PATH]... [--mount DIR] [--since T]\n"
-    "                [--until T] [--tolerance PCT] [--no-gaps] [--residual] [--json]\n"
+    "                [--until T] [--tolerance PCT] [--no-gaps] [--residual]\n"
+    "                [--client-cache BYTES] [--json]\n"
     "                CASE...\n"
     "  CASE:  --case NAME [--scenario SPEC] [--workload FILE] [--replay-dir DIR]\n"
     "         [--run-mount DIR] --measured JOB [--measured JOB]...\n"
@@ -75,6 +77,12 @@ static const char help[] =
     "  --no-gaps         compute gaps take no time in the predictions\n"
     "  --residual        keep each operation's recorded time outside the model\n"
     "                    (capacity/README.md, \"Residual\")\n"
+    "  --client-cache BYTES\n"
+    "                    the client node's page cache in the predictions: reads of\n"
+    "                    pages the client wrote or read before are served by it, up\n"
+    "                    to BYTES (K, M, G: KiB, MiB, GiB; least recently used out);\n"
+    "                    0 sends every read to its brick. Default 1G\n"
+    "                    (capacity/README.md, \"The client's page cache\")\n"
     "  --case NAME       starts a case; the options below belong to the last --case\n"
     "  --scenario SPEC   the storage scenario, as siox capacity what-if takes it\n"
     "                    (bricks=N, heal=BRICK, device=BRICK:LAT_US:MBPS, load=K,\n"
@@ -119,6 +127,7 @@ struct vargs {
   const char *prefix[65];
   int nprefix, no_gaps, residual, window;
   int64_t since_ns, until_ns;
+  uint64_t client_cache; /* bytes */
   double tolerance;
   struct vcase cs[MAX_CASES];
   int ncase;
@@ -143,19 +152,21 @@ static int case_opt(const struct siox_cmd *self, struct vargs *a, int c) {
 
 static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
   const struct siox_cmd *self = &siox_cmd_capacity_validate;
-  enum { O_JOB = 0x200, O_PREFIX, O_MOUNT, O_SINCE, O_UNTIL, O_TOL, O_NOGAPS, O_RESID, O_CASE };
+  enum { O_JOB = 0x200, O_PREFIX, O_MOUNT, O_SINCE, O_UNTIL, O_TOL, O_NOGAPS, O_RESID, O_CASE, O_CACHE };
   static const struct option opts[] = {
       {"job", required_argument, NULL, O_JOB},       {"prefix", required_argument, NULL, O_PREFIX},
       {"mount", required_argument, NULL, O_MOUNT},   {"since", required_argument, NULL, O_SINCE},
       {"until", required_argument, NULL, O_UNTIL},   {"tolerance", required_argument, NULL, O_TOL},
       {"no-gaps", no_argument, NULL, O_NOGAPS},      {"residual", no_argument, NULL, O_RESID},
       {"case", required_argument, NULL, O_CASE},     {"scenario", required_argument, NULL, 's'},
+      {"client-cache", required_argument, NULL, O_CACHE},
       {"workload", required_argument, NULL, 'w'},    {"replay-dir", required_argument, NULL, 'r'},
       {"run-mount", required_argument, NULL, 'm'},   {"measured", required_argument, NULL, 'M'},
       SIOX_GLOBAL_LONGOPTS,                          {0}};
   int c, rc;
   int64_t now = siox_time_now_ns();
   a->tolerance = 10;
+  a->client_cache = SIOX_CAP_CLIENT_CACHE_BYTES;
   a->since_ns = 0;
   a->until_ns = INT64_MAX;
   argc--, argv++; /* "validate" */
@@ -184,6 +195,10 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
         return siox_cli_usage(self, "--tolerance takes a percentage above 0, not '%s'", optarg);
       break;
     }
+    case O_CACHE:
+      if (siox_bytes_arg(optarg, &a->client_cache) != 0)
+        return siox_cli_usage(self, "--client-cache takes bytes (e.g. 0, 65536, 512M, 2G), not '%s'", optarg);
+      break;
     case O_CASE:
       if (a->ncase == MAX_CASES) return siox_cli_usage(self, "at most %d cases", MAX_CASES);
       a->cs[a->ncase].c.name = optarg;
@@ -342,8 +357,10 @@ int siox_capacity_validate_run(struct siox_cli *cli, int argc, char **argv) {
   if ((a->window || siox_wh_job_window(pg, a->job, &a->since_ns, &a->until_ns, err, sizeof err) == 0) &&
       siox_cap_model_from_warehouse(pg, a->since_ns, a->until_ns == INT64_MAX ? a->until_ns : a->until_ns + 1, &m, err,
                                     sizeof err) == 0 &&
-      load(pg, a, &base, err, sizeof err) == 0)
+      load(pg, a, &base, err, sizeof err) == 0) {
+    m->client_cache_bytes = a->client_cache;
     rc = validate_all(pg, a, cli, m);
+  }
   else
     fprintf(stderr, "siox capacity validate: %s\n", err);
   for (int i = 0; i < a->ncase; i++) siox_wl_free(a->cs[i].own);
