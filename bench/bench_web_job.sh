@@ -21,13 +21,22 @@
 #                              job's sums stored by the listing before
 #   jobs_cold_ms               the same with the stored sums removed first
 #   web_job_cold_api_ms        the first /api/job (bins=80) with the job's
-#                              stored documents removed (median)
+#                              stored documents removed (median); its listed
+#                              sums too, so that siox web does not compute the
+#                              page ahead of the view at the same time
+#   web_job_ahead_ms           siox web computing the page ahead of its first
+#                              view (web/README.md): from a listing of the job
+#                              (its documents removed before) until its page
+#                              is stored (median; 10-15 s of it are the wait
+#                              for the listed stamp to hold)
+#   web_job_first_view_api_ms  the first /api/job after that (median)
 # With OLD_CLI=path (a siox binary of an older commit), the same rounds also
 # run it, interleaved, against its own `siox web`: jobs_old_ms (it stores
 # nothing), web_job_cold_api_old_ms, web_job_page_old_ms and
 # web_job_page_browser_start_old_ms (its page, with the front end built
 # into it, before or after the new one in turn).
-# ROUNDS (default 3) interleaved rounds of them all.
+# ROUNDS (default 3) interleaved rounds of them all. WEB_PAGE_ONLY=1: the
+# page figures and web_job_api_ms only (a round in seconds, not minutes).
 #
 # The warehouse (cached in BUILD/bench/web-warehouse; WEB_REFILL=1 rebuilds):
 # one real run of mpi_io_workload (4 ranks, MPI-IO over POSIX, N=64 blocks)
@@ -150,12 +159,27 @@ api_ms() { curl -s -f -o /dev/null -w '%{time_total}' "http://127.0.0.1:${1:-$WE
   awk '{printf "%d\n", $1 * 1000}' | grep . || fail "/api/job failed"; }
 # cold: without the job's stored documents (summary, heatmap) or sums (jobs)
 forget() { sql "DELETE FROM job_aggregates WHERE job = '$JOB' AND kind IN ($1)" >/dev/null; }
-cold_api_ms() { forget "'summary', 'heatmap'"; api_ms "$1"; }
+cold_api_ms() { forget "'summary', 'heatmap', 'jobs'"; api_ms "$1"; }
+# the page computed by siox web after a listing, then the first view
+ahead_ms() {
+  forget "'summary', 'heatmap', 'jobs'"
+  local t=$(date +%s%N)
+  "$SIOX_CLI" --data-dir "$CACHE" jobs --json >/dev/null 2>>"$T/err.log" || fail "siox jobs failed"
+  for _ in $(seq 1800); do
+    [ "$(sql "SELECT count(*) FROM job_aggregates WHERE job = '$JOB' AND (kind = 'summary' OR (kind = 'heatmap' AND bins = 80))")" = 2 ] && break
+    sleep 0.1
+  done
+  echo $((($(date +%s%N) - t) / 1000000))
+}
 jobs_cold_ms() { forget "'jobs'"; ms "$1" --data-dir "$CACHE" jobs --json; }
-S=() X=() W=() WB=() A=() J=() JC=() CA=() JO=() CAO=() WO=() WBO=()
+S=() X=() W=() WB=() A=() J=() JC=() CA=() JO=() CAO=() WO=() WBO=() AH=() FV=()
+ALL=1
+[ "${WEB_PAGE_ONLY:-0}" = 1 ] && ALL=
 for r in $(seq "$ROUNDS"); do
-  S+=("$(ms "$SIOX_CLI" --data-dir "$CACHE" summary --job "$JOB" --json)")
-  X+=("$(ms "$SIOX_CLI" --data-dir "$CACHE" workload extract --job "$JOB" -o "$T/wl")")
+  if [ -n "$ALL" ]; then
+    S+=("$(ms "$SIOX_CLI" --data-dir "$CACHE" summary --job "$JOB" --json)")
+    X+=("$(ms "$SIOX_CLI" --data-dir "$CACHE" workload extract --job "$JOB" -o "$T/wl")")
+  fi
   # the old build's page too (its own front end), first in every other round
   if [ -n "$OLD_CLI" ] && [ $((r % 2)) = 0 ]; then
     WO+=("$(page_ms "$r" "$OLD_PORT")") WBO+=("$(browser_start_ms "$r" "$OLD_PORT")")
@@ -165,6 +189,10 @@ for r in $(seq "$ROUNDS"); do
     WO+=("$(page_ms "$r" "$OLD_PORT")") WBO+=("$(browser_start_ms "$r" "$OLD_PORT")")
   fi
   A+=("$(api_ms)")
+  if [ -z "$ALL" ]; then
+    echo "# round $r: page ${W[-1]} ms, api ${A[-1]} ms, page with browser start ${WB[-1]} ms${OLD_CLI:+, old: page ${WO[-1]} ms (with browser start ${WBO[-1]} ms)}" >&2
+    continue
+  fi
   if [ -n "$OLD_CLI" ]; then
     JO+=("$(ms "$OLD_CLI" --data-dir "$CACHE" jobs --json)")
     CAO+=("$(cold_api_ms "$OLD_PORT")")
@@ -172,22 +200,29 @@ for r in $(seq "$ROUNDS"); do
   JC+=("$(jobs_cold_ms "$SIOX_CLI")")
   J+=("$(ms "$SIOX_CLI" --data-dir "$CACHE" jobs --json)")
   CA+=("$(cold_api_ms "$WEB_PORT")")
+  AH+=("$(ahead_ms)") FV+=("$(api_ms)")
   echo "# round $r: summary ${S[-1]} ms, extract ${X[-1]} ms, page ${W[-1]} ms, api ${A[-1]} ms," \
-    "jobs ${J[-1]} ms (cold ${JC[-1]} ms), cold api ${CA[-1]} ms, page with browser start ${WB[-1]} ms${OLD_CLI:+, old: page ${WO[-1]} ms (with browser start ${WBO[-1]} ms), jobs ${JO[-1]} ms, cold api ${CAO[-1]} ms}" >&2
+    "jobs ${J[-1]} ms (cold ${JC[-1]} ms), cold api ${CA[-1]} ms, ahead ${AH[-1]} ms, first view api ${FV[-1]} ms, page with browser start ${WB[-1]} ms${OLD_CLI:+, old: page ${WO[-1]} ms (with browser start ${WBO[-1]} ms), jobs ${JO[-1]} ms, cold api ${CAO[-1]} ms}" >&2
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-echo "summary_ms $(median "${S[@]}") ms"
-echo "summary_baseline_ms $(median "${X[@]}") ms"
-echo "web_job_page_ms $(median "${W[@]}") ms"
-echo "web_job_page_browser_start_ms $(median "${WB[@]}") ms"
-echo "web_job_api_ms $(median "${A[@]}") ms"
-echo "jobs_ms $(median "${J[@]}") ms"
-echo "jobs_cold_ms $(median "${JC[@]}") ms"
-echo "web_job_cold_api_ms $(median "${CA[@]}") ms"
-if [ -n "$OLD_CLI" ]; then
-  echo "web_job_page_old_ms $(median "${WO[@]}") ms"
-  echo "web_job_page_browser_start_old_ms $(median "${WBO[@]}") ms"
-  echo "jobs_old_ms $(median "${JO[@]}") ms"
-  echo "web_job_cold_api_old_ms $(median "${CAO[@]}") ms"
-fi
+out() { # NAME VALUES...: the median, when there are values
+  local name=$1
+  shift
+  [ $# -gt 0 ] && echo "$name $(median "$@") ms"
+  return 0
+}
+out summary_ms "${S[@]}"
+out summary_baseline_ms "${X[@]}"
+out web_job_page_ms "${W[@]}"
+out web_job_page_browser_start_ms "${WB[@]}"
+out web_job_api_ms "${A[@]}"
+out jobs_ms "${J[@]}"
+out jobs_cold_ms "${JC[@]}"
+out web_job_cold_api_ms "${CA[@]}"
+out web_job_ahead_ms "${AH[@]}"
+out web_job_first_view_api_ms "${FV[@]}"
+out web_job_page_old_ms "${WO[@]}"
+out web_job_page_browser_start_old_ms "${WBO[@]}"
+out jobs_old_ms "${JO[@]}"
+out web_job_cold_api_old_ms "${CAO[@]}"
 echo "web_job_activities $n activities"

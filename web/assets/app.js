@@ -192,7 +192,8 @@ function jobPage(job) {
    el("h2", {}, "Slowest calls"), calls, el("h2", {}, "Blame (the job's I/O time by component)"), blm]
     .forEach(function (x) { main.appendChild(x); });
   var q = "job=" + encodeURIComponent(job);
-  /* summary and heatmap in one document: the server loads the job once */
+  /* summary and heatmap in one document: the server loads the job once
+   * (80 bins: WEB_JOB_PAGE_BINS, the page siox web stores ahead of a view) */
   var page = api("job?" + q + "&bins=80");
   var s = page.then(function (pg) {
     var doc = pg.summary, t = doc.totals, box = el("div", { "class": "totals", id: "totals" });
