@@ -165,10 +165,12 @@ ahead_ms() {
   forget "'summary', 'heatmap', 'jobs'"
   local t=$(date +%s%N)
   "$SIOX_CLI" --data-dir "$CACHE" jobs --json >/dev/null 2>>"$T/err.log" || fail "siox jobs failed"
-  for _ in $(seq 1800); do
-    [ "$(sql "SELECT count(*) FROM job_aggregates WHERE job = '$JOB' AND (kind = 'summary' OR (kind = 'heatmap' AND bins = 80))")" = 2 ] && break
+  local q="SELECT count(*) FROM job_aggregates WHERE job = '$JOB' AND (kind = 'summary' OR (kind = 'heatmap' AND bins = 80))"
+  for _ in $(seq 3000); do # 5 min at most
+    [ "$(sql "$q")" = 2 ] && break
     sleep 0.1
   done
+  [ "$(sql "$q")" = 2 ] || fail "siox web did not store the job's page ahead of its view: $(tail -n 2 "$T/web.log")"
   echo $((($(date +%s%N) - t) / 1000000))
 }
 jobs_cold_ms() { forget "'jobs'"; ms "$1" --data-dir "$CACHE" jobs --json; }
