@@ -6,7 +6,8 @@
 #    an unknown AID or job is 404 with a message, a malformed query 400;
 #  - pages, driven in headless Chromium: the jobs page lists the job; the job
 #    page's totals are `siox summary --json`'s and its heatmap has one row
-#    per rank; the call page highlights blame's culprit (`siox blame --json`).
+#    per rank; the call page highlights blame's culprit (`siox blame --json`);
+#  - a job listed and unchanged since gets its page stored before any view.
 # Screenshots of every page go to $SIOX_ARTIFACTS (default $T/artifacts).
 . "$(dirname "$0")/lib.sh"
 mpi_env
@@ -49,6 +50,19 @@ wait_port "$WEB_PORT" "siox web"
 URL="http://127.0.0.1:$WEB_PORT"
 AID=$(root_of_slowest "$CHAIN" device write app)
 [ -n "$AID" ] || fail "no app write of $CHAIN reached a device"
+
+# ---- ahead of the first view -------------------------------------------------
+# A listing (as the jobs page makes) stores the MPI job's sums; the job has
+# ended, and nothing asks for its page: siox web computes and stores it on
+# its own (summary, heatmap of the page's 80 bins) under the listing's stamp.
+siox_cli jobs --json >/dev/null || fail "siox jobs failed"
+stored() { sql "SELECT count(*) FROM job_aggregates s JOIN job_aggregates g ON g.job = s.job AND g.kind = 'jobs'
+                 AND (g.acts, g.max_aid) = (s.acts, s.max_aid)
+                 WHERE s.job = '$JOB' AND (s.kind = 'summary' OR (s.kind = 'heatmap' AND s.bins = 80))"; }
+for _ in $(seq 240); do [ "$(stored)" = 2 ] && break; sleep 0.5; done
+[ "$(stored)" = 2 ] || fail "job $JOB's page was not stored ahead of its first view: $(tail -n 3 "$T/web.log")"
+grep -q "job $JOB's page computed ahead of its first view" "$T/web.log" || fail "siox web did not say it computed $JOB's page"
+log "a listed job's page stored before its first view"
 
 # ---- API: the CLI's documents, and the errors --------------------------------
 get() { curl -s -o "$2" -w '%{http_code}' "$URL/api/$1"; }

@@ -1,8 +1,11 @@
 /*
  * SIOX explorer: a single page over siox web's JSON API (the CLI's --json
  * documents). Pages by the URL's hash: #/jobs, #/job/J, #/call/AID,
- * #/component/PATTERN. d3 (Debian libjs-d3, v3) draws; everything large is
- * aggregated by the server (heatmap bins, the causal tree of one call).
+ * #/component/PATTERN. d3 (Debian libjs-d3, v3) draws the call and component
+ * pages; it is loaded when one of them is first shown (needD3), not with the
+ * page: the job page draws its heatmap itself, so its first render waits for
+ * nothing but its one document. Everything large is aggregated by the
+ * server (heatmap bins, the causal tree of one call).
  * When a page has drawn what it promises, body gets data-ready=PAGE and
  * data-render-ms (time since navigation start): the tests and the bench
  * read them.
@@ -19,6 +22,28 @@ function api(path) {
       return j;
     });
   });
+}
+
+/* d3 (240 KB) is parsed only by the pages that draw with it: on the job
+ * page its parse would stand between the page and its first render. */
+var d3Loaded = null;
+function needD3() {
+  if (!d3Loaded) d3Loaded = new Promise(function (ok, ko) {
+    var sc = document.createElement("script");
+    sc.src = "/d3.min.js";
+    sc.onload = function () { ok(window.d3); };
+    sc.onerror = function () { d3Loaded = null; ko(new Error("cannot load /d3.min.js")); };
+    document.head.appendChild(sc);
+  });
+  return d3Loaded;
+}
+
+var SVG = "http://www.w3.org/2000/svg";
+function svgEl(tag, attrs, text) {
+  var e = document.createElementNS(SVG, tag);
+  for (var k in attrs || {}) e.setAttribute(k, attrs[k]);
+  if (text !== undefined) e.textContent = text;
+  return e;
 }
 
 function el(tag, attrs, text) {
@@ -128,25 +153,34 @@ function jobsPage() {
 
 /* ---- job: summary, heatmap, critical files, findings, blame ------------- */
 
+/* A colour from light to "to" by sqrt(v / max), as d3.scale.sqrt would. */
+function shade(to, v, max) {
+  var from = [0xf4, 0xf6, 0xff], t = Math.sqrt(Math.max(0, v) / max), c = [];
+  for (var i = 0; i < 3; i++) c.push(Math.round(from[i] + t * (parseInt(to.substr(1 + 2 * i, 2), 16) - from[i])));
+  return "rgb(" + c.join(",") + ")";
+}
+
+/* One row per rank, one cell per time bin; plain SVG (no d3: see needD3). */
 function heatmap(where, hm, key) {
   var rows = hm[key], cell = Math.max(4, Math.min(14, Math.floor(900 / hm.bins))), rh = 16, left = 60;
-  var max = d3.max(rows, function (r) { return d3.max(r); }) || 1;
-  var color = d3.scale.sqrt().domain([0, max]).range(["#f4f6ff", key === "bytes" ? "#1a4fa0" : "#b3261e"]);
-  var svg = d3.select(where).append("svg").attr("id", "heatmap-" + key)
-    .attr("width", left + hm.bins * cell + 10).attr("height", rows.length * rh + 24);
-  var g = svg.selectAll("g.heat-row").data(rows).enter().append("g").attr("class", "heat-row")
-    .attr("data-rank", function (d, i) { return i; })
-    .attr("transform", function (d, i) { return "translate(" + left + "," + i * rh + ")"; });
-  g.append("text").attr("x", -6).attr("y", rh - 4).attr("text-anchor", "end").text(function (d, i) { return "rank " + i; });
-  g.selectAll("rect").data(function (d) { return d; }).enter().append("rect")
-    .attr("x", function (d, i) { return i * cell; }).attr("width", cell - 1).attr("height", rh - 2)
-    .attr("fill", function (d) { return color(d); })
-    .append("title").text(function (d, i) {
-      return "bin " + i + " (+" + dur(Math.round(i * hm.bin_ns)) + "): " + (key === "bytes" ? bytes(d) : dur(d));
+  var max = Math.max.apply(null, rows.map(function (r) { return Math.max.apply(null, r.concat([0])); }).concat([0])) || 1;
+  var to = key === "bytes" ? "#1a4fa0" : "#b3261e";
+  var svg = svgEl("svg", { id: "heatmap-" + key, width: left + hm.bins * cell + 10, height: rows.length * rh + 24 });
+  rows.forEach(function (r, i) {
+    var g = svgEl("g", { "class": "heat-row", "data-rank": i, transform: "translate(" + left + "," + i * rh + ")" });
+    g.appendChild(svgEl("text", { x: -6, y: rh - 4, "text-anchor": "end" }, "rank " + i));
+    r.forEach(function (d, b) {
+      var rect = svgEl("rect", { x: b * cell, width: cell - 1, height: rh - 2, fill: shade(to, d, max) });
+      rect.appendChild(svgEl("title", {}, "bin " + b + " (+" + dur(Math.round(b * hm.bin_ns)) + "): " +
+                                           (key === "bytes" ? bytes(d) : dur(d))));
+      g.appendChild(rect);
     });
-  svg.append("text").attr("x", left).attr("y", rows.length * rh + 16).attr("class", "legend")
-    .text((key === "bytes" ? "bytes moved" : "I/O time") + " per " + dur(Math.round(hm.bin_ns)) + " bin; darkest " +
-          (key === "bytes" ? bytes(max) : dur(max)));
+    svg.appendChild(g);
+  });
+  svg.appendChild(svgEl("text", { x: left, y: rows.length * rh + 16, "class": "legend" },
+    (key === "bytes" ? "bytes moved" : "I/O time") + " per " + dur(Math.round(hm.bin_ns)) + " bin; darkest " +
+    (key === "bytes" ? bytes(max) : dur(max))));
+  where.appendChild(svg);
 }
 
 function jobPage(job) {
@@ -158,7 +192,8 @@ function jobPage(job) {
    el("h2", {}, "Slowest calls"), calls, el("h2", {}, "Blame (the job's I/O time by component)"), blm]
     .forEach(function (x) { main.appendChild(x); });
   var q = "job=" + encodeURIComponent(job);
-  /* summary and heatmap in one document: the server loads the job once */
+  /* summary and heatmap in one document: the server loads the job once
+   * (80 bins: WEB_JOB_PAGE_BINS, the page siox web stores ahead of a view) */
   var page = api("job?" + q + "&bins=80");
   var s = page.then(function (pg) {
     var doc = pg.summary, t = doc.totals, box = el("div", { "class": "totals", id: "totals" });
@@ -349,7 +384,7 @@ function callPage(aid) {
    el("h2", {}, "Timeline"), gt, el("h2", {}, "Blame's evidence")].forEach(function (x) { main.appendChild(x); });
   main.appendChild(ev);
   var g = api("graph?aid=" + aid), b = api("blame?aid=" + aid).catch(function (e) { return { error: e.message }; });
-  Promise.all([g, b]).then(function (r) {
+  Promise.all([g, b, needD3()]).then(function (r) {
     var tree = r[0], blame = r[1].error ? null : r[1];
     if (blame) {
       var c = blame.culprit;
@@ -394,7 +429,8 @@ function componentPage(pattern) {
       { t: "latency quiet/busy", f: function (c) { return dur(Math.round(c.latency_low_s * 1e9)) + " / " + dur(Math.round(c.latency_high_s * 1e9)); } }
     ], rows, "capacity"));
   });
-  var p2 = api("latency?component=" + encodeURIComponent(pattern)).then(function (doc) {
+  var p2 = Promise.all([api("latency?component=" + encodeURIComponent(pattern)), needD3()]).then(function (r) {
+    var doc = r[0];
     (doc.components || []).slice(0, 8).forEach(function (c) { latencyChart(lat, c); });
     if (!(doc.components || []).length) lat.appendChild(el("p", { "class": "muted" }, "No activity of a matching component."));
   }).catch(function (e) { fail(lat, e); });

@@ -51,6 +51,17 @@ struct web_asset {
 };
 const struct web_asset *web_asset_find(const char *path);
 
+/* The bins of the job page's heatmap: app.js asks /api/job?bins=80, and
+ * web_warm.c computes that document ahead of the first view. */
+#define WEB_JOB_PAGE_BINS 80
+
+/* web_warm.c: a thread that computes the pages of the jobs a listing saw
+ * end, before their first view. 0 or -1 (no thread: views compute them). */
+struct web_warm;
+int web_warm_start(const char *conninfo, struct web_warm **out);
+/* Stops and joins it (after the job it is computing). NULL: nothing. */
+void web_warm_stop(struct web_warm *w);
+
 /* web_api.c: answers /api/...; path after "/api/". */
 enum MHD_Result web_api(struct web *w, struct MHD_Connection *c, const char *path);
 

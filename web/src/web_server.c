@@ -65,8 +65,13 @@ int siox_web_run(const struct siox_web_opts *o, char *err, size_t errlen) {
   *strrchr(host, ':') = '\0';
   printf("siox web: listening on http://%s:%u/\n", host, port ? port->port : 0);
   fflush(stdout);
+  struct web_warm *warm = NULL;
+  if (web_warm_start(o->conninfo, &warm))
+    fputs("siox web: cannot start the thread that computes job pages ahead of their view; views compute them\n",
+          stderr);
   int sig;
   while (sigwait(&sigs, &sig) != 0) {}
+  web_warm_stop(warm);
   MHD_stop_daemon(d);
   return 0;
 }

@@ -127,6 +127,24 @@ int siox_wh_job_heatmap(struct siox_wh *wh, const char *job, int bins, struct js
 int siox_wh_job_page(struct siox_wh *wh, const char *job, int bins, struct json_object **out, char *err,
                      size_t errlen);
 
+/* A job whose page (siox_wh_job_page with some bins) is not stored for the
+ * stamp its listed sums were stored under (README.md, "Stored aggregates"). */
+struct siox_wh_unviewed {
+  char *job;
+  int uid;
+  int64_t acts, max_aid; /* the stamp */
+};
+
+/* Up to max jobs whose sums a listing stored at least settle_s seconds ago
+ * (the job has not changed since: it ended) and whose page's documents
+ * (summary, heatmap of bins) are not stored for that stamp, the most
+ * recently listed first; `siox web` computes them ahead of the first view.
+ * *out is freed with siox_wh_unviewed_free. 0 (none on a warehouse older
+ * than schema 026), -ENOMEM, -EIO (query failed; err). */
+int siox_wh_job_unviewed(struct siox_wh *wh, int bins, int settle_s, size_t max, struct siox_wh_unviewed **out,
+                         size_t *n, char *err, size_t errlen);
+void siox_wh_unviewed_free(struct siox_wh_unviewed *u, size_t n);
+
 /* The latency over time of the components whose label ("hwid swid#iid")
  * contains pattern, or of a role (brick, client, device), from since_ns:
  * {pattern, bins, components: [{node_id, label, first_ns, last_ns,
