@@ -25,7 +25,26 @@
 
 enum { N = 300 };
 
-static void recorder(int go_fd, const char *path) {
+/* Forks a child that runs fn(go_fd, path, mode) once the fake daemon at
+ * path (named after tag) listens; returns the daemon, the child in *pid. */
+static struct fake_daemon *start_child(const char *tag, void (*fn)(int, const char *, int), int mode, pid_t *pid) {
+  char path[108];
+  fake_daemon_tmp_path(path, sizeof path, tag);
+  int go[2];
+  assert_int_equal(pipe(go), 0);
+  *pid = fork();
+  assert_true(*pid >= 0);
+  if (*pid == 0) fn(go[0], path, mode);
+  struct fake_daemon *d = fake_daemon_start(path);
+  assert_non_null(d);
+  assert_int_equal(write(go[1], "g", 1), 1);
+  close(go[0]);
+  close(go[1]);
+  return d;
+}
+
+static void recorder(int go_fd, const char *path, int mode) {
+  (void)mode;
   char c;
   if (read(go_fd, &c, 1) != 1) _exit(4);
   struct siox_options o = {.socket_path = path, .flush_interval_ms = 60000};
@@ -40,16 +59,8 @@ static void recorder(int go_fd, const char *path) {
 
 static void test_exit_flushes(void **state) {
   (void)state;
-  char path[108];
-  fake_daemon_tmp_path(path, sizeof path, "exit");
-  int go[2];
-  assert_int_equal(pipe(go), 0);
-  pid_t pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) recorder(go[0], path);
-  struct fake_daemon *d = fake_daemon_start(path);
-  assert_non_null(d);
-  assert_int_equal(write(go[1], "g", 1), 1);
+  pid_t pid;
+  struct fake_daemon *d = start_child("exit", recorder, 0, &pid);
   int status;
   assert_int_equal(waitpid(pid, &status, 0), pid);
   assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -142,16 +153,8 @@ static void short_lived(int go_fd, const char *path, int mode) {
 }
 
 static void run_short_lived(int mode, size_t expect) {
-  char path[108];
-  fake_daemon_tmp_path(path, sizeof path, "short");
-  int go[2];
-  assert_int_equal(pipe(go), 0);
-  pid_t pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) short_lived(go[0], path, mode);
-  struct fake_daemon *d = fake_daemon_start(path);
-  assert_non_null(d);
-  assert_int_equal(write(go[1], "g", 1), 1);
+  pid_t pid;
+  struct fake_daemon *d = start_child("short", short_lived, mode, &pid);
   int status;
   assert_int_equal(waitpid(pid, &status, 0), pid);
   assert_true(WIFEXITED(status));
@@ -168,16 +171,8 @@ static void run_short_lived(int mode, size_t expect) {
  * the exit hand-over, which a killed process never runs: lost, uncounted. */
 static void test_quiet_process_delivers_before_kill(void **state) {
   (void)state;
-  char path[108];
-  fake_daemon_tmp_path(path, sizeof path, "quiet");
-  int go[2];
-  assert_int_equal(pipe(go), 0);
-  pid_t pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) short_lived(go[0], path, 3);
-  struct fake_daemon *d = fake_daemon_start(path);
-  assert_non_null(d);
-  assert_int_equal(write(go[1], "g", 1), 1);
+  pid_t pid;
+  struct fake_daemon *d = start_child("quiet", short_lived, 3, &pid);
   size_t got = fake_daemon_wait(d, 3, 10000);
   kill(pid, SIGKILL);
   int status;
