@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# capacity_prediction_error_pct_<case>: `siox capacity validate`, the
+# capacity_prediction_error_percent_<scenario>_<workload>: `siox capacity validate`, the
 # model's predictions against real runs of each scenario, built on the
 # GlusterFS testbed in this same bench run (issue 13 section 5).
 #   1. testbed A: 4 bricks, brick 3 slowed (DELAY_US per WRITE and READ,
@@ -23,12 +23,14 @@
 #      (CV_CASES="asis fpp ..." runs a subset.)
 #   3. `siox capacity validate --job STRIDED` with every case and its runs:
 #      measured = the runs' I/O time read back from the warehouse.
-# Prints (NAME VALUE UNIT) per case: capacity_prediction_error_pct_<case>,
-# capacity_predicted_io_time_ms_<case>, capacity_measured_io_time_ms_<case>,
+# Prints (NAME VALUE UNIT) per case, under <scenario>_<workload> (asis_strided,
+# load2_strided, ranks2_strided, ranks8_strided, asis_fpp, load2_fpp,
+# healed_strided, healed_fpp, 4to2_strided): capacity_prediction_error_percent_<key>,
+# capacity_predicted_io_time_ms_<key>, capacity_measured_io_time_ms_<key>,
 # and the baseline on the same runs, the model without the client's page
-# cache (--client-cache 0): capacity_prediction_error_pct_<case>_nocache,
-# capacity_predicted_io_time_ms_<case>_nocache;
-# then capacity_prediction_error_pct_median and capacity_validated (1 when
+# cache (--client-cache 0): capacity_prediction_error_percent_<key>_nocache,
+# capacity_predicted_io_time_ms_<key>_nocache;
+# then capacity_prediction_error_percent_median and capacity_validated (1 when
 # every case is within validate's 10 %); capacity_validate_refused_<case>
 # when validate refused the case's run (its reason on stderr: e.g. a trace
 # with activities dropped under load). One run per case: noisy; on a
@@ -114,6 +116,12 @@ cat "$T/refused" >&2
 python3 - "$T" "${CV_NAMES[@]}" <<'PY'
 import json, os, statistics, sys
 t, names = sys.argv[1], sys.argv[2:]
+# The issue's names, capacity_prediction_error_percent_<scenario>_<workload>:
+# the workload is the strided job (one shared file) or its file-per-process
+# form; ranks2/ranks8 are the strided job at other rank counts.
+key = {"asis": "asis_strided", "load2": "load2_strided", "ranks2": "ranks2_strided", "ranks8": "ranks8_strided",
+       "fpp": "asis_fpp", "fpp_load2": "load2_fpp", "healed": "healed_strided", "fpp_healed": "healed_fpp",
+       "4to2": "4to2_strided"}
 errs = []
 for n in names:
     f = os.path.join(t, f"v-{n}.json")
@@ -122,15 +130,16 @@ for n in names:
         continue
     c = json.load(open(f))["cases"][0]
     errs.append(c["error_pct"])
-    print(f"capacity_prediction_error_pct_{n} {c['error_pct']:.1f} %")
-    print(f"capacity_predicted_io_time_ms_{n} {c['predicted_io_time_ns'] / 1e6:.1f} ms")
-    print(f"capacity_measured_io_time_ms_{n} {c['measured_io_time_ns'] / 1e6:.1f} ms")
+    k = key.get(n, n)
+    print(f"capacity_prediction_error_percent_{k} {c['error_pct']:.1f} %")
+    print(f"capacity_predicted_io_time_ms_{k} {c['predicted_io_time_ns'] / 1e6:.1f} ms")
+    print(f"capacity_measured_io_time_ms_{k} {c['measured_io_time_ns'] / 1e6:.1f} ms")
     f0 = os.path.join(t, f"v0-{n}.json")
     if os.path.exists(f0):
         c0 = json.load(open(f0))["cases"][0]
-        print(f"capacity_prediction_error_pct_{n}_nocache {c0['error_pct']:.1f} %")
-        print(f"capacity_predicted_io_time_ms_{n}_nocache {c0['predicted_io_time_ns'] / 1e6:.1f} ms")
+        print(f"capacity_prediction_error_percent_{k}_nocache {c0['error_pct']:.1f} %")
+        print(f"capacity_predicted_io_time_ms_{k}_nocache {c0['predicted_io_time_ns'] / 1e6:.1f} ms")
 if errs:
-    print(f"capacity_prediction_error_pct_median {statistics.median(errs):.1f} %")
+    print(f"capacity_prediction_error_percent_median {statistics.median(errs):.1f} %")
     print(f"capacity_validated {int(len(errs) == len(names) and max(errs) <= 10)} bool")
 PY
