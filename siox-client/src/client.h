@@ -36,7 +36,7 @@
 #define SIOX_RING_DEFAULT_KB 4096u /* see README, "Buffers and their lifetimes" */
 /* Detached activities: a process-wide pool of this many slots (README). */
 #define SIOX_ENV_DETACHED "SIOX_DETACHED_SLOTS"
-/* 1: the flusher starts late (README "The flusher starts late"); default 0. */
+/* 1: the flusher starts late (README "Fork and threads"); default 0. */
 #define SIOX_ENV_LATE_FLUSHER "SIOX_LATE_FLUSHER"
 #define SIOX_DETACHED_DEFAULT 4096u
 #define SIOX_DETACHED_MAX (1u << 20)
@@ -149,13 +149,15 @@ static inline siox_aid siox__aid_take(struct siox__thread *t) {
   return t->aid_next++;
 }
 
-/* ---- the flusher's lazy start (flusher.c; README "The flusher starts late")
- * A process does not start its flusher thread with its first record: a
- * short-lived one (a few calls, then exit) hands its records over at exit
- * from the exiting thread and never pays for a thread. The first record
- * written at or after siox__start_by (clock units), or by a thread whose
- * ring holds SIOX_START_BYTES, starts it. 0: nothing due (the flusher
- * runs, or no thread has attached yet). Zero-initialised, so that it lies
+/* ---- the flusher's start (flusher.c; README "The flusher starts with the
+ * first record") The first attach arms siox__start_by (clock units) at now
+ * plus siox__cfg.start_ticks: 0 by default, so the first record starts the
+ * flusher; SIOX_START_TICKS with SIOX_LATE_FLUSHER=1, so a short-lived
+ * process (a few calls, then exit) hands its records over at exit from the
+ * exiting thread and never pays for a thread. The first record written at
+ * or after siox__start_by, or by a thread whose ring holds
+ * SIOX_START_BYTES, starts it. 0: nothing due (the flusher runs, or no
+ * thread has attached yet). Zero-initialised, so that it lies
  * in .bss on the page of the other globals the hot path reads (thread.c):
  * after a system call each page a call touches costs a page walk. */
 #define SIOX_START_TICKS (1ull << 27) /* ~64 ms of a 2.1 GHz TSC; 134 ms in ns */

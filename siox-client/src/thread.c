@@ -67,9 +67,9 @@ struct siox__thread *siox__thread_attach(void) {
   siox__in_lib++;
   struct siox__thread *t = NULL;
   pthread_once(&key_once, key_create);
-  /* The flusher is not started here (client.h, siox__start_by): a
-   * process that records a few calls and exits hands them over at exit
-   * and never starts a thread. The first attach arms its start. */
+  /* The flusher is not started here: the first attach arms its start
+   * (client.h, siox__start_by), which the first record (or, with
+   * SIOX_LATE_FLUSHER=1, a later one) makes. */
   if ((t = thread_create()) != NULL) {
     if (!siox__flusher_started()) {
       uint64_t none = 0;
