@@ -71,24 +71,23 @@ static int is_collective(int op) {
   return op == SIOX_WL_MPI_READ_ALL || op == SIOX_WL_MPI_WRITE_ALL;
 }
 
+static int is_data(int op) {
+  return op == SIOX_WL_READ || op == SIOX_WL_WRITE || op == SIOX_WL_MPI_READ || op == SIOX_WL_MPI_WRITE ||
+         op == SIOX_WL_MPI_READ_ALL || op == SIOX_WL_MPI_WRITE_ALL;
+}
+
 /* The requests an operation makes: their number, and the class of the i-th. */
 static int op_requests(const struct sim *s, const struct rank_st *r, const struct siox_wl_rec *rec) {
-  switch (rec->op) {
-  case SIOX_WL_READ: case SIOX_WL_WRITE: case SIOX_WL_MPI_READ: case SIOX_WL_MPI_WRITE:
-  case SIOX_WL_MPI_READ_ALL: case SIOX_WL_MPI_WRITE_ALL: {
-    uint64_t n = 0; /* per part: ceil(bytes / chunk) */
+  if (is_data((int)rec->op)) {
+    uint64_t n = 0; /* per part (plan_data): ceil(bytes / chunk) */
     for (size_t i = 0; i < r->ngap; i++) n += (r->gap[i].hi - r->gap[i].lo + s->m->chunk - 1) / s->m->chunk;
     return (int)n;
   }
+  switch (rec->op) {
   case SIOX_WL_OPEN: case SIOX_WL_MPI_OPEN: return 2;
   case SIOX_WL_CLOSE: case SIOX_WL_MPI_CLOSE: case SIOX_WL_FSYNC: case SIOX_WL_MPI_SYNC: case SIOX_WL_STAT: return 1;
   default: return 0;
   }
-}
-
-static int is_data(int op) {
-  return op == SIOX_WL_READ || op == SIOX_WL_WRITE || op == SIOX_WL_MPI_READ || op == SIOX_WL_MPI_WRITE ||
-         op == SIOX_WL_MPI_READ_ALL || op == SIOX_WL_MPI_WRITE_ALL;
 }
 
 static int req_class(const struct siox_wl_rec *rec, int i) {
