@@ -85,7 +85,6 @@ BLAME_MS=() # wall time of each `siox blame` (ms), for the bench
 # component may be named) or "interference JOB".
 judge() {
   local aid=$1 expect=$2 out="$T/blame-$1.json" got cls
-  JUDGED=$aid
   [ -n "$aid" ] || { OUTCOME=miss WHY="no call to blame"; return; }
   local t0 t1
   t0=$(date +%s%N)
