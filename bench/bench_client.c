@@ -2,49 +2,27 @@
  * bench_client: cost of one instrumented activity (start + 2 numeric
  * attributes + stop) on the client hot path, against the same loop body
  * without SIOX, measured in one run while a drain thread plays the daemon
- * (reads the unix socket and discards). Prints medians over REPS runs.
+ * (bench_drain.c: reads the unix socket, discards and acknowledges). Prints
+ * medians over REPS runs.
  *
  * usage: bench_client [ITERATIONS [REPS]]   (default 1000000 and 11)
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <siox/siox.h>
 
+#include "bench_drain.h"
+
 static volatile uint64_t sink;
-static int listen_fd;
-static volatile int draining = 1;
 
 static double now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-/* The stand-in daemon: accepts connections and throws the bytes away. */
-static void *drain(void *arg) {
-  (void)arg;
-  static char buf[1 << 20];
-  int fd = accept(listen_fd, NULL, NULL);
-  while (fd >= 0 && draining && read(fd, buf, sizeof buf) > 0) {
-  }
-  if (fd >= 0) close(fd);
-  return NULL;
-}
-
-static int listen_on(const char *path) {
-  struct sockaddr_un sa = {.sun_family = AF_UNIX};
-  snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
-  unlink(path);
-  int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-  if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, 4) < 0) return -1;
-  return fd;
 }
 
 static double baseline(long n) {
@@ -84,10 +62,7 @@ int main(int argc, char **argv) {
   int reps = argc > 2 ? atoi(argv[2]) : 11;
   if (n <= 0 || reps <= 0 || reps > 1000) return fprintf(stderr, "usage: bench_client [ITERATIONS [REPS]]\n"), 2;
   char path[108];
-  snprintf(path, sizeof path, "/tmp/siox-bench-client-%d.sock", (int)getpid());
-  pthread_t drainer;
-  if ((listen_fd = listen_on(path)) < 0 || pthread_create(&drainer, NULL, drain, NULL) != 0)
-    return perror("bench_client: socket"), 1;
+  if (bench_drain_start("client", path, sizeof path) < 0) return perror("bench_client: socket"), 1;
   /* A ring that holds one repetition: we measure the hot path while the
    * daemon keeps up, not the drop policy. */
   struct siox_options o = {.socket_path = path, .buffer_bytes = (size_t)n * 128};
@@ -112,8 +87,6 @@ int main(int argc, char **argv) {
   printf("client_overhead_ratio %.2f x\n", ms / (mb > 0 ? mb : 1e-9));
   printf("client_dropped %llu count\n", (unsigned long long)st.dropped);
   siox_finalize();
-  draining = 0;
-  close(listen_fd);
   unlink(path);
   free(b);
   free(s);
