@@ -17,7 +17,7 @@ if(TARGET siox-io-workload AND TARGET siox-xlator-client AND TARGET siox-mpi AND
     SIOX_STRIDED=$<TARGET_FILE:siox-strided-writes>
     SIOX_TESTBED=${CMAKE_SOURCE_DIR}/testbed/siox-testbed
     SIOX_XLATOR_DIR=${SIOX_XLATOR_DIR})
-  foreach(t sys_blame sys_tree sys_blame_waiting sys_blame_metadata sys_capacity sys_capacity_validate)
+  foreach(t sys_blame sys_tree sys_blame_waiting sys_blame_metadata sys_capacity sys_capacity_validate sys_web)
     add_test(NAME integration_${t} COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_${t}.sh)
     set_tests_properties(integration_${t} PROPERTIES
       LABELS "integration;system" TIMEOUT 600 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE ENVIRONMENT "${SIOX_SYS_ENV}")

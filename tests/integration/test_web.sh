@@ -10,6 +10,7 @@
 #  - a job listed and unchanged since gets its page stored before any view.
 # Screenshots of every page go to $SIOX_ARTIFACTS (default $T/artifacts).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/web_lib.sh"
 mpi_env
 export SIOX_TEST_HINTS="romio_cb_write=enable;romio_cb_read=enable;cb_nodes=1"
 command -v chromium >/dev/null || fail "chromium is not installed (scripts/install-deps.sh)"
@@ -41,13 +42,7 @@ done
 [ "$c" -ge 48 ] && [ "$l" -ge 12 ] || fail "the chain's activities ($c of 48) or links ($l of 12) did not arrive"
 sleep 2 # the last POSIX calls travel in the same flush
 
-WEB_PORT=$(free_port)
-# the binary itself in the background (not the siox_cli function, whose
-# subshell's pid would be recorded and siox web outlive the test)
-"$SIOX_CLI" --data-dir "$SERVER_DIR" web --listen "127.0.0.1:$WEB_PORT" >>"$T/web.log" 2>&1 &
-PIDS+=($!)
-wait_port "$WEB_PORT" "siox web"
-URL="http://127.0.0.1:$WEB_PORT"
+start_web
 AID=$(root_of_slowest "$CHAIN" device write app)
 [ -n "$AID" ] || fail "no app write of $CHAIN reached a device"
 
@@ -109,62 +104,12 @@ expect 404 "nothing" "no such API"
 log "API documents equal the CLI's; errors 400/404"
 
 # ---- pages in headless Chromium ----------------------------------------------
-# Virtual time stops while fetches are pending, so BUDGET is the page's own
-# timers: the jobs page refreshes every 2 s and needs only its first load.
-page() { # NAME HASH BUDGET_MS: the DOM after the page ran, and a screenshot
-  local flags=(--headless=new --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$T/chromium"
-               --virtual-time-budget="$3" --window-size=1400,1800)
-  timeout 300 chromium "${flags[@]}" --dump-dom "$URL/#/$2" >"$T/$1.html" 2>>"$T/chromium.log" ||
-    fail "chromium could not load #/$2"
-  timeout 300 chromium "${flags[@]}" --screenshot="$ART/$1.png" "$URL/#/$2" >>"$T/chromium.log" 2>&1 ||
-    fail "chromium could not screenshot #/$2"
-}
-page jobs jobs 1000
-page job "job/$JOB" 10000
-page call "call/$AID" 10000
+web_page jobs jobs 1000
+web_page job "job/$JOB" 10000
+web_page call "call/$AID" 10000
 siox_cli blame "$AID" --json >"$T/blame.json"
 [ "$(json_get "$T/blame.json" 'j["verdict"]')" = culprit ] || { siox_cli blame "$AID" >&2; siox_cli graph "$AID" >&2; fail "siox blame $AID names no culprit (the chain's slowed device)"; }
 siox_cli summary --job "$JOB" --json >"$T/summary.json"
-python3 - "$T" "$JOB" "$AID" <<'PY' || fail "the pages do not show what the CLI says"
-import html.parser, json, sys
-T, job, aid = sys.argv[1:4]
-class Dom(html.parser.HTMLParser):
-    def __init__(self, path):
-        super().__init__(); self.els = []; self.stack = []
-        self.feed(open(path).read())
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs); a["_tag"] = tag; a["_in"] = [x.get("id") for x in self.stack if x.get("id")]
-        self.els.append(a)
-        if tag not in ("br", "img", "input", "meta", "link", "hr", "wbr"): self.stack.append(a)
-    def handle_endtag(self, tag):
-        if self.stack: self.stack.pop()
-    def body(self): return next(e for e in self.els if e["_tag"] == "body")
-    def cls(self, c): return [e for e in self.els if c in (e.get("class") or "").split()]
-for name in ("jobs", "job", "call"):
-    b = Dom(f"{T}/{name}.html").body()
-    assert b.get("data-ready") == name and "data-error" not in b, f"{name} page: {b}"
-jobs = Dom(f"{T}/jobs.html")
-assert any(e.get("data-job") == job for e in jobs.els), "the jobs page does not list the job"
-s = json.load(open(f"{T}/summary.json"))
-d = Dom(f"{T}/job.html")
-tot = {e["data-key"]: e["data-value"] for e in d.cls("total")}
-for k in ("bytes_read", "bytes_written", "io_time_ns", "calls", "activities"):
-    assert int(tot[k]) == s["totals"][k], f"job page {k} {tot[k]}, siox summary {s['totals'][k]}"
-assert int(tot["processes"]) == s["processes"] and int(tot["ranks"]) == s["ranks"]
-rows = [e for e in d.cls("heat-row") if "heatmap-bytes" in e["_in"]]
-assert len(rows) == s["ranks"] == 4, f"heatmap has {len(rows)} rows, the job {s['ranks']} ranks"
-assert sorted(int(e["data-rank"]) for e in rows) == list(range(4))
-bl = json.load(open(f"{T}/blame.json"))
-assert bl["verdict"] == "culprit" and bl["culprit"], bl["verdict"]
-c = Dom(f"{T}/call.html")
-hi = [e for e in c.cls("culprit") if e["_tag"] == "g"]
-assert len(hi) == 1 and int(hi[0]["data-aid"]) == bl["culprit"]["aid"], \
-    f"highlighted {[e.get('data-aid') for e in hi]}, siox blame says {bl['culprit']['aid']}"
-path = {p["aid"] for p in bl["path"]}
-shown = {int(e["data-aid"]) for e in c.cls("on-path") if e["_tag"] == "g"}
-assert shown == path, f"path shown {shown}, blame's {path}"
-assert any(e.get("id") == "evidence" for e in c.els), "no evidence"
-print(f"ok: job totals and {len(rows)} heatmap rows match; culprit {bl['culprit']['aid']} highlighted")
-PY
+python3 "$(dirname "$0")/web_pages.py" "$T" "$JOB" "$RANKS" || fail "the pages do not show what the CLI says"
 ls "$ART"/jobs.png "$ART"/job.png "$ART"/call.png >/dev/null || fail "screenshots missing"
 log "web test passed (screenshots in $ART)"

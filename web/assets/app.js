@@ -135,8 +135,10 @@ function jobsPage() {
       ], doc.jobs, "jobs");
       var trs = t.querySelectorAll("tr");
       doc.jobs.forEach(function (j, i) {
+        var fresh = known && !known[j.job];
         trs[i + 1].setAttribute("data-job", j.job);
-        trs[i + 1].className = "job" + (known && !known[j.job] ? " new" : "");
+        trs[i + 1].className = "job" + (fresh ? " new" : "");
+        if (fresh) console.log("siox-new-job " + j.job); /* for scripts that watch a live page */
         seen[j.job] = 1;
       });
       known = seen;
