@@ -1,9 +1,11 @@
 /*
  * The JSON API (README.md, "API"). Each document is the CLI's --json one:
  * jobs, summary, heatmap and findings from libsiox-warehouse and libsiox-kb
- * (the functions `siox jobs` and `siox summary` call), blame, graph and top
- * from the CLI itself (web_cli.c). Every request opens its own warehouse
- * connection: requests run on several threads, a connection serves one.
+ * (the functions `siox jobs` and `siox summary` call), the blame of a call
+ * from libsiox-warehouse too (siox_blame_document) on a warm pooled
+ * connection (web_pool.c), a job's blame, graph and top from the CLI itself
+ * (web_cli.c). Every other request opens its own warehouse connection:
+ * requests run on several threads, a connection serves one at a time.
  * A malformed query is 400, an unknown activity or job 404.
  */
 #include <errno.h>
@@ -11,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "siox/siox_blame_doc.h"
 #include "siox/siox_kb.h"
+#include "siox/siox_kb_baselines.h"
 #include "siox/siox_wh.h"
 #include "web.h"
 
@@ -162,12 +166,34 @@ static const char *need_aid(struct MHD_Connection *c) {
   return a && parse_i64(a, 1, INT64_MAX, &v) == 0 ? a : NULL;
 }
 
+/* Blame of one call in-process on a warm pooled connection (web_pool.c):
+ * the library's document, the one `siox blame AID --json` prints. A query
+ * that failed is 502, as when the spawned CLI failed. */
+static enum MHD_Result blame_call(struct web *w, struct MHD_Connection *c, int64_t aid) {
+  char err[2048] = "out of memory";
+  struct siox_wh *wh;
+  json_object *doc = NULL;
+  struct siox_blame_opts o = SIOX_BLAME_OPTS_DEFAULT;
+  o.score = siox_kb_baseline_score;
+  int rc = web_pool_take(w->pool, &wh, err, sizeof(err));
+  if (rc) return wh_failed(c, rc, err);
+  rc = siox_blame_document(siox_wh_pg(wh), aid, &o, &doc, err, sizeof(err));
+  web_pool_give(w->pool, wh);
+  if (!rc) return web_reply_json(c, MHD_HTTP_OK, doc);
+  if (rc == -ENOENT) return web_reply_error(c, MHD_HTTP_NOT_FOUND, "%s", err);
+  return web_reply_error(c, rc == -ENOMEM ? MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_BAD_GATEWAY, "%s", err);
+}
+
+/* ?aid=A in-process; ?job=J (a job's slowest calls) from the CLI. */
 static enum MHD_Result blame(struct web *w, struct MHD_Connection *c) {
   const char *aid = arg(c, "aid"), *job = need_job(c);
-  if (aid && !need_aid(c)) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "aid must be a positive integer, not '%s'", aid);
+  long long v;
+  if (aid && parse_i64(aid, 1, INT64_MAX, &v))
+    return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "aid must be a positive integer, not '%s'", aid);
   if (!aid == !job) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "blame needs ?aid=A or ?job=J");
-  const char *a1[] = {"blame", aid, "--json", NULL}, *a2[] = {"blame", "--job", job, "--json", NULL};
-  return from_cli(w, c, aid ? a1 : a2);
+  if (aid) return blame_call(w, c, (int64_t)v);
+  const char *args[] = {"blame", "--job", job, "--json", NULL};
+  return from_cli(w, c, args);
 }
 
 static enum MHD_Result graph(struct web *w, struct MHD_Connection *c) {
