@@ -74,6 +74,8 @@ int web_pool_fill(struct web_pool *p, size_t n, char *err, size_t errlen);
 int web_pool_take(struct web_pool *p, struct siox_wh **out, char *err, size_t errlen);
 /* Gives wh back: kept when healthy and idle, closed otherwise. NULL: nothing. */
 void web_pool_give(struct web_pool *p, struct siox_wh *wh);
+/* Closes the idle connections (after one was found broken: so were they). */
+void web_pool_flush(struct web_pool *p);
 /* Closes the idle connections (none may be taken) and frees p. */
 void web_pool_free(struct web_pool *p);
 

@@ -166,21 +166,33 @@ static const char *need_aid(struct MHD_Connection *c) {
   return a && parse_i64(a, 1, INT64_MAX, &v) == 0 ? a : NULL;
 }
 
+/* The blame document on a pooled connection; when the warehouse dropped it
+ * meanwhile (a restart), the pool's idle ones are closed with it and the
+ * call is tried once more on a new one, so a restart costs no request. */
+static int blame_doc(struct web *w, int64_t aid, json_object **doc, char *err, size_t errlen) {
+  struct siox_blame_opts o = SIOX_BLAME_OPTS_DEFAULT;
+  o.score = siox_kb_baseline_score;
+  int rc = -ECONNRESET;
+  for (int try = 0; try < 2 && rc == -ECONNRESET; try++) {
+    struct siox_wh *wh;
+    if ((rc = web_pool_take(w->pool, &wh, err, errlen)) != 0) return rc;
+    rc = siox_blame_document(siox_wh_pg(wh), aid, &o, doc, err, errlen);
+    if (rc && PQstatus(siox_wh_pg(wh)) != CONNECTION_OK) rc = -ECONNRESET, web_pool_flush(w->pool);
+    web_pool_give(w->pool, wh); /* closes a broken one */
+  }
+  return rc;
+}
+
 /* Blame of one call in-process on a warm pooled connection (web_pool.c):
  * the library's document, the one `siox blame AID --json` prints. A query
  * that failed is 502, as when the spawned CLI failed. */
 static enum MHD_Result blame_call(struct web *w, struct MHD_Connection *c, int64_t aid) {
   char err[2048] = "out of memory";
-  struct siox_wh *wh;
   json_object *doc = NULL;
-  struct siox_blame_opts o = SIOX_BLAME_OPTS_DEFAULT;
-  o.score = siox_kb_baseline_score;
-  int rc = web_pool_take(w->pool, &wh, err, sizeof(err));
-  if (rc) return wh_failed(c, rc, err);
-  rc = siox_blame_document(siox_wh_pg(wh), aid, &o, &doc, err, sizeof(err));
-  web_pool_give(w->pool, wh);
+  int rc = blame_doc(w, aid, &doc, err, sizeof(err));
   if (!rc) return web_reply_json(c, MHD_HTTP_OK, doc);
   if (rc == -ENOENT) return web_reply_error(c, MHD_HTTP_NOT_FOUND, "%s", err);
+  if (rc == -ECONNREFUSED || rc == -EACCES) return wh_failed(c, rc, err);
   return web_reply_error(c, rc == -ENOMEM ? MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_BAD_GATEWAY, "%s", err);
 }
 

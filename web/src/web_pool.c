@@ -5,7 +5,8 @@
  * caches (24-34 ms per blame); a pooled one has done both. A request takes
  * the connection used last (LIFO: the warmest), or opens one when all are
  * busy, and gives it back; a connection is kept only while healthy and idle
- * (no transaction open), so no request sees another's session state.
+ * (no transaction open), so no request sees another's session state; one
+ * found broken (the warehouse restarted) has the idle ones closed too.
  * Every connection is made with the server's own conninfo: the role, and
  * so row-level security, are those a spawned `siox` had.
  */
@@ -71,6 +72,11 @@ int web_pool_fill(struct web_pool *p, size_t n, char *err, size_t errlen) {
     web_pool_give(p, wh); /* requests may have filled the pool meanwhile: then closed */
   }
   return 0;
+}
+
+void web_pool_flush(struct web_pool *p) {
+  struct siox_wh *wh;
+  while ((wh = pop(p)) != NULL) siox_wh_close(wh);
 }
 
 void web_pool_free(struct web_pool *p) {
