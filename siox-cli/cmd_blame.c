@@ -166,7 +166,7 @@ static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, ch
                                        {0}};
   int c, rc;
   char *end;
-  *a = (struct blame_args){.margin_s = DEFAULT_MARGIN_S, .depth = 32, .ratio = 3.0, .calls = 20};
+  *a = (struct blame_args){.margin_s = DEFAULT_MARGIN_S, .depth = 32, .ratio = 3.0, .calls = SIOX_BLAME_JOB_CALLS};
   while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
     switch (c) {
     case OPT_MARGIN:
@@ -314,52 +314,16 @@ static void print_job(const struct blame_args *a, const struct siox_job_blame *j
          siox_fmt_duration(j->unexplained_ns, u, sizeof(u)));
 }
 
-static json_object *job_json(const struct blame_args *a, const struct siox_job_blame *j) {
-  json_object *o = json_object_new_object(), *arr = json_object_new_array();
-  siox_json_str(o, "job", a->job);
-  siox_json_int(o, "calls", (int64_t)j->calls);
-  siox_json_dbl(o, "total_s", (double)j->total_ns / 1e9);
-  siox_json_dbl(o, "unexplained_s", (double)j->unexplained_ns / 1e9);
-  for (size_t i = 0; i < j->n; i++) {
-    const struct siox_job_entry *e = &j->e[i];
-    json_object *x = json_object_new_object(), *ex = json_object_new_array();
-    siox_json_str(x, "kind", e->is_job ? "job" : "component");
-    siox_json_str(x, "name", e->key);
-    siox_json_dbl(x, "time_s", (double)e->ns / 1e9);
-    siox_json_int(x, "calls", (int64_t)e->calls);
-    siox_json_str(x, "class", siox_class_name(siox_job_entry_class(e)));
-    for (size_t k = 0; k < e->nexamples; k++) json_object_array_add(ex, json_object_new_int64(e->examples[k]));
-    json_object_object_add(x, "example_aids", ex);
-    json_object_array_add(arr, x);
-  }
-  json_object_object_add(o, "entries", arr);
-  return o;
-}
-
 static int run_job(const struct siox_cli *cli, PGconn *c, const struct blame_args *a) {
-  struct siox_top_query q = {.limit = a->calls, .job = a->job, .roots_only = 1};
-  struct siox_top top = {0};
-  struct siox_job_blame j = {0};
+  struct siox_blame_opts o = opts_of(a);
+  struct siox_job_blame j;
   char err[2048];
-  if (siox_wh_top(c, &q, &top, err, sizeof(err)) != 0) {
+  int rc = siox_blame_job_run(c, a->job, a->calls, &o, &j, err, sizeof(err)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
+  if (rc != SIOX_EXIT_OK)
     fprintf(stderr, "siox: %s\n", err);
-    return SIOX_EXIT_FAIL;
-  }
-  int rc = top.n ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
-  if (!top.n) fprintf(stderr, "siox: job '%s' has no activities in the warehouse (see `siox top`)\n", a->job);
-  for (size_t i = 0; i < top.n && rc == SIOX_EXIT_OK; i++) {
-    struct siox_blame_call k;
-    rc = blame_call(c, a, top.rows[i].aid, &k);
-    if (rc == SIOX_EXIT_OK &&
-        siox_job_add_call(&j, k.b.path[0], &k.w, k.via.used ? k.via.root_aid : 0, k.via.root_ns) != 0)
-      rc = SIOX_EXIT_FAIL;
-    siox_blame_call_release(&k);
-  }
-  siox_wh_top_free(&top);
-  siox_job_sort(&j);
-  if (rc == SIOX_EXIT_OK && cli->json)
-    rc = siox_json_print(job_json(a, &j)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
-  else if (rc == SIOX_EXIT_OK)
+  else if (cli->json)
+    rc = siox_json_print(siox_blame_job_json(a->job, &j)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
+  else
     print_job(a, &j);
   siox_job_release(&j);
   return rc;

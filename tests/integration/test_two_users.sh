@@ -99,7 +99,13 @@ grep -q job-of-b "$T/web-a.json" && fail "$USER_A's siox web blame of $aid_a nam
 code=$(web_get "blame?aid=$aid_b" "$T/web-b.json")
 [ "$code" = 404 ] || fail "$USER_A's siox web blamed $USER_B's call $aid_b: HTTP $code $(cat "$T/web-b.json")"
 grep -q "not in the warehouse" "$T/web-b.json" || fail "$USER_A's siox web on $aid_b: $(cat "$T/web-b.json")"
-log "$USER_A's siox web blames their call as their siox blame --json does, and not $USER_B's"
+code=$(web_get "blame?job=job-of-a" "$T/web-job-a.json")
+[ "$code" = 200 ] || fail "$USER_A's siox web: blame of job-of-a: HTTP $code $(cat "$T/web-job-a.json")"
+[ "$(json_get "$T/web-job-a.json" 'j["calls"]')" -gt 0 ] || fail "$USER_A's siox web blamed no call of job-of-a"
+grep -q job-of-b "$T/web-job-a.json" && fail "$USER_A's siox web blame of job-of-a names job-of-b"
+code=$(web_get "blame?job=job-of-b" "$T/web-job-b.json")
+[ "$code" = 404 ] || fail "$USER_A's siox web blamed $USER_B's job-of-b: HTTP $code $(cat "$T/web-job-b.json")"
+log "$USER_A's siox web blames their call and job as their siox blame --json does, and not $USER_B's"
 
 # The knowledge base's per-job rows (siox_job_is_mine): each user reads
 # their own job's only. The rows are made here, as the analysis thread

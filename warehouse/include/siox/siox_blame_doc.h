@@ -4,7 +4,8 @@
  * suspect, judge it against its peers, the waiting step, the baseline, the
  * unlinked time, the sibling a collective waited for) and the document
  * `siox blame AID --json` prints, so that every front end (the CLI, `siox
- * web`'s /api/blame) answers with the same bytes from one place.
+ * web`'s /api/blame) answers with the same bytes from one place; and the
+ * same for a job's slowest calls (`siox blame --job J --json`).
  *
  * Conventions as in siox_wh.h: the caller owns the connection (one thread
  * at a time), functions return 0 or a negative errno with a one-line
@@ -37,6 +38,8 @@ struct siox_blame_opts {
 };
 /* `siox blame`'s defaults; set .score. */
 #define SIOX_BLAME_OPTS_DEFAULT {.margin_s = 10, .depth = 32, .ratio = 3.0}
+/* How many of a job's slowest calls `siox blame --job` blames by default. */
+#define SIOX_BLAME_JOB_CALLS 20
 
 /* The culprit's (else the suspect's) rank in its component's own baseline,
  * with the call's run (its job's span and the peer window) left out. */
@@ -90,6 +93,19 @@ json_object *siox_blame_call_json(const struct siox_blame_call *k, long margin_s
  * as siox_blame_call_run's. */
 int siox_blame_document(PGconn *c, int64_t aid, const struct siox_blame_opts *o, json_object **out, char *err,
                         size_t errlen);
+
+/* Blame of job J (`siox blame --job J`): its `calls` slowest calls that
+ * nothing caused, each blamed as above and summed into *j (blame_job.h;
+ * the caller releases it with siox_job_release whatever this returns).
+ * 0, -ENOENT (the job has no such calls, or they are not this role's),
+ * -ENOMEM, -EIO. */
+int siox_blame_job_run(PGconn *c, const char *job, long calls, const struct siox_blame_opts *o,
+                       struct siox_job_blame *j, char *err, size_t errlen);
+/* The document `siox blame --job J --json` prints; the caller owns it. */
+json_object *siox_blame_job_json(const char *job, const struct siox_job_blame *j);
+/* Both: the job's document into *out (the caller's; NULL on error). */
+int siox_blame_job_document(PGconn *c, const char *job, long calls, const struct siox_blame_opts *o,
+                            json_object **out, char *err, size_t errlen);
 
 /* The component blame names: the resource (else the suspect) when the
  * class is fault; NULL otherwise. */
