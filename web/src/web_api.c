@@ -3,8 +3,9 @@
  * jobs, summary, heatmap and findings from libsiox-warehouse and libsiox-kb
  * (the functions `siox jobs` and `siox summary` call), blame from
  * libsiox-warehouse too (siox_blame_doc.h) on a warm pooled connection
- * (web_pool.c), graph and top from the CLI itself (web_cli.c). Every other request opens its own warehouse connection:
- * requests run on several threads, a connection serves one at a time.
+ * (web_pool.c), graph and top from the CLI itself (web_cli.c). Every other
+ * request opens its own warehouse connection: requests run on several
+ * threads, a connection serves one at a time.
  * A malformed query is 400, an unknown activity or job 404.
  */
 #include <errno.h>
