@@ -81,7 +81,10 @@ check_user $USER_B 24 job-of-b job-of-a
 # --json` blames it, and B's call does not exist for A's web either.
 web_get() { curl -s -o "$2" -w '%{http_code}' "http://127.0.0.1:$WEB_PORT/api/$1"; }
 WEB_PORT=$(free_port)
-as $USER_A "$SIOX_CLI" --data-dir "$SERVER_DIR" web --listen "127.0.0.1:$WEB_PORT" >>"$T/web.log" 2>&1 &
+# setpriv itself in the background, not the `as` function: a function's
+# subshell pid would be recorded and siox web outlive the test.
+setpriv --reuid="$USER_A" --regid="$(id -g "$USER_A")" --clear-groups env HOME=/ \
+  "$SIOX_CLI" --data-dir "$SERVER_DIR" web --listen "127.0.0.1:$WEB_PORT" >>"$T/web.log" 2>&1 &
 PIDS+=($!)
 wait_port "$WEB_PORT" "siox web of $USER_A"
 aid_a=$(top_first_aid "$T/top-$USER_A.json")
