@@ -19,6 +19,15 @@
 #                                      with the calls above in alternating order
 #   blame_base_same_json_percent       calls whose whole --json is byte-identical
 #                                      from both binaries
+#   blame_web_ms_p50 / _p95            the same calls through `siox web` on
+#                                      loopback (GET /api/blame?aid=A, curl's
+#                                      whole request: connect, blame on the
+#                                      web's warm pooled connection, the
+#                                      reply), interleaved with the CLI calls
+#                                      in alternating order; BLAME_WEB=0 skips
+#   blame_web_same_json_percent        calls whose web document equals the
+#                                      CLI's --json (parsed, key order kept:
+#                                      the web prints it unindented)
 #
 # Size: BLAME_ACTIVITIES (default 10000000) is the least the warehouse holds;
 # the template is copied until it does (e.g. BLAME_ACTIVITIES=2000000 for a
@@ -154,9 +163,27 @@ blame_base() {
     fail "$BASE_CLI blame $1: $(cat "$T/blame.err")"
   ms_base+=($((($(date +%s%N) - t) / 1000000)))
 }
-ms=() ms_refit=() ms_base=() kept=0 agree=0 same=0 i=0
+WEB=${BLAME_WEB:-1}
+# The web server on the warehouse, as a user starts it (its pool of warm
+# connections is opened at start, before any call is timed).
+if [ "$WEB" = 1 ]; then
+  WEB_PORT=$(free_port)
+  "$SIOX_CLI" --data-dir "$SERVER_DIR" web --listen "127.0.0.1:$WEB_PORT" >"$T/web.log" 2>&1 &
+  PIDS+=($!)
+  wait_port "$WEB_PORT" "siox web"
+fi
+# blame_web AID: the call through the web's API, into ms_web (curl's whole
+# request), and whether its document equals the CLI's (web_same).
+blame_web() {
+  local code t
+  read -r code t < <(curl -s -o "$T/web.json" -w '%{http_code} %{time_total}\n' "http://127.0.0.1:$WEB_PORT/api/blame?aid=$1")
+  [ "$code" = 200 ] || fail "GET /api/blame?aid=$1: HTTP $code $(cat "$T/web.json")"
+  ms_web+=("$(awk -v t="$t" 'BEGIN { printf "%d", t * 1000 }')")
+}
+ms=() ms_refit=() ms_base=() ms_web=() kept=0 agree=0 same=0 web_same=0 i=0
 for aid in "${AIDS[@]}"; do
   [ -n "$BASE_CLI" ] && [ $((i % 2)) = 0 ] && blame_base "$aid"
+  [ "$WEB" = 1 ] && [ $((i % 2)) = 1 ] && blame_web "$aid"
   # Alternating order: the second run of a call finds its pages warm.
   if [ "$REFIT" = 1 ] && [ $((i % 2)) = 1 ]; then
     blame_one "$aid" "$T/refit.json" --refit-kind-model
@@ -165,6 +192,7 @@ for aid in "${AIDS[@]}"; do
   blame_one "$aid" "$T/blame.json"
   ms+=("$ms_last")
   [ -n "$BASE_CLI" ] && [ $((i % 2)) = 1 ] && blame_base "$aid"
+  [ "$WEB" = 1 ] && [ $((i % 2)) = 0 ] && blame_web "$aid"
   if [ "$REFIT" = 1 ] && [ $((i % 2)) = 0 ]; then
     blame_one "$aid" "$T/refit.json" --refit-kind-model
     ms_refit+=("$ms_last")
@@ -180,6 +208,11 @@ for aid in "${AIDS[@]}"; do
   if [ -n "$BASE_CLI" ]; then
     line+="; base ${ms_base[-1]} ms"
     if cmp -s "$T/blame.json" "$T/base.json"; then same=$((same + 1)); else line+=", JSON DIFFERS"; fi
+  fi
+  if [ "$WEB" = 1 ]; then
+    line+="; web ${ms_web[-1]} ms"
+    if python3 -c 'import json,sys; sys.exit(json.dumps(json.load(open(sys.argv[1]))) != json.dumps(json.load(open(sys.argv[2]))))' \
+      "$T/blame.json" "$T/web.json"; then web_same=$((web_same + 1)); else line+=", WEB JSON DIFFERS"; fi
   fi
   echo "$line" >&2
   i=$((i + 1))
@@ -200,6 +233,10 @@ fi
 if [ -n "$BASE_CLI" ]; then
   pct blame_ms_base "${ms_base[@]}"
   echo "blame_base_same_json_percent $((100 * same / ${#AIDS[@]})) %"
+fi
+if [ "$WEB" = 1 ]; then
+  pct blame_web_ms "${ms_web[@]}"
+  echo "blame_web_same_json_percent $((100 * web_same / ${#AIDS[@]})) %"
 fi
 echo "blame_kind_model_kept_percent $((100 * kept / ${#AIDS[@]})) %"
 echo "blame_warehouse_activities $n count"

@@ -1,10 +1,10 @@
 /*
- * `siox blame AID`: why was this call slow? Loads the call's causal tree,
- * lets the warehouse library pick the suspect on the critical path
- * (blame.c), judge it against its peers (blame_peers.c: same layer and
- * operation, other nodes, same job and time window), find what it waited
- * for (blame_wait.c, blame_sibling.c) and sum a job (blame_job.c); this
- * file runs those steps in order and presents what they computed.
+ * `siox blame AID`: why was this call slow? The warehouse library blames
+ * the call (siox_blame_doc.h: the causal tree, the suspect, its peers, what
+ * it waited for, the baseline, the sibling a collective waited for) and
+ * builds the --json document, which `siox web` serves too; this file
+ * parses the command line, prints the document, the text or the DOT
+ * picture, and sums a job (blame_job.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,16 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <siox/siox_blame_doc.h>
 #include <siox/siox_kb_baselines.h>
 #include <siox/siox_wh.h>
 
-#include "blame.h"
 #include "blame_job.h"
-#include "blame_peers.h"
-#include "blame_sibling.h"
-#include "blame_unlinked.h"
-#include "blame_wait.h"
-#include "blame_wait_report.h"
 #include "format.h"
 #include "graph_view.h"
 #include "json_out.h"
@@ -29,7 +24,6 @@
 #include "warehouse.h"
 
 #define DEFAULT_MARGIN_S 10
-#define PEER_LIMIT 20000
 
 static const char help[] =
     "NAME\n"
@@ -159,15 +153,6 @@ struct blame_args {
   bool refit_kind; /* --refit-kind-model */
 };
 
-/* A call that reached no shared resource itself and was blamed through
- * the sibling its collective waited for (blame_collective.h). */
-struct via {
-  bool used;
-  int64_t root_aid, root_ns, coll_aid, sibling_aid;
-  int32_t sibling_pid;
-  char root_name[64], coll_name[64];
-};
-
 static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, char **argv, struct blame_args *a) {
   enum { OPT_MARGIN = 0x200, OPT_RATIO, OPT_DEPTH, OPT_DOT, OPT_JOB, OPT_CALLS, OPT_REFIT };
   static const struct option opts[] = {{"margin", required_argument, NULL, OPT_MARGIN},
@@ -181,7 +166,7 @@ static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, ch
                                        {0}};
   int c, rc;
   char *end;
-  *a = (struct blame_args){.margin_s = DEFAULT_MARGIN_S, .depth = 32, .ratio = 3.0, .calls = 20};
+  *a = (struct blame_args){.margin_s = DEFAULT_MARGIN_S, .depth = 32, .ratio = 3.0, .calls = SIOX_BLAME_JOB_CALLS};
   while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
     switch (c) {
     case OPT_MARGIN:
@@ -225,287 +210,27 @@ static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, ch
   return -1;
 }
 
-/* ---- baseline --------------------------------------------------------- */
+/* ---- one call ----------------------------------------------------------- */
 
-#define BASELINE_ABNORMAL_PCT 95.0
-
-/* The culprit's (else the suspect's) rank in its component's own baseline. */
-struct baseline_verdict {
-  int have;       /* 1: scored (the knowledge base answered) */
-  int64_t aid;
-  int64_t from_ns, to_ns; /* left out of the baseline: the call's run */
-  struct siox_kb_score s;
-};
-
-static const char *baseline_judgement(const struct baseline_verdict *v) {
-  if (!v->have || !v->s.found) return "unknown";
-  return v->s.percentile >= BASELINE_ABNORMAL_PCT ? "abnormal" : "normal";
-}
-
-/* The call's run (its job's span and the peer window q) is left out of the
- * baseline: the episode being judged must not count as the component's
- * normal. */
-static void baseline_score(PGconn *c, const struct siox_blame *b, const struct siox_act *x,
-                           const struct siox_peer_query *q, struct baseline_verdict *v) {
-  char err[512];
-  memset(v, 0, sizeof *v);
-  v->aid = x->aid;
-  v->from_ns = q->from_ns;
-  v->to_ns = q->to_ns;
-  siox_wh_job_span(c, b->path[0]->aid, q->job, &v->from_ns, &v->to_ns, err, sizeof err); /* keeps the window on error */
-  /* A warehouse without the knowledge base (or an error) leaves the
-   * judgement unknown; the peer comparison still stands. */
-  v->have = siox_kb_baseline_score(c, v->aid, v->from_ns, v->to_ns + 1, &v->s, err, sizeof err) == 1;
-}
-
-/* -1 unknown, 0 normal, 1 abnormal: the baseline's vote in the class. */
-static int baseline_vote(const struct baseline_verdict *v) {
-  if (!v->have || !v->s.found) return -1;
-  return v->s.percentile >= BASELINE_ABNORMAL_PCT;
-}
-
-static void explain_baseline(FILE *f, const struct siox_act *x, const struct baseline_verdict *v) {
-  char p50[32], p99[32];
-  if (!v->have || !v->s.found) {
-    fprintf(f, "Baseline: %s %s on %s has no baseline yet (%" PRId64 " sample%s, need %d).\n", x->swid, x->name,
-            x->hwid, v->have ? v->s.base_n : 0, v->have && v->s.base_n == 1 ? "" : "s", SIOX_KB_MIN_BASELINE);
-    return;
-  }
-  fprintf(f, "Baseline: at p%.1f of its own component's %" PRId64 " %s outside this run (median %s, p99 %s): %s.\n",
-          v->s.percentile, v->s.base_n, x->name, siox_fmt_duration((int64_t)v->s.p50_ns, p50, sizeof p50),
-          siox_fmt_duration((int64_t)v->s.p99_ns, p99, sizeof p99),
-          v->s.percentile >= BASELINE_ABNORMAL_PCT ? "ABNORMAL for this component (something changed)"
-                                                   : "NORMALLY this slow (the component is slow, not faulty)");
-}
-
-static json_object *baseline_json(const struct baseline_verdict *v) {
-  json_object *o = json_object_new_object();
-  siox_json_int(o, "aid", v->aid);
-  siox_json_str(o, "judgement", baseline_judgement(v));
-  siox_json_dbl(o, "abnormal_at_percentile", BASELINE_ABNORMAL_PCT);
-  json_object_object_add(o, "percentile", v->have && v->s.found ? json_object_new_double(v->s.percentile) : NULL);
-  siox_json_int(o, "samples", v->have ? v->s.base_n : 0);
-  siox_json_int(o, "size_class", v->have ? v->s.size_class : -1);
-  siox_json_dbl(o, "p50_s", v->s.p50_ns / 1e9);
-  siox_json_dbl(o, "p90_s", v->s.p90_ns / 1e9);
-  siox_json_dbl(o, "p99_s", v->s.p99_ns / 1e9);
-  siox_json_dbl(o, "latency_s", (double)v->s.latency_ns / 1e9);
-  siox_json_int(o, "excluded_from_ns", v->from_ns);
-  siox_json_int(o, "excluded_to_ns", v->to_ns);
+static struct siox_blame_opts opts_of(const struct blame_args *a) {
+  struct siox_blame_opts o = SIOX_BLAME_OPTS_DEFAULT;
+  o.margin_s = a->margin_s;
+  o.depth = a->depth;
+  o.ratio = a->ratio;
+  o.refit_kind = a->refit_kind;
+  o.score = siox_kb_baseline_score;
   return o;
 }
 
-/* ---- the prose -------------------------------------------------------- */
-
-static const char *value_str(const struct siox_blame *b, double v, char *buf, size_t len) {
-  if (b->line) {
-    snprintf(buf, len, "%.2fx the line", v);
-    return buf;
-  }
-  return b->per_byte ? siox_fmt_per_byte(v, buf, len) : siox_fmt_duration((int64_t)(v * 1e9), buf, len);
-}
-
-/* The peers' latency line, as "150.000 us + 9.500 ms/MiB". */
-static const char *line_str(const struct siox_blame *b, char *buf, size_t len) {
-  char a[32], per[64];
-  snprintf(buf, len, "%s + %s", siox_fmt_duration((int64_t)(b->line_a_s * 1e9), a, sizeof(a)),
-           siox_fmt_per_byte(b->line_b_s, per, sizeof(per)));
-  return buf;
-}
-
-static const char *measure_str(const struct siox_blame *b) {
-  return b->line ? "Against its peers' latency line for its size" : b->per_byte ? "Per byte" : "In all";
-}
-
-static double share_of(const struct siox_blame *b, const struct siox_act *a) {
-  int64_t total = b->path[0]->inclusive_ns;
-  return total > 0 ? 100.0 * (double)a->inclusive_ns / (double)total : 100.0;
-}
-
-static void explain_where(FILE *f, const struct siox_blame *b) {
-  const struct siox_act *x = b->suspect, *r = b->path[0];
-  char node[256], who[512], incl[32], excl[32], total[32];
-  /* Just named in the line above: "It" reads better than the name again. */
-  if (b->verdict == SIOX_VERDICT_CULPRIT)
-    snprintf(who, sizeof(who), "It");
-  else
-    snprintf(who, sizeof(who), "%s (%s)", siox_fmt_node(x, node, sizeof(node)), x->name);
-  fprintf(f, "%s held %s of the call's %s (%.0f%%), %s of it in itself (exclusive).\n", who,
-          siox_fmt_duration(x->inclusive_ns, incl, sizeof(incl)), siox_fmt_duration(r->inclusive_ns, total, sizeof(total)),
-          share_of(b, x), siox_fmt_duration(x->exclusive_ns, excl, sizeof(excl)));
-}
-
-static void explain_evidence(FILE *f, const struct siox_blame *b, long margin_s) {
-  const struct siox_act *x = b->suspect;
-  char v[64], med[64], p90[64], own[64], line[128], took[32], want[32];
-  if (b->line)
-    fprintf(f, "Its peers' latency line (fitted to their sizes and times) is %s: for its %" PRId64
-               " B it took %s where the line gives %s.\n",
-            line_str(b, line, sizeof(line)), x->bytes, siox_fmt_duration(x->inclusive_ns, took, sizeof(took)),
-            siox_fmt_duration((int64_t)(siox_blame_line_s(b, x->bytes) * 1e9), want, sizeof(want)));
-  fprintf(f, "%s it took %s; its peers (%s %s on %zu other node%s, %zu sample%s in the job's window +/- %ld s) took "
-             "a median of %s, p%.0f %s: %.1fx the median.\n",
-          measure_str(b), value_str(b, b->value, v, sizeof(v)), x->swid, x->name, b->npeers,
-          b->npeers == 1 ? "" : "s", b->peer_samples, b->peer_samples == 1 ? "" : "s", margin_s,
-          value_str(b, b->peer_median, med, sizeof(med)), b->rule.pct * 100, value_str(b, b->peer_p90, p90, sizeof(p90)),
-          b->ratio);
-  if (b->own_samples)
-    fprintf(f, "Its node's %zu other sample%s in the window: median %s.\n", b->own_samples,
-            b->own_samples == 1 ? "" : "s", value_str(b, b->own_median, own, sizeof(own)));
-  if (b->peer_skipped)
-    fprintf(f, "(%zu peer sample%s without a byte count were left out.)\n", b->peer_skipped,
-            b->peer_skipped == 1 ? "" : "s");
-}
-
-/* The component blame names: the resource (else the suspect) when the
- * class is fault; nobody otherwise. */
-static const struct siox_act *culprit_of(const struct siox_blame *b, const struct siox_blame_wait *o) {
-  if (o->v.cls != SIOX_CLASS_FAULT) return NULL;
-  return o->resource ? o->resource : b->suspect;
-}
-
-/* "job B (62%), job C (20%)": the other jobs the call waited behind. */
-static void other_jobs(FILE *f, const struct siox_wait *w) {
-  const char *sep = "";
-  for (size_t i = 0; i < w->nby; i++) {
-    if (w->by[i].same_job) continue;
-    bool seen = false;
-    for (size_t k = 0; k < i && !seen; k++) seen = !w->by[k].same_job && strcmp(w->by[k].job, w->by[i].job) == 0;
-    if (seen) continue;
-    double share = 0;
-    for (size_t k = i; k < w->nby; k++)
-      if (strcmp(w->by[k].job, w->by[i].job) == 0) share += w->by[k].share;
-    fprintf(f, "%sjob %s (%.0f%% of the wait)", sep, w->by[i].job[0] ? w->by[i].job : "(none)", 100 * share);
-    sep = ", ";
-  }
-}
-
-/* What the verdict lacked, for "No verdict". */
-static void missing(FILE *f, const struct siox_blame *b, const struct siox_blame_wait *o,
-                    const struct siox_unlinked *u) {
+/* The waiting rank's call, before the sibling's blame (text). */
+static void print_via(const struct siox_blame_via *x) {
   char d[32];
-  if (o->outweighed) {
-    char node[512], t[32], c[32];
-    fprintf(f, "No verdict: %s of the call's %s is covered by no linked component, more than twice the %s that "
-               "%s (%s), the component it reached, accounts for (its service of the call and the time the call "
-               "queued there), although its request was slow (%s, by %s). Naming it would blame it for time it "
-               "did not take: the call's time is unexplained.\n",
-            siox_fmt_duration(u->unlinked_ns, d, sizeof(d)), siox_fmt_duration(u->total_ns, t, sizeof(t)),
-            siox_fmt_duration(o->w.own_ns + o->queue->queued_ns, c, sizeof(c)),
-            siox_fmt_node(o->resource, node, sizeof(node)), o->resource->name, siox_class_name(o->named.cls),
-            siox_evidence_name(o->named.by));
-    return;
-  }
-  if (!o->resource) {
-    fprintf(f, "No verdict: the call reached no shared resource SIOX records (no brick, device or server below "
-               "it), so its %s are unexplained.\n",
-            siox_fmt_duration(b->path[0]->inclusive_ns, d, sizeof(d)));
-    return;
-  }
-  fprintf(f, "No verdict: no peers in the window (%zu comparable samples on other nodes, need %zu), ",
-          o->peer_judged ? o->peer.peer_samples : b->peer_samples, b->rule.min_peers);
-  if (o->resource)
-    fprintf(f, "no latency model of its kind (history on %zu component%s, need %d)", o->kind.nodes,
-            o->kind.nodes == 1 ? "" : "s", SIOX_KIND_MIN_NODES);
-  else
-    fprintf(f, "no shared resource reached to model");
-  fprintf(f, " and no baseline of the component (need %d samples).\n", SIOX_KB_MIN_BASELINE);
+  if (!x->used) return;
+  printf("Activity %" PRId64 " (%s) took %s and reached no I/O of its own: its collective %s (%" PRId64
+         ") waited for the same collective of pid %d, which made the I/O. Blaming that call, %" PRId64 ".\n\n",
+         x->root_aid, x->root_name, siox_fmt_duration(x->root_ns, d, sizeof(d)), x->coll_name, x->coll_aid,
+         (int)x->sibling_pid, x->sibling_aid);
 }
-
-static void headline(FILE *f, const struct siox_blame *b, const struct siox_blame_wait *o,
-                     const struct siox_unlinked *u) {
-  const struct siox_act *x = o->resource ? o->resource : b->suspect, *c = culprit_of(b, o);
-  char node[512], d[32];
-  siox_fmt_node(x, node, sizeof(node));
-  switch (o->v.cls) {
-  case SIOX_CLASS_FAULT:
-    fprintf(f, "Culprit: %s (%s), activity %" PRId64 ": fault (its service time is abnormal; decided by %s).\n",
-            siox_fmt_node(c, node, sizeof(node)), c->name, c->aid, siox_evidence_name(o->v.by));
-    break;
-  case SIOX_CLASS_TRANSIENT:
-    fprintf(f, "Transient: %s (%s), activity %" PRId64 ", was slow (decided by %s), but the component's %zu other "
-               "operations around the call took a median of %.1fx its kind's model: a lone outlier, not a fault.\n",
-            node, x->name, x->aid, siox_evidence_name(o->v.by), o->ops, o->ops_ratio);
-    break;
-  case SIOX_CLASS_INTERFERENCE:
-    fprintf(f, "Interference at %s: it served normally (decided by %s), but the call queued %s behind other jobs' "
-               "requests: ",
-            node, siox_evidence_name(o->v.by), siox_fmt_duration(o->queue->queued_ns, d, sizeof(d)));
-    other_jobs(f, o->queue);
-    fprintf(f, ". No component is faulty.\n");
-    break;
-  case SIOX_CLASS_SELF:
-    fprintf(f, "Self-inflicted: the call queued %s at %s behind its own job's requests while it served normally "
-               "(decided by %s). Spread the job's files over more servers or make fewer, larger requests; see "
-               "`siox hints` and `siox anomalies` for the knowledge base's findings.\n",
-            siox_fmt_duration(o->queue->queued_same_job_ns, d, sizeof(d)), node, siox_evidence_name(o->v.by));
-    break;
-  case SIOX_CLASS_NORMAL:
-    if (o->outweighed) {
-      char t[32];
-      fprintf(f, "Nothing stands out in the components it reached: %s (%s), activity %" PRId64 ", was slow (decided "
-                 "by %s), but its %zu other operations around the call took a median of %.1fx its kind's model, "
-                 "and %s of the call's %s is covered by no linked component (below): a lone outlier under time "
-                 "SIOX does not trace, not a fault.\n",
-              node, x->name, x->aid, siox_evidence_name(o->v.by), o->ops, o->ops_ratio,
-              siox_fmt_duration(u->unlinked_ns, d, sizeof(d)), siox_fmt_duration(u->total_ns, t, sizeof(t)));
-      break;
-    }
-    fprintf(f, "Nothing stands out: the time went where it usually goes (decided by %s).\n",
-            siox_evidence_name(o->v.by));
-    break;
-  case SIOX_CLASS_NONE:
-    missing(f, b, o, u);
-    break;
-  }
-}
-
-/* The verdict in sentences; the caller frees the string. */
-/* The time no linked component covers (blame_unlinked.h), when it is a
- * tenth of the call or more, or the call reached no component at all. */
-static void explain_unlinked(FILE *f, const struct siox_unlinked *u, const struct siox_blame_wait *o) {
-  if (u->unlinked_ns <= 0 || (o->resource && 10 * u->unlinked_ns < u->total_ns)) return;
-  char d[32], t[32], a[32], z[32];
-  const struct siox_interval *l = siox_unlinked_longest(u);
-  fprintf(f, "Unlinked: %s of the call's %s (%.0f%%) covered by no activity of a component linked to it, in %zu "
-             "stretch%s, the longest from +%s to +%s after the call started. Links cannot say where that time went: "
-             "the call's own layers, the kernel, or requests no component linked to it (a lookup of a name that "
-             "does not exist yet carries no file id; such requests show above as served for processes without a "
-             "job). What the waiting analysis above does not account for is unexplained.\n",
-          siox_fmt_duration(u->unlinked_ns, d, sizeof(d)), siox_fmt_duration(u->total_ns, t, sizeof(t)),
-          100.0 * (double)u->unlinked_ns / (double)u->total_ns, u->ngaps, u->ngaps == 1 ? "" : "es",
-          siox_fmt_duration(l->start - u->start_ns, a, sizeof(a)), siox_fmt_duration(l->end - u->start_ns, z, sizeof(z)));
-}
-
-static char *explain(const struct siox_blame *b, const struct siox_blame_wait *o, long margin_s,
-                     const struct baseline_verdict *v, const struct siox_unlinked *u) {
-  char *s = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&s, &len);
-  if (!f) return NULL;
-  const struct siox_act *x = b->suspect;
-  headline(f, b, o, u);
-  siox_blame_wait_text(f, o, b->path[0]);
-  explain_unlinked(f, u, o);
-  explain_where(f, b);
-  if (b->verdict != SIOX_VERDICT_NO_PEERS) explain_evidence(f, b, margin_s);
-  if (b->verdict == SIOX_VERDICT_NORMAL)
-    fprintf(f, "Against its peers that is below the rule's %.1fx (or within the peers' p%.0f).\n", b->rule.ratio,
-            b->rule.pct * 100);
-  if (b->verdict == SIOX_VERDICT_NO_PEERS)
-    fprintf(f, "Peers: only %zu comparable sample%s of %s %s on other nodes in the window +/- %ld s (need %zu).\n",
-            b->peer_samples, b->peer_samples == 1 ? "" : "s", x->swid, x->name, margin_s, b->rule.min_peers);
-  explain_baseline(f, o->resource ? o->resource : x, v);
-  fprintf(f, "Rule: named when its time%s is >= %.1fx the peers' median and above their p%.0f, with >= %zu peer "
-             "samples; without peers, >= %.1fx its kind's latency model, else at or above p%.0f of its own baseline; "
-             "a fault only when the component's other operations around the call are slow too.\n",
-          b->line ? " over the peers' latency line for its size" : b->per_byte ? " per byte" : "", b->rule.ratio,
-          b->rule.pct * 100, b->rule.min_peers, b->rule.ratio, BASELINE_ABNORMAL_PCT);
-  fclose(f);
-  return s;
-}
-
-/* ---- output ----------------------------------------------------------- */
 
 static void print_text(const struct siox_blame *b, const char *prose) {
   char node[512], incl[32], excl[32], med[64];
@@ -517,187 +242,19 @@ static void print_text(const struct siox_blame *b, const char *prose) {
     snprintf(node, sizeof(node), "%s %s %s", a->hwid, a->swid, a->name);
     printf("%s %-20" PRId64 " %-40s incl %12s  excl %12s  %5.1f%%\n", i == b->suspect_idx ? ">" : " ", a->aid, node,
            siox_fmt_duration(a->inclusive_ns, incl, sizeof(incl)), siox_fmt_duration(a->exclusive_ns, excl, sizeof(excl)),
-           share_of(b, a));
+           siox_blame_share(b, a));
   }
   printf("\n%s", prose);
   if (b->npeers) printf("\nPeers (median per node, slowest first):\n");
   for (size_t i = 0; i < b->npeers; i++)
     printf("  %-24s %-8s %6zu samples  median %s\n", b->peers[i].hwid, b->peers[i].iid, b->peers[i].n,
-           value_str(b, b->peers[i].median, med, sizeof(med)));
-}
-
-static json_object *culprit_json(const struct siox_blame *b, const struct siox_act *x) {
-  json_object *o = json_object_new_object();
-  siox_json_int(o, "aid", x->aid);
-  siox_json_str(o, "hwid", x->hwid);
-  siox_json_str(o, "swid", x->swid);
-  siox_json_str(o, "iid", x->iid);
-  siox_json_str(o, "name", x->name);
-  siox_json_str(o, "host", x->host);
-  siox_json_dbl(o, "inclusive_s", (double)x->inclusive_ns / 1e9);
-  siox_json_dbl(o, "exclusive_s", (double)x->exclusive_ns / 1e9);
-  siox_json_dbl(o, "share", share_of(b, x) / 100);
-  json_object_object_add(o, "bytes", x->bytes >= 0 ? json_object_new_int64(x->bytes) : NULL);
-  return o;
-}
-
-static json_object *evidence_json(const struct siox_blame *b, const struct siox_peer_query *q, long margin_s) {
-  json_object *o = json_object_new_object();
-  siox_json_str(o, "metric", b->line       ? "inclusive seconds over the peers' latency line for the size"
-                             : b->per_byte ? "inclusive seconds per byte"
-                                           : "inclusive seconds");
-  siox_json_str(o, "unit", b->line ? "x" : b->per_byte ? "s/B" : "s");
-  if (b->line) {
-    json_object *l = json_object_new_object();
-    siox_json_dbl(l, "a_s", b->line_a_s);
-    siox_json_dbl(l, "b_s_per_byte", b->line_b_s);
-    json_object_object_add(o, "line", l);
-  }
-  siox_json_dbl(o, "value", b->value);
-  siox_json_dbl(o, "peer_median", b->peer_median);
-  siox_json_dbl(o, "peer_p90", b->peer_p90);
-  siox_json_dbl(o, "ratio", b->ratio);
-  siox_json_int(o, "peer_samples", (int64_t)b->peer_samples);
-  siox_json_int(o, "peer_nodes", (int64_t)b->npeers);
-  siox_json_int(o, "peer_skipped", (int64_t)b->peer_skipped);
-  siox_json_int(o, "own_samples", (int64_t)b->own_samples);
-  siox_json_dbl(o, "own_median", b->own_median);
-  siox_json_str(o, "job", q->job);
-  siox_json_int(o, "window_from_ns", q->from_ns);
-  siox_json_int(o, "window_to_ns", q->to_ns);
-  siox_json_int(o, "margin_s", margin_s);
-  return o;
-}
-
-static json_object *rule_json(const struct siox_blame *b) {
-  json_object *o = json_object_new_object();
-  siox_json_dbl(o, "ratio", b->rule.ratio);
-  siox_json_dbl(o, "percentile", b->rule.pct);
-  siox_json_int(o, "min_peers", (int64_t)b->rule.min_peers);
-  siox_json_dbl(o, "path_share", b->rule.share);
-  return o;
-}
-
-/* "unlinked": the time no linked component covers, with its stretches
- * (seconds after the call's start, and absolute ns). */
-static json_object *unlinked_json(const struct siox_unlinked *u) {
-  json_object *j = json_object_new_object(), *arr = json_object_new_array();
-  siox_json_dbl(j, "unlinked_s", (double)u->unlinked_ns / 1e9);
-  siox_json_dbl(j, "share", u->total_ns > 0 ? (double)u->unlinked_ns / (double)u->total_ns : 0);
-  siox_json_int(j, "linked_activities", (int64_t)u->linked);
-  for (size_t i = 0; i < u->ngaps; i++) {
-    json_object *g = json_object_new_object();
-    siox_json_dbl(g, "from_s", (double)(u->gaps[i].start - u->start_ns) / 1e9);
-    siox_json_dbl(g, "to_s", (double)(u->gaps[i].end - u->start_ns) / 1e9);
-    siox_json_int(g, "start_ns", u->gaps[i].start);
-    siox_json_int(g, "end_ns", u->gaps[i].end);
-    json_object_array_add(arr, g);
-  }
-  json_object_object_add(j, "stretches", arr);
-  return j;
-}
-
-static json_object *blame_json(const struct siox_blame *b, const struct siox_blame_wait *w,
-                               const struct siox_peer_query *q, long margin_s, const struct baseline_verdict *v,
-                               const struct siox_unlinked *u, const char *prose) {
-  static const char *const verdicts[] = {"culprit", "normal", "no-peers"};
-  json_object *o = json_object_new_object(), *path = json_object_new_array(), *peers = json_object_new_array();
-  siox_json_int(o, "aid", b->path[0]->aid);
-  siox_json_str(o, "verdict", verdicts[b->verdict]);
-  const struct siox_act *c = culprit_of(b, w);
-  json_object_object_add(o, "culprit", c ? culprit_json(b, c) : NULL);
-  json_object_object_add(o, "suspect", culprit_json(b, b->suspect));
-  siox_blame_wait_json(o, w);
-  json_object_object_add(o, "unlinked", unlinked_json(u));
-  for (size_t i = 0; i < b->npath; i++) {
-    json_object *a = siox_json_act(b->path[i], b->path[0], false);
-    siox_json_dbl(a, "share", share_of(b, b->path[i]) / 100);
-    json_object_array_add(path, a);
-  }
-  json_object_object_add(o, "path", path);
-  siox_json_int(o, "suspect_index", (int64_t)b->suspect_idx);
-  for (size_t i = 0; i < b->npeers; i++) {
-    json_object *p = json_object_new_object();
-    siox_json_str(p, "hwid", b->peers[i].hwid);
-    siox_json_str(p, "iid", b->peers[i].iid);
-    siox_json_int(p, "samples", (int64_t)b->peers[i].n);
-    siox_json_dbl(p, "median", b->peers[i].median);
-    json_object_array_add(peers, p);
-  }
-  json_object_object_add(o, "peers", peers);
-  json_object_object_add(o, "evidence", evidence_json(b, q, margin_s));
-  json_object_object_add(o, "rule", rule_json(b));
-  json_object_object_add(o, "baseline", baseline_json(v));
-  siox_json_str(o, "explanation", prose);
-  return o;
-}
-
-/* ---- run -------------------------------------------------------------- */
-
-/* The library's peer fetch, saying why a query failed (blame_peers.h). */
-static int fetch(void *ctx, const struct siox_act *x, const struct siox_blame_sample **s, size_t *n) {
-  struct siox_blame_peers *p = ctx;
-  int rc = siox_blame_peers_fetch(p, x, s, n);
-  if (rc != 0 && p->err[0]) fprintf(stderr, "siox: %s\n", p->err);
-  return rc;
-}
-
-static int judge(PGconn *c, const struct blame_args *a, struct siox_blame *b, struct siox_blame_peers *f) {
-  siox_blame_peers_init(f, c, b->path[0], (int64_t)a->margin_s * 1000000000, PEER_LIMIT);
-  int rc = siox_blame_find(b, fetch, f);
-  if (rc == -ENOMEM) fprintf(stderr, "siox: out of memory\n");
-  return rc == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
-}
-
-/* The waiting rank's call, before the sibling's blame (text). */
-static void print_via(const struct via *x) {
-  char d[32];
-  if (!x->used) return;
-  printf("Activity %" PRId64 " (%s) took %s and reached no I/O of its own: its collective %s (%" PRId64
-         ") waited for the same collective of pid %d, which made the I/O. Blaming that call, %" PRId64 ".\n\n",
-         x->root_aid, x->root_name, siox_fmt_duration(x->root_ns, d, sizeof(d)), x->coll_name, x->coll_aid,
-         (int)x->sibling_pid, x->sibling_aid);
-}
-
-static json_object *via_json(const struct via *x) {
-  if (!x->used) return NULL;
-  json_object *o = json_object_new_object();
-  siox_json_int(o, "aid", x->root_aid);
-  siox_json_str(o, "name", x->root_name);
-  siox_json_dbl(o, "inclusive_s", (double)x->root_ns / 1e9);
-  siox_json_int(o, "collective_aid", x->coll_aid);
-  siox_json_str(o, "collective_name", x->coll_name);
-  siox_json_int(o, "sibling_aid", x->sibling_aid);
-  siox_json_int(o, "sibling_pid", x->sibling_pid);
-  siox_json_str(o, "rule", "the call's collective reached no shared resource; followed the sibling call of the same "
-                           "job overlapping it longest that made I/O itself");
-  return o;
-}
-
-static int report(const struct siox_cli *cli, const struct blame_args *a, const struct siox_blame *b,
-                  const struct siox_blame_wait *w, const struct siox_peer_query *q, const struct baseline_verdict *v,
-                  const struct siox_unlinked *u, const struct via *x) {
-  char *prose = explain(b, w, a->margin_s, v, u);
-  if (!prose) return SIOX_EXIT_FAIL;
-  int rc = SIOX_EXIT_OK;
-  if (cli->json) {
-    json_object *o = blame_json(b, w, q, a->margin_s, v, u, prose);
-    /* "waited_in_collective": the call asked about, when blame followed a
-     * sibling (null otherwise); everything else describes the sibling. */
-    json_object_object_add(o, "waited_in_collective", via_json(x));
-    rc = siox_json_print(o) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
-  } else {
-    print_via(x);
-    print_text(b, prose);
-  }
-  free(prose);
-  return rc;
+           siox_blame_value_str(b, b->peers[i].median, med, sizeof(med)));
 }
 
 /* The causal tree in DOT with blame's path in red and the component it
  * names (the culprit, else the resource with its class) filled. */
 static void picture(struct siox_tree *t, const struct siox_blame *b, const struct siox_blame_wait *w) {
-  const struct siox_act *c = culprit_of(b, w), *m = c ? c : w->resource;
+  const struct siox_act *c = siox_blame_culprit(b, w), *m = c ? c : w->resource;
   char label[128];
   snprintf(label, sizeof(label), "%s: %s (by %s)", c ? "CULPRIT" : "blame", siox_class_name(w->v.cls),
            siox_evidence_name(w->v.by));
@@ -705,83 +262,37 @@ static void picture(struct siox_tree *t, const struct siox_blame *b, const struc
   siox_view_dot(stdout, t, m ? m->aid : 0, label);
 }
 
-/* The waiting step, the baseline of the resource (else the suspect), the class. */
-static int charge(PGconn *c, struct siox_blame *b, struct siox_blame_peers *f, struct siox_blame_wait *w,
-                  struct baseline_verdict *v) {
+/* Blames aid into k (the library's steps), saying on stderr why not. */
+static int blame_call(PGconn *c, const struct blame_args *a, int64_t aid, struct siox_blame_call *k) {
+  struct siox_blame_opts o = opts_of(a);
   char err[2048];
-  int rc = siox_blame_wait_run(c, b, fetch, f, w, err, sizeof(err));
-  if (rc != 0) {
-    fprintf(stderr, "siox: %s\n", err);
-    return SIOX_EXIT_FAIL;
-  }
-  baseline_score(c, b, w->resource ? w->resource : b->suspect, &f->q, v);
-  siox_blame_wait_classify(w, baseline_vote(v));
-  return SIOX_EXIT_OK;
-}
-
-/* Everything blame found about one call, alive until released. */
-struct call {
-  struct siox_tree *t;
-  struct siox_blame b;
-  struct siox_blame_wait w;
-  struct siox_blame_peers f;
-  struct baseline_verdict v;
-  struct via via;
-  struct siox_unlinked u; /* the call's time no linked component covers */
-};
-
-/* The call's unlinked time, and whether it withdraws the verdict
- * (blame_sibling.h: the waits in collectives charged to the resource). */
-static int unlinked(PGconn *c, struct call *k) {
-  char err[2048];
-  if (siox_blame_unlinked_run(c, &k->b, &k->w, &k->u, err, sizeof(err)) == 0) return SIOX_EXIT_OK;
+  if (siox_blame_call_run(c, &o, aid, k, err, sizeof(err)) == 0) return SIOX_EXIT_OK;
   fprintf(stderr, "siox: %s\n", err);
   return SIOX_EXIT_FAIL;
 }
 
-static int blame_one(PGconn *c, const struct blame_args *a, int64_t aid, struct call *k) {
-  struct siox_blame_rule rule = SIOX_BLAME_RULE_DEFAULT;
-  rule.ratio = a->ratio;
-  rule.refit_kind = a->refit_kind;
-  memset(k, 0, sizeof(*k));
-  int rc = siox_cli_load(c, aid, (int)a->depth, &k->t);
-  if (rc == SIOX_EXIT_OK) rc = siox_blame_walk(k->t, &rule, &k->b) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
-  if (rc == SIOX_EXIT_OK) rc = judge(c, a, &k->b, &k->f);
-  if (rc == SIOX_EXIT_OK) rc = charge(c, &k->b, &k->f, &k->w, &k->v);
-  if (rc == SIOX_EXIT_OK) rc = unlinked(c, k);
-  return rc;
-}
-
-static void call_release(struct call *k) {
-  siox_unlinked_release(&k->u);
-  siox_blame_wait_release(&k->w);
-  siox_blame_release(&k->b);
-  siox_blame_peers_release(&k->f);
-  siox_tree_destroy(k->t);
-}
-
-/* Blames aid; when its collective call waited for another rank's I/O that
- * no link ties to it, blames that rank's call instead and says so. */
-static int blame_call(PGconn *c, const struct blame_args *a, int64_t aid, struct call *k) {
-  struct siox_blame_sibling sib;
-  struct via via = {.used = true};
+/* The document (the library's, as `siox web` serves it) or the text. */
+static int blame_print(const struct siox_cli *cli, PGconn *c, const struct blame_args *a) {
+  struct siox_blame_opts o = opts_of(a);
+  struct siox_blame_call k;
   char err[2048];
-  int rc = blame_one(c, a, aid, k);
-  if (rc == SIOX_EXIT_OK && siox_blame_sibling_find(c, &k->b, &k->w, &sib, err, sizeof(err)) != 0) {
-    fprintf(stderr, "siox: %s\n", err);
+  json_object *doc;
+  if (cli->json && siox_blame_document(c, a->aid, &o, &doc, err, sizeof(err)) == 0)
+    return siox_json_print(doc) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
+  if (cli->json) return fprintf(stderr, "siox: %s\n", err), SIOX_EXIT_FAIL;
+  int rc = blame_call(c, a, a->aid, &k);
+  char *prose = rc == SIOX_EXIT_OK && !a->dot ? siox_blame_explain(&k, a->margin_s) : NULL;
+  if (rc == SIOX_EXIT_OK && a->dot) {
+    picture(k.t, &k.b, &k.w);
+  } else if (rc == SIOX_EXIT_OK && prose) {
+    print_via(&k.via);
+    print_text(&k.b, prose);
+  } else if (rc == SIOX_EXIT_OK) {
+    fprintf(stderr, "siox: out of memory\n");
     rc = SIOX_EXIT_FAIL;
   }
-  if (rc != SIOX_EXIT_OK || sib.aid == 0) return rc;
-  via.sibling_aid = sib.aid;
-  via.sibling_pid = sib.pid;
-  via.root_aid = k->b.path[0]->aid;
-  via.root_ns = k->b.path[0]->inclusive_ns;
-  via.coll_aid = sib.coll->aid;
-  snprintf(via.root_name, sizeof(via.root_name), "%s", k->b.path[0]->name);
-  snprintf(via.coll_name, sizeof(via.coll_name), "%s", sib.coll->name);
-  call_release(k);
-  rc = blame_one(c, a, via.sibling_aid, k);
-  k->via = via;
+  free(prose);
+  siox_blame_call_release(&k);
   return rc;
 }
 
@@ -803,52 +314,16 @@ static void print_job(const struct blame_args *a, const struct siox_job_blame *j
          siox_fmt_duration(j->unexplained_ns, u, sizeof(u)));
 }
 
-static json_object *job_json(const struct blame_args *a, const struct siox_job_blame *j) {
-  json_object *o = json_object_new_object(), *arr = json_object_new_array();
-  siox_json_str(o, "job", a->job);
-  siox_json_int(o, "calls", (int64_t)j->calls);
-  siox_json_dbl(o, "total_s", (double)j->total_ns / 1e9);
-  siox_json_dbl(o, "unexplained_s", (double)j->unexplained_ns / 1e9);
-  for (size_t i = 0; i < j->n; i++) {
-    const struct siox_job_entry *e = &j->e[i];
-    json_object *x = json_object_new_object(), *ex = json_object_new_array();
-    siox_json_str(x, "kind", e->is_job ? "job" : "component");
-    siox_json_str(x, "name", e->key);
-    siox_json_dbl(x, "time_s", (double)e->ns / 1e9);
-    siox_json_int(x, "calls", (int64_t)e->calls);
-    siox_json_str(x, "class", siox_class_name(siox_job_entry_class(e)));
-    for (size_t k = 0; k < e->nexamples; k++) json_object_array_add(ex, json_object_new_int64(e->examples[k]));
-    json_object_object_add(x, "example_aids", ex);
-    json_object_array_add(arr, x);
-  }
-  json_object_object_add(o, "entries", arr);
-  return o;
-}
-
 static int run_job(const struct siox_cli *cli, PGconn *c, const struct blame_args *a) {
-  struct siox_top_query q = {.limit = a->calls, .job = a->job, .roots_only = 1};
-  struct siox_top top = {0};
-  struct siox_job_blame j = {0};
+  struct siox_blame_opts o = opts_of(a);
+  struct siox_job_blame j;
   char err[2048];
-  if (siox_wh_top(c, &q, &top, err, sizeof(err)) != 0) {
+  int rc = siox_blame_job_run(c, a->job, a->calls, &o, &j, err, sizeof(err)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
+  if (rc != SIOX_EXIT_OK)
     fprintf(stderr, "siox: %s\n", err);
-    return SIOX_EXIT_FAIL;
-  }
-  int rc = top.n ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
-  if (!top.n) fprintf(stderr, "siox: job '%s' has no activities in the warehouse (see `siox top`)\n", a->job);
-  for (size_t i = 0; i < top.n && rc == SIOX_EXIT_OK; i++) {
-    struct call k;
-    rc = blame_call(c, a, top.rows[i].aid, &k);
-    if (rc == SIOX_EXIT_OK &&
-        siox_job_add_call(&j, k.b.path[0], &k.w, k.via.used ? k.via.root_aid : 0, k.via.root_ns) != 0)
-      rc = SIOX_EXIT_FAIL;
-    call_release(&k);
-  }
-  siox_wh_top_free(&top);
-  siox_job_sort(&j);
-  if (rc == SIOX_EXIT_OK && cli->json)
-    rc = siox_json_print(job_json(a, &j)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
-  else if (rc == SIOX_EXIT_OK)
+  else if (cli->json)
+    rc = siox_json_print(siox_blame_job_json(a->job, &j)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
+  else
     print_job(a, &j);
   siox_job_release(&j);
   return rc;
@@ -862,17 +337,7 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   if ((rc = siox_cli_open(cli, &wh)) != SIOX_EXIT_OK) return rc;
   PGconn *c = siox_wh_pg(wh);
   siox_wh_interactive(c);
-  if (a.job) {
-    rc = run_job(cli, c, &a);
-  } else {
-    struct call k;
-    rc = blame_call(c, &a, a.aid, &k);
-    if (rc == SIOX_EXIT_OK && a.dot)
-      picture(k.t, &k.b, &k.w);
-    else if (rc == SIOX_EXIT_OK)
-      rc = report(cli, &a, &k.b, &k.w, &k.f.q, &k.v, &k.u, &k.via);
-    call_release(&k);
-  }
+  rc = a.job ? run_job(cli, c, &a) : blame_print(cli, c, &a);
   siox_wh_close(wh);
   return rc;
 }

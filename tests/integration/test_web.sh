@@ -2,7 +2,8 @@
 # `siox web` on a warehouse filled by real runs: a 4-rank MPI-IO job
 # (mpi_io_workload, MPI-IO over POSIX) and the instrumented chain with one
 # slowed device (a culprit for blame). Asserts:
-#  - API: each document equals the CLI's --json (jobs, summary, blame, graph);
+#  - API: each document equals the CLI's --json (jobs, summary, blame of a
+#    call and of a job, graph);
 #    an unknown AID or job is 404 with a message, a malformed query 400;
 #  - pages, driven in headless Chromium: the jobs page lists the job; the job
 #    page's totals are `siox summary --json`'s and its heatmap has one row
@@ -77,6 +78,7 @@ same summary "summary?job=$JOB" summary --job "$JOB" --json
 same jobs jobs jobs --json
 same graph "graph?aid=$AID" graph "$AID" --format json
 same blame "blame?aid=$AID" blame "$AID" --json
+same blamejob "blame?job=$CHAIN" blame --job "$CHAIN" --json
 # the job page's document: the summary and the heatmap of one load, equal to
 # the two documents the API serves apart
 [ "$(get "job?job=$JOB&bins=80" "$T/api.job.json")" = 200 ] || fail "GET /api/job: $(cat "$T/api.job.json")"

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "siox/siox_web.h"
+#include "siox/siox_wh.h"
 
 #define WEB_MAX_NETS 16
 
@@ -22,8 +23,11 @@ struct web_net {
   int prefix;
 };
 
+struct web_pool;
+
 struct web {
   const struct siox_web_opts *o;
+  struct web_pool *pool; /* warm connections for blame (web_pool.c) */
   struct web_net nets[WEB_MAX_NETS];
   size_t nnets; /* 0: loopback only */
 };
@@ -61,6 +65,19 @@ struct web_warm;
 int web_warm_start(const char *conninfo, struct web_warm **out);
 /* Stops and joins it (after the job it is computing). NULL: nothing. */
 void web_warm_stop(struct web_warm *w);
+
+/* web_pool.c: warm warehouse connections, at most cap kept idle. 0 or -ENOMEM. */
+int web_pool_new(const char *conninfo, size_t cap, struct web_pool **out);
+/* Opens n connections ahead of the first request. 0 or siox_wh_open's error. */
+int web_pool_fill(struct web_pool *p, size_t n, char *err, size_t errlen);
+/* The warmest idle connection, else a new one (siox_wh_open's errors). */
+int web_pool_take(struct web_pool *p, struct siox_wh **out, char *err, size_t errlen);
+/* Gives wh back: kept when healthy and idle, closed otherwise. NULL: nothing. */
+void web_pool_give(struct web_pool *p, struct siox_wh *wh);
+/* Closes the idle connections (after one was found broken: so were they). */
+void web_pool_flush(struct web_pool *p);
+/* Closes the idle connections (none may be taken) and frees p. */
+void web_pool_free(struct web_pool *p);
 
 /* web_api.c: answers /api/...; path after "/api/". */
 enum MHD_Result web_api(struct web *w, struct MHD_Connection *c, const char *path);

@@ -1,9 +1,11 @@
 /*
  * The JSON API (README.md, "API"). Each document is the CLI's --json one:
  * jobs, summary, heatmap and findings from libsiox-warehouse and libsiox-kb
- * (the functions `siox jobs` and `siox summary` call), blame, graph and top
- * from the CLI itself (web_cli.c). Every request opens its own warehouse
- * connection: requests run on several threads, a connection serves one.
+ * (the functions `siox jobs` and `siox summary` call), blame from
+ * libsiox-warehouse too (siox_blame_doc.h) on a warm pooled connection
+ * (web_pool.c), graph and top from the CLI itself (web_cli.c). Every other
+ * request opens its own warehouse connection: requests run on several
+ * threads, a connection serves one at a time.
  * A malformed query is 400, an unknown activity or job 404.
  */
 #include <errno.h>
@@ -11,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "siox/siox_blame_doc.h"
 #include "siox/siox_kb.h"
+#include "siox/siox_kb_baselines.h"
 #include "siox/siox_wh.h"
 #include "web.h"
 
@@ -162,12 +166,53 @@ static const char *need_aid(struct MHD_Connection *c) {
   return a && parse_i64(a, 1, INT64_MAX, &v) == 0 ? a : NULL;
 }
 
+/* What /api/blame asks: one call (aid) or a job's slowest calls (job). */
+struct blame_req {
+  int64_t aid;
+  const char *job;
+};
+
+/* The library's document (siox_blame_doc.h), the one `siox blame AID
+ * --json` or `siox blame --job J --json` prints. */
+static int blame_build(PGconn *c, const struct blame_req *r, json_object **doc, char *err, size_t errlen) {
+  struct siox_blame_opts o = SIOX_BLAME_OPTS_DEFAULT;
+  o.score = siox_kb_baseline_score;
+  if (r->job) return siox_blame_job_document(c, r->job, SIOX_BLAME_JOB_CALLS, &o, doc, err, errlen);
+  return siox_blame_document(c, r->aid, &o, doc, err, errlen);
+}
+
+/* The document on a pooled connection; when the warehouse dropped it
+ * meanwhile (a restart), the pool's idle ones are closed with it and the
+ * request is tried once more on a new one, so a restart costs no request. */
+static int blame_doc(struct web *w, const struct blame_req *r, json_object **doc, char *err, size_t errlen) {
+  int rc = -ECONNRESET;
+  for (int try = 0; try < 2 && rc == -ECONNRESET; try++) {
+    struct siox_wh *wh;
+    if ((rc = web_pool_take(w->pool, &wh, err, errlen)) != 0) return rc;
+    rc = blame_build(siox_wh_pg(wh), r, doc, err, errlen);
+    if (rc && PQstatus(siox_wh_pg(wh)) != CONNECTION_OK) rc = -ECONNRESET, web_pool_flush(w->pool);
+    web_pool_give(w->pool, wh); /* closes a broken one */
+  }
+  return rc;
+}
+
+/* ?aid=A or ?job=J, in-process on a warm pooled connection (web_pool.c). A
+ * query that failed is 502, as when the spawned CLI failed. */
 static enum MHD_Result blame(struct web *w, struct MHD_Connection *c) {
-  const char *aid = arg(c, "aid"), *job = need_job(c);
-  if (aid && !need_aid(c)) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "aid must be a positive integer, not '%s'", aid);
-  if (!aid == !job) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "blame needs ?aid=A or ?job=J");
-  const char *a1[] = {"blame", aid, "--json", NULL}, *a2[] = {"blame", "--job", job, "--json", NULL};
-  return from_cli(w, c, aid ? a1 : a2);
+  const char *aid = arg(c, "aid");
+  struct blame_req r = {.job = need_job(c)};
+  long long v = 0;
+  if (aid && parse_i64(aid, 1, INT64_MAX, &v))
+    return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "aid must be a positive integer, not '%s'", aid);
+  if (!aid == !r.job) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "blame needs ?aid=A or ?job=J");
+  r.aid = (int64_t)v;
+  char err[2048] = "out of memory";
+  json_object *doc = NULL;
+  int rc = blame_doc(w, &r, &doc, err, sizeof(err));
+  if (!rc) return web_reply_json(c, MHD_HTTP_OK, doc);
+  if (rc == -ENOENT) return web_reply_error(c, MHD_HTTP_NOT_FOUND, "%s", err);
+  if (rc == -ECONNREFUSED || rc == -EACCES) return wh_failed(c, rc, err);
+  return web_reply_error(c, rc == -ENOMEM ? MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_BAD_GATEWAY, "%s", err);
 }
 
 static enum MHD_Result graph(struct web *w, struct MHD_Connection *c) {

@@ -1,9 +1,10 @@
 /*
- * The documents the CLI makes itself: blame, graph and top are built by the
- * `siox` subcommands (siox-cli/cmd_blame.c, cmd_graph.c, cmd_top.c), so the
- * server runs the same executable and hands on what it prints. The web's
- * document is then the CLI's --json byte for byte, whatever either side
- * changes. The warehouse goes to the child in SIOX_DB (the environment:
+ * The documents the CLI makes itself: graph, top and capacity are built by
+ * the `siox` subcommands (siox-cli/cmd_graph.c, cmd_top.c, cmd_capacity.c),
+ * so the server runs the same executable and hands on what it prints
+ * (blame's document is libsiox-warehouse's: web_api.c builds it itself).
+ * The web's document is then the CLI's --json byte for byte, whatever
+ * either side changes. The warehouse goes to the child in SIOX_DB (the environment:
  * no conninfo on a command line that `ps` shows).
  */
 #include <errno.h>

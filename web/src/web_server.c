@@ -43,6 +43,11 @@ int siox_web_run(const struct siox_web_opts *o, char *err, size_t errlen) {
              o->listen);
     return -EPERM;
   }
+  size_t nthreads = (size_t)(o->threads > 0 ? o->threads : 4);
+  if (web_pool_new(o->conninfo, nthreads, &w.pool)) {
+    snprintf(err, errlen, "out of memory");
+    return -ENOMEM;
+  }
   sigset_t sigs;
   sigemptyset(&sigs);
   sigaddset(&sigs, SIGINT);
@@ -52,11 +57,13 @@ int siox_web_run(const struct siox_web_opts *o, char *err, size_t errlen) {
   if (addr.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
   struct MHD_Daemon *d = MHD_start_daemon(
       flags, 0, web_accept, &w, handle, &w, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL, MHD_OPTION_SOCK_ADDR,
-      (struct sockaddr *)&addr, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(o->threads > 0 ? o->threads : 4),
+      (struct sockaddr *)&addr, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)nthreads,
       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)300, MHD_OPTION_END);
   if (!d) {
+    int e = errno ? errno : EADDRINUSE;
+    web_pool_free(w.pool);
     snprintf(err, errlen, "cannot listen on %s: %s (is the port taken?)", o->listen ? o->listen : "127.0.0.1:8080",
-             strerror(errno ? errno : EADDRINUSE));
+             strerror(e));
     return -EADDRINUSE;
   }
   const union MHD_DaemonInfo *port = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
@@ -65,6 +72,11 @@ int siox_web_run(const struct siox_web_opts *o, char *err, size_t errlen) {
   *strrchr(host, ':') = '\0';
   printf("siox web: listening on http://%s:%u/\n", host, port ? port->port : 0);
   fflush(stdout);
+  /* One warm connection per request thread, opened now: the first blame
+   * does not pay the connection (a warehouse down now: opened per request). */
+  char perr[1024];
+  if (web_pool_fill(w.pool, nthreads, perr, sizeof(perr)))
+    fprintf(stderr, "siox web: no warm warehouse connections yet (%s); requests open them\n", perr);
   struct web_warm *warm = NULL;
   if (web_warm_start(o->conninfo, &warm))
     fputs("siox web: cannot start the thread that computes job pages ahead of their view; views compute them\n",
@@ -73,5 +85,6 @@ int siox_web_run(const struct siox_web_opts *o, char *err, size_t errlen) {
   while (sigwait(&sigs, &sig) != 0) {}
   web_warm_stop(warm);
   MHD_stop_daemon(d);
+  web_pool_free(w.pool);
   return 0;
 }

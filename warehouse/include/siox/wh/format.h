@@ -2,8 +2,8 @@
  * Text formatting shared by the subcommands' human-readable output: times,
  * durations, sizes and attribute values of activities.
  */
-#ifndef SIOX_CLI_FORMAT_H
-#define SIOX_CLI_FORMAT_H
+#ifndef SIOX_WH_FORMAT_H
+#define SIOX_WH_FORMAT_H
 
 #include <stddef.h>
 #include <stdint.h>

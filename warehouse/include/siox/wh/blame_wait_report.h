@@ -1,6 +1,6 @@
 /* Blame's waiting step in words and JSON (blame_wait_report.c). */
-#ifndef SIOX_CLI_BLAME_WAIT_REPORT_H
-#define SIOX_CLI_BLAME_WAIT_REPORT_H
+#ifndef SIOX_WH_BLAME_WAIT_REPORT_H
+#define SIOX_WH_BLAME_WAIT_REPORT_H
 
 #include <json-c/json.h>
 #include <stdio.h>

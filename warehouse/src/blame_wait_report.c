@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "format.h"
-#include "json_out.h"
+#include "json_build.h"
 
 static const char *dur(int64_t ns, char *buf, size_t len) { return siox_fmt_duration(ns, buf, len); }
 
