@@ -135,7 +135,7 @@ int siox_kb_capacity_report(PGconn *c, const struct siox_kb_capacity_query *q, s
   }
   for (int i = 0; i < rows; i++) fill(r, i, q, &(*out)[i]);
   PQclear(r);
-  qsort(*out, (size_t)rows, sizeof **out, by_saturation);
+  if (rows > 1) qsort(*out, (size_t)rows, sizeof **out, by_saturation); /* no rows: *out is NULL */
   *n = (size_t)rows;
   return rows;
 }
