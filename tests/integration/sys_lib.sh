@@ -114,6 +114,18 @@ run_workload() {
   grep -q "siox_io_workload: ok" "$out" || fail "workload did not verify its data"
 }
 
+# traced_job JOB TAG: the workload on files picked under TAG, under
+# `siox run` with the POSIX, MPI-IO and HDF5 layers (output in $T/job.out),
+# then waits until its ranks finalized, its links are made and the
+# warehouse settled.
+traced_job() {
+  pick_files "$2"
+  run_workload "$1" "$T/job.out" "$SIOX_CLI" run --layers posix,mpi,hdf5 --socket "$SIOX_SOCKET" --
+  wait_finalized "$1" 4
+  wait_links
+  wait_settled
+}
+
 # wait_finalized JOB N [SECONDS]: waits until the job's N MPI_Finalize
 # activities are in (at most SECONDS, default 60).
 wait_finalized() {

@@ -26,11 +26,7 @@ tb_start "$SLOW" "$JOB-fs"
 SLOWB="brick$SLOW:$TB/brick$SLOW"
 
 log "the job, brick $SLOW slowed"
-pick_files cap
-run_workload "$JOB" "$T/job.out" "$SIOX_CLI" run --layers posix,mpi,hdf5 --socket "$SIOX_SOCKET" --
-wait_finalized "$JOB" 4
-wait_links
-wait_settled
+traced_job "$JOB" cap
 
 log "placement: the DHT rule against GlusterFS"
 n=0

@@ -24,11 +24,7 @@ tb_start "$SLOW" "$JOB-fs"
 SLOWB="brick$SLOW:$TB/brick$SLOW"
 
 log "the job, brick $SLOW slowed"
-pick_files web
-run_workload "$JOB" "$T/job.out" "$SIOX_CLI" run --layers posix,mpi,hdf5 --socket "$SIOX_SOCKET" --
-wait_finalized "$JOB" 4
-wait_links
-wait_settled
+traced_job "$JOB" web
 start_web
 
 log "live: a job that starts after the jobs page loaded appears while it runs"
