@@ -148,7 +148,7 @@ int siox_cap_model_fit(siox_cap_model *m, const struct siox_cap_sample *s, size_
       size_t k = 0;
       for (size_t i = 0; i < n; i++)
         if (s[i].comp == c && s[i].cls == (uint32_t)cls) x[k] = (double)s[i].bytes, y[k++] = (double)s[i].ns;
-      if (k) siox_cap_fit_line(x, y, k, &m->comp[c].fit[cls]);
+      if (k && (rc = siox_cap_fit_robust(x, y, k, &m->comp[c].fit[cls])) < 0) goto out;
     }
     m->comp[c].servers = concurrency(s, n, c);
   }

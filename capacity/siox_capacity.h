@@ -46,10 +46,18 @@ struct siox_cap_fit {
   double se_a, se_b; /* their standard errors (0 when n < 3) */
   double cov_ab;     /* their covariance */
   double sd_ns;      /* residual standard deviation */
+  uint64_t left_out; /* samples left out as disturbed (siox_cap_fit_robust); not in n */
 };
 /* y = a + b*x over n samples. b is kept >= 0 (a negative slope is noise:
  * then a is the mean and b 0); with all x equal b is 0. -EINVAL when n is 0. */
 int siox_cap_fit_line(const double *x, const double *y, size_t n, struct siox_cap_fit *out);
+/* The same line on the samples that are service: least squares, then the
+ * samples beyond 3 robust standard deviations (1.4826 x the residuals'
+ * median absolute deviation) of the median residual left out and the line
+ * refitted until none more leaves (never below half the samples; under 5
+ * samples: siox_cap_fit_line). n counts the kept, left_out the others; the
+ * standard errors are the kept samples'. -EINVAL when n is 0, -ENOMEM. */
+int siox_cap_fit_robust(const double *x, const double *y, size_t n, struct siox_cap_fit *out);
 /* Predicted service time of a request of `bytes` under fit f, and the
  * standard error of that prediction (of the mean, not of one request). */
 double siox_cap_fit_eval(const struct siox_cap_fit *f, double bytes);
@@ -118,7 +126,7 @@ siox_cap_model *siox_cap_model_clone(const siox_cap_model *m);
 int64_t siox_cap_model_comp(siox_cap_model *m, const char *name, enum siox_cap_kind kind);
 /* Index of the component named name, or -1. */
 int64_t siox_cap_model_find(const siox_cap_model *m, const char *name);
-/* Fits every (component, class) from samples, the concurrency of each
+/* Fits every (component, class) from samples (siox_cap_fit_robust), the concurrency of each
  * component from the samples' overlap, and the chunk size from the largest
  * brick read/write. 0, -EINVAL (a sample names no component), -ENOMEM. */
 int siox_cap_model_fit(siox_cap_model *m, const struct siox_cap_sample *s, size_t n);

@@ -243,8 +243,9 @@ static void print_model(const siox_cap_model *m) {
          "(not calibrated: capacity/README.md)\n",
          siox_fmt_bytes((int64_t)m->client_cache_bytes, b, sizeof b), m->cache_read.a_ns / 1e3,
          m->cache_read.b_ns > 0 ? 1e3 / m->cache_read.b_ns : 0);
-  printf("service time = a +- se(a) [+ bytes / bandwidth (+- se)], per request; N samples\n\n");
-  printf("%-32s %-6s %7s  %-7s %6s  %-48s %s\n", "COMPONENT", "KIND", "SERVERS", "CLASS", "N", "SERVICE TIME",
+  printf("service time = a +- se(a) [+ bytes / bandwidth (+- se)], per request; N samples fitted, OUT left out as "
+         "disturbed (capacity/README.md)\n\n");
+  printf("%-32s %-6s %7s  %-7s %6s %5s  %-48s %s\n", "COMPONENT", "KIND", "SERVERS", "CLASS", "N", "OUT", "SERVICE TIME",
          "CAPACITY (-2se .. +2se)");
   uint32_t order[1024];
   size_t nb = siox_cap_model_bricks(m, order, 1024), n = nb;
@@ -265,10 +266,10 @@ static void print_model(const siox_cap_model *m) {
                  hi > 0 ? siox_fmt_bytes((int64_t)hi, hi_s, sizeof hi_s) : "?", c->declared_bps > 0 ? " declared" : "");
       else
         snprintf(capb, sizeof capb, "%.0f op/s (%.0f .. %s)", cap, lo, hi > 0 ? (snprintf(hi_s, sizeof hi_s, "%.0f", hi), hi_s) : "?");
-      printf("%-32s %-6s %7s  %-7s %6" PRIu64 "  %-48s %s\n", first ? c->name : "",
+      printf("%-32s %-6s %7s  %-7s %6" PRIu64 " %5" PRIu64 "  %-48s %s\n", first ? c->name : "",
              first ? (c->kind == SIOX_CAP_BRICK ? "brick" : "client") : "",
              first ? (snprintf(lo_s, sizeof lo_s, "%u", c->servers), lo_s) : "", siox_cap_class_name(cls), f->n,
-             cost_str(f, data, cost, sizeof cost), capb);
+             f->left_out, cost_str(f, data, cost, sizeof cost), capb);
       first = 0;
     }
   }
@@ -278,6 +279,7 @@ static void print_model(const siox_cap_model *m) {
 static json_object *fit_json(const struct siox_cap_fit *f) {
   json_object *o = json_object_new_object();
   siox_json_int(o, "n", (int64_t)f->n);
+  siox_json_int(o, "left_out", (int64_t)f->left_out);
   siox_json_dbl(o, "a_ns", f->a_ns);
   siox_json_dbl(o, "se_a_ns", f->se_a);
   siox_json_dbl(o, "b_ns_per_byte", f->b_ns);
