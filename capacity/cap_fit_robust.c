@@ -20,7 +20,9 @@
  * line refitted, until none more leaves (at most MAX_ROUNDS; never below
  * half the samples). Normal noise loses 0.3 % of its samples this way, so a
  * clean component keeps its least-squares fit. The standard errors are
- * those of the kept samples.
+ * those of the kept samples. What the left-out samples added is kept apart
+ * (excess_ns: the mean residual over all samples), for the simulation to
+ * add or not (siox_cap_model.undisturbed).
  */
 #include <errno.h>
 #include <math.h>
@@ -95,6 +97,9 @@ int siox_cap_fit_robust(const double *x, const double *y, size_t n, struct siox_
     if ((rc = siox_cap_fit_line(kx, ky, k, &f)) < 0) goto done;
   }
   f.left_out = n - kept;
+  double sum = 0;
+  for (size_t i = 0; i < n; i++) sum += y[i] - (f.a_ns + f.b_ns * x[i]);
+  f.excess_ns = f.left_out ? sum / (double)n : 0;
   *out = f;
   rc = 0;
 done:

@@ -47,6 +47,8 @@ struct siox_cap_fit {
   double cov_ab;     /* their covariance */
   double sd_ns;      /* residual standard deviation */
   uint64_t left_out; /* samples left out as disturbed (siox_cap_fit_robust); not in n */
+  double excess_ns;  /* mean of all n + left_out samples' time above the line: the disturbances the
+                      * recording's requests met, per request on average (0 from siox_cap_fit_line) */
 };
 /* y = a + b*x over n samples. b is kept >= 0 (a negative slope is noise:
  * then a is the mean and b 0); with all x equal b is 0. -EINVAL when n is 0. */
@@ -56,7 +58,8 @@ int siox_cap_fit_line(const double *x, const double *y, size_t n, struct siox_ca
  * median absolute deviation) of the median residual left out and the line
  * refitted until none more leaves (never below half the samples; under 5
  * samples: siox_cap_fit_line). n counts the kept, left_out the others; the
- * standard errors are the kept samples'. -EINVAL when n is 0, -ENOMEM. */
+ * standard errors are the kept samples'; excess_ns the mean residual of all
+ * (what the left-out samples add to the line's time, spread over every request). -EINVAL when n is 0, -ENOMEM. */
 int siox_cap_fit_robust(const double *x, const double *y, size_t n, struct siox_cap_fit *out);
 /* Predicted service time of a request of `bytes` under fit f, and the
  * standard error of that prediction (of the mean, not of one request). */
@@ -113,6 +116,10 @@ struct siox_cap_model {
    * client node, least recently used out (0: no cache, every read a request). */
   uint64_t client_cache_bytes;
   struct siox_cap_fit cache_read;
+  /* 1: the simulation serves each request in the line's time only; 0 (the
+   * default): plus its class's excess_ns, the recording's disturbances on
+   * average (README "Disturbed samples"). */
+  int undisturbed;
 };
 /* Defaults of siox_cap_model_new (README "The client's page cache"). */
 #define SIOX_CAP_CLIENT_CACHE_BYTES (1024ull * 1024 * 1024)

@@ -4,8 +4,10 @@
  * exact line with some requests delayed by 20 ms (a preempted thread, a wait
  * no activity holds) is found exactly and the delayed ones counted; normal
  * noise keeps (nearly) every sample and the least-squares answer; fewer than
- * 5 samples are not judged; never fewer than half are kept; and the model's
- * calibration (siox_cap_model_fit) uses it.
+ * 5 samples are not judged; never fewer than half are kept; the model's
+ * calibration (siox_cap_model_fit) uses it; and the simulation serves a
+ * request in the line's time plus the delays' mean (excess_ns), or the
+ * line's alone when the model is undisturbed.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -24,13 +26,22 @@
 
 static double size_of(size_t i) { return 4096.0 * (double)(i % 32 + 1); }
 
-/* n samples on the line, every `every`-th (from 3) delayed by DELAY_NS; returns how many were. */
+static double delay_sum; /* of the last line_with_delays */
+
+/* n samples on the line, every `every`-th (from 3) delayed by DELAY_NS (and
+ * up to 40 % more); returns how many were, their delays' sum in delay_sum. */
 static size_t line_with_delays(double *x, double *y, size_t n, size_t every) {
   size_t d = 0;
+  delay_sum = 0;
   for (size_t i = 0; i < n; i++) {
     x[i] = size_of(i);
     y[i] = A_NS + B_NS * x[i];
-    if (every && i % every == 3) y[i] += DELAY_NS * (1.0 + (double)(i % 5) / 10), d++;
+    if (every && i % every == 3) {
+      double late = DELAY_NS * (1.0 + (double)(i % 5) / 10);
+      y[i] += late;
+      delay_sum += late;
+      d++;
+    }
   }
   return d;
 }
@@ -48,6 +59,8 @@ static void test_delays_left_out(void **state) {
   assert_int_equal(f.n, 200 - d);
   assert_true(fabs(f.a_ns - A_NS) < 1e-6 * A_NS);
   assert_true(fabs(f.b_ns - B_NS) < 1e-9);
+  /* What the delayed requests added, spread over all 200. */
+  assert_true(fabs(f.excess_ns - delay_sum / 200) < 1e-3);
 }
 
 /* Normal noise by Box-Muller on a fixed LCG: the same samples every run. */
@@ -75,6 +88,7 @@ static void test_normal_noise_kept(void **state) {
   assert_true(fabs(f.a_ns - A_NS) < 3 * f.se_a);
   assert_true(fabs(f.b_ns - B_NS) < 3 * f.se_b);
   assert_true(fabs(f.a_ns - ols.a_ns) < ols.se_a);
+  assert_true(fabs(f.excess_ns) < f.sd_ns);
   free(x);
   free(y);
 }
@@ -123,11 +137,44 @@ static void test_model_fit_uses_it(void **state) {
   siox_cap_model_free(m);
 }
 
+/* One rank writes 128 KiB to a file on a brick; the client's write class is
+ * fitted from samples with delays. */
+static void test_simulation_adds_the_delays(void **state) {
+  (void)state;
+  siox_cap_model *m = siox_cap_model_new();
+  int64_t b = siox_cap_model_comp(m, "h:/b1", SIOX_CAP_BRICK), c = siox_cap_model_comp(m, "client", SIOX_CAP_CLIENT);
+  m->comp[b].fit[SIOX_CAP_WRITE] = (struct siox_cap_fit){.n = 10, .a_ns = 1e6};
+  double x[100], y[100];
+  line_with_delays(x, y, 100, 10);
+  assert_int_equal(siox_cap_fit_robust(x, y, 100, &m->comp[c].fit[SIOX_CAP_WRITE]), 0);
+  m->chunk = 128 * 1024;
+  siox_workload *w = siox_wl_new(SIOX_WL_TRACE, "t", 1);
+  siox_wl_add_file(w, "/a");
+  struct siox_wl_rec rec = {0, SIOX_WL_WRITE, 0, 0, 128 * 1024, 0, 0};
+  assert_int_equal(siox_wl_add_rec(w, &rec), 0);
+  static const int32_t on_brick[1] = {0};
+  struct siox_cap_sim_opts o = {.copies = 1, .brick_of = on_brick, .client = c};
+  char err[256] = "";
+  double line = A_NS + B_NS * 128 * 1024;
+  for (int undisturbed = 0; undisturbed < 2; undisturbed++) {
+    m->undisturbed = undisturbed;
+    siox_cap_model *mc = siox_cap_model_clone(m); /* a scenario's copy keeps the switch */
+    struct siox_cap_run run;
+    assert_int_equal(siox_cap_simulate(mc, w, &o, &run, err, sizeof err), 0);
+    double want = 1e6 + line + (undisturbed ? 0 : delay_sum / 100);
+    assert_true(fabs((double)run.job_io_ns[0] - want) < 2);
+    siox_cap_run_free(&run);
+    siox_cap_model_free(mc);
+  }
+  siox_wl_free(w);
+  siox_cap_model_free(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_delays_left_out), cmocka_unit_test(test_normal_noise_kept),
       cmocka_unit_test(test_few_not_judged),  cmocka_unit_test(test_half_kept),
-      cmocka_unit_test(test_model_fit_uses_it),
+      cmocka_unit_test(test_model_fit_uses_it), cmocka_unit_test(test_simulation_adds_the_delays),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
