@@ -59,7 +59,8 @@ int siox_cap_fit_line(const double *x, const double *y, size_t n, struct siox_ca
  * refitted until none more leaves (never below half the samples; under 5
  * samples: siox_cap_fit_line). n counts the kept, left_out the others; the
  * standard errors are the kept samples'; excess_ns the mean residual of all
- * (what the left-out samples add to the line's time, spread over every request). -EINVAL when n is 0, -ENOMEM. */
+ * (what the left-out samples add to the line's time, spread over every
+ * request). -EINVAL when n is 0, -ENOMEM. */
 int siox_cap_fit_robust(const double *x, const double *y, size_t n, struct siox_cap_fit *out);
 /* Predicted service time of a request of `bytes` under fit f, and the
  * standard error of that prediction (of the mean, not of one request). */
@@ -133,7 +134,8 @@ siox_cap_model *siox_cap_model_clone(const siox_cap_model *m);
 int64_t siox_cap_model_comp(siox_cap_model *m, const char *name, enum siox_cap_kind kind);
 /* Index of the component named name, or -1. */
 int64_t siox_cap_model_find(const siox_cap_model *m, const char *name);
-/* Fits every (component, class) from samples (siox_cap_fit_robust), the concurrency of each
+/* Fits every (component, class) from samples (a client's by siox_cap_fit_robust,
+ * a brick's by siox_cap_fit_line), the concurrency of each
  * component from the samples' overlap, and the chunk size from the largest
  * brick read/write. 0, -EINVAL (a sample names no component), -ENOMEM. */
 int siox_cap_model_fit(siox_cap_model *m, const struct siox_cap_sample *s, size_t n);
