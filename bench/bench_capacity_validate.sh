@@ -34,9 +34,9 @@
 # capacity_predicted_io_time_ms_<key>, capacity_measured_io_time_ms_<key>,
 # and the baseline on the same runs, the model without the client's page
 # cache (--client-cache 0): capacity_prediction_error_percent_<key>_nocache,
-# capacity_predicted_io_time_ms_<key>_nocache; the model without the
-# recording's disturbances (--undisturbed, capacity/README.md "Disturbed
-# samples"): ..._<key>_undisturbed; with CV_BASELINE_CLI=PATH (a `siox` built
+# capacity_predicted_io_time_ms_<key>_nocache; the model with the
+# recording's delays added (--with-delays, capacity/README.md "Disturbed
+# samples"): ..._<key>_delays; with CV_BASELINE_CLI=PATH (a `siox` built
 # from the commit to compare with), its validate on the same runs:
 # ..._<key>_baseline;
 # then capacity_prediction_error_percent_median and capacity_validated (1 when
@@ -133,9 +133,9 @@ for n in "${ALL_NAMES[@]}"; do
   # cache (every read a brick request), as it was before it had one.
   siox_cli capacity validate "${args[@]}" "${one[@]}" --client-cache 0 --json >"$T/v0-$n.json" 2>/dev/null \
     || rm -f "$T/v0-$n.json"
-  # Without the recording's disturbances (capacity/README.md, "Disturbed samples").
-  siox_cli capacity validate "${args[@]}" "${one[@]}" --undisturbed --json >"$T/vu-$n.json" 2>/dev/null \
-    || rm -f "$T/vu-$n.json"
+  # With the recording's delays (capacity/README.md, "Disturbed samples").
+  siox_cli capacity validate "${args[@]}" "${one[@]}" --with-delays --json >"$T/vd-$n.json" 2>/dev/null \
+    || rm -f "$T/vd-$n.json"
   if [ -n "${CV_BASELINE_CLI:-}" ]; then
     "$CV_BASELINE_CLI" --data-dir "$SERVER_DIR" capacity validate "${args[@]}" "${one[@]}" --json >"$T/vb-$n.json" \
       2>/dev/null || rm -f "$T/vb-$n.json"
@@ -163,7 +163,7 @@ for n in names:
     print(f"capacity_prediction_error_percent_{k} {c['error_pct']:.1f} %")
     print(f"capacity_predicted_io_time_ms_{k} {c['predicted_io_time_ns'] / 1e6:.1f} ms")
     print(f"capacity_measured_io_time_ms_{k} {c['measured_io_time_ns'] / 1e6:.1f} ms")
-    for pre, suf in (("v0", "nocache"), ("vu", "undisturbed"), ("vb", "baseline")):
+    for pre, suf in (("v0", "nocache"), ("vd", "delays"), ("vb", "baseline")):
         f0 = os.path.join(t, f"{pre}-{n}.json")
         if os.path.exists(f0):
             c0 = json.load(open(f0))["cases"][0]

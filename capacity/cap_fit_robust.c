@@ -1,7 +1,8 @@
 /*
- * The model's fit of a component's service time: least squares on the
- * samples that are service, the disturbed ones left out and counted
- * (capacity/README.md, "Disturbed samples").
+ * The fit of a client's service time (siox_cap_model_fit; a brick's is
+ * plain least squares): least squares on the samples that are service, the
+ * disturbed ones left out and counted (capacity/README.md, "Disturbed
+ * samples").
  *
  * Why: a sample's exclusive time is service plus whatever delayed the
  * measured thread and is in no other activity: the process descheduled
@@ -22,7 +23,7 @@
  * clean component keeps its least-squares fit. The standard errors are
  * those of the kept samples. What the left-out samples added is kept apart
  * (excess_ns: the mean residual over all samples), for the simulation to
- * add or not (siox_cap_model.undisturbed).
+ * add or not (siox_cap_model.with_delays).
  */
 #include <errno.h>
 #include <math.h>

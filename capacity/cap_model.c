@@ -65,7 +65,7 @@ siox_cap_model *siox_cap_model_clone(const siox_cap_model *m) {
   c->samples = m->samples;
   c->client_cache_bytes = m->client_cache_bytes;
   c->cache_read = m->cache_read;
-  c->undisturbed = m->undisturbed;
+  c->with_delays = m->with_delays;
   for (size_t i = 0; i < m->ncomp; i++) {
     int64_t k = siox_cap_model_comp(c, m->comp[i].name, m->comp[i].kind);
     if (k < 0) goto fail;

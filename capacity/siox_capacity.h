@@ -117,10 +117,10 @@ struct siox_cap_model {
    * client node, least recently used out (0: no cache, every read a request). */
   uint64_t client_cache_bytes;
   struct siox_cap_fit cache_read;
-  /* 1: the simulation serves each request in the line's time only; 0 (the
-   * default): plus its class's excess_ns, the recording's disturbances on
+  /* 0 (the default): the simulation serves each request in its class's
+   * line's time; 1: plus the class's excess_ns, the recording's delays on
    * average (README "Disturbed samples"). */
-  int undisturbed;
+  int with_delays;
 };
 /* Defaults of siox_cap_model_new (README "The client's page cache"). */
 #define SIOX_CAP_CLIENT_CACHE_BYTES (1024ull * 1024 * 1024)

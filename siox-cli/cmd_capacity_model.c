@@ -33,7 +33,7 @@ static const char help[] =
     "  siox capacity model [--since T] [--until T] [--json]\n"
     "  siox capacity what-if SCENARIO... (--job J | --workload FILE)... [--since T]\n"
     "                [--until T] [--mount DIR] [--prefix PATH]... [--no-gaps]\n"
-    "                [--client-cache BYTES] [--undisturbed] [--json]\n"
+    "                [--client-cache BYTES] [--with-delays] [--json]\n"
     "  siox capacity --what-if SCENARIO (--job J | --workload FILE)... [...]\n"
     "  siox capacity place --bricks N [--mount DIR] PATH...\n"
     "\n"
@@ -101,9 +101,9 @@ static const char help[] =
     "                   to BYTES (K, M, G: KiB, MiB, GiB; least recently used out); 0\n"
     "                   sends every read to its brick. Default 1G (capacity/README.md,\n"
     "                   \"The client's page cache\")\n"
-    "  --undisturbed    serve each request in its class's fitted time only, without\n"
-    "                   the disturbances the recording's requests met (by default\n"
-    "                   their mean is added: capacity/README.md, \"Disturbed samples\")\n"
+    "  --with-delays    add to each client request the mean delay the recording's\n"
+    "                   requests met beyond their fitted time (capacity/README.md,\n"
+    "                   \"Disturbed samples\"); by default the fitted time only\n"
     "  --replay-dir DIR predict `siox replay --dir DIR` of the workload instead: its\n"
     "                   files DIR/f<ID>-<name> are placed by DHT\n"
     "  --bricks N       (place) the volume's brick count\n"
@@ -133,7 +133,7 @@ struct margs {
   const char *prefix[65];
   int nprefix, no_gaps, residual;
   uint64_t client_cache; /* bytes */
-  int undisturbed;
+  int with_delays;
 };
 
 int siox_capacity_model_wanted(int argc, char **argv) {
@@ -148,7 +148,7 @@ int siox_capacity_model_wanted(int argc, char **argv) {
 
 static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
   const struct siox_cmd *self = &siox_cmd_capacity_model;
-  enum { O_SINCE = 0x200, O_UNTIL, O_JOB, O_WL, O_MOUNT, O_PREFIX, O_NOGAPS, O_WHATIF, O_REPLAY, O_BRICKS, O_MODELONLY, O_CACHE, O_UNDIST };
+  enum { O_SINCE = 0x200, O_UNTIL, O_JOB, O_WL, O_MOUNT, O_PREFIX, O_NOGAPS, O_WHATIF, O_REPLAY, O_BRICKS, O_MODELONLY, O_CACHE, O_DELAYS };
   static const struct option opts[] = {
       {"since", required_argument, NULL, O_SINCE},   {"until", required_argument, NULL, O_UNTIL},
       {"job", required_argument, NULL, O_JOB},       {"workload", required_argument, NULL, O_WL},
@@ -156,7 +156,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
       {"no-gaps", no_argument, NULL, O_NOGAPS},      {"what-if", required_argument, NULL, O_WHATIF},
       {"replay-dir", required_argument, NULL, O_REPLAY}, {"bricks", required_argument, NULL, O_BRICKS},
       {"residual", no_argument, NULL, O_MODELONLY}, {"client-cache", required_argument, NULL, O_CACHE},
-      {"undisturbed", no_argument, NULL, O_UNDIST},
+      {"with-delays", no_argument, NULL, O_DELAYS},
       SIOX_GLOBAL_LONGOPTS,                          {0}};
   int c, rc;
   int64_t now = siox_time_now_ns();
@@ -193,7 +193,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
     case O_NOGAPS: a->no_gaps = 1; break;
     case O_REPLAY: a->replay_dir = optarg; break;
     case O_MODELONLY: a->residual = 1; break;
-    case O_UNDIST: a->undisturbed = 1; break;
+    case O_DELAYS: a->with_delays = 1; break;
     case O_CACHE:
       if (siox_bytes_arg(optarg, &a->client_cache) != 0)
         return siox_cli_usage(self, "--client-cache takes bytes (e.g. 0, 65536, 512M, 2G), not '%s'", optarg);
@@ -304,7 +304,7 @@ static json_object *model_json(const siox_cap_model *m) {
   siox_json_int(o, "client_cache_bytes", (int64_t)m->client_cache_bytes);
   siox_json_dbl(o, "cache_read_a_ns", m->cache_read.a_ns);
   siox_json_dbl(o, "cache_read_b_ns", m->cache_read.b_ns);
-  json_object_object_add(o, "undisturbed", json_object_new_boolean(m->undisturbed));
+  json_object_object_add(o, "with_delays", json_object_new_boolean(m->with_delays));
   for (uint32_t i = 0; i < m->ncomp; i++) {
     const struct siox_cap_comp *c = &m->comp[i];
     json_object *j = json_object_new_object(), *cls = json_object_new_object();
@@ -527,7 +527,7 @@ int siox_capacity_model_run(struct siox_cli *cli, int argc, char **argv) {
     return SIOX_EXIT_FAIL;
   }
   m->client_cache_bytes = a.client_cache;
-  m->undisturbed = a.undisturbed;
+  m->with_delays = a.with_delays;
   if (a.what_if) rc = what_if(pg, &a, cli, m);
   else if (cli->json) rc = siox_json_print(model_json(m)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
   else print_model(m), rc = SIOX_EXIT_OK;

@@ -7,8 +7,8 @@
  * 5 samples are not judged; never fewer than half are kept; the model's
  * calibration (siox_cap_model_fit) uses it for clients, not for bricks; and
  * the simulation serves a
- * request in the line's time plus the delays' mean (excess_ns), or the
- * line's alone when the model is undisturbed.
+ * request in the line's time, plus the delays' mean (excess_ns) when the
+ * model is asked to (with_delays).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -168,12 +168,12 @@ static void test_simulation_adds_the_delays(void **state) {
   struct siox_cap_sim_opts o = {.copies = 1, .brick_of = on_brick, .client = c};
   char err[256] = "";
   double line = A_NS + B_NS * 128 * 1024;
-  for (int undisturbed = 0; undisturbed < 2; undisturbed++) {
-    m->undisturbed = undisturbed;
+  for (int delays = 0; delays < 2; delays++) {
+    m->with_delays = delays;
     siox_cap_model *mc = siox_cap_model_clone(m); /* a scenario's copy keeps the switch */
     struct siox_cap_run run;
     assert_int_equal(siox_cap_simulate(mc, w, &o, &run, err, sizeof err), 0);
-    double want = 1e6 + line + (undisturbed ? 0 : delay_sum / 100);
+    double want = 1e6 + line + (delays ? delay_sum / 100 : 0);
     assert_true(fabs((double)run.job_io_ns[0] - want) < 2);
     siox_cap_run_free(&run);
     siox_cap_model_free(mc);
