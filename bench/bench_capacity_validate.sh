@@ -20,16 +20,25 @@
 #        healed     testbed B, 4 bricks none slowed (heal=brick3)
 #        fpp_healed testbed B, file per process
 #        4to2       testbed C, 2 bricks none slowed (heal=brick3+bricks=2)
+#        2to4       the other way: the model calibrated on the 4to2 run's
+#                   window (testbed C, 2 bricks: its replay is the recorded
+#                   job), bricks=4, checked against the healed run (testbed
+#                   B: 4 bricks, none slowed, the same workload); needs both
+#                   runs, so it runs them
 #      (CV_CASES="asis fpp ..." runs a subset.)
 #   3. `siox capacity validate --job STRIDED` with every case and its runs:
 #      measured = the runs' I/O time read back from the warehouse.
 # Prints (NAME VALUE UNIT) per case, under <scenario>_<workload> (asis_strided,
 # load2_strided, ranks2_strided, ranks8_strided, asis_fpp, load2_fpp,
-# healed_strided, healed_fpp, 4to2_strided): capacity_prediction_error_percent_<key>,
+# healed_strided, healed_fpp, 4to2_strided, 2to4_strided): capacity_prediction_error_percent_<key>,
 # capacity_predicted_io_time_ms_<key>, capacity_measured_io_time_ms_<key>,
 # and the baseline on the same runs, the model without the client's page
 # cache (--client-cache 0): capacity_prediction_error_percent_<key>_nocache,
-# capacity_predicted_io_time_ms_<key>_nocache;
+# capacity_predicted_io_time_ms_<key>_nocache; the model with the
+# recording's delays added (--with-delays, capacity/README.md "Disturbed
+# samples"): ..._<key>_delays; with CV_BASELINE_CLI=PATH (a `siox` built
+# from the commit to compare with), its validate on the same runs:
+# ..._<key>_baseline;
 # then capacity_prediction_error_percent_median and capacity_validated (1 when
 # every case is within validate's 10 %); capacity_validate_refused_<case>
 # when validate refused the case's run (its reason on stderr: e.g. a trace
@@ -51,7 +60,7 @@ skip_unless_fuse_testbed >&2
 . "$top/tests/integration/sys_lib.sh"
 . "$top/tests/integration/capacity_validate_lib.sh"
 trap 'tb_stop; cleanup >/dev/null' EXIT
-want() { [[ " $CASES " == *" $1 "* ]]; }
+want() { [[ " $CASES " == *" $1 "* ]] || { [[ " $CASES " == *" 2to4 "* ]] && [[ "$1" = healed || "$1" = 4to2 ]]; }; }
 start_server >&2
 start_daemon "" --batch-ms 50 >&2
 JOB="cv-$$"
@@ -89,6 +98,7 @@ if want healed || want fpp_healed; then
   tb_start "" "$JOB-fs2"
   run_case healed "$T/$JOB.wl" 1 "heal=$SLOWB"
   run_case fpp_healed "$T/fpp.wl" 1 "heal=$SLOWB"
+  MNT_B=$MNT
 fi
 if want 4to2; then
   echo "testbed C: 2 bricks" >&2
@@ -97,23 +107,42 @@ if want 4to2; then
   run_case 4to2 "$T/$JOB.wl" 1 "heal=$SLOWB+bricks=2"
 fi
 wait_settled
+# 2to4: calibrated on the 4to2 run (2 bricks), 4 bricks predicted, the
+# healed run (4 healthy bricks, the same workload) measured. Not one of
+# CV_NAMES: its validate has another recorded job and window.
+if [[ " $CASES " == *" 2to4 "* ]]; then
+  printf '%s\n' --case 2to4 --scenario bricks=4 --workload "$T/$JOB.wl" --replay-dir "$MNT_B/r-healed" \
+    --run-mount "$MNT_B" --measured healed-1 >"$T/case-2to4.args"
+  printf '%s\n' --job 4to2-1 --prefix "$MNT/r-4to2/" --mount "$MNT" >"$T/job-2to4.args"
+fi
 args=(--job "$JOB" --prefix "$REC_MNT/job/" --mount "$REC_MNT" --since "@$t0" --until "@$t1")
 # All cases at once for the table and verdict; then each alone, so that one
 # case whose run is refused (e.g. an incomplete trace) leaves the others'
 # figures, and the refusal is printed.
 siox_cli capacity validate "${args[@]}" "${CV_CASES[@]}" >&2 || echo "(validate refused a case: see below)" >&2
 : >"$T/refused"
-for n in "${CV_NAMES[@]}"; do
+ALL_NAMES=("${CV_NAMES[@]}")
+[ -f "$T/case-2to4.args" ] && ALL_NAMES+=(2to4)
+for n in "${ALL_NAMES[@]}"; do
   cv_case_args "$n" one
+  args=(--job "$JOB" --prefix "$REC_MNT/job/" --mount "$REC_MNT" --since "@$t0" --until "@$t1")
+  [ -f "$T/job-$n.args" ] && mapfile -t args <"$T/job-$n.args"
   siox_cli capacity validate "${args[@]}" "${one[@]}" --json >"$T/v-$n.json" 2>>"$T/refused" \
     || { echo "$n" >>"$T/refused.names"; rm -f "$T/v-$n.json"; }
   # The baseline, on the same runs: the model without the client's page
   # cache (every read a brick request), as it was before it had one.
   siox_cli capacity validate "${args[@]}" "${one[@]}" --client-cache 0 --json >"$T/v0-$n.json" 2>/dev/null \
     || rm -f "$T/v0-$n.json"
+  # With the recording's delays (capacity/README.md, "Disturbed samples").
+  siox_cli capacity validate "${args[@]}" "${one[@]}" --with-delays --json >"$T/vd-$n.json" 2>/dev/null \
+    || rm -f "$T/vd-$n.json"
+  if [ -n "${CV_BASELINE_CLI:-}" ]; then
+    "$CV_BASELINE_CLI" --data-dir "$SERVER_DIR" capacity validate "${args[@]}" "${one[@]}" --json >"$T/vb-$n.json" \
+      2>/dev/null || rm -f "$T/vb-$n.json"
+  fi
 done
 cat "$T/refused" >&2
-python3 - "$T" "${CV_NAMES[@]}" <<'PY'
+python3 - "$T" "${ALL_NAMES[@]}" <<'PY'
 import json, os, statistics, sys
 t, names = sys.argv[1], sys.argv[2:]
 # The issue's names, capacity_prediction_error_percent_<scenario>_<workload>:
@@ -121,7 +150,7 @@ t, names = sys.argv[1], sys.argv[2:]
 # form; ranks2/ranks8 are the strided job at other rank counts.
 key = {"asis": "asis_strided", "load2": "load2_strided", "ranks2": "ranks2_strided", "ranks8": "ranks8_strided",
        "fpp": "asis_fpp", "fpp_load2": "load2_fpp", "healed": "healed_strided", "fpp_healed": "healed_fpp",
-       "4to2": "4to2_strided"}
+       "4to2": "4to2_strided", "2to4": "2to4_strided"}
 errs = []
 for n in names:
     f = os.path.join(t, f"v-{n}.json")
@@ -134,11 +163,12 @@ for n in names:
     print(f"capacity_prediction_error_percent_{k} {c['error_pct']:.1f} %")
     print(f"capacity_predicted_io_time_ms_{k} {c['predicted_io_time_ns'] / 1e6:.1f} ms")
     print(f"capacity_measured_io_time_ms_{k} {c['measured_io_time_ns'] / 1e6:.1f} ms")
-    f0 = os.path.join(t, f"v0-{n}.json")
-    if os.path.exists(f0):
-        c0 = json.load(open(f0))["cases"][0]
-        print(f"capacity_prediction_error_percent_{k}_nocache {c0['error_pct']:.1f} %")
-        print(f"capacity_predicted_io_time_ms_{k}_nocache {c0['predicted_io_time_ns'] / 1e6:.1f} ms")
+    for pre, suf in (("v0", "nocache"), ("vd", "delays"), ("vb", "baseline")):
+        f0 = os.path.join(t, f"{pre}-{n}.json")
+        if os.path.exists(f0):
+            c0 = json.load(open(f0))["cases"][0]
+            print(f"capacity_prediction_error_percent_{k}_{suf} {c0['error_pct']:.1f} %")
+            print(f"capacity_predicted_io_time_ms_{k}_{suf} {c0['predicted_io_time_ns'] / 1e6:.1f} ms")
 if errs:
     print(f"capacity_prediction_error_percent_median {statistics.median(errs):.1f} %")
     print(f"capacity_validated {int(len(errs) == len(names) and max(errs) <= 10)} bool")

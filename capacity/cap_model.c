@@ -65,6 +65,7 @@ siox_cap_model *siox_cap_model_clone(const siox_cap_model *m) {
   c->samples = m->samples;
   c->client_cache_bytes = m->client_cache_bytes;
   c->cache_read = m->cache_read;
+  c->with_delays = m->with_delays;
   for (size_t i = 0; i < m->ncomp; i++) {
     int64_t k = siox_cap_model_comp(c, m->comp[i].name, m->comp[i].kind);
     if (k < 0) goto fail;
@@ -148,7 +149,13 @@ int siox_cap_model_fit(siox_cap_model *m, const struct siox_cap_sample *s, size_
       size_t k = 0;
       for (size_t i = 0; i < n; i++)
         if (s[i].comp == c && s[i].cls == (uint32_t)cls) x[k] = (double)s[i].bytes, y[k++] = (double)s[i].ns;
-      if (k) siox_cap_fit_line(x, y, k, &m->comp[c].fit[cls]);
+      /* A client's exclusive time is a difference (its activity minus its
+       * brick's), holding all that delayed the request between them: its
+       * disturbed samples are left out (README "Disturbed samples"). A
+       * brick's is one translator call, fitted as measured. */
+      int (*fit)(const double *, const double *, size_t, struct siox_cap_fit *) =
+          m->comp[c].kind == SIOX_CAP_CLIENT ? siox_cap_fit_robust : siox_cap_fit_line;
+      if (k && (rc = fit(x, y, k, &m->comp[c].fit[cls])) < 0) goto out;
     }
     m->comp[c].servers = concurrency(s, n, c);
   }

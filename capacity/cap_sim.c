@@ -187,7 +187,9 @@ static int issue(struct sim *s, uint32_t id) {
   for (; r->stage < 2; r->stage++) {
     int64_t c = r->stage == 0 ? s->o->client : b;
     if (c < 0 || !s->m->comp[c].fit[cls].n) continue; /* no such stage, or a class it never served */
-    double svc = siox_cap_fit_eval(&s->m->comp[c].fit[cls], (double)bytes);
+    const struct siox_cap_fit *f = &s->m->comp[c].fit[cls];
+    double svc = siox_cap_fit_eval(f, (double)bytes) + (s->m->with_delays ? f->excess_ns : 0);
+    if (svc < 0) svc = 0;
     return cap_station_arrive(&s->q, &s->st[c], (uint32_t)c, id, svc);
   }
   /* Neither stage serves it: the request costs nothing in the model. */

@@ -46,10 +46,22 @@ struct siox_cap_fit {
   double se_a, se_b; /* their standard errors (0 when n < 3) */
   double cov_ab;     /* their covariance */
   double sd_ns;      /* residual standard deviation */
+  uint64_t left_out; /* samples left out as disturbed (siox_cap_fit_robust); not in n */
+  double excess_ns;  /* mean of all n + left_out samples' time above the line: the disturbances the
+                      * recording's requests met, per request on average (0 from siox_cap_fit_line) */
 };
 /* y = a + b*x over n samples. b is kept >= 0 (a negative slope is noise:
  * then a is the mean and b 0); with all x equal b is 0. -EINVAL when n is 0. */
 int siox_cap_fit_line(const double *x, const double *y, size_t n, struct siox_cap_fit *out);
+/* The same line on the samples that are service: least squares, then the
+ * samples beyond 3 robust standard deviations (1.4826 x the residuals'
+ * median absolute deviation) of the median residual left out and the line
+ * refitted until none more leaves (never below half the samples; under 5
+ * samples: siox_cap_fit_line). n counts the kept, left_out the others; the
+ * standard errors are the kept samples'; excess_ns the mean residual of all
+ * (what the left-out samples add to the line's time, spread over every
+ * request). -EINVAL when n is 0, -ENOMEM. */
+int siox_cap_fit_robust(const double *x, const double *y, size_t n, struct siox_cap_fit *out);
 /* Predicted service time of a request of `bytes` under fit f, and the
  * standard error of that prediction (of the mean, not of one request). */
 double siox_cap_fit_eval(const struct siox_cap_fit *f, double bytes);
@@ -105,6 +117,10 @@ struct siox_cap_model {
    * client node, least recently used out (0: no cache, every read a request). */
   uint64_t client_cache_bytes;
   struct siox_cap_fit cache_read;
+  /* 0 (the default): the simulation serves each request in its class's
+   * line's time; 1: plus the class's excess_ns, the recording's delays on
+   * average (README "Disturbed samples"). */
+  int with_delays;
 };
 /* Defaults of siox_cap_model_new (README "The client's page cache"). */
 #define SIOX_CAP_CLIENT_CACHE_BYTES (1024ull * 1024 * 1024)
@@ -118,7 +134,8 @@ siox_cap_model *siox_cap_model_clone(const siox_cap_model *m);
 int64_t siox_cap_model_comp(siox_cap_model *m, const char *name, enum siox_cap_kind kind);
 /* Index of the component named name, or -1. */
 int64_t siox_cap_model_find(const siox_cap_model *m, const char *name);
-/* Fits every (component, class) from samples, the concurrency of each
+/* Fits every (component, class) from samples (a client's by siox_cap_fit_robust,
+ * a brick's by siox_cap_fit_line), the concurrency of each
  * component from the samples' overlap, and the chunk size from the largest
  * brick read/write. 0, -EINVAL (a sample names no component), -ENOMEM. */
 int siox_cap_model_fit(siox_cap_model *m, const struct siox_cap_sample *s, size_t n);

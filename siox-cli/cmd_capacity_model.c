@@ -33,7 +33,7 @@ static const char help[] =
     "  siox capacity model [--since T] [--until T] [--json]\n"
     "  siox capacity what-if SCENARIO... (--job J | --workload FILE)... [--since T]\n"
     "                [--until T] [--mount DIR] [--prefix PATH]... [--no-gaps]\n"
-    "                [--client-cache BYTES] [--json]\n"
+    "                [--client-cache BYTES] [--with-delays] [--json]\n"
     "  siox capacity --what-if SCENARIO (--job J | --workload FILE)... [...]\n"
     "  siox capacity place --bricks N [--mount DIR] PATH...\n"
     "\n"
@@ -101,6 +101,9 @@ static const char help[] =
     "                   to BYTES (K, M, G: KiB, MiB, GiB; least recently used out); 0\n"
     "                   sends every read to its brick. Default 1G (capacity/README.md,\n"
     "                   \"The client's page cache\")\n"
+    "  --with-delays    add to each client request the mean delay the recording's\n"
+    "                   requests met beyond their fitted time (capacity/README.md,\n"
+    "                   \"Disturbed samples\"); by default the fitted time only\n"
     "  --replay-dir DIR predict `siox replay --dir DIR` of the workload instead: its\n"
     "                   files DIR/f<ID>-<name> are placed by DHT\n"
     "  --bricks N       (place) the volume's brick count\n"
@@ -130,6 +133,7 @@ struct margs {
   const char *prefix[65];
   int nprefix, no_gaps, residual;
   uint64_t client_cache; /* bytes */
+  int with_delays;
 };
 
 int siox_capacity_model_wanted(int argc, char **argv) {
@@ -144,7 +148,7 @@ int siox_capacity_model_wanted(int argc, char **argv) {
 
 static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
   const struct siox_cmd *self = &siox_cmd_capacity_model;
-  enum { O_SINCE = 0x200, O_UNTIL, O_JOB, O_WL, O_MOUNT, O_PREFIX, O_NOGAPS, O_WHATIF, O_REPLAY, O_BRICKS, O_MODELONLY, O_CACHE };
+  enum { O_SINCE = 0x200, O_UNTIL, O_JOB, O_WL, O_MOUNT, O_PREFIX, O_NOGAPS, O_WHATIF, O_REPLAY, O_BRICKS, O_MODELONLY, O_CACHE, O_DELAYS };
   static const struct option opts[] = {
       {"since", required_argument, NULL, O_SINCE},   {"until", required_argument, NULL, O_UNTIL},
       {"job", required_argument, NULL, O_JOB},       {"workload", required_argument, NULL, O_WL},
@@ -152,6 +156,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
       {"no-gaps", no_argument, NULL, O_NOGAPS},      {"what-if", required_argument, NULL, O_WHATIF},
       {"replay-dir", required_argument, NULL, O_REPLAY}, {"bricks", required_argument, NULL, O_BRICKS},
       {"residual", no_argument, NULL, O_MODELONLY}, {"client-cache", required_argument, NULL, O_CACHE},
+      {"with-delays", no_argument, NULL, O_DELAYS},
       SIOX_GLOBAL_LONGOPTS,                          {0}};
   int c, rc;
   int64_t now = siox_time_now_ns();
@@ -188,6 +193,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
     case O_NOGAPS: a->no_gaps = 1; break;
     case O_REPLAY: a->replay_dir = optarg; break;
     case O_MODELONLY: a->residual = 1; break;
+    case O_DELAYS: a->with_delays = 1; break;
     case O_CACHE:
       if (siox_bytes_arg(optarg, &a->client_cache) != 0)
         return siox_cli_usage(self, "--client-cache takes bytes (e.g. 0, 65536, 512M, 2G), not '%s'", optarg);
@@ -243,8 +249,9 @@ static void print_model(const siox_cap_model *m) {
          "(not calibrated: capacity/README.md)\n",
          siox_fmt_bytes((int64_t)m->client_cache_bytes, b, sizeof b), m->cache_read.a_ns / 1e3,
          m->cache_read.b_ns > 0 ? 1e3 / m->cache_read.b_ns : 0);
-  printf("service time = a +- se(a) [+ bytes / bandwidth (+- se)], per request; N samples\n\n");
-  printf("%-32s %-6s %7s  %-7s %6s  %-48s %s\n", "COMPONENT", "KIND", "SERVERS", "CLASS", "N", "SERVICE TIME",
+  printf("service time = a +- se(a) [+ bytes / bandwidth (+- se)], per request; N samples fitted, OUT left out as "
+         "disturbed, DELAY what they add per request on average (capacity/README.md)\n\n");
+  printf("%-32s %-6s %7s  %-7s %6s %5s  %-48s %10s  %s\n", "COMPONENT", "KIND", "SERVERS", "CLASS", "N", "OUT", "SERVICE TIME", "DELAY",
          "CAPACITY (-2se .. +2se)");
   uint32_t order[1024];
   size_t nb = siox_cap_model_bricks(m, order, 1024), n = nb;
@@ -265,10 +272,12 @@ static void print_model(const siox_cap_model *m) {
                  hi > 0 ? siox_fmt_bytes((int64_t)hi, hi_s, sizeof hi_s) : "?", c->declared_bps > 0 ? " declared" : "");
       else
         snprintf(capb, sizeof capb, "%.0f op/s (%.0f .. %s)", cap, lo, hi > 0 ? (snprintf(hi_s, sizeof hi_s, "%.0f", hi), hi_s) : "?");
-      printf("%-32s %-6s %7s  %-7s %6" PRIu64 "  %-48s %s\n", first ? c->name : "",
+      char delay[32];
+      siox_fmt_duration((int64_t)llround(f->excess_ns), delay, sizeof delay);
+      printf("%-32s %-6s %7s  %-7s %6" PRIu64 " %5" PRIu64 "  %-48s %10s  %s\n", first ? c->name : "",
              first ? (c->kind == SIOX_CAP_BRICK ? "brick" : "client") : "",
              first ? (snprintf(lo_s, sizeof lo_s, "%u", c->servers), lo_s) : "", siox_cap_class_name(cls), f->n,
-             cost_str(f, data, cost, sizeof cost), capb);
+             f->left_out, cost_str(f, data, cost, sizeof cost), f->left_out ? delay : "-", capb);
       first = 0;
     }
   }
@@ -278,6 +287,8 @@ static void print_model(const siox_cap_model *m) {
 static json_object *fit_json(const struct siox_cap_fit *f) {
   json_object *o = json_object_new_object();
   siox_json_int(o, "n", (int64_t)f->n);
+  siox_json_int(o, "left_out", (int64_t)f->left_out);
+  siox_json_dbl(o, "excess_ns", f->excess_ns);
   siox_json_dbl(o, "a_ns", f->a_ns);
   siox_json_dbl(o, "se_a_ns", f->se_a);
   siox_json_dbl(o, "b_ns_per_byte", f->b_ns);
@@ -293,6 +304,7 @@ static json_object *model_json(const siox_cap_model *m) {
   siox_json_int(o, "client_cache_bytes", (int64_t)m->client_cache_bytes);
   siox_json_dbl(o, "cache_read_a_ns", m->cache_read.a_ns);
   siox_json_dbl(o, "cache_read_b_ns", m->cache_read.b_ns);
+  json_object_object_add(o, "with_delays", json_object_new_boolean(m->with_delays));
   for (uint32_t i = 0; i < m->ncomp; i++) {
     const struct siox_cap_comp *c = &m->comp[i];
     json_object *j = json_object_new_object(), *cls = json_object_new_object();
@@ -515,6 +527,7 @@ int siox_capacity_model_run(struct siox_cli *cli, int argc, char **argv) {
     return SIOX_EXIT_FAIL;
   }
   m->client_cache_bytes = a.client_cache;
+  m->with_delays = a.with_delays;
   if (a.what_if) rc = what_if(pg, &a, cli, m);
   else if (cli->json) rc = siox_json_print(model_json(m)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
   else print_model(m), rc = SIOX_EXIT_OK;

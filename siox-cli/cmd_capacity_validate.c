@@ -35,7 +35,7 @@ static const char help[] =
     "SYNOPSIS\n"
     "  siox capacity validate --job J [--prefix PATH]... [--mount DIR] [--since T]\n"
     "                [--until T] [--tolerance PCT] [--no-gaps] [--residual]\n"
-    "                [--client-cache BYTES] [--json]\n"
+    "                [--client-cache BYTES] [--with-delays] [--json]\n"
     "                CASE...\n"
     "  CASE:  --case NAME [--scenario SPEC] [--workload FILE] [--replay-dir DIR]\n"
     "         [--run-mount DIR] --measured JOB [--measured JOB]...\n"
@@ -83,6 +83,9 @@ static const char help[] =
     "                    to BYTES (K, M, G: KiB, MiB, GiB; least recently used out);\n"
     "                    0 sends every read to its brick. Default 1G\n"
     "                    (capacity/README.md, \"The client's page cache\")\n"
+    "  --with-delays     add to each client request the mean delay the recording's\n"
+    "                    requests met beyond their fitted time (capacity/README.md,\n"
+    "                    \"Disturbed samples\"); by default the fitted time only\n"
     "  --case NAME       starts a case; the options below belong to the last --case\n"
     "  --scenario SPEC   the storage scenario, as siox capacity what-if takes it\n"
     "                    (bricks=N, heal=BRICK, device=BRICK:LAT_US:MBPS, load=K,\n"
@@ -128,6 +131,7 @@ struct vargs {
   int nprefix, no_gaps, residual, window;
   int64_t since_ns, until_ns;
   uint64_t client_cache; /* bytes */
+  int with_delays;
   double tolerance;
   struct vcase cs[MAX_CASES];
   int ncase;
@@ -152,14 +156,14 @@ static int case_opt(const struct siox_cmd *self, struct vargs *a, int c) {
 
 static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
   const struct siox_cmd *self = &siox_cmd_capacity_validate;
-  enum { O_JOB = 0x200, O_PREFIX, O_MOUNT, O_SINCE, O_UNTIL, O_TOL, O_NOGAPS, O_RESID, O_CASE, O_CACHE };
+  enum { O_JOB = 0x200, O_PREFIX, O_MOUNT, O_SINCE, O_UNTIL, O_TOL, O_NOGAPS, O_RESID, O_CASE, O_CACHE, O_DELAYS };
   static const struct option opts[] = {
       {"job", required_argument, NULL, O_JOB},       {"prefix", required_argument, NULL, O_PREFIX},
       {"mount", required_argument, NULL, O_MOUNT},   {"since", required_argument, NULL, O_SINCE},
       {"until", required_argument, NULL, O_UNTIL},   {"tolerance", required_argument, NULL, O_TOL},
       {"no-gaps", no_argument, NULL, O_NOGAPS},      {"residual", no_argument, NULL, O_RESID},
       {"case", required_argument, NULL, O_CASE},     {"scenario", required_argument, NULL, 's'},
-      {"client-cache", required_argument, NULL, O_CACHE},
+      {"client-cache", required_argument, NULL, O_CACHE}, {"with-delays", no_argument, NULL, O_DELAYS},
       {"workload", required_argument, NULL, 'w'},    {"replay-dir", required_argument, NULL, 'r'},
       {"run-mount", required_argument, NULL, 'm'},   {"measured", required_argument, NULL, 'M'},
       SIOX_GLOBAL_LONGOPTS,                          {0}};
@@ -195,6 +199,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
         return siox_cli_usage(self, "--tolerance takes a percentage above 0, not '%s'", optarg);
       break;
     }
+    case O_DELAYS: a->with_delays = 1; break;
     case O_CACHE:
       if (siox_bytes_arg(optarg, &a->client_cache) != 0)
         return siox_cli_usage(self, "--client-cache takes bytes (e.g. 0, 65536, 512M, 2G), not '%s'", optarg);
@@ -359,6 +364,7 @@ int siox_capacity_validate_run(struct siox_cli *cli, int argc, char **argv) {
                                     sizeof err) == 0 &&
       load(pg, a, &base, err, sizeof err) == 0) {
     m->client_cache_bytes = a->client_cache;
+    m->with_delays = a->with_delays;
     rc = validate_all(pg, a, cli, m);
   }
   else
