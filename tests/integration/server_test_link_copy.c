@@ -1,7 +1,7 @@
 /*
  * Integration test: the in-memory matcher's links go into causal_links
- * with a plain COPY (issue 15 §1, schema 030), and the receives' matched
- * flag and the unmatched count follow.
+ * with a plain COPY (issue 15 §1), and the receives' matched flag and the
+ * unmatched count (schema 030) follow.
  *
  * A brick's batch stores a receive R (its sender not there yet) and a
  * decoy receive nobody sends to. Before the client's batch with R's
