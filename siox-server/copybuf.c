@@ -86,6 +86,13 @@ void siox_copybuf_i64(struct siox_copybuf *c, int64_t v) {
   put64(c, (uint64_t)v);
 }
 
+void siox_copybuf_f32(struct siox_copybuf *c, float v) {
+  uint32_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  put32(c, 4);
+  put32(c, bits);
+}
+
 void siox_copybuf_f64(struct siox_copybuf *c, double v) {
   uint64_t bits;
   memcpy(&bits, &v, sizeof bits);

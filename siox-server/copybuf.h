@@ -33,6 +33,7 @@ void siox_copybuf_null(struct siox_copybuf *c);
 void siox_copybuf_i32(struct siox_copybuf *c, int32_t v);
 void siox_copybuf_i64(struct siox_copybuf *c, int64_t v);
 void siox_copybuf_bool(struct siox_copybuf *c, int v);
+void siox_copybuf_f32(struct siox_copybuf *c, float v);
 void siox_copybuf_f64(struct siox_copybuf *c, double v);
 void siox_copybuf_text(struct siox_copybuf *c, const char *s, size_t len);
 /* Starts a one-dimensional array field of n elements of elem_size bytes;

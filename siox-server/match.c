@@ -255,11 +255,15 @@ static int link_new(struct siox_db *db, struct siox_match_result *res, struct ba
  * sequential scan of activities). So the matcher refreshes the statistics
  * of both each time remote_calls has doubled since it last did (and on its
  * first pass): a handful of ANALYZEs over a warehouse's life, each a sample
- * of 30,000 rows per table. */
-static int refresh_stats(struct siox_db *db, int64_t top) {
-  if (top < 1000 || (db->match_analyzed && top < 2 * db->match_analyzed)) return 0;
-  int rc = siox_db_exec(db->conn, "ANALYZE remote_calls, activities");
-  if (rc == 0) db->match_analyzed = top;
+ * of 30,000 rows per table. remote_calls on every pass (the window's UPDATE
+ * of matched needs its statistics too: without them it hashed every
+ * receive), activities only before a candidate search, which alone reads
+ * it (its ANALYZE is the dearer one). *at: max(rc_id) when that table was
+ * last analyzed. */
+static int refresh_stats(struct siox_db *db, int64_t top, int64_t *at, const char *sql) {
+  if (top < 1000 || (*at && top < 2 * *at)) return 0;
+  int rc = siox_db_exec(db->conn, sql);
+  if (rc == 0) *at = top;
   return rc;
 }
 
@@ -278,11 +282,12 @@ static int pass(struct siox_db *db, struct siox_match_result *res, struct batch 
   snprintf(tp, sizeof tp, "%lld", (long long)*top);
   const char *p[] = {wm, tp};
   int64_t left = 1;
+  if ((rc = refresh_stats(db, *top, &db->match_analyzed, "ANALYZE remote_calls"))) return rc;
   if ((rc = scalar(db, "SELECT count(*) FROM (SELECT 1 FROM remote_calls WHERE rc_id > $1 AND rc_id <= $2"
                        " AND NOT in_memory LIMIT 1) x", 2, p, &left)))
     return rc;
   if (left == 0) return exec_params(db, "UPDATE match_state SET watermark = $1", 1, p + 1);
-  if ((rc = refresh_stats(db, *top))) return rc;
+  if ((rc = refresh_stats(db, *top, &db->match_analyzed_acts, "ANALYZE activities"))) return rc;
   return link_new(db, res, b, late_ns, *top);
 }
 
@@ -292,10 +297,14 @@ int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result
   int64_t top = 0, unmatched = 0;
   memset(&b, 0, sizeof b);
   memset(res, 0, sizeof *res);
-  int rc = siox_db_exec(db->conn, "BEGIN");
+  /* A pass need not wait for its WAL flush: it promises no daemon
+   * anything, and one lost in a crash is lost whole (links and watermark
+   * in one transaction), so the next pass does it again. The next batch's
+   * synchronous commit flushes it anyway. */
+  int rc = siox_db_exec(db->conn, "BEGIN; SET LOCAL synchronous_commit = off");
   if (rc == 0) rc = pass(db, res, &b, late_ns, &top);
   if (rc == 0)
-    rc = scalar(db, "SELECT count(*) FROM remote_calls WHERE kind = 'R' AND NOT matched", 0, NULL, &unmatched);
+    rc = scalar(db, "SELECT unmatched FROM match_state", 0, NULL, &unmatched); /* kept by triggers (schema 030) */
   if (rc == 0) rc = siox_db_exec(db->conn, "COMMIT");
   if (rc == 0) {
     if (top > db->match_watermark) db->match_watermark = top;

@@ -98,28 +98,42 @@ static double as_real(double conf) {
   return (double)strtof(v, NULL);
 }
 
-static int upsert(struct siox_db *db, const struct siox_mw_out *o) {
-  struct siox_copybuf *c = &db->copy;
+/* Binary COPY rows of causal_links' five columns, of the links whose
+ * fresh is want (-1: all). Returns how many. */
+static size_t link_rows(struct siox_copybuf *c, const struct siox_mw_out *o, int want) {
+  size_t n = 0;
   siox_copybuf_start(c);
   for (size_t i = 0; i < o->nlinks; i++) {
     const struct siox_mw_link *l = &o->links[i];
+    if (want >= 0 && l->fresh != want) continue;
     siox_copybuf_row(c, 5);
     siox_copybuf_i64(c, l->parent);
     siox_copybuf_i64(c, l->child);
-    siox_copybuf_f64(c, as_real(l->confidence));
+    siox_copybuf_f32(c, (float)as_real(l->confidence));
     siox_copybuf_i64(c, (int64_t)l->overlap);
     siox_copybuf_text(c, l->flags, strlen(l->flags));
+    n++;
   }
+  return n;
+}
+
+#define LINK_COLUMNS " (parent_aid, child_aid, confidence, overlap_bytes, flags)"
+
+/* Links whose pair may exist already (want -1: all of them, 0: those the
+ * window changed): staged, then upserted. */
+static int upsert(struct siox_db *db, const struct siox_mw_out *o, int want) {
+  struct siox_copybuf *c = &db->copy;
+  if (link_rows(c, o, want) == 0) return 0;
   int rc = siox_copybuf_finish(c);
   if (rc == 0)
     rc = siox_db_exec(db->conn, "CREATE TEMP TABLE IF NOT EXISTS siox_link_stage (parent_aid bigint, child_aid bigint,"
-                                " confidence float8, overlap_bytes bigint, flags text) ON COMMIT DELETE ROWS");
+                                " confidence real, overlap_bytes bigint, flags text) ON COMMIT DELETE ROWS");
   if (rc == 0)
-    rc = siox_db_copy(db->conn, "COPY siox_link_stage FROM STDIN (FORMAT binary)", c->p, c->len) ? -EIO : 0;
+    rc = siox_db_copy(db->conn, "COPY siox_link_stage" LINK_COLUMNS " FROM STDIN (FORMAT binary)", c->p, c->len) ? -EIO : 0;
   PGresult *r = rc ? NULL
                    : siox_db_query(db->conn,
-                                   "WITH i AS (INSERT INTO causal_links (parent_aid, child_aid, confidence, overlap_bytes, flags)"
-                                   " SELECT parent_aid, child_aid, confidence::real, overlap_bytes, flags FROM siox_link_stage"
+                                   "WITH i AS (INSERT INTO causal_links" LINK_COLUMNS
+                                   " SELECT parent_aid, child_aid, confidence, overlap_bytes, flags FROM siox_link_stage"
                                    " ON CONFLICT (parent_aid, child_aid) DO UPDATE SET confidence = EXCLUDED.confidence,"
                                    " overlap_bytes = EXCLUDED.overlap_bytes, flags = EXCLUDED.flags RETURNING (xmax = 0) AS fresh)"
                                    " SELECT count(*) FILTER (WHERE fresh) FROM i",
@@ -128,6 +142,31 @@ static int upsert(struct siox_db *db, const struct siox_mw_out *o) {
   db->links_memory += strtoll(PQgetvalue(r, 0, 0), NULL, 10);
   PQclear(r);
   return 0;
+}
+
+/* The links of pairs the window never linked before go straight into
+ * causal_links with the batch's own kind of COPY: no staging table, no
+ * conflict check (the upsert cost 6 us a link). The window remembers every
+ * link it stored, and the SQL matcher never links a receive the window
+ * still decides, so such a pair is not stored yet. Should it be all the
+ * same (a daemon's clock uncertainty changed between the two matchers'
+ * decisions, see README), the savepoint turns the unique violation into
+ * the upsert of all of them: still exactly once, never a failed batch. */
+static int insert_fresh(struct siox_db *db, const struct siox_mw_out *o) {
+  struct siox_copybuf *c = &db->copy;
+  size_t n = link_rows(c, o, 1);
+  int rc = siox_copybuf_finish(c);
+  if (n == 0 || rc) return rc;
+  if ((rc = siox_db_exec(db->conn, "SAVEPOINT siox_links"))) return rc;
+  rc = siox_db_copy(db->conn, "COPY causal_links" LINK_COLUMNS " FROM STDIN (FORMAT binary)", c->p, c->len);
+  if (rc == 0) {
+    db->links_memory += (int64_t)n;
+    return siox_db_exec(db->conn, "RELEASE SAVEPOINT siox_links");
+  }
+  if (rc != -EEXIST) return rc;
+  siox_log("in-memory matcher: a link it had not stored exists already; upserting the batch's links");
+  rc = siox_db_exec(db->conn, "ROLLBACK TO SAVEPOINT siox_links");
+  return rc ? rc : upsert(db, o, 1);
 }
 
 /* ---- API ------------------------------------------------------------------------------ */
@@ -142,7 +181,8 @@ int siox_match_memory(struct siox_db *db, uint64_t daemon_id, int64_t unc_ns, st
     if (siox_mw_batch(db->mw, calls, n, &out) != 0) siox_log("in-memory matcher: out of memory; the SQL matcher takes over");
     if (out.nstale) rc = delete_stale(db, &out);
     if (rc == 0 && out.nmatched) rc = set_matched(db, &out);
-    if (rc == 0 && out.nlinks) rc = upsert(db, &out);
+    if (rc == 0 && out.nlinks) rc = insert_fresh(db, &out);
+    if (rc == 0 && out.nlinks) rc = upsert(db, &out, 0);
   } else {
     for (size_t i = 0; i < n; i++) calls[i].in_memory = calls[i].matched = 0;
   }

@@ -410,7 +410,7 @@ static int store(struct siox_mw *w, struct entry *r, size_t m, struct siox_mw_ou
   for (size_t i = 0; i < m; i++) {
     const struct siox_link *was = with_parent(ol, on, nl[i].parent);
     if (!was || !same_link(was, &nl[i]))
-      out->links[out->nlinks++] = (struct siox_mw_link){nl[i].parent, r->aid, nl[i].confidence, nl[i].overlap, nl[i].flags};
+      out->links[out->nlinks++] = (struct siox_mw_link){nl[i].parent, r->aid, nl[i].confidence, nl[i].overlap, nl[i].flags, !was};
   }
   for (size_t i = 0; i < on; i++)
     if (!with_parent(nl, m, ol[i].parent)) out->stale[out->nstale++] = (struct siox_mw_link){.parent = ol[i].parent, .child = r->aid};

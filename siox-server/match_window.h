@@ -46,9 +46,10 @@ struct siox_mw_link {
   double confidence;
   uint64_t overlap;
   const char *flags;
+  int fresh; /* the window stored no link of this pair before: a plain insert */
 };
 
-/* What one batch decided: links to upsert (new or changed), links no
+/* What one batch decided: links to store (new, or changed: fresh 0), links no
  * longer chosen (stale: parent and child only; delete them), and receives
  * stored by earlier batches that have links now (set matched). A receive
  * whose links did not change appears nowhere. */

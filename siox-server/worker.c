@@ -26,6 +26,17 @@ void siox_db_caches_clear(struct siox_db *db) {
   db->n_targets = 0;
 }
 
+/* The database thread's statements are short: a batch's COPYs, index
+ * probes, the matcher's passes. PostgreSQL's JIT compiles any plan it
+ * estimates above jit_above_cost, and on a growing warehouse the matcher's
+ * queries and the grant pass cross it: each then spent 50-200 ms in LLVM
+ * (a fifth of the backend's time in bench_match) to run for a few ms. */
+static PGconn *connect_db(const char *conninfo) {
+  PGconn *c = siox_db_connect(conninfo, 0);
+  if (c && siox_db_exec(c, "SET jit = off") != 0) PQfinish(c), c = NULL;
+  return c;
+}
+
 #define RECONNECT_MIN_MS 100
 #define RECONNECT_MAX_MS 5000
 
@@ -53,8 +64,8 @@ static void ensure_connected(struct siox_worker *w) {
   }
   if (now < w->next_try_ms) return;
   if (db->conn) PQfinish(db->conn);
-  db->conn = siox_db_connect(db->conninfo, 0);
-  if (!db->conn && siox_pg_revive() == 0) db->conn = siox_db_connect(db->conninfo, 0);
+  db->conn = connect_db(db->conninfo);
+  if (!db->conn && siox_pg_revive() == 0) db->conn = connect_db(db->conninfo);
   siox_db_caches_clear(db);
   db->match_watermark = -1; /* reload from match_state */
   db->activities_arrived = 1;
@@ -123,7 +134,7 @@ int siox_worker_start(struct siox_worker *w, uv_loop_t *loop, const char *connin
   memset(w, 0, sizeof *w);
   w->name = name;
   w->db.conninfo = strdup(conninfo);
-  w->db.conn = siox_db_connect(conninfo, 0);
+  w->db.conn = connect_db(conninfo);
   if (!w->db.conninfo || !w->db.conn) return free(w->db.conninfo), -EIO;
   w->db.match_watermark = -1;
   w->db.activities_arrived = 1; /* remote calls parked by an earlier run may be complete now */

@@ -4,7 +4,7 @@ add_library(siox-server-harness STATIC ${CMAKE_CURRENT_LIST_DIR}/server_harness.
 target_include_directories(siox-server-harness PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(siox-server-harness PUBLIC siox-protocol siox-ontology PkgConfig::LIBPQ PkgConfig::MUNGE)
 
-foreach(t ingest badinput restart link waiting late merge grants auth match_memory)
+foreach(t ingest badinput restart link link_copy waiting late merge grants auth match_memory)
   add_executable(server_test_${t} ${CMAKE_CURRENT_LIST_DIR}/server_test_${t}.c)
   target_link_libraries(server_test_${t} PRIVATE siox-server-harness)
   add_dependencies(server_test_${t} siox-server)
