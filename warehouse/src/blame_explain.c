@@ -97,6 +97,11 @@ static void missing(FILE *f, const struct siox_blame *b, const struct siox_blame
   fprintf(f, " and no baseline of the component (need %d samples).\n", SIOX_KB_MIN_BASELINE);
 }
 
+/* What the component's other operations were judged against (the class's ops_ratio). */
+static const char *ops_reference(const struct siox_blame_wait *o) {
+  return o->ops_by_peers ? "its peers' median" : "its kind's model";
+}
+
 static void headline(FILE *f, const struct siox_blame *b, const struct siox_blame_wait *o,
                      const struct siox_unlinked *u) {
   const struct siox_act *x = o->resource ? o->resource : b->suspect, *c = siox_blame_culprit(b, o);
@@ -109,8 +114,8 @@ static void headline(FILE *f, const struct siox_blame *b, const struct siox_blam
     break;
   case SIOX_CLASS_TRANSIENT:
     fprintf(f, "Transient: %s (%s), activity %" PRId64 ", was slow (decided by %s), but the component's %zu other "
-               "operations around the call took a median of %.1fx its kind's model: a lone outlier, not a fault.\n",
-            node, x->name, x->aid, siox_evidence_name(o->v.by), o->ops, o->ops_ratio);
+               "operations around the call took a median of %.1fx %s: a lone outlier, not a fault.\n",
+            node, x->name, x->aid, siox_evidence_name(o->v.by), o->ops, o->in.ops_ratio, ops_reference(o));
     break;
   case SIOX_CLASS_INTERFERENCE:
     fprintf(f, "Interference at %s: it served normally (decided by %s), but the call queued %s behind other jobs' "
@@ -129,10 +134,10 @@ static void headline(FILE *f, const struct siox_blame *b, const struct siox_blam
     if (o->outweighed) {
       char t[32];
       fprintf(f, "Nothing stands out in the components it reached: %s (%s), activity %" PRId64 ", was slow (decided "
-                 "by %s), but its %zu other operations around the call took a median of %.1fx its kind's model, "
+                 "by %s), but its %zu other operations around the call took a median of %.1fx %s, "
                  "and %s of the call's %s is covered by no linked component (below): a lone outlier under time "
                  "SIOX does not trace, not a fault.\n",
-              node, x->name, x->aid, siox_evidence_name(o->v.by), o->ops, o->ops_ratio,
+              node, x->name, x->aid, siox_evidence_name(o->v.by), o->ops, o->in.ops_ratio, ops_reference(o),
               siox_fmt_duration(u->unlinked_ns, d, sizeof(d)), siox_fmt_duration(u->total_ns, t, sizeof(t)));
       break;
     }

@@ -225,8 +225,9 @@ static int judge_ops(struct siox_blame_wait *o) {
   size_t n = o->served.n;
   struct siox_kind_sample *ops = malloc((n + 1) * sizeof(*ops));
   double *ns = malloc((n + 1) * sizeof(*ns)), *sh = malloc((n + 1) * sizeof(*sh));
+  double *pb = malloc((n + 1) * sizeof(*pb));
   int64_t *shared = malloc((n + 1) * sizeof(*shared));
-  int rc = ops && ns && sh && shared ? siox_served_shared_ns(o->served.s, n, shared) : -ENOMEM;
+  int rc = ops && ns && sh && pb && shared ? siox_served_shared_ns(o->served.s, n, shared) : -ENOMEM;
   o->ops_share = 1;
   for (size_t i = 0; i < n && rc == 0; i++) {
     const struct siox_served *s = &o->served.s[i];
@@ -237,6 +238,7 @@ static int judge_ops(struct siox_blame_wait *o) {
     if (strcmp(o->served.names[i], o->resource->name) != 0) continue;
     ns[o->ops] = (double)(s->end_ns - s->start_ns);
     sh[o->ops] = (double)shared[i];
+    if (s->bytes > 0) pb[o->ops_sized++] = ns[o->ops] / 1e9 / (double)s->bytes;
     ops[o->ops++] = (struct siox_kind_sample){.node_id = o->resource->node_id, .ns = s->end_ns - s->start_ns,
                                               .bytes = s->bytes};
   }
@@ -245,10 +247,12 @@ static int judge_ops(struct siox_blame_wait *o) {
     o->ops_median_ns = o->ops ? (int64_t)siox_median(ns, o->ops) : 0;
     double raw = o->ops ? siox_median(ns, o->ops) : 0;
     if (raw > 0) o->ops_share = siox_median(sh, o->ops) / raw;
+    o->ops_s_per_byte = o->ops_sized ? siox_median(pb, o->ops_sized) : 0;
   }
   free(ops);
   free(ns);
   free(sh);
+  free(pb);
   free(shared);
   return rc;
 }
@@ -276,14 +280,19 @@ static int peer_judgement(const struct siox_blame_wait *o, const struct siox_bla
 
 /* The component's other operations around the call against the same
  * reference that judged the call: when peers in the window judged it, its
- * node's other samples over the peers' median (the kind's model is learned
- * from history and may hold earlier faults of every component of a small
- * kind, which makes a faulty component's slow operations look normal).
+ * node's other samples over the peers' median, else its operations around
+ * the call (the ones the class counts, o->ops) per byte over that median.
+ * Not the kind's model: it is learned from history and may hold earlier
+ * faults of every component of a small kind; with two components, one of
+ * them slow, it sits between them, and the slow one's operations, all as
+ * slow as the call, looked normal (a fault called a transient).
  * 0 when the peers give no such figure. */
 static double peer_ops_ratio(const struct siox_blame_wait *o, const struct siox_blame *b) {
   const struct siox_blame *p = o->resource == b->suspect ? b : o->peer_judged ? &o->peer : NULL;
-  if (!p || p->verdict == SIOX_VERDICT_NO_PEERS || p->own_samples < SIOX_CLASS_MIN_OPS || p->peer_median <= 0) return 0;
-  return p->own_median / p->peer_median;
+  if (!p || p->verdict == SIOX_VERDICT_NO_PEERS || p->peer_median <= 0) return 0;
+  if (p->own_samples >= SIOX_CLASS_MIN_OPS) return p->own_median / p->peer_median;
+  if (o->ops_sized >= SIOX_CLASS_MIN_OPS) return o->ops_s_per_byte / p->peer_median;
+  return 0;
 }
 
 int siox_blame_wait_run(PGconn *c, const struct siox_blame *b, siox_blame_fetch_fn fetch, void *ctx,
@@ -323,6 +332,7 @@ int siox_blame_wait_run(PGconn *c, const struct siox_blame *b, siox_blame_fetch_
   o->in.peers = peer_judgement(o, b);
   double by_peers = peer_ops_ratio(o, b);
   o->in.ops_ratio = by_peers > 0 ? by_peers : o->ops_ratio;
+  o->ops_by_peers = by_peers > 0;
   /* The same figure per request, with concurrent service shared out. */
   o->in.ops_shared_ratio = o->in.ops_ratio * o->ops_share;
   o->in.ops = o->ops;

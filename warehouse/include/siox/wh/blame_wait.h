@@ -59,6 +59,9 @@ struct siox_blame_wait {
                                       over their median whole time (1: none concurrent) */
   size_t ops;
   int64_t ops_median_ns;
+  size_t ops_sized;                /* those of them that moved bytes */
+  double ops_s_per_byte;           /* their median seconds per byte (0: none) */
+  bool ops_by_peers;               /* in.ops_ratio is against the peers' median, not the kind's model */
   struct siox_blame peer;          /* the resource against its peers (peer.peers owned) */
   bool peer_judged;
   struct siox_class_input in;
