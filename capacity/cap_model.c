@@ -189,9 +189,11 @@ int siox_cap_model_place(siox_cap_model *m, const char *file, uint32_t comp) {
   return 0;
 }
 
-static const siox_cap_model *sort_model; /* qsort has no context argument */
-static int by_name(const void *a, const void *b) {
-  return strverscmp(sort_model->comp[*(const uint32_t *)a].name, sort_model->comp[*(const uint32_t *)b].name);
+/* Component indices by name (glibc's qsort_r: the model is the context, no
+ * file-level pointer that two threads sorting at once would share). */
+static int by_name(const void *a, const void *b, void *model) {
+  const siox_cap_model *m = model;
+  return strverscmp(m->comp[*(const uint32_t *)a].name, m->comp[*(const uint32_t *)b].name);
 }
 
 size_t siox_cap_model_bricks(const siox_cap_model *m, uint32_t *out, size_t max) {
@@ -200,8 +202,7 @@ size_t siox_cap_model_bricks(const siox_cap_model *m, uint32_t *out, size_t max)
   if (!all) return 0;
   for (uint32_t i = 0; i < m->ncomp; i++)
     if (m->comp[i].kind == SIOX_CAP_BRICK) all[k++] = i;
-  sort_model = m;
-  qsort(all, k, sizeof(*all), by_name);
+  qsort_r(all, k, sizeof(*all), by_name, (void *)m);
   for (size_t i = 0; i < k && i < max; i++) out[i] = all[i];
   free(all);
   return k;
