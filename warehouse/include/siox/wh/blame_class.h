@@ -93,7 +93,8 @@ struct siox_class_verdict {
  * 1. The service evidence is the first of peers, kind model, baseline that
  *    exists; it says whether the call's own request was served abnormally.
  * 2. Abnormal, but the component's other operations around the call (>=
- *    SIOX_CLASS_MIN_OPS, judged by the kind's model) are within the ratio:
+ *    SIOX_CLASS_MIN_OPS, judged against the peers' median when peers judged
+ *    the call, else the kind's model: ops_ratio) are within the ratio:
  *    the request is a lone outlier (a transient), not a fault — unless the
  *    call waited, which is then classified by rule 4.
  * 3. Abnormal otherwise (or the component's operations are abnormal): fault
