@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -32,6 +33,16 @@ static int count_loss_files(const char *dir) {
     if (strstr(e->d_name, ".loss")) n++;
   closedir(d);
   return n;
+}
+
+/* The test's loss directory and its files (nothing of it is left in /tmp). */
+static void remove_dir(const char *dir) {
+  DIR *d = opendir(dir);
+  char f[512];
+  for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+    if (e->d_name[0] != '.' && snprintf(f, sizeof f, "%s/%s", dir, e->d_name) < (int)sizeof f) unlink(f);
+  if (d) closedir(d);
+  rmdir(dir);
 }
 
 static void test_one_hand_over_per_path_search(void **state) {
@@ -63,6 +74,7 @@ static void test_one_hand_over_per_path_search(void **state) {
   assert_int_equal(d->bad_frames, 0);
   siox_finalize();
   fake_daemon_stop(d);
+  remove_dir(dir);
 }
 
 int main(void) {
