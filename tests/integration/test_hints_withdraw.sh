@@ -3,7 +3,7 @@
 # GlusterFS testbed: 4 bricks with the SIOX client and brick translators, a
 # real siox-server (no analysis thread: the test analyses each job itself)
 # and siox-daemon, 4 ranks of siox-strided-writes --collective (romio321,
-# collective 4 KiB blocks interleaved in one shared file) with libsiox-mpi
+# collective 4 KiB blocks interleaved in one shared file, 128 per rank) with libsiox-mpi
 # and libsiox-posix preloaded.
 #   - set P ({"romio_cb_write": "enable"}) is the application's live set;
 #   - runs plain-1, plain-2 without hints (SIOX_HINTS=0);
@@ -35,7 +35,12 @@ LD_PRELOAD=$ASAN_RT SIOX_JOB_ID=withdraw-testbed "$SIOX_TESTBED" start --dir "$T
 FILE="$TB/mnt/coll.dat"
 REPEAT=8
 export SIOX_HINTS_TIMEOUT_MS=3000 # a loaded machine: a timed-out query applies nothing
-WL=(--collective --blocks 16 --repeat $REPEAT --no-verify)
+# 128 blocks: 2 MiB per collective call, 512 two-phase rounds of 4 KiB under
+# the harmful set against one of 2 MiB without it. With 16 (256 KiB a call)
+# the harm was within the plain runs' spread on a quiet machine: plain 18
+# and 75 ms, hinted 96 ms, interval [0.14, 1.12], not withdrawn. With 64,
+# plain runs took 44-275 ms, hinted ones 350-700 ms (interval up to 0.86).
+WL=(--collective --blocks 128 --repeat $REPEAT --no-verify)
 ARGS="$SIOX_STRIDED $FILE --print-info ${WL[*]}"
 PATTERN=$(kb_pattern "$FILE")
 
