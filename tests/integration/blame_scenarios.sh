@@ -212,21 +212,17 @@ scenario_e() {
 
 # (f) interference: job B writes heavily to a healthy brick while job A's
 # small writes to it wait: interference naming B, never a fault. B's four
-# writers keep writing (16 MiB per process, process after process) until A
-# is done: a fixed 48 MiB each finished before A began on a quiet machine,
-# and A's writes then waited for nothing.
+# writers write 320 MiB each, seconds of writing however fast the machine
+# is: 48 MiB each finished before A's first write on a quiet machine, and
+# A's writes then waited for nothing.
 scenario_f() {
-  local a="$1-fA" b="$1-fB" h f pids=() i stop="$T/$1-f.stop"
+  local a="$1-fA" b="$1-fB" h f pids=() i
   h=$(((SLOW % BRICKS) + 1 + RANDOM % (BRICKS - 1)))
   h=$(((h - 1) % BRICKS + 1))
   files_on "$h" 5 "$1-f" f
-  for i in 1 2 3 4; do
-    (while [ ! -e "$stop" ]; do dd_job "$b" "${f[$i]}" 1M 16; done) &
-    pids+=($!)
-  done
+  for i in 1 2 3 4; do dd_job "$b" "${f[$i]}" 1M 320 & pids+=($!); done
   sleep 0.3
   dd_job "$a" "${f[0]}" 4k 64
-  : >"$stop"
   wait "${pids[@]}"
   wait_job "$b"
   wait_job "$a"
