@@ -15,12 +15,8 @@
 #include "json_build.h"
 
 static json_object *culprit_json(const struct siox_blame *b, const struct siox_act *x) {
-  json_object *o = json_object_new_object();
-  siox_json_int(o, "aid", x->aid);
-  siox_json_str(o, "hwid", x->hwid);
-  siox_json_str(o, "swid", x->swid);
-  siox_json_str(o, "iid", x->iid);
-  siox_json_str(o, "name", x->name);
+  json_object *o = siox_json_act_id(x);
+  if (!o) return NULL;
   siox_json_str(o, "host", x->host);
   siox_json_dbl(o, "inclusive_s", (double)x->inclusive_ns / 1e9);
   siox_json_dbl(o, "exclusive_s", (double)x->exclusive_ns / 1e9);

@@ -109,16 +109,6 @@ static json_object *queued_json(const struct siox_wait *w) {
   return arr;
 }
 
-static json_object *resource_json(const struct siox_act *x) {
-  json_object *o = json_object_new_object();
-  siox_json_int(o, "aid", x->aid);
-  siox_json_str(o, "hwid", x->hwid);
-  siox_json_str(o, "swid", x->swid);
-  siox_json_str(o, "iid", x->iid);
-  siox_json_str(o, "name", x->name);
-  return o;
-}
-
 static json_object *breakdown_json(const struct siox_blame_wait *o) {
   const struct siox_wait *w = &o->w;
   json_object *j = json_object_new_object();
@@ -133,7 +123,7 @@ static json_object *breakdown_json(const struct siox_blame_wait *o) {
   siox_json_dbl(j, "queued_s", (double)q->queued_ns / 1e9);
   siox_json_dbl(j, "queued_same_job_s", (double)q->queued_same_job_ns / 1e9);
   siox_json_dbl(j, "queued_other_jobs_s", (double)q->queued_other_jobs_ns / 1e9);
-  json_object_object_add(j, "queued_at", resource_json(o->queue_at));
+  json_object_object_add(j, "queued_at", siox_json_act_id(o->queue_at));
   /* exact: queued time from recorded queue windows (the FUSE channel and
    * the resource's connection), not inferred from the whole gap. */
   json_object_object_add(j, "exact", json_object_new_boolean(q->exact));
@@ -175,7 +165,7 @@ void siox_blame_wait_json(json_object *out, const struct siox_blame_wait *o) {
     siox_json_str(wd, "decided_by", siox_evidence_name(o->named.by));
   }
   json_object_object_add(out, "withdrawn", wd);
-  json_object_object_add(out, "resource", o->resource ? resource_json(o->resource) : NULL);
+  json_object_object_add(out, "resource", o->resource ? siox_json_act_id(o->resource) : NULL);
   json_object_object_add(out, "breakdown", o->resource ? breakdown_json(o) : NULL);
   json_object_object_add(out, "kind_model", o->resource ? kind_json(o) : NULL);
   json_object *jobs = json_object_new_array();

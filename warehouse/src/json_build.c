@@ -97,3 +97,14 @@ json_object *siox_json_act(const struct siox_act *a, const struct siox_act *root
   }
   return o;
 }
+
+json_object *siox_json_act_id(const struct siox_act *a) {
+  json_object *o = json_object_new_object();
+  if (!o) return NULL;
+  siox_json_int(o, "aid", a->aid);
+  siox_json_str(o, "hwid", a->hwid);
+  siox_json_str(o, "swid", a->swid);
+  siox_json_str(o, "iid", a->iid);
+  siox_json_str(o, "name", a->name);
+  return o;
+}

@@ -16,6 +16,11 @@
  * caller owns it (json_object_put). NULL on ENOMEM. */
 json_object *siox_json_act(const struct siox_act *a, const struct siox_act *root, bool with_children);
 
+/* A new object naming activity a: aid, hwid, swid, iid, name (in that
+ * order, the first keys of blame's culprit and resource documents).
+ * NULL on ENOMEM; the caller owns it. */
+json_object *siox_json_act_id(const struct siox_act *a);
+
 /* json-c setters; val NULL (str) is "", a non-finite double null. */
 void siox_json_str(json_object *o, const char *key, const char *val);
 void siox_json_int(json_object *o, const char *key, int64_t val);
