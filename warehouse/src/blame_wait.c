@@ -55,19 +55,38 @@ static double busy_share(const struct siox_act *x, const struct siox_served_set 
   return share;
 }
 
-/* A client subvolume whose time went to waiting for its brick (the brick
- * busy through most of it: serving this request, its sibling pieces or
- * others) is charged through to the brick: descend while the component
- * below was busy for >= half of the component's time. Leaves the chosen
- * resource in o->resource and what it served in o->served. */
-static int descend(PGconn *c, const struct siox_act *r, struct siox_blame_wait *o, char *err, size_t errlen) {
+/* Whether x's own request stands out against the other components of its
+ * kind in the window (a culprit's verdict by its peers). */
+static int stands_out(const struct siox_blame *b, const struct siox_act *x, siox_blame_fetch_fn fetch, void *ctx,
+                      bool *out) {
+  struct siox_blame t;
+  int rc = siox_blame_judge_act(b, x, fetch, ctx, &t);
+  *out = rc == 0 && t.verdict == SIOX_VERDICT_CULPRIT;
+  free(t.peers);
+  return rc;
+}
+
+/* A client subvolume whose time went to waiting for its brick is charged
+ * through to the brick: descend while the component below was busy
+ * (serving this request, its sibling pieces or others) for >= half of the
+ * component's time, or while the call's own request below stands out
+ * against its peers. The second: a subvolume queued behind the job's
+ * other requests to one slow brick is slow because of that brick, even
+ * when the brick sat idle between them (the requests then wait in the
+ * client or the connection); judged against the other subvolumes, it
+ * looked faulty itself (integration_sys_blame, once under ASan). A slow
+ * connection to a healthy brick still stops at the subvolume. Leaves the
+ * chosen resource in o->resource and what it served in o->served. */
+static int descend(PGconn *c, const struct siox_blame *b, siox_blame_fetch_fn fetch, void *ctx,
+                   struct siox_blame_wait *o, char *err, size_t errlen) {
+  const struct siox_act *r = b->path[0], *y;
   int64_t from = r->start_ns - SIOX_AROUND_NS, to = r->end_ns + SIOX_AROUND_NS;
   int rc = siox_wh_served(c, o->resource->node_id, from, to, r->start_ns, r->end_ns, &o->served, err, errlen);
-  const struct siox_act *y;
   while (rc == 0 && (y = deeper(o->resource)) != NULL) {
     struct siox_served_set below = {0};
+    bool slow = false;
     if ((rc = siox_wh_served(c, y->node_id, from, to, r->start_ns, r->end_ns, &below, err, errlen)) != 0) break;
-    if (busy_share(o->resource, &below) < 0.5) {
+    if (busy_share(o->resource, &below) < 0.5 && ((rc = stands_out(b, y, fetch, ctx, &slow)) != 0 || !slow)) {
       siox_wh_served_free(&below);
       break;
     }
@@ -305,7 +324,7 @@ int siox_blame_wait_run(PGconn *c, const struct siox_blame *b, siox_blame_fetch_
    * linked to it): its time is unexplained, and the application's own
    * layers are no component to call faulty (siox_blame_wait_classify). */
   if (!(o->resource = pick_resource(b))) return 0;
-  int rc = descend(c, r, o, err, errlen);
+  int rc = descend(c, b, fetch, ctx, o, err, errlen);
   const struct siox_act *x = o->resource;
   if (rc == 0) rc = mark_own(&o->served, r, x->node_id);
   if (rc == 0) set_windows(r, x->node_id, &o->served);
