@@ -218,50 +218,6 @@ static void print_text(const struct capacity_args *a, const struct siox_kb_capac
   if (!isinf(r[0].saturation_factor)) print_projection(a, r, n);
 }
 
-/* ---- JSON ------------------------------------------------------------- */
-
-static json_object *row_json(const struct siox_kb_capacity_row *x) {
-  json_object *o = json_object_new_object();
-  siox_json_str(o, "kind", x->kind);
-  siox_json_str(o, "key", x->key);
-  siox_json_str(o, "role", x->role);
-  siox_json_str(o, "label", x->label);
-  siox_json_str(o, "metric", x->bytes_metric ? "bytes/s" : "ops/s");
-  siox_json_int(o, "ops", x->ops);
-  siox_json_int(o, "bytes", x->bytes);
-  siox_json_dbl(o, "bytes_per_s", x->bytes_per_s);
-  siox_json_dbl(o, "ops_per_s", x->ops_per_s);
-  siox_json_dbl(o, "rate", x->rate);
-  siox_json_dbl(o, "peak", x->peak);
-  siox_json_dbl(o, "capacity", x->capacity);
-  siox_json_str(o, "capacity_source", x->capacity_nominal ? "node/bandwidth"
-                                      : x->peers > 1     ? "observed maximum of its kind"
-                                                         : "its own observed maximum (no peers)");
-  siox_json_int(o, "peers", x->peers);
-  siox_json_dbl(o, "utilization", x->utilization);
-  siox_json_dbl(o, "mean_utilization", x->mean_utilization);
-  siox_json_dbl(o, "busy", x->busy);
-  siox_json_dbl(o, "latency_low_s", x->lat_low_ns / 1e9);
-  siox_json_dbl(o, "latency_high_s", x->lat_high_ns / 1e9);
-  siox_json_dbl(o, "latency_slope_s_per_unit", x->lat_slope / 1e9);
-  json_object_object_add(o, "saturation_factor",
-                         isinf(x->saturation_factor) ? NULL : json_object_new_double(x->saturation_factor));
-  siox_json_dbl(o, "projected_utilization", x->projected_utilization);
-  siox_json_dbl(o, "projected_latency_s", x->projected_lat_ns / 1e9);
-  return o;
-}
-
-static json_object *capacity_json(const struct capacity_args *a, const struct siox_kb_capacity_row *r, size_t n) {
-  json_object *o = json_object_new_object(), *arr = json_object_new_array();
-  siox_json_int(o, "since_ns", a->q.since_ns);
-  siox_json_int(o, "until_ns", a->q.until_ns);
-  siox_json_dbl(o, "what_if", a->q.what_if);
-  for (size_t i = 0; i < n; i++) json_object_array_add(arr, row_json(&r[i]));
-  json_object_object_add(o, "saturates_first", n && !isinf(r[0].saturation_factor) ? row_json(&r[0]) : NULL);
-  json_object_object_add(o, "components", arr);
-  return o;
-}
-
 /* ---- plots ------------------------------------------------------------ */
 
 struct plot_data {
@@ -377,7 +333,7 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
     rc = SIOX_EXIT_FAIL;
   } else {
     if (cli->json)
-      rc = siox_json_print(capacity_json(&a, r, n)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
+      rc = siox_json_print(siox_kb_capacity_json(&a.q, r, n)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
     else
       print_text(&a, r, n), rc = SIOX_EXIT_OK;
     if (a.plot_dir && plot(c, &a, r, n) < 0) rc = SIOX_EXIT_FAIL;

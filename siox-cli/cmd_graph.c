@@ -1,6 +1,7 @@
 /*
  * `siox graph AID`: the causal tree of one activity, from the warehouse
- * (warehouse_tree.c), with the times of graph.c, as text, DOT or JSON.
+ * (warehouse_tree.c), with the times of graph.c, as text or DOT; JSON is
+ * libsiox-warehouse's document (siox_wh_graph_document).
  */
 #include <stdio.h>
 #include <string.h>
@@ -10,8 +11,6 @@
 #include "json_out.h"
 #include "loss_view.h"
 #include "session.h"
-
-#define DEFAULT_DEPTH 32
 
 static const char help[] =
     "NAME\n"
@@ -91,7 +90,7 @@ static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, ch
                                        {0}};
   int c, rc;
   bool fmt_given = false;
-  *a = (struct graph_args){.depth = DEFAULT_DEPTH, .fmt = FMT_TEXT};
+  *a = (struct graph_args){.depth = SIOX_WH_GRAPH_DEPTH, .fmt = FMT_TEXT};
   while ((c = getopt_long(argc, argv, ":hf:d:", opts, NULL)) != -1) {
     switch (c) {
     case 'f':
@@ -115,32 +114,45 @@ static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, ch
   return -1;
 }
 
-/* How complete the trace of the root's process and job is: a graph with
- * holes must say so. Returns how many of *lp (process) and *lj (job) were
- * filled: 0 when the warehouse could not tell (not an error for the graph). */
-static int completeness(PGconn *c, const struct siox_act *root, struct siox_wh_loss *lp, struct siox_wh_loss *lj) {
-  char err[512];
-  if (root->proc_id <= 0 || siox_wh_loss(c, NULL, root->proc_id, lp, err, sizeof err) != 0) return 0;
-  if (!root->job || !*root->job || siox_wh_loss(c, root->job, 0, lj, err, sizeof err) != 0) return 1;
-  return 2;
-}
-
-static void completeness_text(const struct siox_act *root, int n, const struct siox_wh_loss *lp,
-                              const struct siox_wh_loss *lj) {
-  char label[320];
-  if (n < 1) return;
+/* How complete the trace of the root's process and job is, after the text
+ * tree: a graph with holes must say so (the JSON document's
+ * "trace_completeness", siox_wh_graph_document). Nothing when the
+ * warehouse could not tell. */
+static void completeness_text(PGconn *c, const struct siox_act *root) {
+  struct siox_wh_loss l;
+  char label[320], err[512];
+  if (root->proc_id <= 0 || siox_wh_loss(c, NULL, root->proc_id, &l, err, sizeof err) != 0) return;
   snprintf(label, sizeof label, "\ntrace of process %d (%s):", root->pid, root->host ? root->host : "?");
-  siox_loss_text(stdout, label, lp);
-  if (n < 2) return;
+  siox_loss_text(stdout, label, &l);
+  if (!root->job || !*root->job || siox_wh_loss(c, root->job, 0, &l, err, sizeof err) != 0) return;
   snprintf(label, sizeof label, "trace of job %s:", root->job);
-  siox_loss_text(stdout, label, lj);
+  siox_loss_text(stdout, label, &l);
 }
 
-static json_object *completeness_json(int n, const struct siox_wh_loss *lp, const struct siox_wh_loss *lj) {
-  json_object *o = json_object_new_object();
-  if (n >= 1) json_object_object_add(o, "process", siox_loss_json(lp));
-  if (n >= 2) json_object_object_add(o, "job", siox_loss_json(lj));
-  return o;
+/* The library's document (documents.h), the one siox web serves. */
+static int run_json(PGconn *c, const struct graph_args *a) {
+  char err[2048] = "";
+  json_object *doc;
+  if (siox_wh_graph_document(c, a->aid, (int)a->depth, &doc, err, sizeof err) != 0) {
+    fprintf(stderr, "siox: %s\n", err);
+    return SIOX_EXIT_FAIL;
+  }
+  return siox_json_print(doc) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
+}
+
+/* Text or DOT, drawn here from the tree. */
+static int run_view(PGconn *c, const struct graph_args *a) {
+  struct siox_tree *t = NULL;
+  int rc = siox_cli_load(c, a->aid, (int)a->depth, &t);
+  if (rc != SIOX_EXIT_OK) return rc;
+  struct siox_blame b;
+  /* The marked path is blame's walk: the picture and blame agree. */
+  if (siox_blame_walk(t, &SIOX_BLAME_RULE_DEFAULT, &b) == 0) siox_tree_mark(t, b.path, b.npath, NULL);
+  siox_blame_release(&b);
+  if (a->fmt == FMT_TEXT) siox_view_text(stdout, t, a->absolute), completeness_text(c, t->root);
+  if (a->fmt == FMT_DOT) siox_view_dot(stdout, t, 0, NULL);
+  siox_tree_destroy(t);
+  return SIOX_EXIT_OK;
 }
 
 static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char **argv) {
@@ -148,27 +160,9 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   int rc = parse(cli, self, argc, argv, &a);
   if (rc >= 0) return rc;
   struct siox_wh *wh;
-  struct siox_tree *t = NULL;
-  struct siox_wh_loss lp, lj;
-  int have = 0;
   if ((rc = siox_cli_open(cli, &wh)) != SIOX_EXIT_OK) return rc;
-  PGconn *c = siox_wh_pg(wh);
-  rc = siox_cli_load(c, a.aid, (int)a.depth, &t);
-  if (rc == SIOX_EXIT_OK) have = completeness(c, t->root, &lp, &lj);
+  rc = a.fmt == FMT_JSON ? run_json(siox_wh_pg(wh), &a) : run_view(siox_wh_pg(wh), &a);
   siox_wh_close(wh);
-  if (rc != SIOX_EXIT_OK) return rc;
-  struct siox_blame b;
-  /* The marked path is blame's walk: the picture and blame agree. */
-  if (siox_blame_walk(t, &SIOX_BLAME_RULE_DEFAULT, &b) == 0) siox_tree_mark(t, b.path, b.npath, NULL);
-  siox_blame_release(&b);
-  if (a.fmt == FMT_TEXT) siox_view_text(stdout, t, a.absolute), completeness_text(t->root, have, &lp, &lj);
-  if (a.fmt == FMT_DOT) siox_view_dot(stdout, t, 0, NULL);
-  if (a.fmt == FMT_JSON) {
-    json_object *o = siox_json_act(t->root, t->root, true);
-    if (o) json_object_object_add(o, "trace_completeness", completeness_json(have, &lp, &lj));
-    if (siox_json_print(o) != 0) rc = SIOX_EXIT_FAIL;
-  }
-  siox_tree_destroy(t);
   return rc;
 }
 

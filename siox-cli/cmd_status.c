@@ -182,9 +182,9 @@ static void loss_out(const struct siox_cli *cli, json_object *all, json_object *
     }
     return;
   }
-  json_object_object_add(o, "loss", siox_loss_json(l));
+  json_object_object_add(o, "loss", siox_wh_loss_json(l));
   if (job) {
-    json_object *j = siox_loss_json(lj);
+    json_object *j = siox_wh_loss_json(lj);
     siox_json_str(j, "id", job);
     json_object_object_add(all, "job", j);
   }

@@ -84,28 +84,27 @@ static void print_text(const struct siox_top *t) {
   }
 }
 
-static json_object *top_json(const struct siox_top *t) {
-  char when[64];
-  json_object *root = json_object_new_object(), *arr = json_object_new_array();
-  for (size_t i = 0; i < t->n; i++) {
-    const struct siox_top_row *r = &t->rows[i];
-    json_object *o = json_object_new_object();
-    siox_json_int(o, "aid", r->aid);
-    siox_json_str(o, "host", r->host);
-    siox_json_str(o, "hwid", r->hwid);
-    siox_json_str(o, "swid", r->swid);
-    siox_json_str(o, "name", r->name);
-    siox_json_str(o, "job", r->job);
-    siox_json_str(o, "start", siox_fmt_iso(r->start_ns, when, sizeof(when)));
-    siox_json_int(o, "start_ns", r->start_ns);
-    siox_json_int(o, "duration_ns", r->duration_ns);
-    siox_json_dbl(o, "duration_s", (double)r->duration_ns / 1e9);
-    json_object_object_add(o, "bytes", r->bytes >= 0 ? json_object_new_int64(r->bytes) : NULL);
-    siox_json_int(o, "err", r->err);
-    json_object_array_add(arr, o);
+/* The library's document (documents.h), the one siox web serves. */
+static int run_json(PGconn *c, const struct siox_top_query *q) {
+  char err[2048] = "out of memory";
+  json_object *doc;
+  if (siox_wh_top_document(c, q, &doc, err, sizeof(err)) != 0) {
+    fprintf(stderr, "siox: %s\n", err);
+    return SIOX_EXIT_FAIL;
   }
-  json_object_object_add(root, "activities", arr);
-  return root;
+  return siox_json_print(doc) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
+}
+
+static int run_text(PGconn *c, const struct siox_top_query *q) {
+  char err[2048] = "out of memory";
+  struct siox_top t = {0};
+  if (siox_wh_top(c, q, &t, err, sizeof(err)) != 0) {
+    fprintf(stderr, "siox: %s\n", err);
+    return SIOX_EXIT_FAIL;
+  }
+  print_text(&t);
+  siox_wh_top_free(&t);
+  return SIOX_EXIT_OK;
 }
 
 static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char **argv) {
@@ -114,19 +113,7 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   if (rc >= 0) return rc;
   struct siox_wh *wh;
   if ((rc = siox_cli_open(cli, &wh)) != SIOX_EXIT_OK) return rc;
-  PGconn *c = siox_wh_pg(wh);
-  struct siox_top t = {0};
-  char err[2048] = "out of memory";
-  if (siox_wh_top(c, &q, &t, err, sizeof(err)) != 0) {
-    fprintf(stderr, "siox: %s\n", err);
-    siox_wh_close(wh);
-    return SIOX_EXIT_FAIL;
-  }
-  if (cli->json)
-    rc = siox_json_print(top_json(&t)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
-  else
-    print_text(&t), rc = SIOX_EXIT_OK;
-  siox_wh_top_free(&t);
+  rc = cli->json ? run_json(siox_wh_pg(wh), &q) : run_text(siox_wh_pg(wh), &q);
   siox_wh_close(wh);
   return rc;
 }

@@ -3,10 +3,7 @@
  * and hands over to libsiox-web.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "session.h"
 #include "siox/siox_web.h"
@@ -96,7 +93,7 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   struct siox_web_opts o = {.listen = "127.0.0.1:8080", .threads = 4};
   int rc = parse(cli, self, argc, argv, &o);
   if (rc >= 0) return rc;
-  char conninfo[4096], err[2048], exe[PATH_MAX];
+  char conninfo[4096], err[2048];
   struct siox_wh *probe;
   /* reachable now, with the CLI's wording when not */
   if ((rc = siox_cli_open(cli, &probe)) != SIOX_EXIT_OK) return rc;
@@ -105,14 +102,7 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
     fprintf(stderr, "siox: %s\n", err);
     return SIOX_EXIT_FAIL;
   }
-  ssize_t l = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  if (l <= 0) {
-    fprintf(stderr, "siox web: cannot find its own executable: %s\n", strerror(errno));
-    return SIOX_EXIT_FAIL;
-  }
-  exe[l] = '\0';
   o.conninfo = conninfo;
-  o.cli = exe;
   rc = siox_web_run(&o, err, sizeof(err));
   if (rc == -EINVAL || rc == -EPERM) return siox_cli_usage(self, "%s", err);
   if (rc) {

@@ -77,7 +77,7 @@ check_user $USER_A 16 job-of-a job-of-b
 check_user $USER_B 24 job-of-b job-of-a
 
 # `siox web` run by A answers blame in-process on its own warm connections
-# (web/README.md, "Blame in-process"): A's call is blamed as A's `siox blame
+# (web/README.md, "Documents in-process"): A's call is blamed as A's `siox blame
 # --json` blames it, and B's call does not exist for A's web either.
 web_get() { curl -s -o "$2" -w '%{http_code}' "http://127.0.0.1:$WEB_PORT/api/$1"; }
 WEB_PORT=$(free_port)

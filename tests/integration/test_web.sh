@@ -3,7 +3,7 @@
 # (mpi_io_workload, MPI-IO over POSIX) and the instrumented chain with one
 # slowed device (a culprit for blame). Asserts:
 #  - API: each document equals the CLI's --json (jobs, summary, blame of a
-#    call and of a job, graph);
+#    call and of a job, graph, top, capacity);
 #    an unknown AID or job is 404 with a message, a malformed query 400;
 #  - pages, driven in headless Chromium: the jobs page lists the job; the job
 #    page's totals are `siox summary --json`'s and its heatmap has one row
@@ -79,6 +79,29 @@ same jobs jobs jobs --json
 same graph "graph?aid=$AID" graph "$AID" --format json
 same blame "blame?aid=$AID" blame "$AID" --json
 same blamejob "blame?job=$CHAIN" blame --job "$CHAIN" --json
+same top "top?job=$JOB&n=7" top --job "$JOB" --roots -n 7 --json
+# capacity over [since, now): the window's ends are each side's own now, the
+# rest equal (what the slowed device did is long inside the window) but for
+# the rates' last digits: the CLI reads the clock twice (--until's default,
+# then --since's age), so its window is some microseconds short of a day
+siox_cli capacity --update >/dev/null || fail "siox capacity --update failed"
+ok=0
+for _ in 1 2 3 4 5; do
+  siox_cli capacity --since 1d --component device --json >"$T/cli.capacity.json" || fail "siox capacity failed"
+  [ "$(get "component?component=device&since=1d" "$T/api.capacity.json")" = 200 ] ||
+    fail "GET /api/component: $(cat "$T/api.capacity.json")"
+  python3 -c 'import json,math,sys
+def same(x, y):
+    if isinstance(x, float) or isinstance(y, float): return math.isclose(x, y, rel_tol=1e-9)
+    if isinstance(x, dict): return x.keys() == y.keys() and all(same(x[k], y[k]) for k in x)
+    if isinstance(x, list): return len(x) == len(y) and all(map(same, x, y))
+    return x == y
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+for d in (a, b): d.pop("since_ns"), d.pop("until_ns")
+sys.exit(not same(a, b) or not a["components"])' "$T/cli.capacity.json" "$T/api.capacity.json" && { ok=1; break; }
+  sleep 1
+done
+[ $ok = 1 ] || fail "/api/component differs from siox capacity --json (or lists no device)"
 # the job page's document: the summary and the heatmap of one load, equal to
 # the two documents the API serves apart
 [ "$(get "job?job=$JOB&bins=80" "$T/api.job.json")" = 200 ] || fail "GET /api/job: $(cat "$T/api.job.json")"
@@ -102,6 +125,9 @@ expect 400 "heatmap?job=$JOB&bins=0" "bins"
 expect 400 "job?job=$JOB&bins=5000" "bins"
 expect 404 "job?job=no-such-job" "no-such-job"
 expect 400 "jobs?sort=colour" "colour"
+expect 400 "top?job=$JOB&n=0" "n must be"
+expect 400 "component?component=device&since=yesterday" "yesterday"
+expect 400 "component?component=device&since=now" "window is empty"
 expect 404 "nothing" "no such API"
 log "API documents equal the CLI's; errors 400/404"
 

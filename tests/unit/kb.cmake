@@ -10,10 +10,10 @@ foreach(t baselines capacity)
   add_test(NAME test_kb_${t} COMMAND test_kb_${t} $<TARGET_FILE:siox-server>)
   set_tests_properties(test_kb_${t} PROPERTIES LABELS integration TIMEOUT 300)
 endforeach()
-# The window arguments of `siox capacity` / `siox anomalies` (no database).
+# The window arguments of `siox capacity` / `siox anomalies` / siox web's
+# /api/component (warehouse/src/time_arg.c; no database).
 siox_unit_test(test_kb_capacity_time_arg SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_kb_capacity_time_arg.c
-               ${PROJECT_SOURCE_DIR}/siox-cli/time_arg.c)
-target_include_directories(test_kb_capacity_time_arg PRIVATE ${PROJECT_SOURCE_DIR}/siox-cli)
+               LIBS siox-warehouse)
 # The job analyses (findings, MPI-IO hint sets) on synthetic jobs inserted by
 # SQL, plus their pure cost/window arithmetic (knowledge-base/src/findings.h).
 add_executable(test_kb_findings ${CMAKE_CURRENT_LIST_DIR}/test_kb_findings.c)

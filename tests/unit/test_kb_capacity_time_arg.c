@@ -1,6 +1,6 @@
 /*
  * The window arguments of `siox capacity` and `siox anomalies`
- * (siox-cli/time_arg.c): ages, ISO 8601 UTC times, @SECONDS and "now", and
+ * (warehouse/src/time_arg.c): ages, ISO 8601 UTC times, @SECONDS and "now", and
  * the malformed forms that must be refused rather than misread.
  */
 #include <errno.h>

@@ -27,7 +27,7 @@ struct web_pool;
 
 struct web {
   const struct siox_web_opts *o;
-  struct web_pool *pool; /* warm connections for blame (web_pool.c) */
+  struct web_pool *pool; /* warm connections for blame, graph, top, capacity (web_pool.c) */
   struct web_net nets[WEB_MAX_NETS];
   size_t nnets; /* 0: loopback only */
 };
@@ -81,10 +81,5 @@ void web_pool_free(struct web_pool *p);
 
 /* web_api.c: answers /api/...; path after "/api/". */
 enum MHD_Result web_api(struct web *w, struct MHD_Connection *c, const char *path);
-
-/* web_cli.c: runs `siox ARGS... --json` with the warehouse in SIOX_DB and
- * returns its stdout parsed (*out) or its exit status and stderr's first
- * line (err). 0 (parsed), 1 (the CLI failed: err), -errno. */
-int web_cli_json(const struct web *w, const char *const *args, json_object **out, char *err, size_t errlen);
 
 #endif

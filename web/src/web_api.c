@@ -1,11 +1,10 @@
 /*
- * The JSON API (README.md, "API"). Each document is the CLI's --json one:
- * jobs, summary, heatmap and findings from libsiox-warehouse and libsiox-kb
- * (the functions `siox jobs` and `siox summary` call), blame from
- * libsiox-warehouse too (siox_blame_doc.h) on a warm pooled connection
- * (web_pool.c), graph and top from the CLI itself (web_cli.c). Every other
- * request opens its own warehouse connection: requests run on several
- * threads, a connection serves one at a time.
+ * The JSON API (README.md, "API"). Each document is the CLI's --json one,
+ * built by the library function the CLI calls: jobs, summary, heatmap and
+ * findings from libsiox-warehouse and libsiox-kb on a connection of the
+ * request's own (requests run on several threads, a connection serves one
+ * at a time); blame (siox_blame_doc.h), graph and top (documents.h) and
+ * capacity (siox_kb_capacity.h) on a warm pooled connection (web_pool.c).
  * A malformed query is 400, an unknown activity or job 404.
  */
 #include <errno.h>
@@ -16,7 +15,9 @@
 #include "siox/siox_blame_doc.h"
 #include "siox/siox_kb.h"
 #include "siox/siox_kb_baselines.h"
+#include "siox/siox_kb_capacity.h"
 #include "siox/siox_wh.h"
+#include "time_arg.h"
 #include "web.h"
 
 static const char *arg(struct MHD_Connection *c, const char *k) {
@@ -148,22 +149,36 @@ static enum MHD_Result findings(struct web *w, struct MHD_Connection *c) {
   return with_wh(w, c, findings_doc, &a);
 }
 
-/* A CLI document: 404 when the CLI says the activity or job is unknown. */
-static enum MHD_Result from_cli(struct web *w, struct MHD_Connection *c, const char *const *args) {
-  char err[2048] = "";
-  json_object *doc = NULL;
-  int rc = web_cli_json(w, args, &doc, err, sizeof(err));
-  if (rc == 0) return web_reply_json(c, MHD_HTTP_OK, doc);
-  if (rc == 1 && (strstr(err, "not in the warehouse") || strstr(err, "no activit") || strstr(err, "no process")))
-    return web_reply_error(c, MHD_HTTP_NOT_FOUND, "%s", err);
-  return web_reply_error(c, rc == 1 ? MHD_HTTP_BAD_GATEWAY : MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err);
+/* A document the libraries build on a pooled connection (blame, graph, top,
+ * capacity: what `siox blame|graph|top|capacity --json` print). */
+typedef int (*pg_doc_fn)(PGconn *c, const void *args, json_object **doc, char *err, size_t errlen);
+
+/* The document on a pooled connection; when the warehouse dropped it
+ * meanwhile (a restart), the pool's idle ones are closed with it and the
+ * request is tried once more on a new one, so a restart costs no request. */
+static int pooled_doc(struct web *w, pg_doc_fn fn, const void *args, json_object **doc, char *err, size_t errlen) {
+  int rc = -ECONNRESET;
+  for (int try = 0; try < 2 && rc == -ECONNRESET; try++) {
+    struct siox_wh *wh;
+    if ((rc = web_pool_take(w->pool, &wh, err, errlen)) != 0) return rc;
+    rc = fn(siox_wh_pg(wh), args, doc, err, errlen);
+    if (rc && PQstatus(siox_wh_pg(wh)) != CONNECTION_OK) rc = -ECONNRESET, web_pool_flush(w->pool);
+    web_pool_give(w->pool, wh); /* closes a broken one */
+  }
+  return rc;
 }
 
-/* ?aid=A: a positive decimal, else 400. */
-static const char *need_aid(struct MHD_Connection *c) {
-  const char *a = arg(c, "aid");
-  long long v;
-  return a && parse_i64(a, 1, INT64_MAX, &v) == 0 ? a : NULL;
+/* Answers with fn's document, built in-process on a warm pooled connection
+ * (web_pool.c): 404 for an unknown activity, 502 for a query that failed. */
+static enum MHD_Result with_pool(struct web *w, struct MHD_Connection *c, pg_doc_fn fn, const void *args) {
+  char err[2048] = "out of memory";
+  json_object *doc = NULL;
+  int rc = pooled_doc(w, fn, args, &doc, err, sizeof(err));
+  if (!rc) return web_reply_json(c, MHD_HTTP_OK, doc);
+  json_object_put(doc);
+  if (rc == -ENOENT) return web_reply_error(c, MHD_HTTP_NOT_FOUND, "%s", err);
+  if (rc == -ECONNREFUSED || rc == -EACCES) return wh_failed(c, rc, err);
+  return web_reply_error(c, rc == -ENOMEM ? MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_BAD_GATEWAY, "%s", err);
 }
 
 /* What /api/blame asks: one call (aid) or a job's slowest calls (job). */
@@ -174,30 +189,15 @@ struct blame_req {
 
 /* The library's document (siox_blame_doc.h), the one `siox blame AID
  * --json` or `siox blame --job J --json` prints. */
-static int blame_build(PGconn *c, const struct blame_req *r, json_object **doc, char *err, size_t errlen) {
+static int blame_doc(PGconn *c, const void *args, json_object **doc, char *err, size_t errlen) {
+  const struct blame_req *r = args;
   struct siox_blame_opts o = SIOX_BLAME_OPTS_DEFAULT;
   o.score = siox_kb_baseline_score;
   if (r->job) return siox_blame_job_document(c, r->job, SIOX_BLAME_JOB_CALLS, &o, doc, err, errlen);
   return siox_blame_document(c, r->aid, &o, doc, err, errlen);
 }
 
-/* The document on a pooled connection; when the warehouse dropped it
- * meanwhile (a restart), the pool's idle ones are closed with it and the
- * request is tried once more on a new one, so a restart costs no request. */
-static int blame_doc(struct web *w, const struct blame_req *r, json_object **doc, char *err, size_t errlen) {
-  int rc = -ECONNRESET;
-  for (int try = 0; try < 2 && rc == -ECONNRESET; try++) {
-    struct siox_wh *wh;
-    if ((rc = web_pool_take(w->pool, &wh, err, errlen)) != 0) return rc;
-    rc = blame_build(siox_wh_pg(wh), r, doc, err, errlen);
-    if (rc && PQstatus(siox_wh_pg(wh)) != CONNECTION_OK) rc = -ECONNRESET, web_pool_flush(w->pool);
-    web_pool_give(w->pool, wh); /* closes a broken one */
-  }
-  return rc;
-}
-
-/* ?aid=A or ?job=J, in-process on a warm pooled connection (web_pool.c). A
- * query that failed is 502, as when the spawned CLI failed. */
+/* ?aid=A or ?job=J. */
 static enum MHD_Result blame(struct web *w, struct MHD_Connection *c) {
   const char *aid = arg(c, "aid");
   struct blame_req r = {.job = need_job(c)};
@@ -206,42 +206,54 @@ static enum MHD_Result blame(struct web *w, struct MHD_Connection *c) {
     return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "aid must be a positive integer, not '%s'", aid);
   if (!aid == !r.job) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "blame needs ?aid=A or ?job=J");
   r.aid = (int64_t)v;
-  char err[2048] = "out of memory";
-  json_object *doc = NULL;
-  int rc = blame_doc(w, &r, &doc, err, sizeof(err));
-  if (!rc) return web_reply_json(c, MHD_HTTP_OK, doc);
-  if (rc == -ENOENT) return web_reply_error(c, MHD_HTTP_NOT_FOUND, "%s", err);
-  if (rc == -ECONNREFUSED || rc == -EACCES) return wh_failed(c, rc, err);
-  return web_reply_error(c, rc == -ENOMEM ? MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_BAD_GATEWAY, "%s", err);
+  return with_pool(w, c, blame_doc, &r);
+}
+
+/* `siox graph AID --format json`'s document, at its default depth. */
+static int graph_doc(PGconn *c, const void *args, json_object **doc, char *err, size_t errlen) {
+  return siox_wh_graph_document(c, *(const int64_t *)args, SIOX_WH_GRAPH_DEPTH, doc, err, errlen);
 }
 
 static enum MHD_Result graph(struct web *w, struct MHD_Connection *c) {
-  const char *aid = need_aid(c), *raw = arg(c, "aid");
-  if (!aid) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "graph needs ?aid=A, a positive integer%s%s%s",
-                                   raw ? ", not '" : "", raw ? raw : "", raw ? "'" : "");
-  const char *args[] = {"graph", aid, "--format", "json", NULL};
-  return from_cli(w, c, args);
+  const char *raw = arg(c, "aid");
+  long long v;
+  if (!raw || parse_i64(raw, 1, INT64_MAX, &v))
+    return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "graph needs ?aid=A, a positive integer%s%s%s",
+                           raw ? ", not '" : "", raw ? raw : "", raw ? "'" : "");
+  int64_t aid = (int64_t)v;
+  return with_pool(w, c, graph_doc, &aid);
 }
 
+static int top_doc(PGconn *c, const void *args, json_object **doc, char *err, size_t errlen) {
+  return siox_wh_top_document(c, args, doc, err, errlen);
+}
+
+/* `siox top --job J --roots -n N --json`'s document. */
 static enum MHD_Result top(struct web *w, struct MHD_Connection *c) {
   const char *job = need_job(c), *n = arg(c, "n");
   long long v = 20;
   if (!job) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "top needs ?job=J");
   if (n && parse_i64(n, 1, 1000, &v)) return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "n must be 1..1000, not '%s'", n);
-  char nbuf[24];
-  snprintf(nbuf, sizeof(nbuf), "%lld", v);
-  const char *args[] = {"top", "--job", job, "--roots", "-n", nbuf, "--json", NULL};
-  return from_cli(w, c, args);
+  struct siox_top_query q = {.limit = (long)v, .job = job, .roots_only = 1};
+  return with_pool(w, c, top_doc, &q);
 }
 
+static int capacity_doc(PGconn *c, const void *args, json_object **doc, char *err, size_t errlen) {
+  return siox_kb_capacity_document(c, args, doc, err, errlen);
+}
+
+/* `siox capacity --since T --component P --json`'s document: the window
+ * from T (default 1d) to now. */
 static enum MHD_Result component(struct web *w, struct MHD_Connection *c) {
   const char *since = arg(c, "since"), *pat = arg(c, "component");
-  const char *args[] = {"capacity", "--since", since && *since ? since : "1d", "--component", pat && *pat ? pat : "*",
-                        "--json", NULL};
-  if (since && strspn(since, "0123456789smhdnowTZ:-@.") != strlen(since))
-    return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "since must be a time (2h, 1d, @SECONDS, ISO 8601), not '%s'",
-                           since);
-  return from_cli(w, c, args);
+  const char *t = since && *since ? since : "1d";
+  int64_t now = siox_time_now_ns();
+  struct siox_kb_capacity_query q = {.until_ns = now, .component = pat && *pat ? pat : "*", .what_if = 1};
+  if (siox_time_arg(t, now, &q.since_ns))
+    return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "since must be a time (2h, 1d, @SECONDS, ISO 8601), not '%s'", t);
+  if (q.since_ns >= q.until_ns)
+    return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "the window is empty: since '%s' is not before now", t);
+  return with_pool(w, c, capacity_doc, &q);
 }
 
 struct latency_args {

@@ -1,6 +1,6 @@
 /*
  * Warm warehouse connections for the documents answered in-process (blame,
- * README.md "Blame in-process"). Opening a connection costs ~40 ms and a
+ * graph, top, capacity; README.md "Documents in-process"). Opening a connection costs ~40 ms and a
  * fresh backend parses and plans its first statements against cold catalog
  * caches (24-34 ms per blame); a pooled one has done both. A request takes
  * the connection used last (LIFO: the warmest), or opens one when all are
@@ -8,7 +8,7 @@
  * (no transaction open), so no request sees another's session state; one
  * found broken (the warehouse restarted) has the idle ones closed too.
  * Every connection is made with the server's own conninfo: the role, and
- * so row-level security, are those a spawned `siox` had.
+ * so row-level security, are those `siox` has for the same user.
  */
 #include <errno.h>
 #include <pthread.h>

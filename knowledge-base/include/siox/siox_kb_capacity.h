@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <json-c/json.h>
 #include <libpq-fe.h>
 
 struct siox_kb_capacity_query {
@@ -54,6 +55,17 @@ struct siox_kb_capacity_row {
  * number of rows, or -1. */
 int siox_kb_capacity_report(PGconn *c, const struct siox_kb_capacity_query *q, struct siox_kb_capacity_row **out,
                             size_t *n, char *err, size_t errcap);
+
+/* The document `siox capacity --json` prints and siox web's /api/component
+ * serves (capacity_document.c): {since_ns, until_ns, what_if,
+ * saturates_first, components: [rows]} of n rows of the report for query q.
+ * The caller owns it (json_object_put). */
+json_object *siox_kb_capacity_json(const struct siox_kb_capacity_query *q, const struct siox_kb_capacity_row *r,
+                                   size_t n);
+/* That document of siox_kb_capacity_report(c, q): 0, or -EIO with err set
+ * (a query failed, no knowledge-base schema). */
+int siox_kb_capacity_document(PGconn *c, const struct siox_kb_capacity_query *q, json_object **out, char *err,
+                              size_t errcap);
 
 /* One bucket of a component's load, for plots. */
 struct siox_kb_capacity_point {

@@ -62,6 +62,7 @@ int siox_wh_migrate(PGconn *c, siox_wh_log_fn log, void *ctx, char *err, size_t 
 #include "siox/wh/waiting.h"
 #include "siox/wh/export.h"
 #include "siox/wh/job_rows.h"
+#include "siox/wh/documents.h"
 /* ---- Job views (issue 14 section 2; wh_job_*.c, wh_jobs.c, wh_critical_files.c) ----
  * A job is processes.job, keyed by (uid, job id) as everywhere in SIOX. Its
  * I/O is what its processes' I/O layers recorded (HDF5, MPI-IO, POSIX,

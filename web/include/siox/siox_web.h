@@ -12,8 +12,8 @@
 struct siox_web_opts {
   const char *listen;   /* HOST:PORT, default 127.0.0.1:8080 */
   const char *allow;    /* CIDR[,CIDR...]: the clients served; required beyond loopback */
-  const char *conninfo; /* the warehouse; a request opens its own connection (blame: a pooled one) */
-  const char *cli;      /* the siox executable, for the documents the CLI makes itself (graph, top, capacity) */
+  const char *conninfo; /* the warehouse; a request opens its own connection (blame, graph, top, capacity: a
+                           pooled one) */
   int threads;          /* request threads (default 4) */
 };
 

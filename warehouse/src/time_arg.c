@@ -1,6 +1,6 @@
 /*
  * Parsing of time arguments (see time_arg.h): the windows of `siox
- * anomalies` and `siox capacity`.
+ * anomalies`, `siox capacity` and siox web's /api/component.
  */
 #include "time_arg.h"
 

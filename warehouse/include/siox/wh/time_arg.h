@@ -1,11 +1,13 @@
 /*
- * Time arguments of the window-taking subcommands (anomalies, capacity):
+ * Time arguments of the window-taking subcommands (anomalies, capacity,
+ * jobs) and of `siox web`'s /api/component, which takes what `siox capacity
+ * --since` does (here so that both front ends read them alike):
  * "now", an age ("90s", "15m", "2h", "7d": that long ago), an ISO 8601 UTC
  * time ("2026-11-23T06:00:00Z", seconds and Z optional) or "@SECONDS" since
  * the epoch.
  */
-#ifndef SIOX_CLI_TIME_ARG_H
-#define SIOX_CLI_TIME_ARG_H
+#ifndef SIOX_WH_TIME_ARG_H
+#define SIOX_WH_TIME_ARG_H
 
 #include <stdint.h>
 
