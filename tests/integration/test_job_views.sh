@@ -84,7 +84,11 @@ assert t["bytes_read"] == want_r and t["bytes_written"] == want_w, (t, want_r, w
 assert want_r >= want["bytes_read"] and want_w >= want["bytes_written"] + stdio, (want_r, want_w, want, stdio)
 crit = s["critical_files"]
 assert crit and abs(sum(c["exclusive_ns"] for c in crit) - s["busy_ns"]) <= len(crit), "shares do not add up"
-assert crit[0]["file"] == out, f"critical file {crit[0]['file']}, want the data file"
+# the data file is one of them, and they come most critical first (not that
+# it comes first: Open MPI's hwloc reads /sys files at MPI_Init, which on a
+# loaded machine took longer than the ranks' small writes to /dev/shm)
+assert out in [c["file"] for c in crit], f"the data file is not among the critical files {crit}"
+assert all(a["exclusive_ns"] >= b["exclusive_ns"] for a, b in zip(crit, crit[1:])), "critical files not sorted"
 j = [x for x in json.load(open(f"{T}/jobs.json"))["jobs"] if x["job"] == job]
 assert len(j) == 1, j
 j = j[0]
