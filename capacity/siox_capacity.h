@@ -90,6 +90,16 @@ struct siox_cap_comp {
   enum siox_cap_kind kind;
   struct siox_cap_fit fit[SIOX_CAP_NCLASS];
   uint32_t servers;           /* requests served at once (the most seen in service together) */
+  /* A client's per class: the most requests of the class seen in flight at
+   * once on one file (whole activities, start to end; 0: not measured, no
+   * limit). The simulation holds a request's place from its client stage to
+   * the end of its brick stage (README "Concurrency per class"). */
+  uint32_t class_servers[SIOX_CAP_NCLASS];
+  /* A client's, for read and write: ns per byte its node's POSIX reads
+   * (writes) on the volume spent while no request of the client was in
+   * GlusterFS (the kernel's FUSE path, the CPU waited for; README "The
+   * kernel's part"). Added to each request's client stage. */
+  double kernel_b_ns[SIOX_CAP_NCLASS];
   double declared_bps;        /* node/bandwidth attribute (bytes/s), 0: none */
   int synthetic;              /* 1: not measured (a new brick, a replacement, a declared device) */
 };
@@ -100,6 +110,8 @@ struct siox_cap_sample {
   uint64_t bytes;
   int64_t start_ns;
   int64_t ns;        /* exclusive service time */
+  int64_t span_ns;   /* the activity's whole time (a client's includes its brick's); 0: ns */
+  int64_t object;    /* the file it was a call on, 0: not known (all such count as one file) */
 };
 
 typedef struct siox_cap_model siox_cap_model;
@@ -121,6 +133,17 @@ struct siox_cap_model {
    * line's time; 1: plus the class's excess_ns, the recording's delays on
    * average (README "Disturbed samples"). */
   int with_delays;
+  /* 1 (the default): a client's classes are limited to their class_servers
+   * per file; 0: one concurrency (servers) for every class, the model
+   * before it (README "Concurrency per class"). */
+  int class_concurrency;
+  /* Time a collective MPI-IO open and close spend outside the model's
+   * components (MPI's synchronization among ranks, ROMIO's own work), per
+   * call: calibrated from a recorded trace by siox_cap_model_collective
+   * (README "Collective open and close"); 0: none. */
+  double mpi_open_ns, mpi_close_ns;
+  /* 1 (the default): requests pay their client's kernel_b_ns; 0: not (the model before). */
+  int kernel_path;
 };
 /* Defaults of siox_cap_model_new (README "The client's page cache"). */
 #define SIOX_CAP_CLIENT_CACHE_BYTES (1024ull * 1024 * 1024)
@@ -155,6 +178,29 @@ void siox_cap_model_healthy(const siox_cap_model *m, int cls, struct siox_cap_fi
  * one, else servers * chunk / service time. lo and hi (may be NULL): the same
  * at the fit's +/- 2 standard errors. 0 when the class was never seen. */
 double siox_cap_comp_capacity(const siox_cap_model *m, uint32_t comp, int cls, double *lo, double *hi);
+
+/* A POSIX pread/pwrite on the volume at a client node (cap_kernel.c). */
+struct siox_cap_posix_op {
+  uint32_t comp; /* the client component of its node */
+  uint32_t cls;  /* SIOX_CAP_READ or SIOX_CAP_WRITE */
+  uint64_t bytes;
+  int64_t start_ns, end_ns;
+};
+/* Sets each client's kernel_b_ns[READ/WRITE] from its node's POSIX calls p
+ * and the client's samples s (their whole spans): the time some call of the
+ * class was in progress and no request of the client was, over the calls'
+ * bytes. A class without calls keeps 0. 0, -EINVAL (a call names no client
+ * component), -ENOMEM. */
+int siox_cap_model_kernel(siox_cap_model *m, const struct siox_cap_posix_op *p, size_t np,
+                          const struct siox_cap_sample *s, size_t n);
+
+/* Calibrates mpi_open_ns and mpi_close_ns from a recorded trace w
+ * (cap_collective.c): w simulated as recorded on m (its recorded placement,
+ * mount as in siox_cap_predict_opts), then per kind the median over w's
+ * MPI_File_open (MPI_File_close) calls of the recorded time minus the
+ * model's time for it (never below 0). A kind w has no call of keeps its
+ * value. 0, -EINVAL (not a trace; err), -ENOMEM. */
+int siox_cap_model_collective(siox_cap_model *m, const siox_workload *w, const char *mount, char *err, size_t errlen);
 
 /* The model calibrated on the brick and client activities that started in
  * [since, until) (cap_calibrate.c, through libsiox-warehouse), with the
