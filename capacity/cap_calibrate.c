@@ -16,6 +16,8 @@ struct cal {
   size_t n, cap;
   struct siox_cap_posix_op *p; /* the volume's POSIX reads and writes (the kernel's part) */
   size_t np, capp;
+  int64_t *mpi[2]; /* durations of the window's MPI_File_open [0] and _close [1] */
+  size_t nmpi[2], capmpi[2];
 };
 
 static int on_sample(void *ctx, const struct siox_wh_cap_sample *w) {
@@ -52,6 +54,26 @@ static int on_posix(void *ctx, const struct siox_wh_cap_posix *w) {
   return 0;
 }
 
+static int on_mpi(void *ctx, int close, int64_t ns) {
+  struct cal *c = ctx;
+  if (c->nmpi[close] == c->capmpi[close]) {
+    size_t nc = c->capmpi[close] ? 2 * c->capmpi[close] : 64;
+    int64_t *v = realloc(c->mpi[close], nc * sizeof(*v));
+    if (!v) return -ENOMEM;
+    c->mpi[close] = v;
+    c->capmpi[close] = nc;
+  }
+  c->mpi[close][c->nmpi[close]++] = ns;
+  return 0;
+}
+
+static void cal_free(struct cal *c) {
+  free(c->s);
+  free(c->p);
+  free(c->mpi[0]);
+  free(c->mpi[1]);
+}
+
 static int on_place(void *ctx, const char *path, const char *brick) {
   struct cal *c = ctx;
   int64_t k = siox_cap_model_find(c->m, brick);
@@ -82,16 +104,17 @@ int siox_cap_model_from_warehouse(PGconn *pg, int64_t since_ns, int64_t until_ns
   if ((rc = siox_wh_capacity_posix(pg, since_ns, until_ns, on_posix, &c, err, errlen)) < 0 ||
       (rc = siox_cap_model_kernel(c.m, c.p, c.np, c.s, c.n)) < 0)
     goto fail;
+  if ((rc = siox_wh_capacity_mpi_opens(pg, since_ns, until_ns, on_mpi, &c, err, errlen)) < 0 ||
+      (rc = siox_cap_model_collective(c.m, c.mpi[0], c.nmpi[0], c.mpi[1], c.nmpi[1])) < 0)
+    goto fail;
   if ((rc = siox_wh_capacity_placement(pg, since_ns, until_ns, on_place, &c, err, errlen)) < 0) goto fail;
   if ((rc = siox_wh_capacity_declared(pg, on_declared, &c, err, errlen)) < 0) goto fail;
-  free(c.s);
-  free(c.p);
+  cal_free(&c);
   *out = c.m;
   return 0;
 fail:
   if (rc == -ENOMEM) snprintf(err, errlen, "out of memory");
-  free(c.s);
-  free(c.p);
+  cal_free(&c);
   siox_cap_model_free(c.m);
   return rc;
 }

@@ -1,54 +1,55 @@
 /*
- * The collective MPI-IO open and close, calibrated from a recorded trace
- * (siox_cap_model_collective in siox_capacity.h; README "Collective open
- * and close"). An MPI_File_open is a few metadata requests (the model's
- * lookup and open) and, around them, ROMIO's work among the ranks: the
- * file system's type and the access mode agreed on, one rank creating the
- * file before the others open it, each step a collective. That part is in
- * no component of the model; the recording holds it as the call's time
- * beyond its requests, and that is what the simulation adds per call.
+ * The collective MPI-IO open and close (siox_cap_model_collective in
+ * siox_capacity.h; README "Collective open and close"). An MPI_File_open
+ * is a few metadata requests (the model's lookup and open) and, around
+ * them, ROMIO's work among the ranks: the file system's type and the
+ * access mode agreed on, one rank creating the file before the others open
+ * it, each step a collective that waits for the last rank and, on a node
+ * with fewer cores than ranks, for the CPU. That part is in no component of
+ * the model; the calibration window's calls hold it as their time beyond
+ * their requests, and that is what the simulation adds per call. The median
+ * over the calls: one slow collective (every rank of it slow together) is
+ * one of several, not the answer.
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "siox_capacity.h"
 
-/* The median over w's calls of op of their recorded time beyond the
- * model's (rec_ns), >= 0; -1 when w has none. */
-static double median_beyond(const siox_workload *w, const int64_t *rec_ns, int op, int *nomem) {
-  size_t n = 0, k = 0;
-  for (size_t i = 0; i < siox_wl_nrecs(w); i++) n += siox_wl_rec(w, i)->op == (uint32_t)op;
-  if (!n) return -1;
-  double *v = malloc(n * sizeof(*v));
-  if (!v) return *nomem = 1, -1;
-  for (size_t i = 0; i < siox_wl_nrecs(w); i++) {
-    const struct siox_wl_rec *r = siox_wl_rec(w, i);
-    if (r->op != (uint32_t)op) continue;
-    double d = (double)r->dur_ns - (double)rec_ns[i];
-    v[k++] = d > 0 ? d : 0;
+/* The model's time for requests of class cls with nothing queued: the
+ * client's (the most sampled client) and the healthy brick reference's. */
+static double request_ns(const siox_cap_model *m, int cls) {
+  struct siox_cap_fit brick;
+  siox_cap_model_healthy(m, cls, &brick);
+  double t = brick.n ? siox_cap_fit_eval(&brick, 0) : 0;
+  int64_t best = -1;
+  uint64_t most = 0;
+  for (size_t i = 0; i < m->ncomp; i++) {
+    if (m->comp[i].kind != SIOX_CAP_CLIENT) continue;
+    uint64_t n = 0;
+    for (int k = 0; k < SIOX_CAP_NCLASS; k++) n += m->comp[i].fit[k].n;
+    if (best < 0 || n > most) best = (int64_t)i, most = n;
   }
-  double med = siox_cap_median(v, k);
-  free(v);
-  return med;
+  if (best >= 0 && m->comp[best].fit[cls].n) t += siox_cap_fit_eval(&m->comp[best].fit[cls], 0);
+  return t;
 }
 
-int siox_cap_model_collective(siox_cap_model *m, const siox_workload *w, const char *mount, char *err, size_t errlen) {
-  /* The model's time for each call on the recorded system, without what
-   * this calibrates (else a second calibration would count it twice). */
-  siox_cap_model *bare = siox_cap_model_clone(m);
-  if (!bare) return -ENOMEM;
-  bare->mpi_open_ns = bare->mpi_close_ns = 0;
-  struct siox_cap_predict_opts o = {.mount = mount};
-  struct siox_cap_answer a;
-  int rc = siox_cap_predict(bare, w, NULL, 0, &o, &a, err, errlen);
-  siox_cap_model_free(bare);
-  if (rc < 0) return rc;
-  int nomem = 0;
-  double open = median_beyond(w, a.run.rec_ns, SIOX_WL_MPI_OPEN, &nomem);
-  double close = median_beyond(w, a.run.rec_ns, SIOX_WL_MPI_CLOSE, &nomem);
-  siox_cap_answer_free(&a);
-  if (nomem) return -ENOMEM;
-  if (open >= 0) m->mpi_open_ns = open;
-  if (close >= 0) m->mpi_close_ns = close;
+/* The median of ns[0..n) beyond `model` ns (>= 0); *out unchanged when n is 0. */
+static int beyond(const int64_t *ns, size_t n, double model, double *out) {
+  if (!n) return 0;
+  double *v = malloc(n * sizeof(*v));
+  if (!v) return -ENOMEM;
+  for (size_t i = 0; i < n; i++) v[i] = (double)ns[i];
+  double med = siox_cap_median(v, n) - model;
+  free(v);
+  *out = med > 0 ? med : 0;
+  return 0;
+}
+
+int siox_cap_model_collective(siox_cap_model *m, const int64_t *open_ns, size_t nopen, const int64_t *close_ns,
+                              size_t nclose) {
+  double open = request_ns(m, SIOX_CAP_LOOKUP) + request_ns(m, SIOX_CAP_OPEN), close = request_ns(m, SIOX_CAP_CLOSE);
+  if (beyond(open_ns, nopen, open, &m->mpi_open_ns) < 0 || beyond(close_ns, nclose, close, &m->mpi_close_ns) < 0)
+    return -ENOMEM;
   return 0;
 }

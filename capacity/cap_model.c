@@ -47,6 +47,7 @@ siox_cap_model *siox_cap_model_new(void) {
   m->cache_read = (struct siox_cap_fit){.n = 1, .a_ns = SIOX_CAP_CACHE_READ_A_NS, .b_ns = SIOX_CAP_CACHE_READ_B_NS};
   m->class_concurrency = 1;
   m->kernel_path = 1;
+  m->collective = 1;
   return m;
 }
 
@@ -70,6 +71,7 @@ siox_cap_model *siox_cap_model_clone(const siox_cap_model *m) {
   c->with_delays = m->with_delays;
   c->class_concurrency = m->class_concurrency;
   c->kernel_path = m->kernel_path;
+  c->collective = m->collective;
   c->mpi_open_ns = m->mpi_open_ns;
   c->mpi_close_ns = m->mpi_close_ns;
   for (size_t i = 0; i < m->ncomp; i++) {

@@ -75,9 +75,10 @@ static int is_collective(int op) {
 }
 
 /* What a collective open or close spends outside the stations (MPI's
- * synchronization, ROMIO's own work): calibrated from a recording
+ * synchronization, ROMIO's own work): calibrated from the window's calls
  * (cap_collective.c). */
 static double collective_ns(const siox_cap_model *m, int op) {
+  if (!m->collective) return 0;
   return op == SIOX_WL_MPI_OPEN ? m->mpi_open_ns : op == SIOX_WL_MPI_CLOSE ? m->mpi_close_ns : 0;
 }
 

@@ -139,9 +139,11 @@ struct siox_cap_model {
   int class_concurrency;
   /* Time a collective MPI-IO open and close spend outside the model's
    * components (MPI's synchronization among ranks, ROMIO's own work), per
-   * call: calibrated from a recorded trace by siox_cap_model_collective
-   * (README "Collective open and close"); 0: none. */
+   * call: calibrated from the window's calls by siox_cap_model_collective
+   * (README "Collective open and close"). collective 1 (the default): the
+   * simulation adds them; 0: not (the model before). */
   double mpi_open_ns, mpi_close_ns;
+  int collective;
   /* 1 (the default): requests pay their client's kernel_b_ns; 0: not (the model before). */
   int kernel_path;
 };
@@ -194,13 +196,13 @@ struct siox_cap_posix_op {
 int siox_cap_model_kernel(siox_cap_model *m, const struct siox_cap_posix_op *p, size_t np,
                           const struct siox_cap_sample *s, size_t n);
 
-/* Calibrates mpi_open_ns and mpi_close_ns from a recorded trace w
- * (cap_collective.c): w simulated as recorded on m (its recorded placement,
- * mount as in siox_cap_predict_opts), then per kind the median over w's
- * MPI_File_open (MPI_File_close) calls of the recorded time minus the
- * model's time for it (never below 0). A kind w has no call of keeps its
- * value. 0, -EINVAL (not a trace; err), -ENOMEM. */
-int siox_cap_model_collective(siox_cap_model *m, const siox_workload *w, const char *mount, char *err, size_t errlen);
+/* Calibrates mpi_open_ns (mpi_close_ns) from the durations of MPI_File_open
+ * (MPI_File_close) calls (cap_collective.c): their median beyond the model's
+ * requests for one (lookup + open, or flush: the most sampled client's and
+ * the healthy brick reference's, nothing queued), never below 0. A kind
+ * with no call keeps its value. 0, -ENOMEM. */
+int siox_cap_model_collective(siox_cap_model *m, const int64_t *open_ns, size_t nopen, const int64_t *close_ns,
+                              size_t nclose);
 
 /* The model calibrated on the brick and client activities that started in
  * [since, until) (cap_calibrate.c, through libsiox-warehouse), with the

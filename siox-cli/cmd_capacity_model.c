@@ -111,8 +111,8 @@ static const char help[] =
     "  --no-kernel      requests do not pay the client node's kernel part (by\n"
     "                   default they do: capacity/README.md, \"The kernel's part\")\n"
     "  --no-collective  MPI_File_open and _close cost only their requests (by\n"
-    "                   default also the time the workload's recorded calls took\n"
-    "                   beyond them: capacity/README.md, \"Collective open and close\")\n"
+    "                   default also the time the window's calls took beyond them:\n"
+    "                   capacity/README.md, \"Collective open and close\")\n"
     "  --replay-dir DIR predict `siox replay --dir DIR` of the workload instead: its\n"
     "                   files DIR/f<ID>-<name> are placed by DHT\n"
     "  --bricks N       (place) the volume's brick count\n"
@@ -300,6 +300,9 @@ static void print_model(const siox_cap_model *m) {
       first = 0;
     }
   }
+  printf("\ncollective MPI-IO: MPI_File_open %.2f ms, MPI_File_close %.2f ms beyond their requests (the window's "
+         "median)%s",
+         m->mpi_open_ns / 1e6, m->mpi_close_ns / 1e6, m->collective ? "" : " (not used: --no-collective)");
   for (uint32_t i = 0; i < m->ncomp; i++)
     if (m->comp[i].kind == SIOX_CAP_CLIENT)
       printf("\n%s: kernel's part (no request in GlusterFS during the node's POSIX calls) read %.2f ns/B, write "
@@ -333,6 +336,9 @@ static json_object *model_json(const siox_cap_model *m) {
   json_object_object_add(o, "with_delays", json_object_new_boolean(m->with_delays));
   json_object_object_add(o, "class_concurrency", json_object_new_boolean(m->class_concurrency));
   json_object_object_add(o, "kernel_path", json_object_new_boolean(m->kernel_path));
+  json_object_object_add(o, "collective", json_object_new_boolean(m->collective));
+  siox_json_dbl(o, "mpi_open_ns", m->mpi_open_ns);
+  siox_json_dbl(o, "mpi_close_ns", m->mpi_close_ns);
   for (uint32_t i = 0; i < m->ncomp; i++) {
     const struct siox_cap_comp *c = &m->comp[i];
     json_object *j = json_object_new_object(), *cls = json_object_new_object();
@@ -442,17 +448,9 @@ static json_object *answer_json(const struct siox_cap_answer *ans) {
 }
 
 /* Predicts w under as-is and every scenario; text or into arr. */
-static int predict_all(const struct margs *a, const siox_cap_model *m0, const char *name, const siox_workload *w,
+static int predict_all(const struct margs *a, const siox_cap_model *m, const char *name, const siox_workload *w,
                        json_object *arr) {
   char err[1024] = "", asis[] = "as-is";
-  /* The collective open and close as the workload's recorded calls took them. */
-  siox_cap_model *m = siox_cap_model_clone(m0);
-  if (!m) return fprintf(stderr, "siox capacity: out of memory\n"), -1;
-  if (!a->no_collective && siox_cap_model_collective(m, w, a->mount, err, sizeof err) < 0) {
-    fprintf(stderr, "siox capacity: %s: its MPI_File_open and _close: %s\n", name, err);
-    siox_cap_model_free(m);
-    return -1;
-  }
   struct siox_cap_scenario s0 = {.what = SIOX_CAP_AS_IS, .label = asis};
   json_object *jw = arr ? json_object_new_object() : NULL, *js = arr ? json_object_new_array() : NULL;
   int64_t rec = 0, base = 0;
@@ -494,10 +492,8 @@ static int predict_all(const struct margs *a, const siox_cap_model *m0, const ch
   } else {
     printf("\n");
   }
-  siox_cap_model_free(m);
   return 0;
 bad:
-  siox_cap_model_free(m);
   fprintf(stderr, "siox capacity: %s: %s\n", name, err);
   json_object_put(jw);
   json_object_put(js);
@@ -571,6 +567,7 @@ int siox_capacity_model_run(struct siox_cli *cli, int argc, char **argv) {
   m->with_delays = a.with_delays;
   m->class_concurrency = !a.flat;
   m->kernel_path = !a.no_kernel;
+  m->collective = !a.no_collective;
   if (a.what_if) rc = what_if(pg, &a, cli, m);
   else if (cli->json) rc = siox_json_print(model_json(m)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
   else print_model(m), rc = SIOX_EXIT_OK;

@@ -92,7 +92,7 @@ static const char help[] =
     "  --no-kernel       requests do not pay the client node's kernel part (by\n"
     "                    default they do: capacity/README.md, \"The kernel's part\")\n"
     "  --no-collective   MPI_File_open and _close cost only their requests (by\n"
-    "                    default also the time job J's calls took beyond them:\n"
+    "                    default also the time the window's calls took beyond them:\n"
     "                    capacity/README.md, \"Collective open and close\")\n"
     "  --case NAME       starts a case; the options below belong to the last --case\n"
     "  --scenario SPEC   the storage scenario, as siox capacity what-if takes it\n"
@@ -381,11 +381,8 @@ int siox_capacity_validate_run(struct siox_cli *cli, int argc, char **argv) {
     m->with_delays = a->with_delays;
     m->class_concurrency = !a->flat;
     m->kernel_path = !a->no_kernel;
-    /* The collective open and close as job J's calls took them. */
-    if (!a->no_collective && siox_cap_model_collective(m, base, a->mount, err, sizeof err) < 0)
-      fprintf(stderr, "siox capacity validate: job %s's MPI_File_open and _close: %s\n", a->job, err);
-    else
-      rc = validate_all(pg, a, cli, m);
+    m->collective = !a->no_collective;
+    rc = validate_all(pg, a, cli, m);
   }
   else
     fprintf(stderr, "siox capacity validate: %s\n", err);

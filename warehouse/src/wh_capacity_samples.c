@@ -60,6 +60,13 @@ static const char posix_sql[] =
     "                 AND c.start_ns >= a.start_ns AND c.start_ns < a.end_ns)"
     " ORDER BY a.start_ns";
 
+/* The collective opens and closes of MPI-IO. */
+static const char mpi_sql[] =
+    "SELECT t.name = 'MPI_File_close', a.end_ns - a.start_ns"
+    "  FROM activities a JOIN activity_types t ON t.type_id = a.type_id"
+    " WHERE t.name IN ('MPI_File_open', 'MPI_File_close') AND a.err = 0"
+    "   AND a.start_ns >= $1::bigint AND a.start_ns < $2::bigint";
+
 static const char declared_sql[] =
     "SELECT n.hwid, na.value_num FROM node_attributes na JOIN nodes n ON n.node_id = na.node_id"
     " WHERE n.swid = 'GlusterFS-brick' AND na.value_num > 0"
@@ -125,6 +132,17 @@ int siox_wh_capacity_posix(PGconn *c, int64_t since_ns, int64_t until_ns, siox_w
     };
     rc = cb(ctx, &p);
   }
+  PQclear(r);
+  return rc;
+}
+
+int siox_wh_capacity_mpi_opens(PGconn *c, int64_t since_ns, int64_t until_ns, siox_wh_cap_mpi_cb cb, void *ctx,
+                               char *err, size_t errlen) {
+  PGresult *r = query(c, mpi_sql, since_ns, until_ns, err, errlen);
+  if (!r) return -EIO;
+  int rc = 0;
+  for (int i = 0; !rc && i < PQntuples(r); i++)
+    rc = cb(ctx, PQgetvalue(r, i, 0)[0] == 't', strtoll(PQgetvalue(r, i, 1), NULL, 10));
   PQclear(r);
   return rc;
 }

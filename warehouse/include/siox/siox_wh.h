@@ -198,6 +198,11 @@ struct siox_wh_cap_posix {
 typedef int (*siox_wh_cap_posix_cb)(void *ctx, const struct siox_wh_cap_posix *p);
 int siox_wh_capacity_posix(PGconn *c, int64_t since_ns, int64_t until_ns, siox_wh_cap_posix_cb cb, void *ctx,
                            char *err, size_t errlen);
+/* The MPI_File_open (close 0) and MPI_File_close (close 1) calls that
+ * started in [since, until), their durations. 0, -EIO (err), or the callback's. */
+typedef int (*siox_wh_cap_mpi_cb)(void *ctx, int close, int64_t ns);
+int siox_wh_capacity_mpi_opens(PGconn *c, int64_t since_ns, int64_t until_ns, siox_wh_cap_mpi_cb cb, void *ctx,
+                               char *err, size_t errlen);
 /* Per posix/path whose object a brick received calls for in the window: the
  * brick that received most (the file's brick). */
 int siox_wh_capacity_placement(PGconn *c, int64_t since_ns, int64_t until_ns, siox_wh_cap_place_cb cb, void *ctx,
