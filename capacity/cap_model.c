@@ -147,12 +147,12 @@ static int by_object_time(const void *a, const void *b) {
 /* The most requests of class cls at component c in flight at once on one
  * file: a sweep per file over the samples' whole activities (a client's
  * span holds its brick's part: the kernel sends a file's next write only
- * when the last one is answered, and that is what shows). 0 when c never
- * served the class. */
-static uint32_t class_concurrency(const struct siox_cap_sample *s, size_t n, uint32_t c, uint32_t cls) {
+ * when the last one is answered, and that is what shows) into *out; 0
+ * when c never served the class. 0 or -ENOMEM. */
+static int class_concurrency(const struct siox_cap_sample *s, size_t n, uint32_t c, uint32_t cls, uint32_t *out) {
   size_t k = 0;
   struct iv_ev *ev = malloc(2 * (n ? n : 1) * sizeof(*ev));
-  if (!ev) return 0;
+  if (!ev) return -ENOMEM;
   for (size_t i = 0; i < n; i++) {
     if (s[i].comp != c || s[i].cls != cls) continue;
     int64_t span = s[i].span_ns > 0 ? s[i].span_ns : s[i].ns;
@@ -167,7 +167,8 @@ static uint32_t class_concurrency(const struct siox_cap_sample *s, size_t n, uin
     if (now > most) most = now;
   }
   free(ev);
-  return (uint32_t)most;
+  *out = (uint32_t)most;
+  return 0;
 }
 
 int siox_cap_model_fit(siox_cap_model *m, const struct siox_cap_sample *s, size_t n) {
@@ -202,8 +203,8 @@ int siox_cap_model_fit(siox_cap_model *m, const struct siox_cap_sample *s, size_
       if (k && (rc = fit(x, y, k, &m->comp[c].fit[cls])) < 0) goto out;
     }
     m->comp[c].servers = concurrency(s, n, c);
-    if (m->comp[c].kind == SIOX_CAP_CLIENT)
-      for (uint32_t cls = 0; cls < SIOX_CAP_NCLASS; cls++) m->comp[c].class_servers[cls] = class_concurrency(s, n, c, cls);
+    for (uint32_t cls = 0; m->comp[c].kind == SIOX_CAP_CLIENT && cls < SIOX_CAP_NCLASS; cls++)
+      if ((rc = class_concurrency(s, n, c, cls, &m->comp[c].class_servers[cls])) < 0) goto out;
   }
   m->samples += n;
 out:

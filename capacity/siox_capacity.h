@@ -161,8 +161,9 @@ int64_t siox_cap_model_comp(siox_cap_model *m, const char *name, enum siox_cap_k
 int64_t siox_cap_model_find(const siox_cap_model *m, const char *name);
 /* Fits every (component, class) from samples (a client's by siox_cap_fit_robust,
  * a brick's by siox_cap_fit_line), the concurrency of each
- * component from the samples' overlap, and the chunk size from the largest
- * brick read/write. 0, -EINVAL (a sample names no component), -ENOMEM. */
+ * component from the samples' overlap, a client's per class and file
+ * (class_servers, over the samples' spans), and the chunk size from the
+ * largest brick read/write. 0, -EINVAL (a sample names no component), -ENOMEM. */
 int siox_cap_model_fit(siox_cap_model *m, const struct siox_cap_sample *s, size_t n);
 /* Records that file name lives on brick comp. 0, -EINVAL, -ENOMEM. */
 int siox_cap_model_place(siox_cap_model *m, const char *file, uint32_t comp);
