@@ -58,7 +58,7 @@ struct sim {
   struct sync_st *sync;   /* [copies * (1 + nfiles)]: group 0 all ranks, 1 + f the MPI ranks of file f */
   size_t nfiles;
   struct cap_cache cache; /* the client node's page cache: one node runs every rank and copy */
-  struct cap_slots *slots; /* [copies * nfiles * NCLASS]: a client class's requests in flight per file, NULL: none */
+  struct cap_slots *slots; /* [nfiles * NCLASS]: a client class's requests in flight per file (every copy's), NULL: none */
   char *err;
   size_t errlen;
 };
@@ -184,12 +184,12 @@ static int arrive_sync(struct sim *s, uint32_t id) {
   return 0;
 }
 
-/* The slots a request of class cls on the rank's current file waits for:
- * the client's limit for the class on one file (siox_cap_comp's
- * class_servers), NULL when there is none. */
-static struct cap_slots *slots_of(struct sim *s, const struct rank_st *r, const struct siox_wl_rec *rec, int cls) {
+/* The slots a request of class cls on rec's file waits for: the client's
+ * limit for the class on one file (siox_cap_comp's class_servers), NULL
+ * when there is none. */
+static struct cap_slots *slots_of(struct sim *s, const struct siox_wl_rec *rec, int cls) {
   if (!s->slots || rec->fid == SIOX_WL_NOFILE) return NULL;
-  struct cap_slots *p = &s->slots[((size_t)r->copy * s->nfiles + rec->fid) * SIOX_CAP_NCLASS + (size_t)cls];
+  struct cap_slots *p = &s->slots[(size_t)rec->fid * SIOX_CAP_NCLASS + (size_t)cls];
   return p->limit ? p : NULL;
 }
 
@@ -221,7 +221,7 @@ static int issue(struct sim *s, uint32_t id) {
   if (cls == SIOX_CAP_READ || cls == SIOX_CAP_WRITE) bytes = req_bytes(s, r);
   int32_t b = brick_of(s, r, rec->fid);
   if (r->stage == 0 && !r->slot) { /* a place among the file's requests of this class first */
-    struct cap_slots *p = slots_of(s, r, rec, cls);
+    struct cap_slots *p = slots_of(s, rec, cls);
     int got = p ? cap_slots_take(p, id) : 0;
     if (got < 0) return got;
     if (p && !got) {
@@ -351,13 +351,15 @@ nomem:
   return -ENOMEM;
 }
 
-/* Per copy, file and class, the client's limit of requests in flight
- * (README "Concurrency per class"); none without a client, with the model's
- * class_concurrency off, or for classes the client has no limit for. */
+/* Per file and class, the client's limit of requests in flight (README
+ * "Concurrency per class"): the copies of a workload share it, as they
+ * share the file (the same name; load=K runs K copies on the same files).
+ * None without a client, with the model's class_concurrency off, or for
+ * classes the client has no limit for. */
 static int build_slots(struct sim *s) {
   if (s->o->client < 0 || !s->m->class_concurrency || !s->nfiles) return 0;
   const struct siox_cap_comp *c = &s->m->comp[s->o->client];
-  size_t n = (size_t)s->o->copies * s->nfiles * SIOX_CAP_NCLASS;
+  size_t n = s->nfiles * SIOX_CAP_NCLASS;
   if (!(s->slots = calloc(n, sizeof(*s->slots)))) return -ENOMEM;
   for (size_t i = 0; i < n; i++) s->slots[i].limit = c->class_servers[i % SIOX_CAP_NCLASS];
   return 0;
@@ -497,7 +499,7 @@ out:
   free(s.rec_ns);
   for (uint32_t i = 0; s.r && i < s.nr; i++) free(s.r[i].recs), free(s.r[i].gap);
   cap_cache_free(&s.cache);
-  for (size_t i = 0; s.slots && i < (size_t)o->copies * s.nfiles * SIOX_CAP_NCLASS; i++) cap_slots_free(&s.slots[i]);
+  for (size_t i = 0; s.slots && i < s.nfiles * SIOX_CAP_NCLASS; i++) cap_slots_free(&s.slots[i]);
   free(s.slots);
   free(s.r);
   for (size_t g = 0; s.sync && g < (size_t)o->copies * (1 + s.nfiles); g++) free(s.sync[g].who);

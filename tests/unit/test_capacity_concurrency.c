@@ -113,6 +113,26 @@ static void test_other_files_write_at_once(void **state) {
   siox_cap_model_free(m);
 }
 
+/* Two copies of a one-rank job writing 128 KiB to file 0 (load=2: the
+ * same file): the second copy's write waits for the first's. */
+static void test_copies_share_the_file(void **state) {
+  (void)state;
+  siox_cap_model *m = model();
+  siox_workload *w = siox_wl_new(SIOX_WL_TRACE, "t", 1);
+  siox_wl_add_file(w, "/a");
+  struct siox_wl_rec r0 = {0, SIOX_WL_WRITE, 0, 0, 131072, 0, 0};
+  assert_int_equal(siox_wl_add_rec(w, &r0), 0);
+  static const int32_t on_brick[2] = {0, 0};
+  struct siox_cap_sim_opts o = {.copies = 2, .brick_of = on_brick, .client = 1};
+  struct siox_cap_run run;
+  char err[256] = "";
+  assert_int_equal(siox_cap_simulate(m, w, &o, &run, err, sizeof err), 0);
+  assert_int_equal(run.job_io_ns[0] + run.job_io_ns[1], 3 * (MS + 100 * US));
+  siox_cap_run_free(&run);
+  siox_wl_free(w);
+  siox_cap_model_free(m);
+}
+
 /* A job of 2 ranks that MPI-opens and closes a file; the model's requests
  * for them take 120 us (lookup + open) and 60 us (flush) with nothing
  * queued. */
@@ -192,6 +212,7 @@ int main(void) {
       cmocka_unit_test(test_fit_counts_per_file_over_whole_activities),
       cmocka_unit_test(test_one_write_in_flight_per_file),
       cmocka_unit_test(test_other_files_write_at_once),
+      cmocka_unit_test(test_copies_share_the_file),
       cmocka_unit_test(test_collective_open_close_at_recorded_length),
       cmocka_unit_test(test_collective_median_and_none),
   };
