@@ -207,7 +207,9 @@ int siox_cap_model_collective(siox_cap_model *m, const int64_t *open_ns, size_t 
 
 /* The model calibrated on the brick and client activities that started in
  * [since, until) (cap_calibrate.c, through libsiox-warehouse), with the
- * recorded placement and declared bandwidths. 0, -ENOENT (no sample: err
+ * kernel's part (the window's POSIX reads and writes on the volume), the
+ * collective open and close (its MPI_File_open/_close calls), the recorded
+ * placement and declared bandwidths. 0, -ENOENT (no sample: err
  * says why), -EIO (query; err), -ENOMEM. *out is the caller's. */
 int siox_cap_model_from_warehouse(PGconn *pg, int64_t since_ns, int64_t until_ns, siox_cap_model **out, char *err,
                                   size_t errlen);
