@@ -36,7 +36,12 @@
 # cache (--client-cache 0): capacity_prediction_error_percent_<key>_nocache,
 # capacity_predicted_io_time_ms_<key>_nocache; the model with the
 # recording's delays added (--with-delays, capacity/README.md "Disturbed
-# samples"): ..._<key>_delays; with CV_BASELINE_CLI=PATH (a `siox` built
+# samples"): ..._<key>_delays; the model before the client's concurrency per
+# class, the collective open and close and the kernel's part
+# (--flat-concurrency --no-collective --no-kernel, capacity/README.md
+# "Concurrency per class", "Collective open and close", "The kernel's part"):
+# ..._<key>_flat, and each of the three alone: ..._<key>_conc,
+# ..._<key>_coll, ..._<key>_kernel; with CV_BASELINE_CLI=PATH (a `siox` built
 # from the commit to compare with), its validate on the same runs:
 # ..._<key>_baseline;
 # then capacity_prediction_error_percent_median and capacity_validated (1 when
@@ -136,6 +141,13 @@ for n in "${ALL_NAMES[@]}"; do
   # With the recording's delays (capacity/README.md, "Disturbed samples").
   siox_cli capacity validate "${args[@]}" "${one[@]}" --with-delays --json >"$T/vd-$n.json" 2>/dev/null \
     || rm -f "$T/vd-$n.json"
+  # The model before concurrency per class, the collective open/close and the kernel's part; each alone.
+  for v in "vf --flat-concurrency --no-collective --no-kernel" "vc --no-collective --no-kernel" \
+    "vo --flat-concurrency --no-kernel" "vk --flat-concurrency --no-collective"; do
+    set -- $v
+    siox_cli capacity validate "${args[@]}" "${one[@]}" "${@:2}" --json >"$T/$1-$n.json" 2>/dev/null \
+      || rm -f "$T/$1-$n.json"
+  done
   if [ -n "${CV_BASELINE_CLI:-}" ]; then
     "$CV_BASELINE_CLI" --data-dir "$SERVER_DIR" capacity validate "${args[@]}" "${one[@]}" --json >"$T/vb-$n.json" \
       2>/dev/null || rm -f "$T/vb-$n.json"
@@ -151,7 +163,7 @@ t, names = sys.argv[1], sys.argv[2:]
 key = {"asis": "asis_strided", "load2": "load2_strided", "ranks2": "ranks2_strided", "ranks8": "ranks8_strided",
        "fpp": "asis_fpp", "fpp_load2": "load2_fpp", "healed": "healed_strided", "fpp_healed": "healed_fpp",
        "4to2": "4to2_strided", "2to4": "2to4_strided"}
-errs = []
+errs, alt = [], {}
 for n in names:
     f = os.path.join(t, f"v-{n}.json")
     if not os.path.exists(f):
@@ -163,13 +175,18 @@ for n in names:
     print(f"capacity_prediction_error_percent_{k} {c['error_pct']:.1f} %")
     print(f"capacity_predicted_io_time_ms_{k} {c['predicted_io_time_ns'] / 1e6:.1f} ms")
     print(f"capacity_measured_io_time_ms_{k} {c['measured_io_time_ns'] / 1e6:.1f} ms")
-    for pre, suf in (("v0", "nocache"), ("vd", "delays"), ("vb", "baseline")):
+    for pre, suf in (("v0", "nocache"), ("vd", "delays"), ("vf", "flat"), ("vc", "conc"), ("vo", "coll"), ("vk", "kernel"),
+                     ("vb", "baseline")):
         f0 = os.path.join(t, f"{pre}-{n}.json")
         if os.path.exists(f0):
             c0 = json.load(open(f0))["cases"][0]
             print(f"capacity_prediction_error_percent_{k}_{suf} {c0['error_pct']:.1f} %")
+            alt.setdefault(suf, []).append(c0["error_pct"])
             print(f"capacity_predicted_io_time_ms_{k}_{suf} {c0['predicted_io_time_ns'] / 1e6:.1f} ms")
 if errs:
     print(f"capacity_prediction_error_percent_median {statistics.median(errs):.1f} %")
+    for suf, v in alt.items():
+        if len(v) == len(errs):
+            print(f"capacity_prediction_error_percent_median_{suf} {statistics.median(v):.1f} %")
     print(f"capacity_validated {int(len(errs) == len(names) and max(errs) <= 10)} bool")
 PY

@@ -14,6 +14,10 @@ struct cal {
   siox_cap_model *m;
   struct siox_cap_sample *s;
   size_t n, cap;
+  struct siox_cap_posix_op *p; /* the volume's POSIX reads and writes (the kernel's part) */
+  size_t np, capp;
+  int64_t *mpi[2]; /* durations of the window's MPI_File_open [0] and _close [1] */
+  size_t nmpi[2], capmpi[2];
 };
 
 static int on_sample(void *ctx, const struct siox_wh_cap_sample *w) {
@@ -29,8 +33,45 @@ static int on_sample(void *ctx, const struct siox_wh_cap_sample *w) {
     c->s = s;
     c->cap = nc;
   }
-  c->s[c->n++] = (struct siox_cap_sample){(uint32_t)k, (uint32_t)cls, w->bytes, w->start_ns, w->ns};
+  c->s[c->n++] = (struct siox_cap_sample){(uint32_t)k, (uint32_t)cls, w->bytes, w->start_ns, w->ns, w->span_ns,
+                                            w->object};
   return 0;
+}
+
+static int on_posix(void *ctx, const struct siox_wh_cap_posix *w) {
+  struct cal *c = ctx;
+  int64_t k = siox_cap_model_find(c->m, w->host);
+  if (k < 0 || c->m->comp[k].kind != SIOX_CAP_CLIENT) return 0; /* a node with no GlusterFS client sample */
+  if (c->np == c->capp) {
+    size_t nc = c->capp ? 2 * c->capp : 256;
+    struct siox_cap_posix_op *p = realloc(c->p, nc * sizeof(*p));
+    if (!p) return -ENOMEM;
+    c->p = p;
+    c->capp = nc;
+  }
+  c->p[c->np++] = (struct siox_cap_posix_op){(uint32_t)k, w->write ? SIOX_CAP_WRITE : SIOX_CAP_READ, w->bytes,
+                                              w->start_ns, w->end_ns};
+  return 0;
+}
+
+static int on_mpi(void *ctx, int close, int64_t ns) {
+  struct cal *c = ctx;
+  if (c->nmpi[close] == c->capmpi[close]) {
+    size_t nc = c->capmpi[close] ? 2 * c->capmpi[close] : 64;
+    int64_t *v = realloc(c->mpi[close], nc * sizeof(*v));
+    if (!v) return -ENOMEM;
+    c->mpi[close] = v;
+    c->capmpi[close] = nc;
+  }
+  c->mpi[close][c->nmpi[close]++] = ns;
+  return 0;
+}
+
+static void cal_free(struct cal *c) {
+  free(c->s);
+  free(c->p);
+  free(c->mpi[0]);
+  free(c->mpi[1]);
 }
 
 static int on_place(void *ctx, const char *path, const char *brick) {
@@ -60,14 +101,20 @@ int siox_cap_model_from_warehouse(PGconn *pg, int64_t since_ns, int64_t until_ns
     goto fail;
   }
   if ((rc = siox_cap_model_fit(c.m, c.s, c.n)) < 0) goto fail;
+  if ((rc = siox_wh_capacity_posix(pg, since_ns, until_ns, on_posix, &c, err, errlen)) < 0 ||
+      (rc = siox_cap_model_kernel(c.m, c.p, c.np, c.s, c.n)) < 0)
+    goto fail;
+  if ((rc = siox_wh_capacity_mpi_opens(pg, since_ns, until_ns, on_mpi, &c, err, errlen)) < 0 ||
+      (rc = siox_cap_model_collective(c.m, c.mpi[0], c.nmpi[0], c.mpi[1], c.nmpi[1])) < 0)
+    goto fail;
   if ((rc = siox_wh_capacity_placement(pg, since_ns, until_ns, on_place, &c, err, errlen)) < 0) goto fail;
   if ((rc = siox_wh_capacity_declared(pg, on_declared, &c, err, errlen)) < 0) goto fail;
-  free(c.s);
+  cal_free(&c);
   *out = c.m;
   return 0;
 fail:
   if (rc == -ENOMEM) snprintf(err, errlen, "out of memory");
-  free(c.s);
+  cal_free(&c);
   siox_cap_model_free(c.m);
   return rc;
 }

@@ -54,4 +54,16 @@ int cap_station_arrive(struct cap_evq *q, struct cap_station *s, uint32_t sid, u
 int cap_station_depart(struct cap_evq *q, struct cap_station *s, uint32_t sid);
 void cap_station_free(struct cap_station *s);
 
+/* Slots (cap_slots.c): at most limit holders, the rest wait FIFO. */
+struct cap_slots {
+  uint32_t limit, used;
+  uint32_t *q; /* ring of waiting entities */
+  size_t head, len, cap;
+};
+/* 1: who holds a slot now; 0: who waits (cap_slots_give hands it one); -ENOMEM. */
+int cap_slots_take(struct cap_slots *p, uint32_t who);
+/* A holder is done: 1 and *next = the waiter that holds the slot now, or 0 (freed). */
+int cap_slots_give(struct cap_slots *p, uint32_t *next);
+void cap_slots_free(struct cap_slots *p);
+
 #endif

@@ -45,6 +45,9 @@ siox_cap_model *siox_cap_model_new(void) {
   m->chunk = DEFAULT_CHUNK;
   m->client_cache_bytes = SIOX_CAP_CLIENT_CACHE_BYTES;
   m->cache_read = (struct siox_cap_fit){.n = 1, .a_ns = SIOX_CAP_CACHE_READ_A_NS, .b_ns = SIOX_CAP_CACHE_READ_B_NS};
+  m->class_concurrency = 1;
+  m->kernel_path = 1;
+  m->collective = 1;
   return m;
 }
 
@@ -66,6 +69,11 @@ siox_cap_model *siox_cap_model_clone(const siox_cap_model *m) {
   c->client_cache_bytes = m->client_cache_bytes;
   c->cache_read = m->cache_read;
   c->with_delays = m->with_delays;
+  c->class_concurrency = m->class_concurrency;
+  c->kernel_path = m->kernel_path;
+  c->collective = m->collective;
+  c->mpi_open_ns = m->mpi_open_ns;
+  c->mpi_close_ns = m->mpi_close_ns;
   for (size_t i = 0; i < m->ncomp; i++) {
     int64_t k = siox_cap_model_comp(c, m->comp[i].name, m->comp[i].kind);
     if (k < 0) goto fail;
@@ -126,6 +134,43 @@ static uint32_t concurrency(const struct siox_cap_sample *s, size_t n, uint32_t 
   return (uint32_t)most;
 }
 
+struct iv_ev {
+  int64_t object, t2; /* t2: 2 x time, +1 for a start (ends sort first at equal times) */
+};
+
+static int by_object_time(const void *a, const void *b) {
+  const struct iv_ev *x = a, *y = b;
+  if (x->object != y->object) return (x->object > y->object) - (x->object < y->object);
+  return (x->t2 > y->t2) - (x->t2 < y->t2);
+}
+
+/* The most requests of class cls at component c in flight at once on one
+ * file: a sweep per file over the samples' whole activities (a client's
+ * span holds its brick's part: the kernel sends a file's next write only
+ * when the last one is answered, and that is what shows) into *out; 0
+ * when c never served the class. 0 or -ENOMEM. */
+static int class_concurrency(const struct siox_cap_sample *s, size_t n, uint32_t c, uint32_t cls, uint32_t *out) {
+  size_t k = 0;
+  struct iv_ev *ev = malloc(2 * (n ? n : 1) * sizeof(*ev));
+  if (!ev) return -ENOMEM;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i].comp != c || s[i].cls != cls) continue;
+    int64_t span = s[i].span_ns > 0 ? s[i].span_ns : s[i].ns;
+    ev[k++] = (struct iv_ev){s[i].object, 2 * s[i].start_ns + 1};
+    ev[k++] = (struct iv_ev){s[i].object, 2 * (s[i].start_ns + span)};
+  }
+  qsort(ev, k, sizeof(*ev), by_object_time);
+  int64_t now = 0, most = 0;
+  for (size_t i = 0; i < k; i++) {
+    if (i && ev[i].object != ev[i - 1].object) now = 0;
+    now += (ev[i].t2 & 1) ? 1 : -1;
+    if (now > most) most = now;
+  }
+  free(ev);
+  *out = (uint32_t)most;
+  return 0;
+}
+
 int siox_cap_model_fit(siox_cap_model *m, const struct siox_cap_sample *s, size_t n) {
   double *x = malloc((n ? n : 1) * sizeof(*x)), *y = malloc((n ? n : 1) * sizeof(*y));
   int rc = 0;
@@ -158,6 +203,8 @@ int siox_cap_model_fit(siox_cap_model *m, const struct siox_cap_sample *s, size_
       if (k && (rc = fit(x, y, k, &m->comp[c].fit[cls])) < 0) goto out;
     }
     m->comp[c].servers = concurrency(s, n, c);
+    for (uint32_t cls = 0; m->comp[c].kind == SIOX_CAP_CLIENT && cls < SIOX_CAP_NCLASS; cls++)
+      if ((rc = class_concurrency(s, n, c, cls, &m->comp[c].class_servers[cls])) < 0) goto out;
   }
   m->samples += n;
 out:

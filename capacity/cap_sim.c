@@ -34,6 +34,8 @@ struct rank_st {
   uint64_t gleft;          /* bytes of the current part not yet requested */
   uint64_t cached;         /* bytes of the operation the page cache serves */
   int waiting;             /* 1 while held at a synchronization point */
+  struct cap_slots *slot;  /* the file's slots of the current request's class it holds, NULL: none */
+  double slot_asked;       /* when it asked for a slot (waiting for one) */
   int local_done;          /* the operation's local time has passed */
 };
 
@@ -56,6 +58,7 @@ struct sim {
   struct sync_st *sync;   /* [copies * (1 + nfiles)]: group 0 all ranks, 1 + f the MPI ranks of file f */
   size_t nfiles;
   struct cap_cache cache; /* the client node's page cache: one node runs every rank and copy */
+  struct cap_slots *slots; /* [nfiles * NCLASS]: a client class's requests in flight per file (every copy's), NULL: none */
   char *err;
   size_t errlen;
 };
@@ -69,6 +72,14 @@ struct sim {
  * (the residual) instead. */
 static int is_collective(int op) {
   return op == SIOX_WL_MPI_READ_ALL || op == SIOX_WL_MPI_WRITE_ALL;
+}
+
+/* What a collective open or close spends outside the stations (MPI's
+ * synchronization, ROMIO's own work): calibrated from the window's calls
+ * (cap_collective.c). */
+static double collective_ns(const siox_cap_model *m, int op) {
+  if (!m->collective) return 0;
+  return op == SIOX_WL_MPI_OPEN ? m->mpi_open_ns : op == SIOX_WL_MPI_CLOSE ? m->mpi_close_ns : 0;
 }
 
 static int is_data(int op) {
@@ -173,6 +184,34 @@ static int arrive_sync(struct sim *s, uint32_t id) {
   return 0;
 }
 
+/* The slots a request of class cls on rec's file waits for: the client's
+ * limit for the class on one file (siox_cap_comp's class_servers), NULL
+ * when there is none. */
+static struct cap_slots *slots_of(struct sim *s, const struct siox_wl_rec *rec, int cls) {
+  if (!s->slots || rec->fid == SIOX_WL_NOFILE) return NULL;
+  struct cap_slots *p = &s->slots[(size_t)rec->fid * SIOX_CAP_NCLASS + (size_t)cls];
+  return p->limit ? p : NULL;
+}
+
+/* The request is done: its slot passes to the next waiting rank (which
+ * goes on at once, its wait counted as the client's), then on to the next
+ * request. */
+static int request_done(struct sim *s, uint32_t id, int cls) {
+  struct rank_st *r = &s->r[id];
+  if (r->slot) {
+    uint32_t next;
+    if (cap_slots_give(r->slot, &next)) {
+      struct rank_st *n = &s->r[next];
+      n->slot = r->slot;
+      s->st[s->o->client].wait_ns += s->q.now - n->slot_asked;
+      if (cap_evq_push(&s->q, s->q.now, EV_WAKE, next, 0) < 0) return -ENOMEM;
+    }
+    r->slot = NULL;
+  }
+  next_request(s, r, cls);
+  return 0;
+}
+
 /* Issues request r->req of the current operation (client stage first). */
 static int issue(struct sim *s, uint32_t id) {
   struct rank_st *r = &s->r[id];
@@ -181,6 +220,16 @@ static int issue(struct sim *s, uint32_t id) {
   uint64_t bytes = 0;
   if (cls == SIOX_CAP_READ || cls == SIOX_CAP_WRITE) bytes = req_bytes(s, r);
   int32_t b = brick_of(s, r, rec->fid);
+  if (r->stage == 0 && !r->slot) { /* a place among the file's requests of this class first */
+    struct cap_slots *p = slots_of(s, rec, cls);
+    int got = p ? cap_slots_take(p, id) : 0;
+    if (got < 0) return got;
+    if (p && !got) {
+      r->slot_asked = s->q.now;
+      return 0; /* request_done of a holder wakes it, holding the slot */
+    }
+    r->slot = p;
+  }
   /* The brick moves the bytes whatever the model knows of its costs. */
   if (r->stage == 0 && b >= 0 && cls == SIOX_CAP_READ) s->bytes_r[b] += bytes;
   if (r->stage == 0 && b >= 0 && cls == SIOX_CAP_WRITE) s->bytes_w[b] += bytes;
@@ -189,11 +238,12 @@ static int issue(struct sim *s, uint32_t id) {
     if (c < 0 || !s->m->comp[c].fit[cls].n) continue; /* no such stage, or a class it never served */
     const struct siox_cap_fit *f = &s->m->comp[c].fit[cls];
     double svc = siox_cap_fit_eval(f, (double)bytes) + (s->m->with_delays ? f->excess_ns : 0);
+    if (r->stage == 0 && s->m->kernel_path) svc += s->m->comp[c].kernel_b_ns[cls] * (double)bytes; /* the node's kernel */
     if (svc < 0) svc = 0;
     return cap_station_arrive(&s->q, &s->st[c], (uint32_t)c, id, svc);
   }
   /* Neither stage serves it: the request costs nothing in the model. */
-  next_request(s, r, cls);
+  if (request_done(s, id, cls) < 0) return -ENOMEM;
   return cap_evq_push(&s->q, s->q.now, EV_WAKE, id, 0);
 }
 
@@ -205,7 +255,7 @@ static int stage_done(struct sim *s, uint32_t id) {
     return issue(s, id);
   }
   const struct siox_wl_rec *rec = cur(s, r);
-  next_request(s, r, req_class(rec, r->req));
+  if (request_done(s, id, req_class(rec, r->req)) < 0) return -ENOMEM;
   return step(s, id);
 }
 
@@ -253,9 +303,10 @@ static int step(struct sim *s, uint32_t id) {
         if (end_op(s, r) < 0) return -ENOMEM;
         break;
       }
-      if (!r->local_done) { /* time outside the stations: the residual, the page cache's copy */
+      if (!r->local_done) { /* time outside the stations: the residual, the page cache's copy, MPI's part */
         double t = s->o->local_ns && s->o->local_ns[r->recs[r->pos]] > 0 ? (double)s->o->local_ns[r->recs[r->pos]] : 0;
         if (r->cached) t += siox_cap_fit_eval(&s->m->cache_read, (double)r->cached);
+        t += collective_ns(s->m, (int)rec->op);
         r->local_done = 1;
         if (t > 0) return cap_evq_push(&s->q, s->q.now + t, EV_WAKE, id, 0);
       }
@@ -298,6 +349,20 @@ static int build_sync(struct sim *s) {
 nomem:
   free(opens);
   return -ENOMEM;
+}
+
+/* Per file and class, the client's limit of requests in flight (README
+ * "Concurrency per class"): the copies of a workload share it, as they
+ * share the file (the same name; load=K runs K copies on the same files).
+ * None without a client, with the model's class_concurrency off, or for
+ * classes the client has no limit for. */
+static int build_slots(struct sim *s) {
+  if (s->o->client < 0 || !s->m->class_concurrency || !s->nfiles) return 0;
+  const struct siox_cap_comp *c = &s->m->comp[s->o->client];
+  size_t n = s->nfiles * SIOX_CAP_NCLASS;
+  if (!(s->slots = calloc(n, sizeof(*s->slots)))) return -ENOMEM;
+  for (size_t i = 0; i < n; i++) s->slots[i].limit = c->class_servers[i % SIOX_CAP_NCLASS];
+  return 0;
 }
 
 static int build_ranks(struct sim *s) {
@@ -420,6 +485,7 @@ int siox_cap_simulate(const siox_cap_model *m, const siox_workload *w, const str
   if (!(s.st = calloc(nc, sizeof(*s.st))) || !s.bytes_r || !s.bytes_w || !s.rec_ns) goto out;
   for (size_t c = 0; c < m->ncomp; c++) s.st[c].servers = m->comp[c].servers ? m->comp[c].servers : 1;
   s.cache.limit = m->client_cache_bytes;
+  if (build_slots(&s) < 0) goto out;
   if (build_ranks(&s) < 0 || build_sync(&s) < 0) goto out;
   if ((rc = run(&s)) == 0) rc = collect(&s, out);
   if (rc == -ENOMEM) snprintf(err, errlen, "out of memory");
@@ -433,6 +499,8 @@ out:
   free(s.rec_ns);
   for (uint32_t i = 0; s.r && i < s.nr; i++) free(s.r[i].recs), free(s.r[i].gap);
   cap_cache_free(&s.cache);
+  for (size_t i = 0; s.slots && i < s.nfiles * SIOX_CAP_NCLASS; i++) cap_slots_free(&s.slots[i]);
+  free(s.slots);
   free(s.r);
   for (size_t g = 0; s.sync && g < (size_t)o->copies * (1 + s.nfiles); g++) free(s.sync[g].who);
   free(s.sync);

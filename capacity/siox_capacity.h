@@ -90,6 +90,16 @@ struct siox_cap_comp {
   enum siox_cap_kind kind;
   struct siox_cap_fit fit[SIOX_CAP_NCLASS];
   uint32_t servers;           /* requests served at once (the most seen in service together) */
+  /* A client's per class: the most requests of the class seen in flight at
+   * once on one file (whole activities, start to end; 0: not measured, no
+   * limit). The simulation holds a request's place from its client stage to
+   * the end of its brick stage (README "Concurrency per class"). */
+  uint32_t class_servers[SIOX_CAP_NCLASS];
+  /* A client's, for read and write: ns per byte its node's POSIX reads
+   * (writes) on the volume spent while no request of the client was in
+   * GlusterFS (the kernel's FUSE path, the CPU waited for; README "The
+   * kernel's part"). Added to each request's client stage. */
+  double kernel_b_ns[SIOX_CAP_NCLASS];
   double declared_bps;        /* node/bandwidth attribute (bytes/s), 0: none */
   int synthetic;              /* 1: not measured (a new brick, a replacement, a declared device) */
 };
@@ -100,6 +110,8 @@ struct siox_cap_sample {
   uint64_t bytes;
   int64_t start_ns;
   int64_t ns;        /* exclusive service time */
+  int64_t span_ns;   /* the activity's whole time (a client's includes its brick's); 0: ns */
+  int64_t object;    /* the file it was a call on, 0: not known (all such count as one file) */
 };
 
 typedef struct siox_cap_model siox_cap_model;
@@ -121,6 +133,19 @@ struct siox_cap_model {
    * line's time; 1: plus the class's excess_ns, the recording's delays on
    * average (README "Disturbed samples"). */
   int with_delays;
+  /* 1 (the default): a client's classes are limited to their class_servers
+   * per file; 0: one concurrency (servers) for every class, the model
+   * before it (README "Concurrency per class"). */
+  int class_concurrency;
+  /* Time a collective MPI-IO open and close spend outside the model's
+   * components (MPI's synchronization among ranks, ROMIO's own work), per
+   * call: calibrated from the window's calls by siox_cap_model_collective
+   * (README "Collective open and close"). collective 1 (the default): the
+   * simulation adds them; 0: not (the model before). */
+  double mpi_open_ns, mpi_close_ns;
+  int collective;
+  /* 1 (the default): requests pay their client's kernel_b_ns; 0: not (the model before). */
+  int kernel_path;
 };
 /* Defaults of siox_cap_model_new (README "The client's page cache"). */
 #define SIOX_CAP_CLIENT_CACHE_BYTES (1024ull * 1024 * 1024)
@@ -136,8 +161,9 @@ int64_t siox_cap_model_comp(siox_cap_model *m, const char *name, enum siox_cap_k
 int64_t siox_cap_model_find(const siox_cap_model *m, const char *name);
 /* Fits every (component, class) from samples (a client's by siox_cap_fit_robust,
  * a brick's by siox_cap_fit_line), the concurrency of each
- * component from the samples' overlap, and the chunk size from the largest
- * brick read/write. 0, -EINVAL (a sample names no component), -ENOMEM. */
+ * component from the samples' overlap, a client's per class and file
+ * (class_servers, over the samples' spans), and the chunk size from the
+ * largest brick read/write. 0, -EINVAL (a sample names no component), -ENOMEM. */
 int siox_cap_model_fit(siox_cap_model *m, const struct siox_cap_sample *s, size_t n);
 /* Records that file name lives on brick comp. 0, -EINVAL, -ENOMEM. */
 int siox_cap_model_place(siox_cap_model *m, const char *file, uint32_t comp);
@@ -156,9 +182,34 @@ void siox_cap_model_healthy(const siox_cap_model *m, int cls, struct siox_cap_fi
  * at the fit's +/- 2 standard errors. 0 when the class was never seen. */
 double siox_cap_comp_capacity(const siox_cap_model *m, uint32_t comp, int cls, double *lo, double *hi);
 
+/* A POSIX pread/pwrite on the volume at a client node (cap_kernel.c). */
+struct siox_cap_posix_op {
+  uint32_t comp; /* the client component of its node */
+  uint32_t cls;  /* SIOX_CAP_READ or SIOX_CAP_WRITE */
+  uint64_t bytes;
+  int64_t start_ns, end_ns;
+};
+/* Sets each client's kernel_b_ns[READ/WRITE] from its node's POSIX calls p
+ * and the client's samples s (their whole spans): the time some call of the
+ * class was in progress and no request of the client was, over the calls'
+ * bytes. A class without calls keeps 0. 0, -EINVAL (a call names no client
+ * component), -ENOMEM. */
+int siox_cap_model_kernel(siox_cap_model *m, const struct siox_cap_posix_op *p, size_t np,
+                          const struct siox_cap_sample *s, size_t n);
+
+/* Calibrates mpi_open_ns (mpi_close_ns) from the durations of MPI_File_open
+ * (MPI_File_close) calls (cap_collective.c): their median beyond the model's
+ * requests for one (lookup + open, or flush: the most sampled client's and
+ * the healthy brick reference's, nothing queued), never below 0. A kind
+ * with no call keeps its value. 0, -ENOMEM. */
+int siox_cap_model_collective(siox_cap_model *m, const int64_t *open_ns, size_t nopen, const int64_t *close_ns,
+                              size_t nclose);
+
 /* The model calibrated on the brick and client activities that started in
  * [since, until) (cap_calibrate.c, through libsiox-warehouse), with the
- * recorded placement and declared bandwidths. 0, -ENOENT (no sample: err
+ * kernel's part (the window's POSIX reads and writes on the volume), the
+ * collective open and close (its MPI_File_open/_close calls), the recorded
+ * placement and declared bandwidths. 0, -ENOENT (no sample: err
  * says why), -EIO (query; err), -ENOMEM. *out is the caller's. */
 int siox_cap_model_from_warehouse(PGconn *pg, int64_t since_ns, int64_t until_ns, siox_cap_model **out, char *err,
                                   size_t errlen);

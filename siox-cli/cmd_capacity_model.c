@@ -33,7 +33,8 @@ static const char help[] =
     "  siox capacity model [--since T] [--until T] [--json]\n"
     "  siox capacity what-if SCENARIO... (--job J | --workload FILE)... [--since T]\n"
     "                [--until T] [--mount DIR] [--prefix PATH]... [--no-gaps]\n"
-    "                [--client-cache BYTES] [--with-delays] [--json]\n"
+    "                [--client-cache BYTES] [--with-delays] [--flat-concurrency]\n"
+    "                [--no-collective] [--no-kernel] [--json]\n"
     "  siox capacity --what-if SCENARIO (--job J | --workload FILE)... [...]\n"
     "  siox capacity place --bricks N [--mount DIR] PATH...\n"
     "\n"
@@ -104,6 +105,14 @@ static const char help[] =
     "  --with-delays    add to each client request the mean delay the recording's\n"
     "                   requests met beyond their fitted time (capacity/README.md,\n"
     "                   \"Disturbed samples\"); by default the fitted time only\n"
+    "  --flat-concurrency  one concurrency for every class of the client (the model\n"
+    "                   before it had classes' own: capacity/README.md,\n"
+    "                   \"Concurrency per class\")\n"
+    "  --no-kernel      requests do not pay the client node's kernel part (by\n"
+    "                   default they do: capacity/README.md, \"The kernel's part\")\n"
+    "  --no-collective  MPI_File_open and _close cost only their requests (by\n"
+    "                   default also the time the window's calls took beyond them:\n"
+    "                   capacity/README.md, \"Collective open and close\")\n"
     "  --replay-dir DIR predict `siox replay --dir DIR` of the workload instead: its\n"
     "                   files DIR/f<ID>-<name> are placed by DHT\n"
     "  --bricks N       (place) the volume's brick count\n"
@@ -133,7 +142,7 @@ struct margs {
   const char *prefix[65];
   int nprefix, no_gaps, residual;
   uint64_t client_cache; /* bytes */
-  int with_delays;
+  int with_delays, flat, no_collective, no_kernel;
 };
 
 int siox_capacity_model_wanted(int argc, char **argv) {
@@ -148,7 +157,8 @@ int siox_capacity_model_wanted(int argc, char **argv) {
 
 static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
   const struct siox_cmd *self = &siox_cmd_capacity_model;
-  enum { O_SINCE = 0x200, O_UNTIL, O_JOB, O_WL, O_MOUNT, O_PREFIX, O_NOGAPS, O_WHATIF, O_REPLAY, O_BRICKS, O_MODELONLY, O_CACHE, O_DELAYS };
+  enum { O_SINCE = 0x200, O_UNTIL, O_JOB, O_WL, O_MOUNT, O_PREFIX, O_NOGAPS, O_WHATIF, O_REPLAY, O_BRICKS, O_MODELONLY, O_CACHE, O_DELAYS, O_FLAT,
+         O_NOCOLL, O_NOKERNEL };
   static const struct option opts[] = {
       {"since", required_argument, NULL, O_SINCE},   {"until", required_argument, NULL, O_UNTIL},
       {"job", required_argument, NULL, O_JOB},       {"workload", required_argument, NULL, O_WL},
@@ -156,7 +166,9 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
       {"no-gaps", no_argument, NULL, O_NOGAPS},      {"what-if", required_argument, NULL, O_WHATIF},
       {"replay-dir", required_argument, NULL, O_REPLAY}, {"bricks", required_argument, NULL, O_BRICKS},
       {"residual", no_argument, NULL, O_MODELONLY}, {"client-cache", required_argument, NULL, O_CACHE},
-      {"with-delays", no_argument, NULL, O_DELAYS},
+      {"with-delays", no_argument, NULL, O_DELAYS}, {"flat-concurrency", no_argument, NULL, O_FLAT},
+      {"no-collective", no_argument, NULL, O_NOCOLL},
+      {"no-kernel", no_argument, NULL, O_NOKERNEL},
       SIOX_GLOBAL_LONGOPTS,                          {0}};
   int c, rc;
   int64_t now = siox_time_now_ns();
@@ -194,6 +206,9 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
     case O_REPLAY: a->replay_dir = optarg; break;
     case O_MODELONLY: a->residual = 1; break;
     case O_DELAYS: a->with_delays = 1; break;
+    case O_FLAT: a->flat = 1; break;
+    case O_NOCOLL: a->no_collective = 1; break;
+    case O_NOKERNEL: a->no_kernel = 1; break;
     case O_CACHE:
       if (siox_bytes_arg(optarg, &a->client_cache) != 0)
         return siox_cli_usage(self, "--client-cache takes bytes (e.g. 0, 65536, 512M, 2G), not '%s'", optarg);
@@ -250,8 +265,10 @@ static void print_model(const siox_cap_model *m) {
          siox_fmt_bytes((int64_t)m->client_cache_bytes, b, sizeof b), m->cache_read.a_ns / 1e3,
          m->cache_read.b_ns > 0 ? 1e3 / m->cache_read.b_ns : 0);
   printf("service time = a +- se(a) [+ bytes / bandwidth (+- se)], per request; N samples fitted, OUT left out as "
-         "disturbed, DELAY what they add per request on average (capacity/README.md)\n\n");
-  printf("%-32s %-6s %7s  %-7s %6s %5s  %-48s %10s  %s\n", "COMPONENT", "KIND", "SERVERS", "CLASS", "N", "OUT", "SERVICE TIME", "DELAY",
+         "disturbed, DELAY what they add per request on average; PER FILE a client's requests of the class in flight at "
+         "once on one file (capacity/README.md)\n\n");
+  printf("%-32s %-6s %7s  %-7s %8s %6s %5s  %-48s %10s  %s\n", "COMPONENT", "KIND", "SERVERS", "CLASS", "PER FILE", "N",
+         "OUT", "SERVICE TIME", "DELAY",
          "CAPACITY (-2se .. +2se)");
   uint32_t order[1024];
   size_t nb = siox_cap_model_bricks(m, order, 1024), n = nb;
@@ -272,15 +289,27 @@ static void print_model(const siox_cap_model *m) {
                  hi > 0 ? siox_fmt_bytes((int64_t)hi, hi_s, sizeof hi_s) : "?", c->declared_bps > 0 ? " declared" : "");
       else
         snprintf(capb, sizeof capb, "%.0f op/s (%.0f .. %s)", cap, lo, hi > 0 ? (snprintf(hi_s, sizeof hi_s, "%.0f", hi), hi_s) : "?");
-      char delay[32];
+      char delay[32], per[16] = "-";
+      if (c->kind == SIOX_CAP_CLIENT && c->class_servers[cls] && m->class_concurrency)
+        snprintf(per, sizeof per, "%u", c->class_servers[cls]);
       siox_fmt_duration((int64_t)llround(f->excess_ns), delay, sizeof delay);
-      printf("%-32s %-6s %7s  %-7s %6" PRIu64 " %5" PRIu64 "  %-48s %10s  %s\n", first ? c->name : "",
+      printf("%-32s %-6s %7s  %-7s %8s %6" PRIu64 " %5" PRIu64 "  %-48s %10s  %s\n", first ? c->name : "",
              first ? (c->kind == SIOX_CAP_BRICK ? "brick" : "client") : "",
-             first ? (snprintf(lo_s, sizeof lo_s, "%u", c->servers), lo_s) : "", siox_cap_class_name(cls), f->n,
+             first ? (snprintf(lo_s, sizeof lo_s, "%u", c->servers), lo_s) : "", siox_cap_class_name(cls), per, f->n,
              f->left_out, cost_str(f, data, cost, sizeof cost), f->left_out ? delay : "-", capb);
       first = 0;
     }
   }
+  printf("\ncollective MPI-IO: MPI_File_open %.2f ms, MPI_File_close %.2f ms beyond their requests (the window's "
+         "median)%s",
+         m->mpi_open_ns / 1e6, m->mpi_close_ns / 1e6, m->collective ? "" : " (not used: --no-collective)");
+  for (uint32_t i = 0; i < m->ncomp; i++)
+    if (m->comp[i].kind == SIOX_CAP_CLIENT)
+      printf("\n%s: kernel's part (no request in GlusterFS during the node's POSIX calls) read %.2f ns/B, write "
+             "%.2f ns/B (%.1f, %.1f ms per MiB)%s",
+             m->comp[i].name, m->comp[i].kernel_b_ns[SIOX_CAP_READ], m->comp[i].kernel_b_ns[SIOX_CAP_WRITE],
+             m->comp[i].kernel_b_ns[SIOX_CAP_READ] * 1048576 / 1e6, m->comp[i].kernel_b_ns[SIOX_CAP_WRITE] * 1048576 / 1e6,
+             m->kernel_path ? "" : " (not used: --no-kernel)");
   printf("\nplacement: %zu files with a recorded brick\n", m->nplace);
 }
 
@@ -305,6 +334,11 @@ static json_object *model_json(const siox_cap_model *m) {
   siox_json_dbl(o, "cache_read_a_ns", m->cache_read.a_ns);
   siox_json_dbl(o, "cache_read_b_ns", m->cache_read.b_ns);
   json_object_object_add(o, "with_delays", json_object_new_boolean(m->with_delays));
+  json_object_object_add(o, "class_concurrency", json_object_new_boolean(m->class_concurrency));
+  json_object_object_add(o, "kernel_path", json_object_new_boolean(m->kernel_path));
+  json_object_object_add(o, "collective", json_object_new_boolean(m->collective));
+  siox_json_dbl(o, "mpi_open_ns", m->mpi_open_ns);
+  siox_json_dbl(o, "mpi_close_ns", m->mpi_close_ns);
   for (uint32_t i = 0; i < m->ncomp; i++) {
     const struct siox_cap_comp *c = &m->comp[i];
     json_object *j = json_object_new_object(), *cls = json_object_new_object();
@@ -320,6 +354,9 @@ static json_object *model_json(const siox_cap_model *m) {
       siox_json_dbl(f, "capacity", cap);
       siox_json_dbl(f, "capacity_low", lo);
       siox_json_dbl(f, "capacity_high", hi);
+      if (c->kind == SIOX_CAP_CLIENT) siox_json_int(f, "in_flight_per_file", c->class_servers[k]);
+      if (c->kind == SIOX_CAP_CLIENT && (k == SIOX_CAP_READ || k == SIOX_CAP_WRITE))
+        siox_json_dbl(f, "kernel_ns_per_byte", c->kernel_b_ns[k]);
       json_object_object_add(cls, siox_cap_class_name(k), f);
     }
     json_object_object_add(j, "classes", cls);
@@ -528,6 +565,9 @@ int siox_capacity_model_run(struct siox_cli *cli, int argc, char **argv) {
   }
   m->client_cache_bytes = a.client_cache;
   m->with_delays = a.with_delays;
+  m->class_concurrency = !a.flat;
+  m->kernel_path = !a.no_kernel;
+  m->collective = !a.no_collective;
   if (a.what_if) rc = what_if(pg, &a, cli, m);
   else if (cli->json) rc = siox_json_print(model_json(m)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
   else print_model(m), rc = SIOX_EXIT_OK;

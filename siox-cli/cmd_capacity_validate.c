@@ -35,8 +35,8 @@ static const char help[] =
     "SYNOPSIS\n"
     "  siox capacity validate --job J [--prefix PATH]... [--mount DIR] [--since T]\n"
     "                [--until T] [--tolerance PCT] [--no-gaps] [--residual]\n"
-    "                [--client-cache BYTES] [--with-delays] [--json]\n"
-    "                CASE...\n"
+    "                [--client-cache BYTES] [--with-delays] [--flat-concurrency]\n"
+    "                [--no-collective] [--no-kernel] [--json] CASE...\n"
     "  CASE:  --case NAME [--scenario SPEC] [--workload FILE] [--replay-dir DIR]\n"
     "         [--run-mount DIR] --measured JOB [--measured JOB]...\n"
     "\n"
@@ -86,6 +86,14 @@ static const char help[] =
     "  --with-delays     add to each client request the mean delay the recording's\n"
     "                    requests met beyond their fitted time (capacity/README.md,\n"
     "                    \"Disturbed samples\"); by default the fitted time only\n"
+    "  --flat-concurrency  one concurrency for every class of the client (the model\n"
+    "                    before it had classes' own: capacity/README.md,\n"
+    "                    \"Concurrency per class\")\n"
+    "  --no-kernel       requests do not pay the client node's kernel part (by\n"
+    "                    default they do: capacity/README.md, \"The kernel's part\")\n"
+    "  --no-collective   MPI_File_open and _close cost only their requests (by\n"
+    "                    default also the time the window's calls took beyond them:\n"
+    "                    capacity/README.md, \"Collective open and close\")\n"
     "  --case NAME       starts a case; the options below belong to the last --case\n"
     "  --scenario SPEC   the storage scenario, as siox capacity what-if takes it\n"
     "                    (bricks=N, heal=BRICK, device=BRICK:LAT_US:MBPS, load=K,\n"
@@ -131,7 +139,7 @@ struct vargs {
   int nprefix, no_gaps, residual, window;
   int64_t since_ns, until_ns;
   uint64_t client_cache; /* bytes */
-  int with_delays;
+  int with_delays, flat, no_collective, no_kernel;
   double tolerance;
   struct vcase cs[MAX_CASES];
   int ncase;
@@ -156,7 +164,8 @@ static int case_opt(const struct siox_cmd *self, struct vargs *a, int c) {
 
 static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
   const struct siox_cmd *self = &siox_cmd_capacity_validate;
-  enum { O_JOB = 0x200, O_PREFIX, O_MOUNT, O_SINCE, O_UNTIL, O_TOL, O_NOGAPS, O_RESID, O_CASE, O_CACHE, O_DELAYS };
+  enum { O_JOB = 0x200, O_PREFIX, O_MOUNT, O_SINCE, O_UNTIL, O_TOL, O_NOGAPS, O_RESID, O_CASE, O_CACHE, O_DELAYS, O_FLAT,
+         O_NOCOLL, O_NOKERNEL };
   static const struct option opts[] = {
       {"job", required_argument, NULL, O_JOB},       {"prefix", required_argument, NULL, O_PREFIX},
       {"mount", required_argument, NULL, O_MOUNT},   {"since", required_argument, NULL, O_SINCE},
@@ -166,6 +175,8 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
       {"client-cache", required_argument, NULL, O_CACHE}, {"with-delays", no_argument, NULL, O_DELAYS},
       {"workload", required_argument, NULL, 'w'},    {"replay-dir", required_argument, NULL, 'r'},
       {"run-mount", required_argument, NULL, 'm'},   {"measured", required_argument, NULL, 'M'},
+      {"flat-concurrency", no_argument, NULL, O_FLAT}, {"no-collective", no_argument, NULL, O_NOCOLL},
+      {"no-kernel", no_argument, NULL, O_NOKERNEL},
       SIOX_GLOBAL_LONGOPTS,                          {0}};
   int c, rc;
   int64_t now = siox_time_now_ns();
@@ -200,6 +211,9 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
       break;
     }
     case O_DELAYS: a->with_delays = 1; break;
+    case O_FLAT: a->flat = 1; break;
+    case O_NOCOLL: a->no_collective = 1; break;
+    case O_NOKERNEL: a->no_kernel = 1; break;
     case O_CACHE:
       if (siox_bytes_arg(optarg, &a->client_cache) != 0)
         return siox_cli_usage(self, "--client-cache takes bytes (e.g. 0, 65536, 512M, 2G), not '%s'", optarg);
@@ -365,6 +379,9 @@ int siox_capacity_validate_run(struct siox_cli *cli, int argc, char **argv) {
       load(pg, a, &base, err, sizeof err) == 0) {
     m->client_cache_bytes = a->client_cache;
     m->with_delays = a->with_delays;
+    m->class_concurrency = !a->flat;
+    m->kernel_path = !a->no_kernel;
+    m->collective = !a->no_collective;
     rc = validate_all(pg, a, cli, m);
   }
   else

@@ -27,7 +27,9 @@ static const char samples_sql[] =
     "       CASE WHEN n.swid = 'GlusterFS-client' THEN"
     "         (SELECT max(c.end_ns - c.start_ns) FROM causal_links l JOIN activities c ON c.aid = l.child_aid"
     "            JOIN nodes cn ON cn.node_id = c.node_id"
-    "           WHERE l.parent_aid = a.aid AND cn.swid = 'GlusterFS-brick') ELSE 0 END"
+    "           WHERE l.parent_aid = a.aid AND cn.swid = 'GlusterFS-brick') ELSE 0 END,"
+    "       coalesce((SELECT min(coalesce(o.merged_into, o.object_id)) FROM remote_calls rc"
+    "                   JOIN objects o ON o.object_id = rc.object_id WHERE rc.aid = a.aid), 0)"
     "  FROM activities a JOIN nodes n ON n.node_id = a.node_id JOIN activity_types t ON t.type_id = a.type_id"
     " WHERE n.swid IN ('GlusterFS-brick', 'GlusterFS-client') AND a.err = 0"
     "   AND a.start_ns >= $1::bigint AND a.start_ns < $2::bigint"
@@ -45,6 +47,25 @@ static const char placement_sql[] =
     "     AND a.start_ns >= $1::bigint AND a.start_ns < $2::bigint"
     "   GROUP BY 1, 2) x"
     " ORDER BY path, calls DESC, hwid";
+
+/* The volume's POSIX data calls: those some GlusterFS client request overlapped. */
+static const char posix_sql[] =
+    "SELECT n.hwid, t.name = 'pwrite', " BYTES ", a.start_ns, a.end_ns"
+    "  FROM activities a JOIN nodes n ON n.node_id = a.node_id JOIN activity_types t ON t.type_id = a.type_id"
+    " WHERE n.swid = 'POSIX' AND t.name IN ('pread', 'pwrite') AND a.err = 0 AND " BYTES " > 0"
+    "   AND a.start_ns >= $1::bigint AND a.start_ns < $2::bigint"
+    "   AND EXISTS (SELECT 1 FROM activities c JOIN nodes cn ON cn.node_id = c.node_id"
+    "                JOIN activity_types ct ON ct.type_id = c.type_id"
+    "               WHERE cn.swid = 'GlusterFS-client' AND ct.name IN ('readv', 'writev')"
+    "                 AND c.start_ns >= a.start_ns AND c.start_ns < a.end_ns)"
+    " ORDER BY a.start_ns";
+
+/* The collective opens and closes of MPI-IO. */
+static const char mpi_sql[] =
+    "SELECT t.name = 'MPI_File_close', a.end_ns - a.start_ns"
+    "  FROM activities a JOIN activity_types t ON t.type_id = a.type_id"
+    " WHERE t.name IN ('MPI_File_open', 'MPI_File_close') AND a.err = 0"
+    "   AND a.start_ns >= $1::bigint AND a.start_ns < $2::bigint";
 
 static const char declared_sql[] =
     "SELECT n.hwid, na.value_num FROM node_attributes na JOIN nodes n ON n.node_id = na.node_id"
@@ -72,7 +93,9 @@ int siox_wh_capacity_samples(PGconn *c, int64_t since_ns, int64_t until_ns, siox
         .bytes = strtoull(PQgetvalue(r, i, 3), NULL, 10),
         .start_ns = strtoll(PQgetvalue(r, i, 4), NULL, 10),
         .ns = strtoll(PQgetvalue(r, i, 5), NULL, 10),
+        .object = strtoll(PQgetvalue(r, i, 7), NULL, 10),
     };
+    s.span_ns = s.ns;
     if (!s.brick) {
       if (PQgetisnull(r, i, 6)) continue; /* not linked to its brick: exclusive time unknown */
       s.ns -= strtoll(PQgetvalue(r, i, 6), NULL, 10);
@@ -90,6 +113,36 @@ int siox_wh_capacity_placement(PGconn *c, int64_t since_ns, int64_t until_ns, si
   if (!r) return -EIO;
   int rc = 0;
   for (int i = 0; !rc && i < PQntuples(r); i++) rc = cb(ctx, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1));
+  PQclear(r);
+  return rc;
+}
+
+int siox_wh_capacity_posix(PGconn *c, int64_t since_ns, int64_t until_ns, siox_wh_cap_posix_cb cb, void *ctx,
+                           char *err, size_t errlen) {
+  PGresult *r = query(c, posix_sql, since_ns, until_ns, err, errlen);
+  if (!r) return -EIO;
+  int rc = 0;
+  for (int i = 0; !rc && i < PQntuples(r); i++) {
+    struct siox_wh_cap_posix p = {
+        .host = PQgetvalue(r, i, 0),
+        .write = PQgetvalue(r, i, 1)[0] == 't',
+        .bytes = strtoull(PQgetvalue(r, i, 2), NULL, 10),
+        .start_ns = strtoll(PQgetvalue(r, i, 3), NULL, 10),
+        .end_ns = strtoll(PQgetvalue(r, i, 4), NULL, 10),
+    };
+    rc = cb(ctx, &p);
+  }
+  PQclear(r);
+  return rc;
+}
+
+int siox_wh_capacity_mpi_opens(PGconn *c, int64_t since_ns, int64_t until_ns, siox_wh_cap_mpi_cb cb, void *ctx,
+                               char *err, size_t errlen) {
+  PGresult *r = query(c, mpi_sql, since_ns, until_ns, err, errlen);
+  if (!r) return -EIO;
+  int rc = 0;
+  for (int i = 0; !rc && i < PQntuples(r); i++)
+    rc = cb(ctx, PQgetvalue(r, i, 0)[0] == 't', strtoll(PQgetvalue(r, i, 1), NULL, 10));
   PQclear(r);
   return rc;
 }

@@ -172,6 +172,8 @@ struct siox_wh_cap_sample {
   uint64_t bytes;        /* io/bytes, 0 when absent */
   int64_t start_ns;
   int64_t ns;            /* exclusive time: a brick's whole time, a client's minus its linked brick's */
+  int64_t span_ns;       /* the activity's whole time, start to end (a client's includes its brick's) */
+  int64_t object;        /* the object (file) it was a call on (its remote call's), 0: none recorded */
 };
 /* Callbacks get borrowed strings, valid during the call; a non-zero return
  * stops the walk and is returned. */
@@ -183,6 +185,25 @@ typedef int (*siox_wh_cap_declared_cb)(void *ctx, const char *brick, double byte
  * -EIO (err), or the callback's return. */
 int siox_wh_capacity_samples(PGconn *c, int64_t since_ns, int64_t until_ns, siox_wh_cap_sample_cb cb, void *ctx,
                              char *err, size_t errlen);
+/* The POSIX pread and pwrite calls that started in [since, until) while a
+ * GlusterFS client request was in progress (reads and writes on the
+ * volume; a local file's are rare at those moments), with their host (the
+ * POSIX node's HWID, which names the client node as its GlusterFS client
+ * does), bytes and times, in start order. 0, -EIO (err), or the callback's. */
+struct siox_wh_cap_posix {
+  const char *host;
+  int write;      /* 1: pwrite, 0: pread */
+  uint64_t bytes; /* io/bytes */
+  int64_t start_ns, end_ns;
+};
+typedef int (*siox_wh_cap_posix_cb)(void *ctx, const struct siox_wh_cap_posix *p);
+int siox_wh_capacity_posix(PGconn *c, int64_t since_ns, int64_t until_ns, siox_wh_cap_posix_cb cb, void *ctx,
+                           char *err, size_t errlen);
+/* The MPI_File_open (close 0) and MPI_File_close (close 1) calls that
+ * started in [since, until), their durations. 0, -EIO (err), or the callback's. */
+typedef int (*siox_wh_cap_mpi_cb)(void *ctx, int close, int64_t ns);
+int siox_wh_capacity_mpi_opens(PGconn *c, int64_t since_ns, int64_t until_ns, siox_wh_cap_mpi_cb cb, void *ctx,
+                               char *err, size_t errlen);
 /* Per posix/path whose object a brick received calls for in the window: the
  * brick that received most (the file's brick). */
 int siox_wh_capacity_placement(PGconn *c, int64_t since_ns, int64_t until_ns, siox_wh_cap_place_cb cb, void *ctx,
