@@ -12,9 +12,9 @@
 #include "waiting.h"
 
 #define MS 1000000LL
-#define REQ(aid, s, e, pid, job, own) {aid, (s) * MS, (e) * MS, 131072, 1000 + (pid), pid, "n1", job, own, 0, 0}
+#define REQ(aid, s, e, pid, job, own) {aid, (s) * MS, (e) * MS, 131072, 1000 + (pid), pid, "n1", job, own, 0, 0, 0}
 /* An own request that joined the resource's queue at q ms (exact windows). */
-#define OWNQ(aid, q, s, e, job) {aid, (s) * MS, (e) * MS, 4096, 1000, 0, "n1", job, true, 0, (q) * MS}
+#define OWNQ(aid, q, s, e, job) {aid, (s) * MS, (e) * MS, 4096, 1000, 0, "n1", job, true, 0, (q) * MS, 0}
 
 /* The issue's picture: a 900 ms call, its own request served in the last
  * 60 ms; before it the brick served 13 requests of three other ranks of the
@@ -131,6 +131,29 @@ static void exact_windows(void **state) {
   siox_wait_release(&w);
 }
 
+/* A reply window: the call's client fop (0-100) had its brick part end at
+ * 20, then waited 20-100 for the client process, which worked on job B's
+ * fops 10-100. Without the window that is the fop's own service in the
+ * channel; with it, 80 ms queued behind B. */
+static void reply_window(void **state) {
+  (void)state;
+  struct siox_served s[] = {REQ(1, 10, 100, 7, "B", false), OWNQ(2, 0, 0, 100, "A")};
+  struct siox_wait w;
+  assert_int_equal(siox_wait_analyze(0, 100 * MS, "A", s, 2, &w), 0);
+  assert_int_equal(w.own_ns, 100 * MS);
+  assert_int_equal(w.queued_ns, 0);
+  siox_wait_release(&w);
+  s[1].queue_from_ns = 0;
+  s[1].reply_from_ns = 20 * MS;
+  assert_int_equal(siox_wait_analyze(0, 100 * MS, "A", s, 2, &w), 0);
+  assert_true(w.exact);
+  assert_int_equal(w.own_ns, 20 * MS);
+  assert_int_equal(w.queued_ns, 80 * MS);
+  assert_int_equal(w.nby, 1);
+  assert_string_equal(w.by[0].job, "B");
+  siox_wait_release(&w);
+}
+
 /* Queues in tandem (scenario (f) of issue 10): a 100 ms write waited
  * 0-40 in the FUSE channel, where job B's fops were in flight while the
  * brick was idle (the client process starved), then 40-90 at the brick,
@@ -208,6 +231,7 @@ int main(void) {
       cmocka_unit_test(late_requests_and_outside),
       cmocka_unit_test(idle_resource),
       cmocka_unit_test(exact_windows),
+      cmocka_unit_test(reply_window),
       cmocka_unit_test(tandem_queues),
       cmocka_unit_test(shared_service),
   };

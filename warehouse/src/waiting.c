@@ -25,6 +25,10 @@
  *   and stay unexplained here. Every request the resource served in such a
  *   window was ahead of the call (it was served, the call was not): its
  *   charge is not halved.
+ * - A reply window (reply_from_ns) is one too: [reply_from, end) of an own
+ *   request, whose part below had ended while the resource had not yet
+ *   taken its reply up (the client process busy with others' fops). It is
+ *   not the call's own service there.
  */
 #include "waiting.h"
 
@@ -39,7 +43,12 @@ static int cmp_i64(const void *x, const void *y) {
 
 static int64_t clip(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-static bool covers(const struct siox_served *r, int64_t a, int64_t b) { return r->start_ns <= a && r->end_ns >= b; }
+/* Own requests serve until their reply window, if they have one. */
+static int64_t service_end(const struct siox_served *r) {
+  return r->own && r->reply_from_ns > 0 && r->reply_from_ns < r->end_ns ? r->reply_from_ns : r->end_ns;
+}
+
+static bool covers(const struct siox_served *r, int64_t a, int64_t b) { return r->start_ns <= a && service_end(r) >= b; }
 
 static bool same_origin(const struct siox_served *a, const struct siox_served *b) {
   return a->pid == b->pid && strcmp(a->host, b->host) == 0 && strcmp(a->job, b->job) == 0;
@@ -55,6 +64,7 @@ static size_t breakpoints(int64_t start, int64_t end, const struct siox_served *
     p[m++] = clip(s[i].start_ns, start, end);
     p[m++] = clip(s[i].end_ns, start, end);
     if (s[i].own && s[i].queue_from_ns > 0) p[m++] = clip(s[i].queue_from_ns, start, end);
+    if (s[i].own && s[i].reply_from_ns > 0) p[m++] = clip(s[i].reply_from_ns, start, end);
   }
   qsort(p, m, sizeof(*p), cmp_i64);
   size_t u = 0;
@@ -74,14 +84,16 @@ static int64_t own_first(int64_t end, const struct siox_served *s, size_t n) {
 /* Whether any own request records when it joined the queue. */
 static bool has_windows(const struct siox_served *s, size_t n) {
   for (size_t i = 0; i < n; i++)
-    if (s[i].own && s[i].queue_from_ns > 0) return true;
+    if (s[i].own && (s[i].queue_from_ns > 0 || s[i].reply_from_ns > 0)) return true;
   return false;
 }
 
 /* Whether [a, b) lies in an own request's queue window. */
 static bool in_window(const struct siox_served *s, size_t n, int64_t a, int64_t b) {
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++) {
     if (s[i].own && s[i].queue_from_ns > 0 && s[i].queue_from_ns <= a && s[i].start_ns >= b) return true;
+    if (s[i].own && s[i].reply_from_ns > 0 && s[i].reply_from_ns <= a && s[i].end_ns >= b) return true;
+  }
   return false;
 }
 

@@ -32,6 +32,11 @@ struct siox_served {
    * only [queue_from_ns, start_ns) of the own requests counts as queued
    * here (README.md "Waiting", exact queue intervals). */
   int64_t queue_from_ns;
+  /* Own requests: when the request's part below this resource ended while
+   * it was still held here (its brick fop's end, for a client fop in the
+   * client process's channel; 0: none). [reply_from_ns, end_ns) is the
+   * wait for its reply to be taken up: not service, a queue window. */
+  int64_t reply_from_ns;
 };
 
 /* The requests of one origin process that the call waited behind. */
