@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# Cross-shard causality (issue 15 §2): 3 shards that know each other
+# (--shard-peer), a coordinator, and the example chain split over two
+# daemons routed to different shards: the application and its file-system
+# client on daemon 1 (shard 1), the storage server on daemon 2 (shard 2).
+# The remote call's object (a test/handle) belongs to shard
+# 1 + fnv1a(type, value) mod 3; three objects are picked so that the owner
+# is the client's shard, the server's shard and the third one. Checks,
+# through the coordinator:
+#  1. every client write linked to its server call exactly once, the link
+#     stored on the owner; `siox blame --json` of the slowest application
+#     write served by the slowed device names it; every activity once;
+#  2. kill -9 of shard 1's server (the client's, and an owner) mid-stream,
+#     then restart: still every pair linked exactly once;
+#  3. shard 3 down while its remote calls are forwarded: they wait in the
+#     other shards' outboxes, and are linked once it is back.
+. "$(dirname "$0")/lib.sh"
+
+WRITES=60
+PORTS=()
+SHARD_PIDS=()
+for k in 1 2 3; do PORTS[k]=$(free_port); done
+LIST="127.0.0.1:${PORTS[1]},127.0.0.1:${PORTS[2]},127.0.0.1:${PORTS[3]}"
+COORD="$T/coord"
+
+shard_cleanup() {
+  local i
+  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[$i]}"; done
+  for d in "$COORD" "$T"/shard*; do stop_postmaster "$d"; done
+  cleanup
+}
+trap shard_cleanup EXIT
+
+peer() { echo "host=$T/shard$1/pg/run dbname=siox user=postgres"; }
+start_shard() {
+  local k=$1 j peers=()
+  mkdir -p "$T/shard$k"
+  for j in 1 2 3; do [ "$j" -ne "$k" ] && peers+=(--shard-peer "$j=$(peer "$j")"); done
+  "$SIOX_SERVER" --shard "$k/3" "${peers[@]}" --listen "127.0.0.1:${PORTS[$k]}" --data-dir "$T/shard$k" \
+    --auth none --no-analyze >>"$T/shard$k.log" 2>&1 &
+  SHARD_PIDS[k]=$!
+  PIDS+=("${SHARD_PIDS[$k]}")
+}
+# A killed server's PostgreSQL, stopped the way the server stops it (fast:
+# the other shards' forwarders hold connections, which a smart shutdown,
+# lib.sh's TERM, would wait for).
+fast_stop_postmaster() {
+  local pid
+  pid=$(head -n 1 "$1/pg/postmaster.pid" 2>/dev/null) || return 0
+  kill -INT "$pid" 2>/dev/null || return 0
+  for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  fail "the PostgreSQL of $1 did not stop"
+}
+shard_sql() { env -u LD_PRELOAD psql "$(cat "$T/shard$1/conninfo")" -v ON_ERROR_STOP=1 -Atqc "$2"; }
+coord_sql() { env -u LD_PRELOAD psql "$(cat "$COORD/conninfo")" -v ON_ERROR_STOP=1 -Atqc "$1"; }
+
+# Daemon d (1..3) has id d+2, so (d+2) mod 3 picks entry d-1: shard d.
+start_site_daemon() {
+  local d=$1
+  mkdir -p "$T/daemon$d"
+  chmod 700 "$T/daemon$d"
+  [ -f "$T/daemon$d/daemon.id" ] || printf '%016x\n' $((d + 2)) >"$T/daemon$d/daemon.id"
+  "$SIOX_DAEMON" --socket "$T/daemon$d.sock" --server "$LIST" --state-dir "$T/daemon$d" --auth none \
+    --batch-ms 20 --batch-activities 256 >>"$T/daemon$d.log" 2>&1 &
+  PIDS+=("$!")
+  for _ in $(seq 100); do [ -S "$T/daemon$d.sock" ] && break; sleep 0.1; done
+  [ -S "$T/daemon$d.sock" ] || fail "daemon $d did not start"
+}
+
+# chain OBJECT [D]: the client half on daemon 1, the server half on daemon
+# D (2 unless given); device dev1 is slowed. Its pid in CHAIN[OBJECT].
+declare -A CHAIN
+chain() {
+  SIOX_SOCKET="$T/daemon1.sock" "$SIOX_CHAIN" --writes $WRITES --slow-device 1 --slow-us 20000 --fast-us 300 \
+    --object "$1" --server-socket "$T/daemon${2:-2}.sock" >>"$T/chain.log" 2>&1 &
+  CHAIN[$1]=$!
+  PIDS+=("${CHAIN[$1]}")
+}
+
+# until FN ARG SQL WANT: FN ARG SQL says WANT within 60 s (fails on more
+# when the answer is a count).
+until_is() {
+  local n=""
+  for _ in $(seq 300); do
+    n=$("$1" "$2" "$3" 2>/dev/null || echo "")
+    [ "$n" = "$4" ] && return 0
+    sleep 0.2
+  done
+  fail "$1 $2: '$3' says '$n' after 60 s, want '$4'"
+}
+coord() { coord_sql "$2"; }
+
+# Implicit links of the site: each fs-client write (parent) to the server's
+# handle_write (child); all, distinct children, and per shard.
+LINKS="SELECT count(*) || '/' || count(DISTINCT l.child_aid) FROM causal_links l
+        JOIN activities p ON p.aid = l.parent_aid JOIN activity_types pt ON pt.type_id = p.type_id
+        JOIN activities c ON c.aid = l.child_aid JOIN activity_types ct ON ct.type_id = c.type_id
+       WHERE pt.name = 'write' AND ct.name = 'handle_write' AND l.confidence = 1"
+
+# check_site ACTS PAIRS: through the coordinator, ACTS activities once each
+# and PAIRS implicit links, one per server call, none twice.
+check_site() {
+  until_is coord - "SELECT count(*) || '/' || count(DISTINCT aid) FROM activities" "$1/$1"
+  until_is coord - "$LINKS" "$2/$2"
+  sleep 1 # a pass more: nothing is linked twice later
+  [ "$(coord_sql "SELECT count(*) FROM causal_links")" -eq "$2" ] || fail "more links than pairs"
+  [ "$(coord_sql "SELECT count(*) FROM remote_calls WHERE origin IS NOT NULL")" -eq \
+    "$(coord_sql "SELECT count(*) FROM shard_inbox")" ] || fail "a forwarded call stored twice or without its key"
+}
+
+log "3 shards with peers, a coordinator, 2 daemons"
+for k in 1 2 3; do start_shard $k; done
+for k in 1 2 3; do wait_port "${PORTS[$k]}" "shard $k"; done
+rm -f "$COORD/conninfo"
+"$SIOX_SERVER" --coordinator --data-dir "$COORD" --shard-db "$(peer 1)" --shard-db "$(peer 2)" \
+  --shard-db "$(peer 3)" >>"$T/coord.log" 2>&1 &
+PIDS+=("$!")
+for _ in $(seq 600); do [ -s "$COORD/conninfo" ] && break; sleep 0.1; done
+[ -s "$COORD/conninfo" ] || fail "the coordinator wrote no conninfo"
+for d in 1 2; do start_site_daemon $d; done
+
+# OBJ[PK]: the object of phase P whose remote calls shard K owns (the
+# server's rule; each phase writes new objects).
+type=$(shard_sql 1 "SELECT id FROM ontology WHERE name = 'test/handle'")
+declare -A OBJ
+while read -r key name; do OBJ[$key]=$name; done < <(python3 - "$type" <<'PY'
+import sys
+t = sys.argv[1]
+def owner(value):
+    h = 14695981039346656037
+    for b in (t + "\x1f" + value).encode():
+        h = ((h ^ b) * 1099511628211) % 2**64
+    return 1 + h % 3
+names = {}
+for i in range(10000):
+    k = owner(f"file-{i}")
+    names.setdefault(k, []).append(f"file-{i}")
+for p in (1, 2, 3):
+    for k in (1, 2, 3):
+        print(f"{p}{k} {names[k][p - 1]}")
+print(f"local {names[2][3]}")
+PY
+)
+log "objects: ${OBJ[11]} (shard 1), ${OBJ[12]} (shard 2), ${OBJ[13]} (shard 3)"
+
+log "1: client on shard 1, server on shard 2, owners 1, 2, 3; and both on shard 1, owner 2"
+for k in 1 2 3; do chain "${OBJ[1$k]}"; done
+chain "${OBJ[local]}" 1 # both halves on shard 1: linked there, and not again on the owner
+for o in "${OBJ[11]}" "${OBJ[12]}" "${OBJ[13]}" "${OBJ[local]}"; do wait "${CHAIN[$o]}" || fail "chain $o failed"; done
+check_site $((4 * 4 * WRITES)) $((4 * WRITES))
+n=$(shard_sql 1 "SELECT count(*) FROM causal_links l JOIN remote_calls r ON r.aid = l.child_aid
+                  JOIN descriptors d ON d.desc_id = r.desc_id WHERE d.value = '${OBJ[local]}'")
+[ "$n" -eq $WRITES ] || fail "shard 1 holds $n links of its own pairs on ${OBJ[local]}, want $WRITES"
+for k in 1 2 3; do # each link on its object's owner
+  n=$(shard_sql $k "SELECT count(*) FROM causal_links l JOIN remote_calls r ON r.aid = l.child_aid
+                     JOIN descriptors d ON d.desc_id = r.desc_id WHERE d.value = '${OBJ[1$k]}'")
+  [ "$n" -eq $WRITES ] || fail "shard $k holds $n links of ${OBJ[1$k]}, want $WRITES"
+done
+aid=$(coord_sql "SELECT aw.aid FROM activities aw JOIN activities fw ON fw.parent_aid = aw.aid
+                   JOIN causal_links l ON l.parent_aid = fw.aid JOIN activities dw ON dw.parent_aid = l.child_aid
+                   JOIN nodes n ON n.node_id = dw.node_id
+                  WHERE n.hwid = 'dev1' ORDER BY aw.end_ns - aw.start_ns DESC, aw.aid LIMIT 1")
+[ -n "$aid" ] || fail "no application write reaches dev1 through a link"
+"$SIOX_CLI" --data-dir "$COORD" blame "$aid" --json >"$T/blame.json" || fail "siox blame $aid through the coordinator"
+culprit=$(json_get "$T/blame.json" '(j["culprit"] or {}).get("hwid", "none") + "/" + (j["culprit"] or {}).get("swid", "none")')
+[ "$culprit" = "dev1/device" ] || fail "blame of $aid names $culprit, want dev1/device"
+"$SIOX_CLI" --data-dir "$COORD" graph "$aid" --json >"$T/graph.json" || fail "siox graph $aid"
+assert_graph "$T/graph.json" app fs-client server device || fail "the tree of $aid does not reach the device"
+
+log "2: kill -9 of shard 1's server mid-stream"
+for k in 1 2 3; do chain "${OBJ[2$k]}"; done
+for _ in $(seq 300); do
+  [ "$(shard_sql 1 "SELECT count(*) FROM activities")" -gt $((3 * 2 * WRITES + 4 * WRITES + 30)) ] && break
+  sleep 0.05
+done
+kill -KILL "${SHARD_PIDS[1]}"
+wait "${SHARD_PIDS[1]}" 2>/dev/null || true
+fast_stop_postmaster "$T/shard1"
+start_shard 1
+wait_port "${PORTS[1]}" "shard 1 again"
+for k in 1 2 3; do wait "${CHAIN[${OBJ[2$k]}]}" || fail "chain ${OBJ[2$k]} failed"; done
+check_site $((7 * 4 * WRITES)) $((7 * WRITES))
+
+log "3: shard 3 down while its remote calls are forwarded"
+stop_pid "${SHARD_PIDS[3]}"
+[ -f "$T/shard3/pg/postmaster.pid" ] && fail "shard 3's PostgreSQL still runs"
+chain "${OBJ[33]}"
+wait "${CHAIN[${OBJ[33]}]}" || fail "chain ${OBJ[33]} failed"
+# Sends wait on the client's shard, receives on the server's.
+until_is shard_sql 1 "SELECT count(*) FROM shard_outbox WHERE owner = 3" $WRITES
+until_is shard_sql 2 "SELECT count(*) FROM shard_outbox WHERE owner = 3" $WRITES
+grep -q "forward: shard 3 unreachable" "$T/shard1.log" || fail "shard 1 did not say shard 3 is unreachable"
+start_shard 3
+wait_port "${PORTS[3]}" "shard 3 again"
+until_is shard_sql 1 "SELECT count(*) FROM shard_outbox" 0
+until_is shard_sql 2 "SELECT count(*) FROM shard_outbox" 0
+check_site $((8 * 4 * WRITES)) $((8 * WRITES))
+log "ok"
