@@ -51,20 +51,28 @@ static char *cache_key(const char *scope, uint32_t type, const char *value, size
   return k;
 }
 
+#define DESC_SELECT_SQL \
+  "SELECT desc_id, object_id FROM descriptors WHERE scope_key = $1 AND type = $2 AND value = $3 AND NOT released"
+#define DESC_CREATE_SQL \
+  "WITH o AS (INSERT INTO objects DEFAULT VALUES RETURNING object_id)" \
+  " INSERT INTO descriptors (scope_key, type, value, object_id) SELECT $1, $2, $3, object_id FROM o"
+
 static int fetch_or_create(struct siox_db *db, const char *scope, const char *type, const char *value, struct desc *d) {
   const char *v[] = {scope, type, value};
-  PGresult *r = siox_db_query(db->conn,
-                              "SELECT desc_id, object_id FROM descriptors"
-                              " WHERE scope_key = $1 AND type = $2 AND value = $3 AND NOT released",
-                              3, v);
+  PGresult *r = siox_db_query(db->conn, DESC_SELECT_SQL, 3, v);
   if (r && PQntuples(r) == 0) {
     PQclear(r);
+    /* With peers, another shard's forwarder may create the same global
+     * descriptor here in its own transaction (forward.c): the insert then
+     * waits for it and skips, and the row is read once committed. */
     r = siox_db_query(db->conn,
-                      "WITH o AS (INSERT INTO objects DEFAULT VALUES RETURNING object_id)"
-                      " INSERT INTO descriptors (scope_key, type, value, object_id)"
-                      " SELECT $1, $2, $3, object_id FROM o RETURNING desc_id, object_id",
+                      db->forward ? DESC_CREATE_SQL " ON CONFLICT (scope_key, type, value) WHERE NOT released"
+                                    " DO NOTHING RETURNING desc_id, object_id"
+                                  : DESC_CREATE_SQL " RETURNING desc_id, object_id",
                       3, v);
+    if (r && PQntuples(r) == 0) PQclear(r), r = siox_db_query(db->conn, DESC_SELECT_SQL, 3, v);
   }
+  if (r && PQntuples(r) == 0) PQclear(r), r = NULL;
   if (!r) return -EIO;
   d->desc_id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
   d->object_id = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
