@@ -25,6 +25,7 @@
 #define ROWS_PER_TXN 2000
 #define ROUNDS_PER_PEER 16 /* full transactions to one owner before the next owner's turn */
 #define BACKOFF_MAX_MS 5000
+#define IDLE_MS 100 /* a look at the outbox when the last found nothing (or --match-ms if shorter) */
 
 struct peer {
   const char *conninfo; /* NULL: no such peer (or this shard) */
@@ -241,7 +242,7 @@ struct siox_forwarder *siox_forward_start(const struct siox_server_options *o, c
   if (!o->shard || !o->n_shard_peer) return NULL;
   struct siox_forwarder *f = calloc(1, sizeof *f);
   if (!f || !(f->conninfo = strdup(conninfo))) return free(f), NULL;
-  f->shard = o->shard, f->nshards = o->nshards, f->period_ms = o->match_ms;
+  f->shard = o->shard, f->nshards = o->nshards, f->period_ms = o->match_ms < IDLE_MS ? o->match_ms : IDLE_MS;
   for (int j = 1; j <= o->nshards; j++) f->peers[j].conninfo = o->shard_peer[j];
   siox_copybuf_init(&f->buf);
   pthread_mutex_init(&f->mu, NULL);
