@@ -134,6 +134,15 @@ wait "${CHAIN[${OBJ[33]}]}" || fail "chain ${OBJ[33]} failed"
 until_is shard_sql 1 "SELECT count(*) FROM shard_outbox WHERE owner = 3" $WRITES
 until_is shard_sql 2 "SELECT count(*) FROM shard_outbox WHERE owner = 3" $WRITES
 grep -q "forward: shard 3 unreachable" "$T/shard1.log" || fail "shard 1 did not say shard 3 is unreachable"
+# `siox status` shows the waiting calls and the unreachable owner.
+status_of() {
+  "$SIOX_CLI" --data-dir "$T/shard1" status --socket "$T/daemon1.sock" --server "127.0.0.1:${PORTS[1]}" --json \
+    >"$T/status1.json" 2>/dev/null || true
+  json_get "$T/status1.json" 'str(j["server"]["counters"]["forward_pending"]) + "/" + str(j["server"]["counters"]["forward_peers_down"])'
+}
+st=""
+for _ in $(seq 50); do st=$(status_of 2>/dev/null || echo "-"); [ "$st" = "$WRITES/1" ] && break; sleep 0.2; done
+[ "$st" = "$WRITES/1" ] || fail "siox status of shard 1: forward_pending/forward_peers_down $st, want $WRITES/1"
 start_shard 3
 wait_port "${PORTS[3]}" "shard 3 again"
 until_is shard_sql 1 "SELECT count(*) FROM shard_outbox" 0
