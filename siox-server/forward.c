@@ -61,9 +61,9 @@ static const char pick_sql[] =
     " WHERE o.owner = $1 ORDER BY o.ob_id LIMIT $2";
 
 /* On the owner, in one transaction after the COPY into siox_fwd_in. The
- * lock comes first: the owner's matcher takes SHARE on shard_inbox so that
- * it never moves its watermark past an rc_id drawn here and not committed
- * (match.c). Rows it already holds are dropped; new global descriptors get
+ * shared advisory lock comes first: the owner's matcher takes it exclusive
+ * so that it never moves its watermark past an rc_id drawn here and not
+ * committed (match.c). Rows it already holds are dropped; new global descriptors get
  * an object; the calls go in under their object's root, with origin set. */
 static const char *const owner_sql[] = {
     "CREATE TEMP TABLE IF NOT EXISTS siox_fwd_in (origin integer, ob_id bigint, aid bigint, kind text, type integer,"
@@ -124,7 +124,7 @@ static int encode(struct siox_forwarder *f, PGresult *r) {
 /* One transaction on the owner. 0 once it committed, else -EIO (the
  * connection is dropped and the transaction with it). */
 static int deliver(struct peer *p, const struct siox_copybuf *data) {
-  int rc = siox_db_exec(p->c, "BEGIN; LOCK TABLE shard_inbox IN ROW EXCLUSIVE MODE");
+  int rc = siox_db_exec(p->c, "BEGIN; SELECT pg_advisory_xact_lock_shared(" SIOX_FORWARD_LOCK_KEY ")");
   for (size_t i = 0; rc == 0 && i < sizeof owner_sql / sizeof owner_sql[0]; i++) {
     rc = siox_db_exec(p->c, owner_sql[i]);
     if (rc == 0 && i == 0)

@@ -336,12 +336,14 @@ int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result
    * in one transaction), so the next pass does it again. The next batch's
    * synchronous commit flushes it anyway. */
   int rc = siox_db_exec(db->conn, "BEGIN; SET LOCAL synchronous_commit = off");
-  /* The forwarder of another shard inserts remote calls here in its own
+  /* Other shards' forwarders insert remote calls here in their own
    * transactions, drawing rc_ids that commit in any order: a pass must not
-   * move the watermark past an rc_id still uncommitted. Its inserts take
-   * ROW EXCLUSIVE on shard_inbox first; SHARE waits for them and holds
-   * back new ones until this pass commits. */
-  if (rc == 0 && db->forward) rc = siox_db_exec(db->conn, "LOCK TABLE shard_inbox IN SHARE MODE");
+   * move the watermark past an rc_id still uncommitted. Each of their
+   * transactions holds this advisory lock shared from its start; the
+   * pass's exclusive hold waits for them and holds back new ones until it
+   * commits. */
+  if (rc == 0 && db->forward)
+    rc = siox_db_exec(db->conn, "SELECT pg_advisory_xact_lock(" SIOX_FORWARD_LOCK_KEY ")");
   if (rc == 0) rc = pass(db, res, &b, late_ns, &top);
   if (rc == 0)
     rc = scalar(db, "SELECT unmatched FROM match_state", 0, NULL, &unmatched); /* kept by triggers (schema 030) */

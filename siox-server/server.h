@@ -254,6 +254,9 @@ struct siox_forward_stats {
   int64_t peers_down; /* owners the last round could not reach */
 };
 struct siox_forwarder;
+/* The advisory lock between forwarders' transactions on this shard
+ * (shared) and its matcher's pass (exclusive): see match.c. */
+#define SIOX_FORWARD_LOCK_KEY "5105292"
 /* Starts the forwarder thread (its own connections: conninfo, the peers').
  * NULL and nothing started without --shard-peer. */
 struct siox_forwarder *siox_forward_start(const struct siox_server_options *o, const char *conninfo);
