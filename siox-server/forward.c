@@ -13,7 +13,6 @@
  * causality".
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,8 +62,9 @@ static const char pick_sql[] =
 /* On the owner, in one transaction after the COPY into siox_fwd_in. The
  * shared advisory lock comes first: the owner's matcher takes it exclusive
  * so that it never moves its watermark past an rc_id drawn here and not
- * committed (match.c). Rows it already holds are dropped; new global descriptors get
- * an object; the calls go in under their object's root, with origin set. */
+ * committed (match.c). Rows it already holds are dropped; new global
+ * descriptors get an object; the calls go in under their object's root,
+ * with origin set. */
 static const char *const owner_sql[] = {
     "CREATE TEMP TABLE IF NOT EXISTS siox_fwd_in (origin integer, ob_id bigint, aid bigint, kind text, type integer,"
     " value text, offset_b bigint, length_b bigint, target_hwid text, target_swid text, start_ns bigint,"

@@ -8,12 +8,15 @@
 # is the client's shard, the server's shard and the third one. Checks,
 # through the coordinator:
 #  1. every client write linked to its server call exactly once, the link
-#     stored on the owner; `siox blame --json` of the slowest application
-#     write served by the slowed device names it; every activity once;
+#     stored on the owner; a chain with both halves on shard 1 (its object
+#     owned by shard 2) linked once, on shard 1; `siox blame --json` of the
+#     slowest application write served by the slowed device names it;
+#     every activity once;
 #  2. kill -9 of shard 1's server (the client's, and an owner) mid-stream,
 #     then restart: still every pair linked exactly once;
 #  3. shard 3 down while its remote calls are forwarded: they wait in the
-#     other shards' outboxes, and are linked once it is back.
+#     other shards' outboxes (`siox status`: forward_pending,
+#     forward_peers_down), and are linked once it is back.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/shard_site.sh"
 
