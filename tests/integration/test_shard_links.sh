@@ -16,7 +16,8 @@
 #     then restart: still every pair linked exactly once;
 #  3. shard 3 down while its remote calls are forwarded: they wait in the
 #     other shards' outboxes (`siox status`: forward_pending,
-#     forward_peers_down), and are linked once it is back.
+#     forward_peers_down), and are linked once it is back;
+#  4. the same rows sent again: the owner stores and links nothing twice.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/shard_site.sh"
 
@@ -146,9 +147,20 @@ status_of() {
 st=""
 for _ in $(seq 50); do st=$(status_of 2>/dev/null || echo "-"); [ "$st" = "$WRITES/1" ] && break; sleep 0.2; done
 [ "$st" = "$WRITES/1" ] || fail "siox status of shard 1: forward_pending/forward_peers_down $st, want $WRITES/1"
+# A copy of shard 1's waiting rows, to send them again below.
+shard_sql 1 "CREATE TABLE outbox_again AS SELECT * FROM shard_outbox"
 start_shard 3
 wait_port "${PORTS[3]}" "shard 3 again"
 until_is shard_sql 1 "SELECT count(*) FROM shard_outbox" 0
 until_is shard_sql 2 "SELECT count(*) FROM shard_outbox" 0
 check_site $((8 * 4 * WRITES)) $((8 * WRITES))
+
+log "4: rows delivered again (as when an origin dies between the owner's commit and its delete)"
+stubs=$(shard_sql 3 "SELECT count(*) FROM remote_calls WHERE origin = 1")
+shard_sql 1 "INSERT INTO shard_outbox SELECT * FROM outbox_again; DROP TABLE outbox_again"
+until_is shard_sql 1 "SELECT count(*) FROM shard_outbox" 0
+check_site $((8 * 4 * WRITES)) $((8 * WRITES))
+[ "$(shard_sql 3 "SELECT count(*) FROM remote_calls WHERE origin = 1")" -eq "$stubs" ] ||
+  fail "shard 3 stored a call of shard 1 twice"
+[ "$stubs" -eq $((3 * WRITES)) ] || fail "shard 3 holds $stubs calls of shard 1, want the sends of 3 chains"
 log "ok"
