@@ -243,7 +243,11 @@ struct siox_forwarder *siox_forward_start(const struct siox_server_options *o, c
   struct siox_forwarder *f = calloc(1, sizeof *f);
   if (!f || !(f->conninfo = strdup(conninfo))) return free(f), NULL;
   f->shard = o->shard, f->nshards = o->nshards, f->period_ms = o->match_ms < IDLE_MS ? o->match_ms : IDLE_MS;
-  for (int j = 1; j <= o->nshards; j++) f->peers[j].conninfo = o->shard_peer[j];
+  for (int j = 1; j <= o->nshards; j++) {
+    f->peers[j].conninfo = o->shard_peer[j];
+    if (j != o->shard && !o->shard_peer[j])
+      siox_log("forward: no --shard-peer for shard %d: the remote calls it owns stay in shard_outbox", j);
+  }
   siox_copybuf_init(&f->buf);
   pthread_mutex_init(&f->mu, NULL);
   pthread_cond_init(&f->cv, NULL);
