@@ -41,12 +41,10 @@ static int serve(struct siox_server *s, const char *conninfo) {
   /* Set before any job can run: jobs come from connections, not yet open. */
   s->worker.db.late_ns = (int64_t)s->opt->late_ms * 1000000;
   s->worker.db.shard = s->opt->shard, s->worker.db.nshards = s->opt->nshards;
-  /* Forwarded calls reach this warehouse outside its ingest, where the
-   * window never sees them: with peers every link is the SQL matcher's. */
+  /* Remote calls cross shards (forward.c); the calls this shard owns are
+   * linked by SQL (objects.c), the others in memory as without peers. */
   s->worker.db.forward = s->opt->shard && s->opt->n_shard_peer;
-  if (s->worker.db.forward && s->opt->match_memory)
-    siox_log("--shard-peer: remote calls cross shards; the in-memory matcher is off (links by SQL)");
-  if (s->opt->match_memory && !s->worker.db.forward &&
+  if (s->opt->match_memory &&
       !(s->worker.db.mw = siox_mw_new(SIOX_MATCH_WINDOW_CALLS, (int64_t)s->opt->match_window_ms * 1000000, s->worker.db.late_ns)))
     siox_log("in-memory matcher: out of memory (the SQL matcher does all the matching)");
   siox_limits_init(s);

@@ -198,6 +198,7 @@ struct rc_row {
   const char *hw, *sw;
   int owner; /* the shard that owns it when another one does (forward.c), else 0 */
   char kind, has_times, in_memory, matched;
+  char here; /* with peers: owned by this shard, so other shards' calls may join its object here */
 };
 
 struct rc_rows {
@@ -206,23 +207,25 @@ struct rc_rows {
 };
 
 /* The shard that owns a remote call named by v, when it is not this one
- * (0: keep it here alone). Only global descriptors pair across hosts;
- * host- and process-scope ones pair within one daemon, hence one shard. */
+ * (0: keep it here alone; *here 1 when this shard owns it). Only global
+ * descriptors pair across hosts; host- and process-scope ones pair within
+ * one daemon, hence one shard. */
 static int owner_of(const struct siox_db *db, const struct siox_block *b, int64_t proc_id, uint32_t proc,
-                    const struct siox_value *v, int *owner) {
+                    const struct siox_value *v, int *owner, char *here) {
   char scope[300], *value = NULL;
-  *owner = 0;
+  *owner = 0, *here = 0;
   if (!db->forward || siox_attr_lookup(v->attr)->scope != SIOX_SCOPE_GLOBAL) return 0;
   int rc = desc_key(b, proc_id, proc, v, scope, sizeof scope, &value);
   if (rc) return rc;
   int k = siox_shard_owner(v->attr, value, db->nshards);
   free(value);
   *owner = k == db->shard ? 0 : k;
+  *here = k == db->shard;
   return 0;
 }
 
 static int remote_call(struct siox_db *db, int64_t proc_id, const struct siox_block_descriptor *r, const struct desc *d,
-                       int owner, struct rc_rows *rows) {
+                       int owner, char here, struct rc_rows *rows) {
   const char *hw = "", *sw = "";
   if (r->kind == SIOX_DESC_SEND) {
     int rc = target_of(db, proc_id, r->node, &hw, &sw);
@@ -236,7 +239,7 @@ static int remote_call(struct siox_db *db, int64_t proc_id, const struct siox_bl
   }
   rows->v[rows->n++] = (struct rc_row){.aid = siox_global_aid(proc_id, r->aid), .object_id = d->object_id,
                                        .desc_id = d->desc_id, .offset = (int64_t)r->offset, .length = (int64_t)r->length,
-                                       .hw = hw, .sw = sw, .owner = owner,
+                                       .hw = hw, .sw = sw, .owner = owner, .here = here,
                                        .kind = r->kind == SIOX_DESC_SEND ? 'S' : 'R'};
   return 0;
 }
@@ -359,6 +362,7 @@ static int one_record(struct siox_db *db, const struct siox_block *b, int64_t pr
                       const struct siox_block_descriptor *r, char *reason, size_t rlen, struct rc_rows *rows) {
   struct desc d, to;
   int owner = 0;
+  char here = 0;
   if (r->nvalues < 1 || (r->kind == SIOX_DESC_MAP && r->nvalues < 2))
     return snprintf(reason, rlen, "descriptor record of kind %u without its values", r->kind), -EBADMSG;
   int rc = resolve(db, b, proc_id, r->proc, &r->values[0], &d, r->kind == SIOX_DESC_RELEASE);
@@ -373,8 +377,8 @@ static int one_record(struct siox_db *db, const struct siox_block *b, int64_t pr
   case SIOX_DESC_SEND:
   case SIOX_DESC_RECEIVE:
     if (!r->aid) return snprintf(reason, rlen, "send/receive record without an activity"), -EBADMSG;
-    if ((rc = owner_of(db, b, proc_id, r->proc, &r->values[0], &owner)) == 0)
-      rc = remote_call(db, proc_id, r, &d, owner, rows);
+    if ((rc = owner_of(db, b, proc_id, r->proc, &r->values[0], &owner, &here)) == 0)
+      rc = remote_call(db, proc_id, r, &d, owner, here, rows);
     if (rc == -ENOENT) return snprintf(reason, rlen, SIOX_RULE_UNKNOWN_TARGET " (target %u)", r->node), -EBADMSG;
     return rc;
   default: return snprintf(reason, rlen, "unknown descriptor record kind %u", r->kind), -EBADMSG;
@@ -414,8 +418,11 @@ static int link_in_memory(struct siox_db *db, uint64_t daemon_id, int64_t unc_ns
     struct rc_row *w = &rows->v[i];
     int64_t root = siox_uf_find(&db->objects, w->object_id);
     if (!w->has_times) continue;
-    if (w->kind == 'R' && !window_receive(rows, i)) {
-      siox_mw_ghost(db->mw, 'R', root, w->start, w->end, w->offset, w->length);
+    /* A call this shard owns may meet other shards' calls, which reach the
+     * warehouse outside ingest (forward.c): the SQL matcher links its
+     * object, and as a ghost it sends what meets it there too. */
+    if (w->here || (w->kind == 'R' && !window_receive(rows, i))) {
+      siox_mw_ghost(db->mw, w->kind, root, w->start, w->end, w->offset, w->length);
       continue;
     }
     struct siox_mw_call *c = &calls[n];

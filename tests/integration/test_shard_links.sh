@@ -17,7 +17,9 @@
 #  3. shard 3 down while its remote calls are forwarded: they wait in the
 #     other shards' outboxes (`siox status`: forward_pending,
 #     forward_peers_down), and are linked once it is back;
-#  4. the same rows sent again: the owner stores and links nothing twice.
+#  4. the same rows sent again: the owner stores and links nothing twice;
+#  5. the owner's server paused while the other shard's receives reach its
+#     database: linked once its own senders come in.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/shard_site.sh"
 
@@ -87,6 +89,7 @@ for p in (1, 2, 3):
     for k in (1, 2, 3):
         print(f"{p}{k} {names[k][p - 1]}")
 print(f"local {names[2][3]}")
+print(f"paused {names[1][3]}")
 PY
 )
 log "objects: ${OBJ[11]} (shard 1), ${OBJ[12]} (shard 2), ${OBJ[13]} (shard 3)"
@@ -163,4 +166,22 @@ check_site $((8 * 4 * WRITES)) $((8 * WRITES))
 [ "$(shard_sql 3 "SELECT count(*) FROM remote_calls WHERE origin = 1")" -eq "$stubs" ] ||
   fail "shard 3 stored a call of shard 1 twice"
 [ "$stubs" -eq $((3 * WRITES)) ] || fail "shard 3 holds $stubs calls of shard 1, want the sends of 3 chains"
+
+log "5: the owner's server paused: other shards' receives are there before its own senders"
+# Shard 1 owns the object; its server stops (its PostgreSQL runs on), so
+# shard 2's forwarder stores the server half's receives there first, and
+# the client's sends reach shard 1's ingest (the in-memory window) after
+# them: they must still be linked (the window leaves calls its shard owns
+# to the SQL matcher).
+kill -STOP "${SHARD_PIDS[1]}"
+chain "${OBJ[paused]}"
+wait "${CHAIN[${OBJ[paused]}]}" || { kill -CONT "${SHARD_PIDS[1]}"; fail "chain ${OBJ[paused]} failed"; }
+until_is shard_sql 1 "SELECT count(*) FROM remote_calls r JOIN descriptors d ON d.desc_id = r.desc_id
+                       WHERE r.origin = 2 AND d.value = '${OBJ[paused]}'" $WRITES
+kill -CONT "${SHARD_PIDS[1]}"
+check_site $((9 * 4 * WRITES)) $((9 * WRITES))
+# The window is on with peers: shard 1 linked its own pairs in memory.
+n=$(shard_sql 1 "SELECT count(*) FROM remote_calls r JOIN descriptors d ON d.desc_id = r.desc_id
+                  WHERE r.in_memory AND r.kind = 'R' AND d.value = '${OBJ[local]}'")
+[ "$n" -gt 0 ] || fail "shard 1 linked none of its own pairs in memory"
 log "ok"
