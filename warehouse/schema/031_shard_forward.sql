@@ -24,9 +24,10 @@ CREATE TABLE shard_outbox (
 CREATE INDEX shard_outbox_owner ON shard_outbox (owner, ob_id);
 
 -- On the owner: each forwarded row once, keyed by where it came from. The
--- forwarder's insert is ON CONFLICT DO NOTHING on this key, so a row sent
--- again (the origin died between the owner's commit and its delete) adds
--- nothing: at-least-once transfer, exactly-once storage.
+-- forwarder's transaction drops the rows this table already holds before it
+-- stores the rest (and their keys here), so a row sent again (the origin
+-- died between the owner's commit and its delete) adds nothing:
+-- at-least-once transfer, exactly-once storage.
 CREATE TABLE shard_inbox (
   origin integer NOT NULL,
   ob_id  bigint NOT NULL,
@@ -43,6 +44,8 @@ CREATE TABLE shard_actors (
   swid   text NOT NULL,
   unc_ns bigint NOT NULL
 );
+-- The matcher's widest clock widening reads max(unc_ns) on every pass.
+CREATE INDEX shard_actors_unc ON shard_actors (unc_ns);
 
 -- A remote call forwarded from shard `origin` (NULL: recorded here). The
 -- owner links it with its own calls and with other shards' calls, never
