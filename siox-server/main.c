@@ -40,6 +40,10 @@ static int serve(struct siox_server *s, const char *conninfo) {
   if (rc != 0) return siox_log("cannot connect the database worker"), rc;
   /* Set before any job can run: jobs come from connections, not yet open. */
   s->worker.db.late_ns = (int64_t)s->opt->late_ms * 1000000;
+  s->worker.db.shard = s->opt->shard, s->worker.db.nshards = s->opt->nshards;
+  /* Remote calls cross shards (forward.c); the calls this shard owns are
+   * linked by SQL (objects.c), the others in memory as without peers. */
+  s->worker.db.forward = s->opt->shard && s->opt->n_shard_peer;
   if (s->opt->match_memory &&
       !(s->worker.db.mw = siox_mw_new(SIOX_MATCH_WINDOW_CALLS, (int64_t)s->opt->match_window_ms * 1000000, s->worker.db.late_ns)))
     siox_log("in-memory matcher: out of memory (the SQL matcher does all the matching)");
@@ -53,6 +57,8 @@ static int serve(struct siox_server *s, const char *conninfo) {
   }
   if ((rc = siox_kb_thread_start(s, conninfo)) != 0) siox_log("analysis thread: %s (analyses off)", strerror(-rc));
   siox_roles_start(s);
+  if (s->worker.db.forward && !(s->fwd = siox_forward_start(s->opt, conninfo)))
+    siox_log("forward: cannot start the forwarder thread (remote calls wait in shard_outbox)");
   uv_timer_init(s->loop, &s->match_timer);
   s->match_timer.data = s;
   uv_timer_start(&s->match_timer, siox_session_match_tick, (uint64_t)s->opt->match_ms, (uint64_t)s->opt->match_ms);
@@ -72,6 +78,7 @@ static int serve(struct siox_server *s, const char *conninfo) {
    * their Acks, and the daemon's resend is skipped as a duplicate. */
   uv_unref((uv_handle_t *)&s->worker.async);
   uv_run(s->loop, UV_RUN_DEFAULT);
+  siox_forward_stop(s->fwd);
   siox_kb_thread_stop(s);
   siox_hints_stop(s);
   siox_worker_stop(&s->worker);

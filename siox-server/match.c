@@ -37,40 +37,68 @@
  * are not new here; as candidates and as receives near a new sender they
  * count like any other (match_memory.c). compute() gives the same links
  * whatever order the rows of one (receive, sender) come in. */
-static const char candidates_sql[] =
-    "WITH tr AS ("
-    "  SELECT aid FROM remote_calls WHERE kind = 'R' AND rc_id > $1 AND NOT in_memory AND start_ns IS NOT NULL"
-    "  UNION SELECT r.aid FROM remote_calls s JOIN remote_calls r ON r.object_id = s.object_id"
-    "   AND r.kind = 'R' AND r.start_ns IS NOT NULL"
-    "   AND int8range(r.start_ns, r.end_ns, '[]')"
-    "    && int8range(s.start_ns - $3::bigint - $5::bigint, s.end_ns + $4::bigint + $5::bigint, '[]')"
-    "   AND siox_rc_bytes(r.offset_b, r.length_b) && siox_rc_bytes(s.offset_b, s.length_b)"
-    "   WHERE s.kind = 'S' AND s.rc_id > $1 AND NOT s.in_memory AND s.start_ns IS NOT NULL)"
-    " SELECT r.aid, s.aid,"
-    "  CASE WHEN r.start_ns >= s.start_ns - w.w AND r.end_ns <= s.end_ns + w.w THEN 0"
-    "   WHEN r.start_ns < s.start_ns - w.w THEN 1 ELSE 2 END,"
-    "  CASE WHEN s.length_b = 0 OR r.length_b = 0 THEN 0 ELSE GREATEST(0, LEAST(s.offset_b + s.length_b,"
-    "   r.offset_b + r.length_b) - GREATEST(s.offset_b, r.offset_b)) END,"
-    "  r.length_b,"
-    "  (r.length_b = 0 OR (s.length_b > 0 AND s.offset_b <= r.offset_b"
-    "   AND s.offset_b + s.length_b >= r.offset_b + r.length_b))::int,"
-    "  (s.length_b > 0)::int,"
-    "  (r.start_ns >= s.start_ns AND r.end_ns <= s.end_ns)::int"
+#define CAND_HEAD \
+    "WITH tr AS (" \
+    "  SELECT aid FROM remote_calls WHERE kind = 'R' AND rc_id > $1 AND NOT in_memory AND start_ns IS NOT NULL" \
+    "  UNION SELECT r.aid FROM remote_calls s JOIN remote_calls r ON r.object_id = s.object_id" \
+    "   AND r.kind = 'R' AND r.start_ns IS NOT NULL" \
+    "   AND int8range(r.start_ns, r.end_ns, '[]')" \
+    "    && int8range(s.start_ns - $3::bigint - $5::bigint, s.end_ns + $4::bigint + $5::bigint, '[]')" \
+    "   AND siox_rc_bytes(r.offset_b, r.length_b) && siox_rc_bytes(s.offset_b, s.length_b)" \
+    "   WHERE s.kind = 'S' AND s.rc_id > $1 AND NOT s.in_memory AND s.start_ns IS NOT NULL)" \
+    " SELECT r.aid, s.aid," \
+    "  CASE WHEN r.start_ns >= s.start_ns - w.w AND r.end_ns <= s.end_ns + w.w THEN 0" \
+    "   WHEN r.start_ns < s.start_ns - w.w THEN 1 ELSE 2 END," \
+    "  CASE WHEN s.length_b = 0 OR r.length_b = 0 THEN 0 ELSE GREATEST(0, LEAST(s.offset_b + s.length_b," \
+    "   r.offset_b + r.length_b) - GREATEST(s.offset_b, r.offset_b)) END," \
+    "  r.length_b," \
+    "  (r.length_b = 0 OR (s.length_b > 0 AND s.offset_b <= r.offset_b" \
+    "   AND s.offset_b + s.length_b >= r.offset_b + r.length_b))::int," \
+    "  (s.length_b > 0)::int," \
+    "  (r.start_ns >= s.start_ns AND r.end_ns <= s.end_ns)::int" \
     " FROM tr JOIN remote_calls r ON r.aid = tr.aid AND r.kind = 'R'"
+#define CAND_SENDERS \
+    "  JOIN remote_calls s ON s.object_id = r.object_id AND s.kind = 'S' AND s.aid <> r.aid" \
+    "   AND s.start_ns IS NOT NULL AND int8range(s.start_ns, s.end_ns, '[]')" \
+    "    && int8range(r.start_ns - $4::bigint - $5::bigint, r.start_ns + $3::bigint, '[]')" \
+    "   AND siox_rc_bytes(s.offset_b, s.length_b) && siox_rc_bytes(r.offset_b, r.length_b)"
+/* w from R's and S's uncertainties, then the target and the classes. */
+#define CAND_WHERE(r_unc, s_unc) \
+    "  CROSS JOIN LATERAL (SELECT " r_unc " + " s_unc " + $2::bigint AS w) w" \
+    " WHERE (s.target_hwid IN ('', '*') OR s.target_hwid = rn.hwid)" \
+    "  AND (s.target_swid IN ('', '*') OR s.target_swid = rn.swid)" \
+    "  AND ((r.start_ns >= s.start_ns - w.w AND r.end_ns <= s.end_ns + w.w)" \
+    "   OR (r.start_ns < s.start_ns - w.w AND r.start_ns >= s.start_ns - $3::bigint)" \
+    "   OR ($4::bigint > 0 AND r.start_ns >= s.start_ns - w.w AND r.end_ns > s.end_ns + w.w" \
+    "    AND r.start_ns <= s.end_ns + w.w + $4::bigint))"
+
+static const char candidates_sql[] =
+    CAND_HEAD
     "  JOIN activities ra ON ra.aid = r.aid JOIN nodes rn ON rn.node_id = ra.node_id"
     "  JOIN processes rp ON rp.proc_id = ra.proc_id JOIN daemons rd ON rd.daemon_id = rp.daemon_id"
-    "  JOIN remote_calls s ON s.object_id = r.object_id AND s.kind = 'S' AND s.aid <> r.aid"
-    "   AND s.start_ns IS NOT NULL AND int8range(s.start_ns, s.end_ns, '[]')"
-    "    && int8range(r.start_ns - $4::bigint - $5::bigint, r.start_ns + $3::bigint, '[]')"
-    "   AND siox_rc_bytes(s.offset_b, s.length_b) && siox_rc_bytes(r.offset_b, r.length_b)"
+    CAND_SENDERS
     "  JOIN processes sp ON sp.proc_id = (s.aid >> 32)::int JOIN daemons sd ON sd.daemon_id = sp.daemon_id"
-    "  CROSS JOIN LATERAL (SELECT rd.clock_uncertainty_ns + sd.clock_uncertainty_ns + $2::bigint AS w) w"
-    " WHERE (s.target_hwid IN ('', '*') OR s.target_hwid = rn.hwid)"
-    "  AND (s.target_swid IN ('', '*') OR s.target_swid = rn.swid)"
-    "  AND ((r.start_ns >= s.start_ns - w.w AND r.end_ns <= s.end_ns + w.w)"
-    "   OR (r.start_ns < s.start_ns - w.w AND r.start_ns >= s.start_ns - $3::bigint)"
-    "   OR ($4::bigint > 0 AND r.start_ns >= s.start_ns - w.w AND r.end_ns > s.end_ns + w.w"
-    "    AND r.start_ns <= s.end_ns + w.w + $4::bigint))"
+    CAND_WHERE("rd.clock_uncertainty_ns", "sd.clock_uncertainty_ns")
+    " ORDER BY 1, 2";
+
+/* A shard with peers (forward.c): a remote call forwarded from shard
+ * `origin` has its activity there, so its node and its daemon's
+ * uncertainty come from shard_actors (schema 031); a local call's from
+ * this warehouse as above. Exactly one of the two branches has a row. A
+ * pair whose two calls came from the same origin is that origin's to link
+ * (both are stored there), never the owner's. */
+static const char candidates_shard_sql[] =
+    CAND_HEAD
+    "  CROSS JOIN LATERAL (SELECT n.hwid, n.swid, d.clock_uncertainty_ns AS unc FROM activities a"
+    "   JOIN nodes n ON n.node_id = a.node_id JOIN processes p ON p.proc_id = a.proc_id"
+    "   JOIN daemons d ON d.daemon_id = p.daemon_id WHERE a.aid = r.aid"
+    "   UNION ALL SELECT x.hwid, x.swid, x.unc_ns FROM shard_actors x WHERE x.aid = r.aid) rn"
+    CAND_SENDERS
+    "  CROSS JOIN LATERAL (SELECT d.clock_uncertainty_ns AS unc FROM processes p"
+    "   JOIN daemons d ON d.daemon_id = p.daemon_id WHERE p.proc_id = (s.aid >> 32)::int"
+    "   UNION ALL SELECT x.unc_ns FROM shard_actors x WHERE x.aid = s.aid) su"
+    CAND_WHERE("rn.unc", "su.unc")
+    "  AND (r.origin IS NULL OR s.origin IS DISTINCT FROM r.origin)"
     " ORDER BY 1, 2";
 
 /* Remote calls whose activity row has arrived since they were parked: they
@@ -226,6 +254,12 @@ static int exec_ghosts(struct siox_db *db, const char *sql, int n, const char *c
   return r ? 0 : -EIO;
 }
 
+/* The widest w of any pair: forwarded calls bring their daemons' too. */
+#define MAXW_SQL "SELECT 2 * COALESCE(max(clock_uncertainty_ns), 0) + " SLACK_NS " FROM daemons"
+#define MAXW_SHARD_SQL \
+  "SELECT 2 * GREATEST(COALESCE(max(clock_uncertainty_ns), 0), (SELECT COALESCE(max(unc_ns), 0) FROM shard_actors))" \
+  " + " SLACK_NS " FROM daemons"
+
 /* Finds and writes the links of the receives in (watermark, top]. */
 static int link_new(struct siox_db *db, struct siox_match_result *res, struct batch *b, int64_t late_ns, int64_t top) {
   char wm[24], tp[24], late[24], maxw[24];
@@ -237,9 +271,9 @@ static int link_new(struct siox_db *db, struct siox_match_result *res, struct ba
   int rc = exec_ghosts(db, canon_sql, 1, p);
   if (rc == 0) rc = exec_ghosts(db, stamp_sql, 2, range);
   if (rc == 0) rc = exec_params(db, park_sql, 2, range);
-  if (rc == 0) rc = scalar(db, "SELECT 2 * COALESCE(max(clock_uncertainty_ns), 0) + " SLACK_NS " FROM daemons", 0, NULL, &w);
+  if (rc == 0) rc = scalar(db, db->forward ? MAXW_SHARD_SQL : MAXW_SQL, 0, NULL, &w);
   snprintf(maxw, sizeof maxw, "%lld", (long long)w);
-  PGresult *r = rc ? NULL : siox_db_query(db->conn, candidates_sql, 5, p);
+  PGresult *r = rc ? NULL : siox_db_query(db->conn, db->forward ? candidates_shard_sql : candidates_sql, 5, p);
   if (!r) return -EIO;
   rc = compute(r, b);
   PQclear(r);
@@ -302,6 +336,14 @@ int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result
    * in one transaction), so the next pass does it again. The next batch's
    * synchronous commit flushes it anyway. */
   int rc = siox_db_exec(db->conn, "BEGIN; SET LOCAL synchronous_commit = off");
+  /* Other shards' forwarders insert remote calls here in their own
+   * transactions, drawing rc_ids that commit in any order: a pass must not
+   * move the watermark past an rc_id still uncommitted. Each of their
+   * transactions holds this advisory lock shared from its start; the
+   * pass's exclusive hold waits for them and holds back new ones until it
+   * commits. */
+  if (rc == 0 && db->forward)
+    rc = siox_db_exec(db->conn, "SELECT pg_advisory_xact_lock(" SIOX_FORWARD_LOCK_KEY ")");
   if (rc == 0) rc = pass(db, res, &b, late_ns, &top);
   if (rc == 0)
     rc = scalar(db, "SELECT unmatched FROM match_state", 0, NULL, &unmatched); /* kept by triggers (schema 030) */

@@ -14,6 +14,7 @@
 
 #include "ingest.h"
 #include "match_window.h"
+#include "shard_owner.h"
 #include "siox_record_rules.h"
 #include "siox/siox_ontology.h"
 #include "siox_client_wire.h"
@@ -50,20 +51,28 @@ static char *cache_key(const char *scope, uint32_t type, const char *value, size
   return k;
 }
 
+#define DESC_SELECT_SQL \
+  "SELECT desc_id, object_id FROM descriptors WHERE scope_key = $1 AND type = $2 AND value = $3 AND NOT released"
+#define DESC_CREATE_SQL \
+  "WITH o AS (INSERT INTO objects DEFAULT VALUES RETURNING object_id)" \
+  " INSERT INTO descriptors (scope_key, type, value, object_id) SELECT $1, $2, $3, object_id FROM o"
+
 static int fetch_or_create(struct siox_db *db, const char *scope, const char *type, const char *value, struct desc *d) {
   const char *v[] = {scope, type, value};
-  PGresult *r = siox_db_query(db->conn,
-                              "SELECT desc_id, object_id FROM descriptors"
-                              " WHERE scope_key = $1 AND type = $2 AND value = $3 AND NOT released",
-                              3, v);
+  PGresult *r = siox_db_query(db->conn, DESC_SELECT_SQL, 3, v);
   if (r && PQntuples(r) == 0) {
     PQclear(r);
+    /* With peers, another shard's forwarder may create the same global
+     * descriptor here in its own transaction (forward.c): the insert then
+     * waits for it and skips, and the row is read once committed. */
     r = siox_db_query(db->conn,
-                      "WITH o AS (INSERT INTO objects DEFAULT VALUES RETURNING object_id)"
-                      " INSERT INTO descriptors (scope_key, type, value, object_id)"
-                      " SELECT $1, $2, $3, object_id FROM o RETURNING desc_id, object_id",
+                      db->forward ? DESC_CREATE_SQL " ON CONFLICT (scope_key, type, value) WHERE NOT released"
+                                    " DO NOTHING RETURNING desc_id, object_id"
+                                  : DESC_CREATE_SQL " RETURNING desc_id, object_id",
                       3, v);
+    if (r && PQntuples(r) == 0) PQclear(r), r = siox_db_query(db->conn, DESC_SELECT_SQL, 3, v);
   }
+  if (r && PQntuples(r) == 0) PQclear(r), r = NULL;
   if (!r) return -EIO;
   d->desc_id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
   d->object_id = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
@@ -187,7 +196,9 @@ struct rc_row {
   int64_t start, end; /* the activity's interval; has_times 0: not in this batch */
   int64_t node_id;    /* a receive's node (from its activity's type); 0: unknown */
   const char *hw, *sw;
+  int owner; /* the shard that owns it when another one does (forward.c), else 0 */
   char kind, has_times, in_memory, matched;
+  char here; /* with peers: owned by this shard, so other shards' calls may join its object here */
 };
 
 struct rc_rows {
@@ -195,8 +206,26 @@ struct rc_rows {
   size_t n, cap;
 };
 
+/* The shard that owns a remote call named by v, when it is not this one
+ * (0: keep it here alone; *here 1 when this shard owns it). Only global
+ * descriptors pair across hosts; host- and process-scope ones pair within
+ * one daemon, hence one shard. */
+static int owner_of(const struct siox_db *db, const struct siox_block *b, int64_t proc_id, uint32_t proc,
+                    const struct siox_value *v, int *owner, char *here) {
+  char scope[300], *value = NULL;
+  *owner = 0, *here = 0;
+  if (!db->forward || siox_attr_lookup(v->attr)->scope != SIOX_SCOPE_GLOBAL) return 0;
+  int rc = desc_key(b, proc_id, proc, v, scope, sizeof scope, &value);
+  if (rc) return rc;
+  int k = siox_shard_owner(v->attr, value, db->nshards);
+  free(value);
+  *owner = k == db->shard ? 0 : k;
+  *here = k == db->shard;
+  return 0;
+}
+
 static int remote_call(struct siox_db *db, int64_t proc_id, const struct siox_block_descriptor *r, const struct desc *d,
-                       struct rc_rows *rows) {
+                       int owner, char here, struct rc_rows *rows) {
   const char *hw = "", *sw = "";
   if (r->kind == SIOX_DESC_SEND) {
     int rc = target_of(db, proc_id, r->node, &hw, &sw);
@@ -210,7 +239,8 @@ static int remote_call(struct siox_db *db, int64_t proc_id, const struct siox_bl
   }
   rows->v[rows->n++] = (struct rc_row){.aid = siox_global_aid(proc_id, r->aid), .object_id = d->object_id,
                                        .desc_id = d->desc_id, .offset = (int64_t)r->offset, .length = (int64_t)r->length,
-                                       .hw = hw, .sw = sw, .kind = r->kind == SIOX_DESC_SEND ? 'S' : 'R'};
+                                       .hw = hw, .sw = sw, .owner = owner, .here = here,
+                                       .kind = r->kind == SIOX_DESC_SEND ? 'S' : 'R'};
   return 0;
 }
 
@@ -292,9 +322,47 @@ static int copy_remote_calls(struct siox_db *db, const struct rc_rows *rows) {
   return rc;
 }
 
+#define OB_COLUMNS "owner, aid, kind, desc_id, offset_b, length_b, target_hwid, target_swid"
+
+/* The batch's remote calls another shard owns go to shard_outbox in the
+ * batch's transaction: the outbox holds a call exactly when it is stored.
+ * A resent batch forwards only the calls of its new activities, as it
+ * stores only those. */
+static int copy_outbox(struct siox_db *db, const struct rc_rows *rows) {
+  struct siox_copybuf *c = &db->copy2;
+  size_t n = 0;
+  siox_copybuf_start(c);
+  for (size_t i = 0; i < rows->n; i++) {
+    const struct rc_row *w = &rows->v[i];
+    if (!w->owner) continue;
+    siox_copybuf_row(c, 8);
+    siox_copybuf_i32(c, w->owner);
+    siox_copybuf_i64(c, w->aid);
+    siox_copybuf_text(c, &w->kind, 1);
+    siox_copybuf_i64(c, w->desc_id);
+    siox_copybuf_i64(c, w->offset);
+    siox_copybuf_i64(c, w->length);
+    siox_copybuf_text(c, w->hw, strlen(w->hw));
+    siox_copybuf_text(c, w->sw, strlen(w->sw));
+    n++;
+  }
+  int rc = siox_copybuf_finish(c);
+  if (rc || !n) return rc;
+  if (!db->resend) return siox_db_copy(db->conn, "COPY shard_outbox (" OB_COLUMNS ") FROM STDIN (FORMAT binary)", c->p, c->len);
+  if (siox_db_exec(db->conn, "CREATE TEMP TABLE IF NOT EXISTS siox_stage_ob ON COMMIT DELETE ROWS AS"
+                             " SELECT " OB_COLUMNS " FROM shard_outbox WITH NO DATA") ||
+      siox_db_copy(db->conn, "COPY siox_stage_ob (" OB_COLUMNS ") FROM STDIN (FORMAT binary)", c->p, c->len) ||
+      siox_db_exec(db->conn, "INSERT INTO shard_outbox (" OB_COLUMNS ") SELECT " OB_COLUMNS
+                             " FROM siox_stage_ob WHERE aid IN (SELECT aid FROM siox_new)"))
+    return -EIO;
+  return 0;
+}
+
 static int one_record(struct siox_db *db, const struct siox_block *b, int64_t proc_id,
                       const struct siox_block_descriptor *r, char *reason, size_t rlen, struct rc_rows *rows) {
   struct desc d, to;
+  int owner = 0;
+  char here = 0;
   if (r->nvalues < 1 || (r->kind == SIOX_DESC_MAP && r->nvalues < 2))
     return snprintf(reason, rlen, "descriptor record of kind %u without its values", r->kind), -EBADMSG;
   int rc = resolve(db, b, proc_id, r->proc, &r->values[0], &d, r->kind == SIOX_DESC_RELEASE);
@@ -309,7 +377,8 @@ static int one_record(struct siox_db *db, const struct siox_block *b, int64_t pr
   case SIOX_DESC_SEND:
   case SIOX_DESC_RECEIVE:
     if (!r->aid) return snprintf(reason, rlen, "send/receive record without an activity"), -EBADMSG;
-    rc = remote_call(db, proc_id, r, &d, rows);
+    if ((rc = owner_of(db, b, proc_id, r->proc, &r->values[0], &owner, &here)) == 0)
+      rc = remote_call(db, proc_id, r, &d, owner, here, rows);
     if (rc == -ENOENT) return snprintf(reason, rlen, SIOX_RULE_UNKNOWN_TARGET " (target %u)", r->node), -EBADMSG;
     return rc;
   default: return snprintf(reason, rlen, "unknown descriptor record kind %u", r->kind), -EBADMSG;
@@ -349,8 +418,11 @@ static int link_in_memory(struct siox_db *db, uint64_t daemon_id, int64_t unc_ns
     struct rc_row *w = &rows->v[i];
     int64_t root = siox_uf_find(&db->objects, w->object_id);
     if (!w->has_times) continue;
-    if (w->kind == 'R' && !window_receive(rows, i)) {
-      siox_mw_ghost(db->mw, 'R', root, w->start, w->end, w->offset, w->length);
+    /* A call this shard owns may meet other shards' calls, which reach the
+     * warehouse outside ingest (forward.c): the SQL matcher links its
+     * object, and as a ghost it sends what meets it there too. */
+    if (w->here || (w->kind == 'R' && !window_receive(rows, i))) {
+      siox_mw_ghost(db->mw, w->kind, root, w->start, w->end, w->offset, w->length);
       continue;
     }
     struct siox_mw_call *c = &calls[n];
@@ -381,6 +453,7 @@ int siox_objects_ingest(struct siox_db *db, const struct siox_block *b, const in
     if (db->mw && !db->resend) rc = link_in_memory(db, daemon_id, unc_ns, &rows);
     else if (db->mw) ghost_rows(db, &rows);
     if (rc == 0) rc = copy_remote_calls(db, &rows);
+    if (rc == 0 && db->forward) rc = copy_outbox(db, &rows);
   }
   free(rows.v);
   return rc == -EEXIST ? -EIO : rc;

@@ -25,7 +25,7 @@ const char siox_server_usage[] =
     "                [--match-ms N] [--late-ms N] [--match-memory on|off]\n"
     "                [--match-window-ms N]\n"
     "                [--analyze-idle S] [--analyze-every S] [--no-analyze]\n"
-    "                [--memory-mb N] [--shard K/N]\n"
+    "                [--memory-mb N] [--shard K/N [--shard-peer J=CONNINFO ...]]\n"
     "    siox-server --coordinator --shard-db CONNINFO [--shard-db CONNINFO ...]\n"
     "                [--data-dir DIR] [--pid-file FILE] [--pg-bindir DIR]\n"
     "\n"
@@ -149,6 +149,16 @@ const char siox_server_usage[] =
     "                         for life and starts from an empty warehouse.\n"
     "                         Daemons pick their server with --server A,B,...\n"
     "                         (daemon id modulo the count; siox-daemon --help)\n"
+    "    --shard-peer J=CONNINFO  with --shard K/N: shard J's database (libpq\n"
+    "                         conninfo, as this server reaches it). Repeat\n"
+    "                         for every other shard. Remote calls named by a\n"
+    "                         global descriptor (gfid, path) belong to shard\n"
+    "                         1 + fnv1a(type, value) mod N; those another\n"
+    "                         shard owns are forwarded to it (an outbox in\n"
+    "                         this warehouse, delivered exactly once), so a\n"
+    "                         client and a brick recorded on different shards\n"
+    "                         are linked on the owner (by the SQL matcher:\n"
+    "                         the in-memory one leaves what this shard owns)\n"
     "    --coordinator        do not serve daemons: run the coordinator, the\n"
     "                         one database where `siox` sees every shard. Its\n"
     "                         own PostgreSQL runs in DIR/pg as the embedded one\n"
@@ -213,6 +223,20 @@ static int parse_shard(const char *s, struct siox_server_options *o) {
   return parse_int(k, 1, o->nshards, &o->shard);
 }
 
+/* J=CONNINFO: shard J's database; each J once. */
+static int parse_peer(const char *s, struct siox_server_options *o) {
+  char j[16];
+  const char *eq = strchr(s, '=');
+  int k;
+  if (!eq || (size_t)(eq - s) >= sizeof j || !eq[1]) return -EINVAL;
+  memcpy(j, s, (size_t)(eq - s));
+  j[eq - s] = '\0';
+  if (parse_int(j, 1, SIOX_SERVER_SHARDS_MAX, &k) != 0 || o->shard_peer[k]) return -EINVAL;
+  o->shard_peer[k] = eq + 1;
+  o->n_shard_peer++;
+  return 0;
+}
+
 static void defaults(struct siox_server_options *o) {
   memset(o, 0, sizeof *o);
   siox_hostport_parse(SIOX_SERVER_DEFAULT_LISTEN, strlen(SIOX_SERVER_DEFAULT_LISTEN), o->host, sizeof o->host, &o->port);
@@ -241,7 +265,7 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
       {"memory-mb", required_argument, 0, 'Y'}, {"match-memory", required_argument, 0, 'W'},
       {"match-window-ms", required_argument, 0, 'w'},
       {"shard", required_argument, 0, 'k'},   {"coordinator", no_argument, 0, 'c'},
-      {"shard-db", required_argument, 0, 's'},
+      {"shard-db", required_argument, 0, 's'}, {"shard-peer", required_argument, 0, 'J'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   defaults(o);
@@ -314,6 +338,12 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
         return snprintf(err, errcap, "--shard-db: at most %d shards", SIOX_SERVER_SHARDS_MAX), -EINVAL;
       o->shard_db[o->n_shard_db++] = optarg;
       break;
+    case 'J':
+      if (parse_peer(optarg, o) != 0)
+        return snprintf(err, errcap, "--shard-peer: expected J=CONNINFO with 1 <= J <= %d, given once, got '%s'",
+                        SIOX_SERVER_SHARDS_MAX, optarg),
+               -EINVAL;
+      break;
     case 'h': o->help = 1; break;
     default:
       return snprintf(err, errcap, "unknown or incomplete option '%s'", argv[optind - 1]), -EINVAL;
@@ -328,6 +358,11 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
   if (o->coordinator && !o->n_shard_db) return snprintf(err, errcap, "--coordinator needs --shard-db"), -EINVAL;
   if (!o->coordinator && o->n_shard_db) return snprintf(err, errcap, "--shard-db needs --coordinator"), -EINVAL;
   if (o->coordinator && o->shard) return snprintf(err, errcap, "--coordinator and --shard exclude each other"), -EINVAL;
+  if (o->n_shard_peer && !o->shard) return snprintf(err, errcap, "--shard-peer needs --shard"), -EINVAL;
+  for (int j = o->nshards + 1; o->shard && j <= SIOX_SERVER_SHARDS_MAX; j++)
+    if (o->shard_peer[j]) return snprintf(err, errcap, "--shard-peer %d: the site has %d shards", j, o->nshards), -EINVAL;
+  if (o->shard && o->shard_peer[o->shard])
+    return snprintf(err, errcap, "--shard-peer %d: that is this shard", o->shard), -EINVAL;
   if (!o->data_dir[0]) return snprintf(err, errcap, "--data-dir must not be empty"), -EINVAL;
   return 0;
 }

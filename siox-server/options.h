@@ -38,6 +38,10 @@ struct siox_server_options {
   int coordinator;        /* --coordinator: build and keep the coordinator database */
   const char *shard_db[SIOX_SERVER_SHARDS_MAX]; /* --shard-db CONNINFO, in order given */
   int n_shard_db;
+  /* --shard-peer J=CONNINFO: shard J's database, where this shard forwards
+   * the remote calls J owns (forward.c); index J, NULL: not given. */
+  const char *shard_peer[SIOX_SERVER_SHARDS_MAX + 1];
+  int n_shard_peer;
   int help;
 };
 

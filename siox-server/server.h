@@ -96,6 +96,10 @@ struct siox_db {
   int64_t match_busy_ns; /* time spent matching, in memory and in SQL passes */
   int64_t links_memory;  /* links the window stored new */
   struct siox_hmap node_names; /* node_id -> (hwid, swid) ids of mw */
+  /* --shard K/N with --shard-peer (forward.c): remote calls another shard
+   * owns go to shard_outbox too, and the SQL matcher reads forwarded ones.
+   * forward 0: a server on its own, or a shard without peers: as before. */
+  int shard, nshards, forward;
 };
 
 struct siox_job;
@@ -240,6 +244,25 @@ void siox_match_memory_ghosts(struct siox_db *db, PGresult *r);
  * Idempotent; its own transaction. Returns 0 or -EIO. */
 int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result *r);
 
+/* ---- forward.c: remote calls to the shard that owns them ----------------- */
+
+/* What status shows of the forwarder (written by its thread, read by the
+ * loop: aligned ints, atomic enough). */
+struct siox_forward_stats {
+  int64_t pending;    /* rows in shard_outbox at the last look */
+  int64_t forwarded;  /* rows the owners committed (this run) */
+  int64_t peers_down; /* owners the last round could not reach */
+};
+struct siox_forwarder;
+/* The advisory lock between forwarders' transactions on this shard
+ * (shared) and its matcher's pass (exclusive): see match.c. */
+#define SIOX_FORWARD_LOCK_KEY "5105292"
+/* Starts the forwarder thread (its own connections: conninfo, the peers').
+ * NULL and nothing started without --shard-peer. */
+struct siox_forwarder *siox_forward_start(const struct siox_server_options *o, const char *conninfo);
+const struct siox_forward_stats *siox_forward_stats(const struct siox_forwarder *f);
+void siox_forward_stop(struct siox_forwarder *f);
+
 /* ---- net.c + session.c: connections ---------------------------------------- */
 
 struct siox_counters {
@@ -286,6 +309,7 @@ struct siox_server {
   struct siox_conn *conns; /* intrusive list, for shutdown */
   struct siox_kb_thread *kb; /* kb_thread.c: job analyses (NULL: off) */
   struct siox_roles *roles;  /* roles.c: users' login roles and grants */
+  struct siox_forwarder *fwd; /* forward.c: NULL without --shard-peer */
   struct siox_limits lim;
 };
 

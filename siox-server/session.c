@@ -356,6 +356,8 @@ static int on_ping(struct siox_conn *c, const uint8_t *p, size_t len) {
  * (nothing about what was stored, by whom, or how often). */
 static void send_status(struct siox_conn *c, int full) {
   struct siox_server *s = c->srv;
+  static const struct siox_forward_stats none;
+  const struct siox_forward_stats *fw = s->fwd ? siox_forward_stats(s->fwd) : &none;
   struct {
     const char *name;
     int64_t v;
@@ -380,7 +382,10 @@ static void send_status(struct siox_conn *c, int full) {
            {"hint_sets_served", s->n.hint_sets_served},
            {"connections_refused", s->n.connections_refused},
            {"connections_evicted", s->n.connections_evicted},
-           {"connections_timed_out", s->n.connections_timed_out}};
+           {"connections_timed_out", s->n.connections_timed_out},
+           {"forward_pending", fw->pending},
+           {"forward_done", fw->forwarded},
+           {"forward_peers_down", fw->peers_down}};
   enum { N = sizeof v / sizeof v[0] };
   Siox__Counter cs[N], *cp[N];
   for (int i = 0; i < N; i++) {

@@ -44,3 +44,8 @@ set_tests_properties(integration_auth_token PROPERTIES LABELS integration TIMEOU
 # a shard's PostgreSQL down named in the coordinator's errors.
 add_test(NAME integration_shards COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_shards.sh)
 set_tests_properties(integration_shards PROPERTIES LABELS integration TIMEOUT 900 ENVIRONMENT "${SIOX_IT_ENV}")
+# Cross-shard causality (issue 15 §2): the chain's client and server on
+# daemons of different shards, linked on the object's owner exactly once,
+# through a kill -9 and a peer shard down.
+add_test(NAME integration_shard_links COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_shard_links.sh)
+set_tests_properties(integration_shard_links PROPERTIES LABELS integration TIMEOUT 900 ENVIRONMENT "${SIOX_IT_ENV}")

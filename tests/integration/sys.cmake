@@ -27,6 +27,11 @@ if(TARGET siox-io-workload AND TARGET siox-xlator-client AND TARGET siox-mpi AND
   add_test(NAME integration_sys_clock_blame COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_sys_clock_blame.sh)
   set_tests_properties(integration_sys_clock_blame PROPERTIES
     LABELS "integration;system" TIMEOUT 600 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE ENVIRONMENT "${SIOX_SYS_ENV}")
+  # Blame through the coordinator of 3 shards, the GlusterFS client's records
+  # on one shard and the bricks' on another (issue 15 §2, shard_site.sh).
+  add_test(NAME integration_sys_shard_blame COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_sys_shard_blame.sh)
+  set_tests_properties(integration_sys_shard_blame PROPERTIES
+    LABELS "integration;system" TIMEOUT 600 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE ENVIRONMENT "${SIOX_SYS_ENV}")
   # The job, its model and predictions, then its replay into the volume:
   # 6 min on an idle machine, over 10 at load 20.
   set_tests_properties(integration_sys_capacity PROPERTIES TIMEOUT 1500)

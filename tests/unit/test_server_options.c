@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "options.h"
+#include "shard_owner.h"
 
 static int parse(struct siox_server_options *o, int argc, const char **argv) {
   char err[256];
@@ -169,6 +170,48 @@ static void test_shards(void **state) {
   assert_int_equal(parse(&o, 6, both), -EINVAL);
 }
 
+/* --shard-peer J=CONNINFO: per J once, only with --shard, J in the site
+ * and not this shard. */
+static void test_shard_peers(void **state) {
+  (void)state;
+  struct siox_server_options o;
+  const char *a[] = {"siox-server", "--shard", "2/3", "--shard-peer", "1=host=/a dbname=siox", "--shard-peer",
+                     "3=host=/c", NULL};
+  assert_int_equal(parse(&o, 7, a), 0);
+  assert_int_equal(o.n_shard_peer, 2);
+  assert_string_equal(o.shard_peer[1], "host=/a dbname=siox");
+  assert_null(o.shard_peer[2]);
+  assert_string_equal(o.shard_peer[3], "host=/c");
+  const char *none[] = {"siox-server", "--shard", "2/3", NULL};
+  assert_int_equal(parse(&o, 3, none), 0);
+  assert_int_equal(o.n_shard_peer, 0);
+  static const char *const bad[][2] = {{"2/3", "2=host=/b"}, {"2/3", "4=host=/d"}, {"2/3", "0=host=/a"},
+                                       {"2/3", "1="},         {"2/3", "host=/a"},   {"2/3", "x=host=/a"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    const char *b[] = {"siox-server", "--shard", bad[i][0], "--shard-peer", bad[i][1], NULL};
+    assert_int_equal(parse(&o, 5, b), -EINVAL);
+  }
+  const char *twice[] = {"siox-server", "--shard", "2/3", "--shard-peer", "1=host=/a", "--shard-peer", "1=host=/b", NULL};
+  assert_int_equal(parse(&o, 7, twice), -EINVAL);
+  const char *alone[] = {"siox-server", "--shard-peer", "1=host=/a", NULL};
+  assert_int_equal(parse(&o, 3, alone), -EINVAL);
+}
+
+/* The owner rule is the documented hash: FNV-1a 64 of "TYPE\x1fVALUE",
+ * mod N, plus 1 (values computed with Python; 12 is test/handle, as
+ * integration_shard_links computes them). */
+static void test_shard_owner(void **state) {
+  (void)state;
+  assert_int_equal(siox_shard_owner(25, "file-0", 1), 1);
+  for (int n = 1; n <= 127; n++) {
+    int k = siox_shard_owner(7, "00112233445566778899aabbccddeeff", n);
+    assert_true(k >= 1 && k <= n);
+  }
+  assert_int_equal(siox_shard_owner(12, "file-0", 3), 2);
+  assert_int_equal(siox_shard_owner(12, "file-1", 3), 3);
+  assert_int_equal(siox_shard_owner(12, "file-2", 3), 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_defaults),
@@ -179,6 +222,8 @@ int main(void) {
       cmocka_unit_test(test_access_options),
       cmocka_unit_test(test_rejects),
       cmocka_unit_test(test_shards),
+      cmocka_unit_test(test_shard_peers),
+      cmocka_unit_test(test_shard_owner),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
