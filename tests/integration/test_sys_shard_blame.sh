@@ -6,8 +6,11 @@
 # thus has its halves on two shards and is linked on the shard that owns
 # its gfid. With a randomly chosen brick slowed, `siox blame` of the
 # slowest application-level POSIX write, through the coordinator, must
-# name that brick; no pair is linked twice. Needs root and /dev/fuse
-# (else 77).
+# name that brick; no pair is linked twice. Also through the coordinator:
+# every H5Dwrite's tree reaches a brick, blame of the slowest H5Dwrite names
+# the brick, and the job's account says every activity its processes made
+# is stored (none dropped or unaccounted), each aid once. Needs root and
+# /dev/fuse (else 77).
 . "$(dirname "$0")/lib.sh"
 skip_unless_fuse_testbed
 . "$(dirname "$0")/shard_site.sh"
@@ -47,4 +50,32 @@ culprit=$(json_get "$T/blame.json" '(j.get("culprit") or {}).get("hwid", "-") + 
 [ "$culprit" = "brick$slow:$TB/brick$slow/GlusterFS-brick" ] ||
   { siox_cli blame "$aid" >&2; fail "blame of pwrite $aid named '$culprit', brick $slow was slowed"; }
 log "blame of the slowest pwrite ($aid) through the coordinator names brick $slow"
+
+# Every collective H5Dwrite's tree reaches a brick across the shards, and
+# blame of the slowest one names the slowed brick too.
+h5=$(sql "WITH RECURSIVE t(root, aid) AS (
+            SELECT a.aid, a.aid FROM activities a JOIN activity_types ty USING (type_id) JOIN processes p USING (proc_id)
+             WHERE ty.name = 'H5Dwrite' AND p.job = '$job'
+            UNION SELECT t.root, e.child_aid FROM t JOIN causal_edges e ON e.parent_aid = t.aid)
+          SELECT count(DISTINCT t.root) FILTER (WHERE n.swid = 'GlusterFS-brick') || ' ' || count(DISTINCT t.root)
+            FROM t JOIN activities a ON a.aid = t.aid JOIN nodes n ON n.node_id = a.node_id")
+read -r reached all <<<"$h5"
+[ "$all" -gt 0 ] && [ "$reached" = "$all" ] || fail "H5Dwrite trees reaching a brick through the coordinator: $reached of $all"
+siox_cli top --job "$job" --layer HDF5 --name H5Dwrite -n 1 --json >"$T/top.json" || fail "siox top failed"
+h5aid=$(json_get "$T/top.json" 'j["activities"][0]["aid"]')
+siox_cli blame "$h5aid" --json >"$T/blameh5.json" || fail "siox blame $h5aid through the coordinator failed"
+culprit=$(json_get "$T/blameh5.json" '(j.get("culprit") or {}).get("hwid", "-") + "/" + (j.get("culprit") or {}).get("swid", "-")')
+[ "$culprit" = "brick$slow:$TB/brick$slow/GlusterFS-brick" ] ||
+  { siox_cli blame "$h5aid" >&2; fail "blame of H5Dwrite $h5aid named '$culprit', brick $slow was slowed"; }
+log "all $all H5Dwrite trees reach a brick; blame of the slowest ($h5aid) names brick $slow"
+
+# The job's account through the coordinator (siox graph's trace
+# completeness): everything the job's processes made is stored.
+siox_cli graph "$h5aid" --json >"$T/graph.json" 2>"$T/graph.err" ||
+  fail "siox graph $h5aid through the coordinator failed: $(cat "$T/graph.err")"
+acct=$(json_get "$T/graph.json" '"%d %d %d" % (j["trace_completeness"]["job"]["made"], j["trace_completeness"]["job"]["stored"], j["trace_completeness"]["job"]["unaccounted"])')
+read -r made stored unacc <<<"$acct"
+[ "$made" -gt 0 ] && [ "$stored" = "$made" ] && [ "$unacc" = 0 ] ||
+  fail "job $job through the coordinator: made $made stored $stored unaccounted $unacc"
+log "the job's $made activities are all stored, once (distinct aids: $(sql "SELECT count(DISTINCT a.aid) = count(*) FROM activities a JOIN processes p USING (proc_id) WHERE p.job = '$job'"))"
 log "sys shard blame test passed"
