@@ -24,8 +24,9 @@
 
 -- The activities of one fold window (knowledge-base/src/baselines_fold.h):
 -- those with lo_ns < end_ns <= hi_ns, found through the start_ns index as
--- from_ns < start_ns <= hi_ns (from_ns: lo_ns less the longest activity the
--- fold expects). Used by the baselines and capacity folds.
+-- from_ns < start_ns <= hi_ns (from_ns: lo_ns less kb_fold_state's
+-- lookback_ns, the longest activity the fold expects). Used by the
+-- baselines and capacity folds.
 CREATE FUNCTION siox_fold_activities(from_ns bigint, lo_ns bigint, hi_ns bigint)
 RETURNS TABLE (aid bigint, node_id integer, type_id integer, start_ns bigint, end_ns bigint, bytes bigint)
 LANGUAGE sql STABLE AS $$
