@@ -18,9 +18,8 @@ static const char batch_create_sql[] =
 
 static const char batch_sql[] =
     "INSERT INTO kb_bl_batch SELECT node_id, type_id, kb_size_class(b) AS size_class, ns, b, kb_hist_bucket(ns) AS bucket FROM ("
-    "  SELECT a.node_id, a.type_id, (a.end_ns - a.start_ns)::double precision AS ns,"
-    "         a.attr_vals[array_position(a.attr_ids, (SELECT id FROM ontology WHERE name = 'io/bytes'))] AS b"
-    "    FROM activities a WHERE" KB_FOLD_WHERE ") x";
+    "  SELECT a.node_id, a.type_id, (a.end_ns - a.start_ns)::double precision AS ns, a.bytes AS b"
+    "    FROM" KB_FOLD_ACTIVITIES " a) x";
 
 static const char hist_sql[] =
     "INSERT INTO kb_baseline_hist AS h (node_id, type_id, size_class, bucket, count)"

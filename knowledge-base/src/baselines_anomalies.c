@@ -17,10 +17,9 @@
  * ranks; up: how many of the window's activities lie above the baseline's
  * p99. */
 static const char anomalies_sql[] =
-    "WITH r AS (SELECT a.aid, a.node_id, a.type_id, (a.end_ns - a.start_ns)::float8 AS ns,"
-    "   kb_size_class(a.attr_vals[array_position(a.attr_ids, (SELECT id FROM ontology WHERE name = 'io/bytes'))]) sc,"
+    "WITH r AS (SELECT a.aid, a.node_id, a.type_id, (a.end_ns - a.start_ns)::float8 AS ns, kb_size_class(a.bytes) sc,"
     "   a.end_ns <= (SELECT watermark_ns FROM kb_fold_state WHERE name = 'baselines') AS folded"
-    "  FROM activities a WHERE a.start_ns >= $1::bigint AND a.start_ns < $2::bigint),"
+    "  FROM siox_activities_started($1::bigint, $2::bigint) a),"
     " rs AS (SELECT node_id, type_id, sc, count(*) n,"
     "   percentile_cont(0.5) WITHIN GROUP (ORDER BY ns) p50, percentile_cont(0.9) WITHIN GROUP (ORDER BY ns) p90,"
     "   (array_agg(aid ORDER BY ns DESC))[1:3] ex FROM r GROUP BY 1, 2, 3),"
@@ -37,7 +36,8 @@ static const char anomalies_sql[] =
     "   WHERE r.ns > s.b99 GROUP BY 1, 2, 3)"
     " SELECT s.node_id, s.type_id, s.sc, n.hwid, n.swid, n.iid, t.name, s.n, s.p50, s.p90, s.base_n,"
     "        s.b50, s.b99, s.rank, coalesce(up.c, 0), array_to_string(s.ex, ' ')"
-    "   FROM scored s JOIN nodes n ON n.node_id = s.node_id JOIN activity_types t ON t.type_id = s.type_id"
+    "   FROM scored s JOIN siox_nodes() n ON n.node_id = s.node_id"
+    "   JOIN siox_activity_types() t ON t.type_id = s.type_id"
     "   LEFT JOIN up ON up.node_id = s.node_id AND up.type_id = s.type_id AND up.sc = s.sc"
     "  ORDER BY (s.base_n >= $3::bigint AND s.n >= $4::bigint) DESC, s.rank DESC NULLS LAST, s.n DESC";
 

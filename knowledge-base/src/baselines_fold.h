@@ -16,9 +16,10 @@ struct kb_fold_window {
   int64_t lo_ns, hi_ns, from_ns;
 };
 
-/* The SQL condition selecting the window's activities from table alias a,
- * with $1 = from_ns, $2 = lo_ns, $3 = hi_ns. */
-#define KB_FOLD_WHERE " a.start_ns > $1::bigint AND a.start_ns <= $3::bigint AND a.end_ns > $2::bigint AND a.end_ns <= $3::bigint"
+/* The window's activities as a FROM item (the warehouse's
+ * siox_fold_activities, schema 032, inlined by the planner), with $1 =
+ * from_ns, $2 = lo_ns, $3 = hi_ns. */
+#define KB_FOLD_ACTIVITIES " siox_fold_activities($1::bigint, $2::bigint, $3::bigint)"
 
 /* Begins a transaction and locks the aggregate's row of kb_fold_state (so two
  * folds never count an activity twice). The window ends at now minus the

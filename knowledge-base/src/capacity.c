@@ -21,14 +21,13 @@ static const char batch_sql[] =
     "INSERT INTO kb_cap_batch"
     " WITH x AS ("
     "  SELECT a.aid, a.node_id, n.swid, (a.end_ns / cfg.bucket_ns) * cfg.bucket_ns AS bucket_ns,"
-    "         (a.end_ns - a.start_ns)::double precision AS ns,"
-    "         a.attr_vals[array_position(a.attr_ids, (SELECT id FROM ontology WHERE name = 'io/bytes'))] AS b"
-    "    FROM activities a JOIN nodes n USING (node_id), kb_capacity_config cfg WHERE" KB_FOLD_WHERE ")"
+    "         (a.end_ns - a.start_ns)::double precision AS ns, a.bytes AS b"
+    "    FROM" KB_FOLD_ACTIVITIES " a JOIN siox_nodes() n USING (node_id), kb_capacity_config cfg)"
     " SELECT 'node', node_id::text, bucket_ns, ns, b FROM x"
-    " UNION ALL SELECT 'host', p.host, bucket_ns, ns, b FROM x JOIN processes p ON p.proc_id = (x.aid >> 32)"
+    " UNION ALL SELECT 'host', p.host, bucket_ns, ns, b FROM x JOIN siox_processes() p ON p.proc_id = (x.aid >> 32)"
     "  WHERE x.swid = 'POSIX'"
-    " UNION ALL SELECT 'job', CASE WHEN p.job = '' THEN 'proc:' || p.proc_id ELSE p.job END, bucket_ns, ns, b"
-    "  FROM x JOIN processes p ON p.proc_id = (x.aid >> 32) WHERE x.swid = 'POSIX'";
+    " UNION ALL SELECT 'job', p.job, bucket_ns, ns, b"
+    "  FROM x JOIN siox_processes() p ON p.proc_id = (x.aid >> 32) WHERE x.swid = 'POSIX'";
 
 static const char merge_sql[] =
     "INSERT INTO kb_capacity AS k (kind, key, bucket_ns, ops, bytes, busy_ns)"

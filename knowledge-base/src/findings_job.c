@@ -57,11 +57,9 @@ int siox_kb_analyze_job(PGconn *c, const char *job, char *err, size_t errcap) {
  * nothing. */
 static const char scan_sql[] =
     "WITH st AS (SELECT watermark_ns, lookback_ns FROM kb_analysis_state WHERE id = 1 FOR UPDATE),"
-    " seen AS (SELECT CASE WHEN p.job = '' THEN 'proc:' || p.proc_id ELSE p.job END AS job,"
-    "                 max(a.end_ns) AS e, max(a.start_ns) AS s"
-    "            FROM st, activities a JOIN processes p ON p.proc_id = (a.aid >> 32)"
-    "           WHERE a.start_ns > st.watermark_ns - st.lookback_ns"
-    "             AND a.node_id IN (SELECT node_id FROM nodes WHERE swid IN ('MPI', 'MPI-IO', 'POSIX', 'stdio'))"
+    " seen AS (SELECT a.job, max(a.end_ns) AS e, max(a.start_ns) AS s"
+    "            FROM st, siox_job_activities_since(st.watermark_ns - st.lookback_ns) a"
+    "           WHERE a.node_id IN (SELECT node_id FROM siox_nodes() WHERE swid IN ('MPI', 'MPI-IO', 'POSIX', 'stdio'))"
     "           GROUP BY 1),"
     " up AS (INSERT INTO kb_analysis_runs AS r (job, seen_end_ns) SELECT job, e FROM seen"
     "        ON CONFLICT (job) DO UPDATE SET seen_end_ns = greatest(r.seen_end_ns, EXCLUDED.seen_end_ns))"

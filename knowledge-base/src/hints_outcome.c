@@ -27,16 +27,8 @@
 /* Per job of the application with an open of the pattern: whether one of
  * those opens applied the set ($4), whether none applied any set. */
 static const char runs_sql[] =
-    "WITH ids AS (SELECT (SELECT id FROM ontology WHERE name = 'posix/path') pa,"
-    "                    (SELECT id FROM ontology WHERE name = 'mpi/hint_set') hs),"
-    " opens AS (SELECT CASE WHEN p.job = '' THEN 'proc:' || p.proc_id ELSE p.job END AS job, a.start_ns,"
-    "                  a.attr_vals[array_position(a.attr_ids, ids.hs)] AS set_id"
-    "             FROM ids CROSS JOIN processes p JOIN activities a"
-    "               ON a.aid BETWEEN (p.proc_id::bigint << 32) AND ((p.proc_id::bigint << 32) | 4294967295)"
-    "             JOIN activity_types t ON t.type_id = a.type_id AND t.name = 'MPI_File_open'"
-    "             JOIN activity_text_attrs x ON x.aid = a.aid AND x.attr_id = ids.pa"
-    "            WHERE p.exe = $1 AND p.args = $2 AND regexp_replace(x.value, '[0-9]+', '#', 'g') = $3)"
-    " SELECT job, bool_or(set_id = $4::bigint), bool_and(set_id IS NULL) FROM opens"
+    "SELECT job, bool_or(hint_set = $4::bigint), bool_and(hint_set IS NULL) FROM siox_app_mpi_opens($1, $2)"
+    " WHERE regexp_replace(path, '[0-9]+', '#', 'g') = $3"
     " GROUP BY job ORDER BY max(start_ns) DESC";
 
 static int fail(char *err, size_t cap, const char *what, PGresult *r) {
@@ -228,12 +220,7 @@ static int judge_set(PGconn *c, const char *id, const char *exe, const char *arg
 /* The sets to judge for job: the ones it applied, else the app's live and
  * experiment sets. Column 4: the job applied it. */
 static const char sets_sql[] =
-    "WITH applied AS (SELECT DISTINCT a.attr_vals[array_position(a.attr_ids,"
-    "                   (SELECT id FROM ontology WHERE name = 'mpi/hint_set'))] AS id"
-    "                   FROM processes p JOIN activities a"
-    "                     ON a.aid BETWEEN (p.proc_id::bigint << 32) AND ((p.proc_id::bigint << 32) | 4294967295)"
-    "                   JOIN activity_types t ON t.type_id = a.type_id AND t.name = 'MPI_File_open'"
-    "                  WHERE p.job = $1 OR (p.job = '' AND 'proc:' || p.proc_id = $1))"
+    "WITH applied AS (SELECT DISTINCT hint_set AS id FROM siox_job_mpi_opens($1))"
     " SELECT h.hint_set_id, a.exe, a.args, h.file_pattern, h.status, h.hint_set_id IN (SELECT id FROM applied)"
     "   FROM kb_hint_sets h JOIN kb_apps a USING (app_id)"
     "  WHERE h.hint_set_id IN (SELECT id FROM applied)"
