@@ -152,6 +152,14 @@ static void reply_window(void **state) {
   assert_int_equal(w.nby, 1);
   assert_string_equal(w.by[0].job, "B");
   siox_wait_release(&w);
+  /* an own request alone with both windows: six breakpoints for one request */
+  struct siox_served alone[] = {OWNQ(3, 5, 10, 90, "A")};
+  alone[0].reply_from_ns = 50 * MS;
+  assert_int_equal(siox_wait_analyze(0, 100 * MS, "A", alone, 1, &w), 0);
+  assert_int_equal(w.own_ns, 40 * MS);
+  assert_int_equal(w.queued_ns, 0);
+  assert_int_equal(w.unexplained_ns, 60 * MS);
+  siox_wait_release(&w);
 }
 
 /* Queues in tandem (scenario (f) of issue 10): a 100 ms write waited

@@ -203,7 +203,9 @@ int siox_wait_analyze(int64_t start_ns, int64_t end_ns, const char *job, const s
   out->total_ns = end_ns - start_ns;
   struct siox_served *s = malloc((na + 1) * sizeof(*s));
   size_t n = s ? overlapping(start_ns, end_ns, all, na, s) : 0;
-  int64_t *p = malloc((3 * n + 2) * sizeof(*p)), *tmp = malloc((n + 1) * sizeof(*tmp));
+  /* breakpoints: the call's two ends, each request's two, an own one's
+   * queue and reply windows' */
+  int64_t *p = malloc((4 * n + 2) * sizeof(*p)), *tmp = malloc((n + 1) * sizeof(*tmp));
   double *charge = calloc(n + 1, sizeof(*charge));
   bool *done = calloc(n + 1, sizeof(*done));
   out->by = calloc(n + 1, sizeof(*out->by));
