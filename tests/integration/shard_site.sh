@@ -1,8 +1,9 @@
 # A site of 3 shards that know each other (--shard-peer), a coordinator
 # and daemons routed to one shard each, on loopback (sourced after lib.sh
-# by the cross-shard tests). shard_site_start starts it; shard_sql K and
+# by the shard tests). shard_site_start starts it; shard_sql K and
 # coord_sql query a shard or the coordinator; start_site_daemon D starts
-# daemon D (socket $T/daemonD.sock) routed to shard D.
+# daemon D (socket $T/daemonD.sock) routed to shard D. SHARD_PEERS=0 before
+# sourcing: shards that do not know each other (no cross-shard links).
 PORTS=()
 SHARD_PIDS=()
 for k in 1 2 3; do PORTS[k]=$(free_port); done
@@ -20,7 +21,7 @@ peer() { echo "host=$T/shard$1/pg/run dbname=siox user=postgres"; }
 start_shard() {
   local k=$1 j peers=()
   mkdir -p "$T/shard$k"
-  for j in 1 2 3; do [ "$j" -ne "$k" ] && peers+=(--shard-peer "$j=$(peer "$j")"); done
+  for j in 1 2 3; do [ "${SHARD_PEERS:-1}" = 1 ] && [ "$j" -ne "$k" ] && peers+=(--shard-peer "$j=$(peer "$j")"); done
   "$SIOX_SERVER" --shard "$k/3" "${peers[@]}" --listen "127.0.0.1:${PORTS[$k]}" --data-dir "$T/shard$k" \
     --auth none --no-analyze >>"$T/shard$k.log" 2>&1 &
   SHARD_PIDS[k]=$!
@@ -50,6 +51,8 @@ start_site_daemon() {
   PIDS+=("$!")
   for _ in $(seq 100); do [ -S "$T/daemon$d.sock" ] && break; sleep 0.1; done
   [ -S "$T/daemon$d.sock" ] || fail "daemon $d did not start"
+  grep -q "server $d of 3 (daemon id 000000000000000$((d + 2)) mod 3): 127.0.0.1:${PORTS[$d]}" "$T/daemon$d.log" ||
+    fail "daemon $d was not routed to shard $d"
 }
 
 # shard_site_start: the 3 shards and the coordinator, up and built.

@@ -150,3 +150,14 @@ wait_links() {
     sleep 1
   done
 }
+
+# blames_brick AID SLOW WHAT: `siox blame AID --json` (into $T/blame-AID.json)
+# must name brick SLOW, the slowed one, as the culprit; else prints blame's
+# text and fails, calling the call WHAT (e.g. "pwrite").
+blames_brick() {
+  local culprit
+  siox_cli blame "$1" --json >"$T/blame-$1.json" || fail "siox blame $1 failed"
+  culprit=$(json_get "$T/blame-$1.json" '(j.get("culprit") or {}).get("hwid", "-") + "/" + (j.get("culprit") or {}).get("swid", "-")')
+  [ "$culprit" = "brick$2:$TB/brick$2/GlusterFS-brick" ] ||
+    { siox_cli blame "$1" >&2; fail "blame of $3 $1 named '$culprit', brick $2 was slowed"; }
+}

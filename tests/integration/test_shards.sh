@@ -18,49 +18,9 @@
 . "$(dirname "$0")/lib.sh"
 
 WRITES=150
-PORTS=()
-SHARD_PIDS=()
-for k in 1 2 3; do PORTS[k]=$(free_port); done
-LIST="127.0.0.1:${PORTS[1]},127.0.0.1:${PORTS[2]},127.0.0.1:${PORTS[3]}"
-COORD="$T/coord"
-
-# The shards' and the coordinator's postmasters are stopped by their
-# postmaster.pid (lib.sh's cleanup knows only $T/server).
-shard_cleanup() {
-  local i
-  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[$i]}"; done
-  for d in "$COORD" "$T"/shard*; do stop_postmaster "$d"; done
-  cleanup
-}
+SHARD_PEERS=0 # the shards know nothing of each other: no forwarding here
+. "$(dirname "$0")/shard_site.sh"
 trap shard_cleanup EXIT
-
-start_shard() {
-  local k=$1
-  mkdir -p "$T/shard$k"
-  "$SIOX_SERVER" --shard "$k/3" --listen "127.0.0.1:${PORTS[$k]}" --data-dir "$T/shard$k" --auth none \
-    --no-analyze >>"$T/shard$k.log" 2>&1 &
-  SHARD_PIDS[k]=$!
-  PIDS+=("${SHARD_PIDS[$k]}")
-}
-
-# Straight to shard k's own database (not through the coordinator).
-shard_sql() { env -u LD_PRELOAD psql "$(cat "$T/shard$1/conninfo")" -v ON_ERROR_STOP=1 -Atqc "$2"; }
-coord_sql() { env -u LD_PRELOAD psql "$(cat "$COORD/conninfo")" -v ON_ERROR_STOP=1 -Atqc "$1"; }
-
-# Daemon d (1..3) has id d+2, so (d+2) mod 3 picks entry d-1: shard d.
-start_site_daemon() {
-  local d=$1
-  mkdir -p "$T/daemon$d"
-  chmod 700 "$T/daemon$d"
-  [ -f "$T/daemon$d/daemon.id" ] || printf '%016x\n' $((d + 2)) >"$T/daemon$d/daemon.id"
-  "$SIOX_DAEMON" --socket "$T/daemon$d.sock" --server "$LIST" --state-dir "$T/daemon$d" --auth none \
-    --batch-ms 20 --batch-activities 256 >>"$T/daemon$d.log" 2>&1 &
-  PIDS+=("$!")
-  for _ in $(seq 100); do [ -S "$T/daemon$d.sock" ] && break; sleep 0.1; done
-  [ -S "$T/daemon$d.sock" ] || fail "daemon $d did not start"
-  grep -q "server $d of 3 (daemon id 000000000000000$((d + 2)) mod 3): 127.0.0.1:${PORTS[$d]}" "$T/daemon$d.log" ||
-    fail "daemon $d was not routed to shard $d"
-}
 
 # chain D NAME: one run of the example chain (2 processes, 4 activities per
 # write) under daemon D, in the background; its pid in CHAIN[D].

@@ -21,20 +21,14 @@ for run in 1 2 3; do
   wait_links
   aid=$(slowest_app_write "$job")
   [ -n "$aid" ] || fail "no application-level POSIX write in run $run"
-  siox_cli blame "$aid" --json >"$T/blame$run.json" || fail "siox blame $aid failed"
-  culprit=$(json_get "$T/blame$run.json" '(j.get("culprit") or {}).get("hwid", "-") + "/" + (j.get("culprit") or {}).get("swid", "-")')
-  [ "$culprit" = "brick$slow:$TB/brick$slow/GlusterFS-brick" ] ||
-    { siox_cli blame "$aid" >&2; fail "run $run: blame of pwrite $aid named '$culprit', brick $slow was slowed"; }
+  blames_brick "$aid" "$slow" "run $run's pwrite"
   log "run $run: blame of the slowest pwrite ($aid) names brick $slow"
   # The slowest collective H5Dwrite: its time hides behind a trailing
   # MPI_File_set_view, the inode lock and FUSE's pieces; blame must still
   # reach the slowed brick.
   siox_cli top --job "$job" --layer HDF5 --name H5Dwrite -n 1 --json >"$T/top$run.json" || fail "siox top failed"
   h5=$(json_get "$T/top$run.json" 'j["activities"][0]["aid"]')
-  siox_cli blame "$h5" --json >"$T/blameh5$run.json" || fail "siox blame $h5 failed"
-  culprit=$(json_get "$T/blameh5$run.json" '(j.get("culprit") or {}).get("hwid", "-") + "/" + (j.get("culprit") or {}).get("swid", "-")')
-  [ "$culprit" = "brick$slow:$TB/brick$slow/GlusterFS-brick" ] ||
-    { siox_cli blame "$h5" >&2; fail "run $run: blame of H5Dwrite $h5 named '$culprit', brick $slow was slowed"; }
+  blames_brick "$h5" "$slow" "run $run's H5Dwrite"
   log "run $run: blame of the slowest H5Dwrite ($h5) names brick $slow"
 done
 log "sys blame test passed"

@@ -37,10 +37,7 @@ log "daemons' clock offsets (ns): $(sql "SELECT string_agg(clock_offset_ns::text
 
 aid=$(slowest_app_write "$job")
 [ -n "$aid" ] || fail "no application-level POSIX write"
-siox_cli blame "$aid" --json >"$T/blame.json" || fail "siox blame $aid failed"
-culprit=$(json_get "$T/blame.json" '(j.get("culprit") or {}).get("hwid", "-") + "/" + (j.get("culprit") or {}).get("swid", "-")')
-[ "$culprit" = "brick$slow:$TB/brick$slow/GlusterFS-brick" ] ||
-  { siox_cli blame "$aid" >&2; fail "blame of pwrite $aid named '$culprit', brick $slow was slowed"; }
+blames_brick "$aid" "$slow" pwrite
 log "blame of the slowest pwrite ($aid) names brick $slow"
 
 # Brick fops linked "inside" (no flags) to a client fop of the other

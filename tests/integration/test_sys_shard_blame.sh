@@ -45,10 +45,7 @@ log "client fop -> brick fop links: $cross; links across shards, by the shard ho
 
 aid=$(slowest_app_write "$job")
 [ -n "$aid" ] || fail "no application-level POSIX write"
-siox_cli blame "$aid" --json >"$T/blame.json" || fail "siox blame $aid through the coordinator failed"
-culprit=$(json_get "$T/blame.json" '(j.get("culprit") or {}).get("hwid", "-") + "/" + (j.get("culprit") or {}).get("swid", "-")')
-[ "$culprit" = "brick$slow:$TB/brick$slow/GlusterFS-brick" ] ||
-  { siox_cli blame "$aid" >&2; fail "blame of pwrite $aid named '$culprit', brick $slow was slowed"; }
+blames_brick "$aid" "$slow" pwrite
 log "blame of the slowest pwrite ($aid) through the coordinator names brick $slow"
 
 # Every collective H5Dwrite's tree reaches a brick across the shards, and
@@ -63,10 +60,7 @@ read -r reached all <<<"$h5"
 [ "$all" -gt 0 ] && [ "$reached" = "$all" ] || fail "H5Dwrite trees reaching a brick through the coordinator: $reached of $all"
 siox_cli top --job "$job" --layer HDF5 --name H5Dwrite -n 1 --json >"$T/top.json" || fail "siox top failed"
 h5aid=$(json_get "$T/top.json" 'j["activities"][0]["aid"]')
-siox_cli blame "$h5aid" --json >"$T/blameh5.json" || fail "siox blame $h5aid through the coordinator failed"
-culprit=$(json_get "$T/blameh5.json" '(j.get("culprit") or {}).get("hwid", "-") + "/" + (j.get("culprit") or {}).get("swid", "-")')
-[ "$culprit" = "brick$slow:$TB/brick$slow/GlusterFS-brick" ] ||
-  { siox_cli blame "$h5aid" >&2; fail "blame of H5Dwrite $h5aid named '$culprit', brick $slow was slowed"; }
+blames_brick "$h5aid" "$slow" H5Dwrite
 log "all $all H5Dwrite trees reach a brick; blame of the slowest ($h5aid) names brick $slow"
 
 # The job's account through the coordinator (siox graph's trace
