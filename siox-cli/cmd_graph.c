@@ -119,14 +119,15 @@ static int parse(struct siox_cli *cli, const struct siox_cmd *self, int argc, ch
  * "trace_completeness", siox_wh_graph_document). Nothing when the
  * warehouse could not tell. */
 static void completeness_text(PGconn *c, const struct siox_act *root) {
-  struct siox_wh_loss l;
-  char label[320], err[512];
-  if (root->proc_id <= 0 || siox_wh_loss(c, NULL, root->proc_id, &l, err, sizeof err) != 0) return;
+  struct siox_wh_loss lp, lj;
+  char label[320];
+  int have = siox_wh_graph_completeness(c, root, &lp, &lj);
+  if (have < 1) return;
   snprintf(label, sizeof label, "\ntrace of process %d (%s):", root->pid, root->host ? root->host : "?");
-  siox_loss_text(stdout, label, &l);
-  if (!root->job || !*root->job || siox_wh_loss(c, root->job, 0, &l, err, sizeof err) != 0) return;
+  siox_loss_text(stdout, label, &lp);
+  if (have < 2) return;
   snprintf(label, sizeof label, "trace of job %s:", root->job);
-  siox_loss_text(stdout, label, &l);
+  siox_loss_text(stdout, label, &lj);
 }
 
 /* The library's document (documents.h), the one siox web serves. */

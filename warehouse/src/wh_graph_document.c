@@ -13,10 +13,8 @@
 #include "documents.h"
 #include "json_build.h"
 
-/* How complete the trace of the root's process and job is. Returns how
- * many of *lp (process) and *lj (job) were filled: 0 when the warehouse
- * could not tell (not an error for the graph). */
-static int completeness(PGconn *c, const struct siox_act *root, struct siox_wh_loss *lp, struct siox_wh_loss *lj) {
+int siox_wh_graph_completeness(PGconn *c, const struct siox_act *root, struct siox_wh_loss *lp,
+                               struct siox_wh_loss *lj) {
   char err[512];
   if (root->proc_id <= 0 || siox_wh_loss(c, NULL, root->proc_id, lp, err, sizeof err) != 0) return 0;
   if (!root->job || !*root->job || siox_wh_loss(c, root->job, 0, lj, err, sizeof err) != 0) return 1;
@@ -41,7 +39,7 @@ int siox_wh_graph_document(PGconn *c, int64_t aid, int depth, json_object **out,
   else if (rc && !err[0])
     snprintf(err, errlen, "%s", strerror(-rc));
   if (rc) return rc;
-  int have = completeness(c, t->root, &lp, &lj);
+  int have = siox_wh_graph_completeness(c, t->root, &lp, &lj);
   struct siox_blame b;
   if (siox_blame_walk(t, &SIOX_BLAME_RULE_DEFAULT, &b) == 0) siox_tree_mark(t, b.path, b.npath, NULL);
   siox_blame_release(&b);

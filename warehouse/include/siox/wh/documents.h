@@ -26,6 +26,12 @@
  * -EIO, -ENOMEM. */
 int siox_wh_graph_document(PGconn *c, int64_t aid, int depth, json_object **out, char *err, size_t errlen);
 
+/* How complete the trace of root's process (*lp) and of its job (*lj) is
+ * (siox_wh_loss): returns how many were filled, 0 (the warehouse could not
+ * tell: not an error for a graph), 1 (the process; no job) or 2. */
+int siox_wh_graph_completeness(PGconn *c, const struct siox_act *root, struct siox_wh_loss *lp,
+                               struct siox_wh_loss *lj);
+
 /* {"activities": [...]}: the rows of siox_wh_top, slowest first. 0, -EIO,
  * -ENOMEM. */
 int siox_wh_top_document(PGconn *c, const struct siox_top_query *q, json_object **out, char *err, size_t errlen);
