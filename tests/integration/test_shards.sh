@@ -124,6 +124,11 @@ for k in 1 2 3; do
   assert_graph "$T/graph$k.json" app fs-client server device || fail "tree of $aid on shard $k"
   "$SIOX_CLI" --data-dir "$COORD" blame "$aid" >"$T/blame$k.txt" || fail "siox blame $aid"
 done
+# The knowledge base's reads through the coordinator: its statements name
+# the warehouse's functions (schema 032, kb_hist_*), which the coordinator
+# takes from the shards with their tables.
+"$SIOX_CLI" --data-dir "$COORD" capacity --since 1h --json >"$T/capacity.json" 2>"$T/capacity.err" ||
+  fail "siox capacity through the coordinator: $(cat "$T/capacity.err")"
 
 log "2: kill -9 shard 2's server mid-stream"
 chain 2 second-2

@@ -233,12 +233,37 @@ static int make_views(struct build *b) {
   return rc;
 }
 
+/* The warehouse's functions, as the first shard defines them: the SQL the
+ * front ends and the knowledge base run names them (schema 032's reads,
+ * the kb_hist_* helpers), so the coordinator answers with them too. Not
+ * the shard's own (siox_shard_setup, the triggers: nothing is written
+ * here) nor an extension's. Bodies are checked when called, not now: one
+ * function may name another not created yet. */
+static int make_functions(struct build *b) {
+  char e[512];
+  PGresult *f = siox_wh_query(
+      b->s[0].c, "reading the shard's functions",
+      "SELECT pg_get_functiondef(p.oid) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+      " JOIN pg_language l ON l.oid = p.prolang"
+      " WHERE n.nspname = 'public' AND p.prokind = 'f' AND l.lanname IN ('sql', 'plpgsql')"
+      "   AND p.prorettype <> 'trigger'::regtype AND p.proname <> 'siox_shard_setup'"
+      "   AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'e')"
+      " ORDER BY p.proname",
+      0, NULL, e, sizeof e);
+  if (!f) return snprintf(b->err, b->errlen, "shard %d: %s", b->s[0].k, e), -EIO;
+  int rc = exec(b, "deferring function checks", "SET LOCAL check_function_bodies = off");
+  for (int i = 0; rc == 0 && i < PQntuples(f); i++) rc = exec(b, "creating a function", PQgetvalue(f, i, 0));
+  PQclear(f);
+  return rc;
+}
+
 static int build_locked(struct build *b, const char *const *conninfo) {
   int rc = exec(b, "taking the coordinator lock", COORD_LOCK ";SET LOCAL client_min_messages = warning");
   if (rc == 0) rc = exec(b, "dropping the previous build", drop_old);
   for (int i = 0; rc == 0 && i < b->n; i++) rc = make_server(b, &b->s[i], conninfo[i]);
   if (rc == 0) rc = make_parents(b);
   if (rc == 0) rc = make_views(b);
+  if (rc == 0) rc = make_functions(b);
   return rc;
 }
 
