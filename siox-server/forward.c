@@ -103,6 +103,26 @@ static PGconn *connect_quietly(const char *conninfo) {
   return NULL;
 }
 
+/* Owner j's connection, once it is shard j of this site: a --shard-peer
+ * naming another shard's database would store the calls where nobody
+ * matches them, and they would leave the outbox as delivered. A stalled
+ * transaction of ours holds the owner's matcher lock (SIOX_FORWARD_LOCK_KEY)
+ * for no longer than the idle timeout. */
+static PGconn *connect_owner(const char *conninfo, int j, int n) {
+  PGconn *c = connect_quietly(conninfo);
+  if (!c) return NULL;
+  PGresult *r = siox_db_query(c, "SELECT shard, nshards FROM shard_config", 0, NULL);
+  int ok = r && PQntuples(r) == 1 && atoi(PQgetvalue(r, 0, 0)) == j && atoi(PQgetvalue(r, 0, 1)) == n &&
+           siox_db_exec(c, "SET idle_in_transaction_session_timeout = '10s'") == 0;
+  if (!ok)
+    siox_log("forward: --shard-peer %d leads to %s, not shard %d/%d: its calls wait in shard_outbox", j,
+             r && PQntuples(r) == 1 ? "another shard" : "a database that is no shard", j, n);
+  PQclear(r);
+  if (ok) return c;
+  PQfinish(c);
+  return NULL;
+}
+
 /* The picked rows, as binary COPY data for siox_fwd_in. */
 static int encode(struct siox_forwarder *f, PGresult *r) {
   struct siox_copybuf *c = &f->buf;
@@ -158,7 +178,7 @@ static int forward_some(struct siox_forwarder *f, int j) {
   if (!r) return -ENOTCONN;
   int n = PQntuples(r), rc = 0;
   if (n == 0) return PQclear(r), 0;
-  if (!p->c && !(p->c = connect_quietly(p->conninfo))) rc = -EIO;
+  if (!p->c && !(p->c = connect_owner(p->conninfo, j, f->nshards))) rc = -EIO;
   if (rc == 0 && encode(f, r) != 0) rc = -ENOMEM;
   if (rc == 0) rc = deliver(p, &f->buf);
   char *ids = rc == 0 ? id_list(r) : NULL;
@@ -170,8 +190,9 @@ static int forward_some(struct siox_forwarder *f, int j) {
   PGresult *d = ids ? siox_db_query(f->local, "DELETE FROM shard_outbox WHERE ob_id = ANY($1::bigint[])", 1, del) : NULL;
   free(ids);
   PQclear(d);
-  f->st.forwarded += n;
-  return d ? n : -ENOTCONN;
+  if (!d) return -ENOTCONN;
+  f->st.forwarded += n; /* only once they left the outbox: a resent row counts once */
+  return n;
 }
 
 static void peer_failed(struct siox_forwarder *f, int j) {
@@ -245,8 +266,6 @@ struct siox_forwarder *siox_forward_start(const struct siox_server_options *o, c
   f->shard = o->shard, f->nshards = o->nshards, f->period_ms = o->match_ms < IDLE_MS ? o->match_ms : IDLE_MS;
   for (int j = 1; j <= o->nshards; j++) {
     f->peers[j].conninfo = o->shard_peer[j];
-    if (j != o->shard && !o->shard_peer[j])
-      siox_log("forward: no --shard-peer for shard %d: the remote calls it owns stay in shard_outbox", j);
   }
   siox_copybuf_init(&f->buf);
   pthread_mutex_init(&f->mu, NULL);

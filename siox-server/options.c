@@ -363,6 +363,11 @@ int siox_server_options_parse(int argc, char **argv, struct siox_server_options 
     if (o->shard_peer[j]) return snprintf(err, errcap, "--shard-peer %d: the site has %d shards", j, o->nshards), -EINVAL;
   if (o->shard && o->shard_peer[o->shard])
     return snprintf(err, errcap, "--shard-peer %d: that is this shard", o->shard), -EINVAL;
+  /* The calls a shard without a peer owns would wait in the outbox for ever. */
+  if (o->n_shard_peer && o->n_shard_peer != o->nshards - 1)
+    return snprintf(err, errcap, "--shard-peer: %d given, one for each of the site's %d other shards needed",
+                    o->n_shard_peer, o->nshards - 1),
+           -EINVAL;
   if (!o->data_dir[0]) return snprintf(err, errcap, "--data-dir must not be empty"), -EINVAL;
   return 0;
 }

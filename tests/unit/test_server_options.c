@@ -195,6 +195,8 @@ static void test_shard_peers(void **state) {
   assert_int_equal(parse(&o, 7, twice), -EINVAL);
   const char *alone[] = {"siox-server", "--shard-peer", "1=host=/a", NULL};
   assert_int_equal(parse(&o, 3, alone), -EINVAL);
+  const char *partial[] = {"siox-server", "--shard", "2/3", "--shard-peer", "1=host=/a", NULL};
+  assert_int_equal(parse(&o, 5, partial), -EINVAL); /* shard 3's calls would never leave */
 }
 
 /* The owner rule is the documented hash: FNV-1a 64 of "TYPE\x1fVALUE",
