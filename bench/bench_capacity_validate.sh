@@ -44,10 +44,12 @@
 # ..._<key>_coll, ..._<key>_kernel; with CV_BASELINE_CLI=PATH (a `siox` built
 # from the commit to compare with), its validate on the same runs:
 # ..._<key>_baseline;
-# then capacity_prediction_error_percent_median and capacity_validated (1 when
-# every case is within validate's 10 %); capacity_validate_refused_<case>
+# then capacity_prediction_error_percent_median, ..._median_<suffix> for
+# each of those variants that ran on every case, and capacity_validated (1
+# when every case is within validate's 10 %); capacity_validate_refused_<case>
 # when validate refused the case's run (its reason on stderr: e.g. a trace
-# with activities dropped under load). One run per case: noisy; on a
+# with activities dropped under load), and ..._refused_<case>_<suffix> when
+# only a variant's run failed (its median is then left out). One run per case: noisy; on a
 # loaded machine the replays are slowed and the model is not.
 #   bench/bench_capacity_validate.sh [BUILD_DIR]
 set -euo pipefail
@@ -183,6 +185,9 @@ for n in names:
             print(f"capacity_prediction_error_percent_{k}_{suf} {c0['error_pct']:.1f} %")
             alt.setdefault(suf, []).append(c0["error_pct"])
             print(f"capacity_predicted_io_time_ms_{k}_{suf} {c0['predicted_io_time_ns'] / 1e6:.1f} ms")
+        elif pre != "vb" or os.environ.get("CV_BASELINE_CLI"):
+            # that variant's validate failed: said, and its median below is left out
+            print(f"capacity_validate_refused_{n}_{suf} 1 bool")
 if errs:
     print(f"capacity_prediction_error_percent_median {statistics.median(errs):.1f} %")
     for suf, v in alt.items():

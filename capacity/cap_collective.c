@@ -22,14 +22,7 @@ static double request_ns(const siox_cap_model *m, int cls) {
   struct siox_cap_fit brick;
   siox_cap_model_healthy(m, cls, &brick);
   double t = brick.n ? siox_cap_fit_eval(&brick, 0) : 0;
-  int64_t best = -1;
-  uint64_t most = 0;
-  for (size_t i = 0; i < m->ncomp; i++) {
-    if (m->comp[i].kind != SIOX_CAP_CLIENT) continue;
-    uint64_t n = 0;
-    for (int k = 0; k < SIOX_CAP_NCLASS; k++) n += m->comp[i].fit[k].n;
-    if (best < 0 || n > most) best = (int64_t)i, most = n;
-  }
+  int64_t best = siox_cap_model_main_client(m);
   if (best >= 0 && m->comp[best].fit[cls].n) t += siox_cap_fit_eval(&m->comp[best].fit[cls], 0);
   return t;
 }

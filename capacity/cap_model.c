@@ -298,3 +298,15 @@ double siox_cap_comp_capacity(const siox_cap_model *m, uint32_t comp, int cls, d
   if (hi) *hi = t - 2 * se > 0 ? c->servers * per / ((t - 2 * se) * 1e-9) : 0; /* 0: unbounded */
   return cap;
 }
+
+int64_t siox_cap_model_main_client(const siox_cap_model *m) {
+  int64_t best = -1;
+  uint64_t most = 0;
+  for (size_t i = 0; i < m->ncomp; i++) {
+    if (m->comp[i].kind != SIOX_CAP_CLIENT) continue;
+    uint64_t n = 0;
+    for (int c = 0; c < SIOX_CAP_NCLASS; c++) n += m->comp[i].fit[c].n;
+    if (best < 0 || n > most) best = (int64_t)i, most = n;
+  }
+  return best;
+}

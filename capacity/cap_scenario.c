@@ -141,19 +141,6 @@ static void make_device(siox_cap_model *mm, uint32_t c, double lat_ns, double bp
   mm->comp[c].declared_bps = bps;
 }
 
-/* The client component all ranks' requests pass: the most sampled one. */
-static int64_t pick_client(const siox_cap_model *m) {
-  int64_t best = -1;
-  uint64_t most = 0;
-  for (size_t i = 0; i < m->ncomp; i++) {
-    if (m->comp[i].kind != SIOX_CAP_CLIENT) continue;
-    uint64_t n = 0;
-    for (int c = 0; c < SIOX_CAP_NCLASS; c++) n += m->comp[i].fit[c].n;
-    if (best < 0 || n > most) best = (int64_t)i, most = n;
-  }
-  return best;
-}
-
 /* The volume being predicted: its bricks in volfile order, and whether the
  * set differs from the recorded one (then every file is placed by DHT). */
 struct volume {
@@ -222,7 +209,7 @@ static int place(const siox_cap_model *mm, const siox_workload *w, const struct 
 
 static int sim(const siox_cap_model *mm, const siox_workload *w, const int32_t *brick_of, uint32_t copies,
                int no_gaps, const int64_t *local, struct siox_cap_run *run, char *err, size_t errlen) {
-  struct siox_cap_sim_opts o = {.copies = copies, .brick_of = brick_of, .client = pick_client(mm), .no_gaps = no_gaps,
+  struct siox_cap_sim_opts o = {.copies = copies, .brick_of = brick_of, .client = siox_cap_model_main_client(mm), .no_gaps = no_gaps,
                                 .local_ns = local};
   return siox_cap_simulate(mm, w, &o, run, err, errlen);
 }

@@ -176,6 +176,9 @@ size_t siox_cap_model_bricks(const siox_cap_model *m, uint32_t *out, size_t max)
  * median brick by service time of a chunk-sized request (one slow brick in
  * two or more never sets it). *out zeroed when no brick served the class. */
 void siox_cap_model_healthy(const siox_cap_model *m, int cls, struct siox_cap_fit *out);
+/* The client component all ranks' requests pass: the most sampled one
+ * (-1: the model has no client). */
+int64_t siox_cap_model_main_client(const siox_cap_model *m);
 /* Capacity of a component for class cls at chunk-sized requests (bytes/s;
  * requests/s for classes of no bytes): the declared bandwidth when there is
  * one, else servers * chunk / service time. lo and hi (may be NULL): the same

@@ -48,7 +48,8 @@ static const char placement_sql[] =
     "   GROUP BY 1, 2) x"
     " ORDER BY path, calls DESC, hwid";
 
-/* The volume's POSIX data calls: those some GlusterFS client request overlapped. */
+/* The volume's POSIX data calls: those a GlusterFS client request of the
+ * same node overlapped (the model keys a client by that hwid). */
 static const char posix_sql[] =
     "SELECT n.hwid, t.name = 'pwrite', " BYTES ", a.start_ns, a.end_ns"
     "  FROM activities a JOIN nodes n ON n.node_id = a.node_id JOIN activity_types t ON t.type_id = a.type_id"
@@ -56,7 +57,7 @@ static const char posix_sql[] =
     "   AND a.start_ns >= $1::bigint AND a.start_ns < $2::bigint"
     "   AND EXISTS (SELECT 1 FROM activities c JOIN nodes cn ON cn.node_id = c.node_id"
     "                JOIN activity_types ct ON ct.type_id = c.type_id"
-    "               WHERE cn.swid = 'GlusterFS-client' AND ct.name IN ('readv', 'writev')"
+    "               WHERE cn.swid = 'GlusterFS-client' AND cn.hwid = n.hwid AND ct.name IN ('readv', 'writev')"
     "                 AND c.start_ns >= a.start_ns AND c.start_ns < a.end_ns)"
     " ORDER BY a.start_ns";
 
