@@ -107,33 +107,6 @@ int64_t siox_cap_model_comp(siox_cap_model *m, const char *name, enum siox_cap_k
   return (int64_t)m->ncomp++;
 }
 
-static int by_start(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
-/* The most samples of component c in service at one time: a sweep over
- * their starts and ends (ends sort before starts at equal times, so
- * back-to-back requests do not count as overlapping). */
-static uint32_t concurrency(const struct siox_cap_sample *s, size_t n, uint32_t c) {
-  size_t k = 0;
-  int64_t *ev = malloc(2 * n * sizeof(*ev));
-  if (!ev) return 1;
-  for (size_t i = 0; i < n; i++) {
-    if (s[i].comp != c) continue;
-    ev[k++] = 2 * s[i].start_ns + 1;           /* odd: a start */
-    ev[k++] = 2 * (s[i].start_ns + s[i].ns);   /* even: an end */
-  }
-  qsort(ev, k, sizeof(*ev), by_start);
-  int64_t now = 0, most = 1;
-  for (size_t i = 0; i < k; i++) {
-    now += (ev[i] & 1) ? 1 : -1;
-    if (now > most) most = now;
-  }
-  free(ev);
-  return (uint32_t)most;
-}
-
 struct iv_ev {
   int64_t object, t2; /* t2: 2 x time, +1 for a start (ends sort first at equal times) */
 };
@@ -144,23 +117,28 @@ static int by_object_time(const void *a, const void *b) {
   return (x->t2 > y->t2) - (x->t2 < y->t2);
 }
 
-/* The most requests of class cls at component c in flight at once on one
- * file: a sweep per file over the samples' whole activities (a client's
- * span holds its brick's part: the kernel sends a file's next write only
- * when the last one is answered, and that is what shows) into *out; 0
- * when c never served the class. 0 or -ENOMEM. */
-static int class_concurrency(const struct siox_cap_sample *s, size_t n, uint32_t c, uint32_t cls, uint32_t *out) {
+/* The most samples of component c in flight at once, by a sweep over their
+ * starts and ends (ends sort first at equal times, so back-to-back requests
+ * do not overlap), into *out:
+ *  - cls < 0: of any class, over each sample's own time: c's servers (at
+ *    least 1);
+ *  - else of class cls on one file at once, over each sample's whole
+ *    activity (a client's span holds its brick's part: the kernel sends a
+ *    file's next write only when the last one is answered, and that is
+ *    what shows); 0 when c never served the class.
+ * 0 or -ENOMEM. */
+static int in_flight(const struct siox_cap_sample *s, size_t n, uint32_t c, int cls, uint32_t *out) {
   size_t k = 0;
   struct iv_ev *ev = malloc(2 * (n ? n : 1) * sizeof(*ev));
   if (!ev) return -ENOMEM;
   for (size_t i = 0; i < n; i++) {
-    if (s[i].comp != c || s[i].cls != cls) continue;
-    int64_t span = s[i].span_ns > 0 ? s[i].span_ns : s[i].ns;
-    ev[k++] = (struct iv_ev){s[i].object, 2 * s[i].start_ns + 1};
-    ev[k++] = (struct iv_ev){s[i].object, 2 * (s[i].start_ns + span)};
+    if (s[i].comp != c || (cls >= 0 && s[i].cls != (uint32_t)cls)) continue;
+    int64_t object = cls < 0 ? 0 : s[i].object, t = cls >= 0 && s[i].span_ns > 0 ? s[i].span_ns : s[i].ns;
+    ev[k++] = (struct iv_ev){object, 2 * s[i].start_ns + 1};
+    ev[k++] = (struct iv_ev){object, 2 * (s[i].start_ns + t)};
   }
   qsort(ev, k, sizeof(*ev), by_object_time);
-  int64_t now = 0, most = 0;
+  int64_t now = 0, most = cls < 0 ? 1 : 0;
   for (size_t i = 0; i < k; i++) {
     if (i && ev[i].object != ev[i - 1].object) now = 0;
     now += (ev[i].t2 & 1) ? 1 : -1;
@@ -202,9 +180,9 @@ int siox_cap_model_fit(siox_cap_model *m, const struct siox_cap_sample *s, size_
           m->comp[c].kind == SIOX_CAP_CLIENT ? siox_cap_fit_robust : siox_cap_fit_line;
       if (k && (rc = fit(x, y, k, &m->comp[c].fit[cls])) < 0) goto out;
     }
-    m->comp[c].servers = concurrency(s, n, c);
-    for (uint32_t cls = 0; m->comp[c].kind == SIOX_CAP_CLIENT && cls < SIOX_CAP_NCLASS; cls++)
-      if ((rc = class_concurrency(s, n, c, cls, &m->comp[c].class_servers[cls])) < 0) goto out;
+    if ((rc = in_flight(s, n, c, -1, &m->comp[c].servers)) < 0) goto out;
+    for (int cls = 0; m->comp[c].kind == SIOX_CAP_CLIENT && cls < SIOX_CAP_NCLASS; cls++)
+      if ((rc = in_flight(s, n, c, cls, &m->comp[c].class_servers[cls])) < 0) goto out;
   }
   m->samples += n;
 out:
