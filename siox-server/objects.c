@@ -21,6 +21,7 @@
 
 struct desc {
   int64_t desc_id, object_id; /* object_id: the root */
+  int owner;                  /* with peers, a global descriptor's shard (shard_owner.h); else 0 */
 };
 
 /* The warehouse key of a descriptor value: scope key and value as text. */
@@ -95,6 +96,11 @@ static int resolve(struct siox_db *db, const struct siox_block *b, int64_t proc_
   else if ((rc = fetch_or_create(db, scope, type, value, d)) == 0)
     rc = siox_hmap_put(&db->descs, key, klen, (uint64_t)d->desc_id, (uint64_t)d->object_id);
   if (rc == 0) d->object_id = siox_uf_find(&db->objects, d->object_id);
+  /* Only global descriptors pair across hosts; host- and process-scope ones
+   * pair within one daemon, hence one shard. */
+  d->owner = db->forward && siox_attr_lookup(v->attr)->scope == SIOX_SCOPE_GLOBAL
+                 ? siox_shard_owner(v->attr, value, db->nshards)
+                 : 0;
   if (rc == 0 && release && siox_attr_lookup(v->attr)->scope != SIOX_SCOPE_GLOBAL) {
     char id[24];
     const char *p[] = {siox_i64s(id, d->desc_id)};
@@ -196,9 +202,8 @@ struct rc_row {
   int64_t start, end; /* the activity's interval; has_times 0: not in this batch */
   int64_t node_id;    /* a receive's node (from its activity's type); 0: unknown */
   const char *hw, *sw;
-  int owner; /* the shard that owns it when another one does (forward.c), else 0 */
+  int owner; /* its descriptor's owner shard (struct desc), else 0 */
   char kind, has_times, in_memory, matched;
-  char here; /* with peers: owned by this shard, so other shards' calls may join its object here */
 };
 
 struct rc_rows {
@@ -206,26 +211,8 @@ struct rc_rows {
   size_t n, cap;
 };
 
-/* The shard that owns a remote call named by v, when it is not this one
- * (0: keep it here alone; *here 1 when this shard owns it). Only global
- * descriptors pair across hosts; host- and process-scope ones pair within
- * one daemon, hence one shard. */
-static int owner_of(const struct siox_db *db, const struct siox_block *b, int64_t proc_id, uint32_t proc,
-                    const struct siox_value *v, int *owner, char *here) {
-  char scope[300], *value = NULL;
-  *owner = 0, *here = 0;
-  if (!db->forward || siox_attr_lookup(v->attr)->scope != SIOX_SCOPE_GLOBAL) return 0;
-  int rc = desc_key(b, proc_id, proc, v, scope, sizeof scope, &value);
-  if (rc) return rc;
-  int k = siox_shard_owner(v->attr, value, db->nshards);
-  free(value);
-  *owner = k == db->shard ? 0 : k;
-  *here = k == db->shard;
-  return 0;
-}
-
 static int remote_call(struct siox_db *db, int64_t proc_id, const struct siox_block_descriptor *r, const struct desc *d,
-                       int owner, char here, struct rc_rows *rows) {
+                       struct rc_rows *rows) {
   const char *hw = "", *sw = "";
   if (r->kind == SIOX_DESC_SEND) {
     int rc = target_of(db, proc_id, r->node, &hw, &sw);
@@ -239,7 +226,7 @@ static int remote_call(struct siox_db *db, int64_t proc_id, const struct siox_bl
   }
   rows->v[rows->n++] = (struct rc_row){.aid = siox_global_aid(proc_id, r->aid), .object_id = d->object_id,
                                        .desc_id = d->desc_id, .offset = (int64_t)r->offset, .length = (int64_t)r->length,
-                                       .hw = hw, .sw = sw, .owner = owner, .here = here,
+                                       .hw = hw, .sw = sw, .owner = d->owner,
                                        .kind = r->kind == SIOX_DESC_SEND ? 'S' : 'R'};
   return 0;
 }
@@ -334,7 +321,7 @@ static int copy_outbox(struct siox_db *db, const struct rc_rows *rows) {
   siox_copybuf_start(c);
   for (size_t i = 0; i < rows->n; i++) {
     const struct rc_row *w = &rows->v[i];
-    if (!w->owner) continue;
+    if (!w->owner || w->owner == db->shard) continue; /* kept here alone, or this shard's own */
     siox_copybuf_row(c, 8);
     siox_copybuf_i32(c, w->owner);
     siox_copybuf_i64(c, w->aid);
@@ -361,8 +348,6 @@ static int copy_outbox(struct siox_db *db, const struct rc_rows *rows) {
 static int one_record(struct siox_db *db, const struct siox_block *b, int64_t proc_id,
                       const struct siox_block_descriptor *r, char *reason, size_t rlen, struct rc_rows *rows) {
   struct desc d, to;
-  int owner = 0;
-  char here = 0;
   if (r->nvalues < 1 || (r->kind == SIOX_DESC_MAP && r->nvalues < 2))
     return snprintf(reason, rlen, "descriptor record of kind %u without its values", r->kind), -EBADMSG;
   int rc = resolve(db, b, proc_id, r->proc, &r->values[0], &d, r->kind == SIOX_DESC_RELEASE);
@@ -377,8 +362,7 @@ static int one_record(struct siox_db *db, const struct siox_block *b, int64_t pr
   case SIOX_DESC_SEND:
   case SIOX_DESC_RECEIVE:
     if (!r->aid) return snprintf(reason, rlen, "send/receive record without an activity"), -EBADMSG;
-    if ((rc = owner_of(db, b, proc_id, r->proc, &r->values[0], &owner, &here)) == 0)
-      rc = remote_call(db, proc_id, r, &d, owner, here, rows);
+    rc = remote_call(db, proc_id, r, &d, rows);
     if (rc == -ENOENT) return snprintf(reason, rlen, SIOX_RULE_UNKNOWN_TARGET " (target %u)", r->node), -EBADMSG;
     return rc;
   default: return snprintf(reason, rlen, "unknown descriptor record kind %u", r->kind), -EBADMSG;
@@ -421,7 +405,7 @@ static int link_in_memory(struct siox_db *db, uint64_t daemon_id, int64_t unc_ns
     /* A call this shard owns may meet other shards' calls, which reach the
      * warehouse outside ingest (forward.c): the SQL matcher links its
      * object, and as a ghost it sends what meets it there too. */
-    if (w->here || (w->kind == 'R' && !window_receive(rows, i))) {
+    if ((w->owner && w->owner == db->shard) || (w->kind == 'R' && !window_receive(rows, i))) {
       siox_mw_ghost(db->mw, w->kind, root, w->start, w->end, w->offset, w->length);
       continue;
     }
