@@ -12,9 +12,13 @@
 #include "waiting.h"
 
 #define MS 1000000LL
-#define REQ(aid, s, e, pid, job, own) {aid, (s) * MS, (e) * MS, 131072, 1000 + (pid), pid, "n1", job, own, 0, 0, 0}
-/* An own request that joined the resource's queue at q ms (exact windows). */
-#define OWNQ(aid, q, s, e, job) {aid, (s) * MS, (e) * MS, 4096, 1000, 0, "n1", job, true, 0, (q) * MS, 0}
+#define REQ(aid, s, e, pid, job, own) {aid, (s) * MS, (e) * MS, 131072, 1000 + (pid), pid, "n1", job, own, 0, 0, 0, 0}
+/* An own request that joined the resource's queue at q ms (exact windows),
+ * wound by node 1 (the client). */
+#define OWNQ(aid, q, s, e, job) {aid, (s) * MS, (e) * MS, 4096, 1000, 0, "n1", job, true, 0, (q) * MS, 0, 1}
+/* Another's request wound at q ms by node `node`, served s-e. */
+#define WOUND(aid, q, node, s, e, pid, job) \
+  {aid, (s) * MS, (e) * MS, 131072, 1000 + (pid), pid, "n1", job, false, 0, (q) * MS, 0, node}
 
 /* The issue's picture: a 900 ms call, its own request served in the last
  * 60 ms; before it the brick served 13 requests of three other ranks of the
@@ -201,6 +205,43 @@ static void tandem_queues(void **state) {
   siox_wait_release(&t);
 }
 
+/* Ahead in the connection (scenario (f), seen in a bench round): job A's
+ * 4 KiB write joined the client's connection to the brick at 10 ms and
+ * reached the brick at 70; job B's two 128 KiB writes, wound by the same
+ * client at 1 and 5, reached the brick only at 40 and 60 (the connection
+ * held them: the brick idle 10-40 and 50-60). The brick's service alone
+ * explains 20 of the call's 80 ms (the class was `transient`); with the
+ * requests ahead of A in the connection, 60 ms queued behind B. A request
+ * wound later than A's (C at 20), or by another client (D, node 2), was
+ * not ahead of it, though both reached the brick no later. */
+static void ahead_in_connection(void **state) {
+  (void)state;
+  struct siox_served s[] = {WOUND(1, 1, 1, 40, 50, 7, "B"),  WOUND(2, 5, 1, 60, 70, 8, "B"),
+                            WOUND(3, 20, 1, 70, 75, 9, "C"), WOUND(4, 1, 2, 70, 72, 6, "D"),
+                            OWNQ(5, 10, 70, 80, "A")};
+  struct siox_wait w;
+  assert_int_equal(siox_wait_analyze(0, 80 * MS, "A", s, 5, &w), 0);
+  assert_true(w.exact);
+  assert_int_equal(w.own_ns, 10 * MS);
+  assert_int_equal(w.queued_ns, 60 * MS);
+  assert_int_equal(w.queued_other_jobs_ns, 60 * MS);
+  assert_int_equal(w.unexplained_ns, 10 * MS); /* 0-10: not in the connection yet */
+  /* 10-40 both ahead (15 each), 40-50 the first served, 50-60 the second
+   * ahead, 60-70 it is served. */
+  assert_int_equal(w.nby, 2);
+  assert_int_equal(w.by[0].pid, 8);
+  assert_int_equal(w.by[0].charged_ns, 35 * MS);
+  assert_int_equal(w.by[1].pid, 7);
+  assert_int_equal(w.by[1].charged_ns, 25 * MS);
+  siox_wait_release(&w);
+  /* The same requests without their wind (not recorded): only the brick's
+   * service of others in A's window counts, 20 ms. */
+  for (int i = 0; i < 4; i++) s[i].queue_from_ns = 0;
+  assert_int_equal(siox_wait_analyze(0, 80 * MS, "A", s, 5, &w), 0);
+  assert_int_equal(w.queued_ns, 20 * MS);
+  siox_wait_release(&w);
+}
+
 /* Service per request with concurrent service shared out: a healthy brick
  * serving 4 requests of a hammering job at once takes 40 ms for each, yet
  * 10 ms per request (judged by whole times, 4x a 10 ms model: a fault;
@@ -241,6 +282,7 @@ int main(void) {
       cmocka_unit_test(exact_windows),
       cmocka_unit_test(reply_window),
       cmocka_unit_test(tandem_queues),
+      cmocka_unit_test(ahead_in_connection),
       cmocka_unit_test(shared_service),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -130,7 +130,10 @@ static void set_windows(const struct siox_act *a, int32_t node, struct siox_serv
     const struct siox_act *ch = a->children[i];
     if (ch->node_id == node && a->node_id != node && a->link == SIOX_LINK_IMPLICIT)
       for (size_t k = 0; k < set->n; k++)
-        if (set->s[k].aid == ch->aid) set->s[k].queue_from_ns = a->start_ns;
+        if (set->s[k].aid == ch->aid) {
+          set->s[k].queue_from_ns = a->start_ns;
+          set->s[k].queue_node = a->node_id;
+        }
     set_windows(ch, node, set);
   }
 }

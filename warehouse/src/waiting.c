@@ -88,38 +88,59 @@ static bool has_windows(const struct siox_served *s, size_t n) {
   return false;
 }
 
-/* Whether [a, b) lies in an own request's queue window. */
-static bool in_window(const struct siox_served *s, size_t n, int64_t a, int64_t b) {
+/* The own request whose queue window (*queue) or reply window holds
+ * [a, b); NULL when none does. */
+static const struct siox_served *window_of(const struct siox_served *s, size_t n, int64_t a, int64_t b, bool *queue) {
   for (size_t i = 0; i < n; i++) {
-    if (s[i].own && s[i].queue_from_ns > 0 && s[i].queue_from_ns <= a && s[i].start_ns >= b) return true;
-    if (s[i].own && s[i].reply_from_ns > 0 && s[i].reply_from_ns <= a && s[i].end_ns >= b) return true;
+    *queue = true;
+    if (s[i].own && s[i].queue_from_ns > 0 && s[i].queue_from_ns <= a && s[i].start_ns >= b) return &s[i];
+    *queue = false;
+    if (s[i].own && s[i].reply_from_ns > 0 && s[i].reply_from_ns <= a && s[i].end_ns >= b) return &s[i];
   }
-  return false;
+  return NULL;
+}
+
+/* Whether o was ahead of the own request in its queue during [a, b): it
+ * joined the same queue (wound by the same node one level up) no later,
+ * had not reached the resource yet, and reached it no later than own. */
+static bool ahead_of(const struct siox_served *o, const struct siox_served *own, int64_t b) {
+  return !o->own && o->queue_from_ns > 0 && o->queue_node == own->queue_node &&
+         o->queue_from_ns <= own->queue_from_ns && o->start_ns >= b && o->start_ns <= own->start_ns;
+}
+
+/* The others charged for [a, b) in charged[i]: those in service; with none
+ * in service, in an own request's queue window, those ahead of it there
+ * (README "Waiting", ahead in the connection). Their number. */
+static size_t holders(const struct siox_served *s, size_t n, int64_t a, int64_t b, bool exact, bool *charged) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) k += charged[i] = !s[i].own && covers(&s[i], a, b);
+  if (k > 0 || !exact) return k;
+  bool queue;
+  const struct siox_served *own = window_of(s, n, a, b, &queue);
+  if (!own || !queue) return 0;
+  for (size_t i = 0; i < n; i++) k += charged[i] = ahead_of(&s[i], own, b);
+  return k;
 }
 
 /* Sweeps the elementary segments: own service, queued time, and each
  * other request's charge (charge[i], ns) and weight (for confidence). */
 static void sweep(struct siox_wait *w, const int64_t *p, size_t np, const struct siox_served *s, size_t n,
-                  double *charge) {
+                  double *charge, bool *charged) {
   for (size_t k = 0; k + 1 < np; k++) {
     int64_t a = p[k], b = p[k + 1];
-    size_t busy = 0;
     bool own = false;
-    for (size_t i = 0; i < n; i++) {
-      if (!covers(&s[i], a, b)) continue;
-      if (s[i].own)
-        own = true;
-      else
-        busy++;
-    }
+    for (size_t i = 0; i < n && !own; i++) own = s[i].own && covers(&s[i], a, b);
     if (own) {
       w->own_ns += b - a;
       continue;
     }
-    if (busy == 0 || (w->exact && !in_window(s, n, a, b))) continue;
+    bool queue;
+    if (w->exact && !window_of(s, n, a, b, &queue)) continue;
+    size_t busy = holders(s, n, a, b, w->exact, charged);
+    if (busy == 0) continue;
     w->queued_ns += b - a;
     for (size_t i = 0; i < n; i++)
-      if (!s[i].own && covers(&s[i], a, b)) charge[i] += (double)(b - a) / (double)busy;
+      if (charged[i]) charge[i] += (double)(b - a) / (double)busy;
   }
 }
 
@@ -207,12 +228,12 @@ int siox_wait_analyze(int64_t start_ns, int64_t end_ns, const char *job, const s
    * queue and reply windows' */
   int64_t *p = malloc((4 * n + 2) * sizeof(*p)), *tmp = malloc((n + 1) * sizeof(*tmp));
   double *charge = calloc(n + 1, sizeof(*charge));
-  bool *done = calloc(n + 1, sizeof(*done));
+  bool *done = calloc(n + 1, sizeof(*done)), *charged = calloc(n + 1, sizeof(*charged));
   out->by = calloc(n + 1, sizeof(*out->by));
-  int rc = s && p && tmp && charge && done && out->by ? 0 : -ENOMEM;
+  int rc = s && p && tmp && charge && done && charged && out->by ? 0 : -ENOMEM;
   if (rc == 0) {
     out->exact = has_windows(s, n);
-    sweep(out, p, breakpoints(start_ns, end_ns, s, n, p), s, n, charge);
+    sweep(out, p, breakpoints(start_ns, end_ns, s, n, p), s, n, charge, charged);
     out->gap_ns = out->total_ns - out->own_ns;
     out->unexplained_ns = out->gap_ns - out->queued_ns;
     own_totals(out, start_ns, end_ns, s, n, charge, tmp);
@@ -223,6 +244,7 @@ int siox_wait_analyze(int64_t start_ns, int64_t end_ns, const char *job, const s
   free(tmp);
   free(charge);
   free(done);
+  free(charged);
   if (rc) siox_wait_release(out);
   return rc;
 }

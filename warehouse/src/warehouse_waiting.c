@@ -29,7 +29,11 @@
  * overlap index cost ingest 5x, see 015). The origin's process is joined
  * to those few requests only (top, materialized): joined to every row of
  * s, the planner probed the primary key once per request of the window
- * (7,000 probes for ~90 origins, a third of the statement's time). */
+ * (7,000 probes for ~90 origins, a third of the statement's time).
+ * Those requests also carry when and from which node they were wound
+ * (wind: their parent over an implicit link, itself reached by one: the
+ * client fop over a brick fop; waiting.h queue_from_ns, queue_node), to
+ * tell which were ahead of the call in the connection. */
 #define SERVED_LOOKBACK_NS "60000000000"
 
 #define QUEUED_EXPR \
@@ -68,10 +72,16 @@
     "), top AS MATERIALIZED (" \
     "  SELECT t.aid, t.cur, p.pid, p.host, p.job" \
     "    FROM (SELECT DISTINCT ON (aid) aid, cur FROM up ORDER BY aid, d DESC) t" \
-    "    LEFT JOIN activities r ON r.aid = t.cur LEFT JOIN processes p ON p.proc_id = r.proc_id)" \
+    "    LEFT JOIN activities r ON r.aid = t.cur LEFT JOIN processes p ON p.proc_id = r.proc_id)," \
+    " wind AS MATERIALIZED (" \
+    "  SELECT DISTINCT ON (l.child_aid) l.child_aid AS aid, w.start_ns, w.node_id" \
+    "    FROM causal_links l JOIN activities w ON w.aid = l.parent_aid" \
+    "   WHERE l.child_aid IN (SELECT aid FROM up WHERE d = 0)" \
+    "     AND EXISTS (SELECT 1 FROM causal_links g WHERE g.child_aid = w.aid)" \
+    "   ORDER BY l.child_aid, l.confidence DESC)" \
     "SELECT s.aid, s.start_ns, s.end_ns, s.bytes, coalesce(t.cur, s.aid), coalesce(t.pid, 0), coalesce(t.host, '')," \
-    "       coalesce(t.job, ''), s.name, s.queued" \
-    "  FROM s LEFT JOIN top t ON t.aid = s.aid ORDER BY s.start_ns, s.aid"
+    "       coalesce(t.job, ''), s.name, s.queued, coalesce(w.start_ns, 0), coalesce(w.node_id, 0)" \
+    "  FROM s LEFT JOIN top t ON t.aid = s.aid LEFT JOIN wind w ON w.aid = s.aid ORDER BY s.start_ns, s.aid"
 
 static const char served_sql[] = SERVED_SQL("ty.node_id = $1::int AND a.node_id = $1::int");
 
@@ -108,7 +118,8 @@ static int served(PGconn *c, const char *sql, int32_t node_id, int32_t proc_id, 
     out->s[r] = (struct siox_served){
         .aid = siox_wh_i64(res, r, 0), .start_ns = siox_wh_i64(res, r, 1), .end_ns = siox_wh_i64(res, r, 2),
         .bytes = siox_wh_i64(res, r, 3), .origin = siox_wh_i64(res, r, 4), .pid = (int32_t)siox_wh_i64(res, r, 5),
-        .host = PQgetvalue(res, r, 6), .job = PQgetvalue(res, r, 7), .queued_ns = siox_wh_i64(res, r, 9)};
+        .host = PQgetvalue(res, r, 6), .job = PQgetvalue(res, r, 7), .queued_ns = siox_wh_i64(res, r, 9),
+        .queue_from_ns = siox_wh_i64(res, r, 10), .queue_node = (int32_t)siox_wh_i64(res, r, 11)};
     out->names[r] = PQgetvalue(res, r, 8);
   }
   return 0;

@@ -30,13 +30,18 @@ struct siox_served {
    * one level up, e.g. the client fop's start for a brick request; 0:
    * unknown). When any own request has it, the queue intervals are exact:
    * only [queue_from_ns, start_ns) of the own requests counts as queued
-   * here (README.md "Waiting", exact queue intervals). */
+   * here (README.md "Waiting", exact queue intervals). Others' requests:
+   * the same, to tell which were ahead of an own one in the queue. */
   int64_t queue_from_ns;
   /* Own requests: when the request's part below this resource ended while
    * it was still held here (its brick fop's end, for a client fop in the
    * client process's channel; 0: none). [reply_from_ns, end_ns) is the
    * wait for its reply to be taken up: not service, a queue window. */
   int64_t reply_from_ns;
+  /* The node one level up that wound the request into this resource's
+   * queue (with queue_from_ns; the client subvolume over a brick): the
+   * requests of one queue, e.g. one client's connection to the brick. */
+  int32_t queue_node;
 };
 
 /* The requests of one origin process that the call waited behind. */
