@@ -5,7 +5,8 @@ set(SIOX_IT_ENV
   SIOX_DAEMON=$<TARGET_FILE:siox-daemon>
   SIOX_CLI=$<TARGET_FILE:siox>
   SIOX_CHAIN=$<TARGET_FILE:siox-example-chain>)
-foreach(t pipeline_chain pipeline_restart ingest_db_failures blame_shared_fault blame_client_queue)
+foreach(t pipeline_chain pipeline_restart ingest_db_failures blame_shared_fault blame_client_queue
+          blame_channel_stall)
   add_test(NAME integration_${t}
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_${t}.sh)
   set_tests_properties(integration_${t} PROPERTIES

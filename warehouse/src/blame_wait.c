@@ -171,7 +171,10 @@ static void local_windows(const struct siox_act *a, struct siox_served_set *set)
       continue;
     }
     for (size_t k = 0; k < set->n; k++)
-      if (set->s[k].aid == ch->aid) set->s[k].queue_from_ns = a->start_ns;
+      if (set->s[k].aid == ch->aid) {
+        set->s[k].queue_from_ns = a->start_ns;
+        set->s[k].queue_node = a->node_id;
+      }
   }
 }
 

@@ -30,10 +30,10 @@
  * to those few requests only (top, materialized): joined to every row of
  * s, the planner probed the primary key once per request of the window
  * (7,000 probes for ~90 origins, a third of the statement's time).
- * Those requests also carry when and from which node they were wound
- * (wind: their parent over an implicit link, itself reached by one: the
- * client fop over a brick fop; waiting.h queue_from_ns, queue_node), to
- * tell which were ahead of the call in the connection. */
+ * Those requests also carry when and from which node they joined the
+ * queue (wind: their parent over an implicit link, the client fop over a
+ * brick fop, the application's call over a client fop; waiting.h
+ * queue_from_ns, queue_node), to tell which were ahead of the call there. */
 #define SERVED_LOOKBACK_NS "60000000000"
 
 #define QUEUED_EXPR \
@@ -77,7 +77,6 @@
     "  SELECT DISTINCT ON (l.child_aid) l.child_aid AS aid, w.start_ns, w.node_id" \
     "    FROM causal_links l JOIN activities w ON w.aid = l.parent_aid" \
     "   WHERE l.child_aid IN (SELECT aid FROM up WHERE d = 0)" \
-    "     AND EXISTS (SELECT 1 FROM causal_links g WHERE g.child_aid = w.aid)" \
     "   ORDER BY l.child_aid, l.confidence DESC)" \
     "SELECT s.aid, s.start_ns, s.end_ns, s.bytes, coalesce(t.cur, s.aid), coalesce(t.pid, 0), coalesce(t.host, '')," \
     "       coalesce(t.job, ''), s.name, s.queued, coalesce(w.start_ns, 0), coalesce(w.node_id, 0)" \
