@@ -25,6 +25,13 @@
  *   and stay unexplained here. Every request the resource served in such a
  *   window was ahead of the call (it was served, the call was not): its
  *   charge is not halved.
+ * - Ahead in the queue: an instant of an own request's queue window at
+ *   which the resource served nobody is queued too when others' requests
+ *   that joined the same queue (wound by the same node one level up) no
+ *   later than the call's were still on their way to the resource and
+ *   reached it no later than the call's: a FIFO (the client's connection
+ *   to a brick, the kernel's FUSE queue) held the call behind them. They
+ *   share the instant's charge.
  * - A reply window (reply_from_ns) is one too: [reply_from, end) of an own
  *   request, whose part below had ended while the resource had not yet
  *   taken its reply up (the client process busy with others' fops). It is
@@ -109,15 +116,14 @@ static bool ahead_of(const struct siox_served *o, const struct siox_served *own,
 }
 
 /* The others charged for [a, b) in charged[i]: those in service; with none
- * in service, in an own request's queue window, those ahead of it there
- * (README "Waiting", ahead in the connection). Their number. */
-static size_t holders(const struct siox_served *s, size_t n, int64_t a, int64_t b, bool exact, bool *charged) {
+ * in service and [a, b) in own's queue window (own: NULL outside one),
+ * those ahead of own there (README "Waiting", ahead in the queue). Their
+ * number. */
+static size_t holders(const struct siox_served *s, size_t n, int64_t a, int64_t b, const struct siox_served *own,
+                      bool *charged) {
   size_t k = 0;
   for (size_t i = 0; i < n; i++) k += charged[i] = !s[i].own && covers(&s[i], a, b);
-  if (k > 0 || !exact) return k;
-  bool queue;
-  const struct siox_served *own = window_of(s, n, a, b, &queue);
-  if (!own || !queue) return 0;
+  if (k > 0 || !own) return k;
   for (size_t i = 0; i < n; i++) k += charged[i] = ahead_of(&s[i], own, b);
   return k;
 }
@@ -128,15 +134,15 @@ static void sweep(struct siox_wait *w, const int64_t *p, size_t np, const struct
                   double *charge, bool *charged) {
   for (size_t k = 0; k + 1 < np; k++) {
     int64_t a = p[k], b = p[k + 1];
-    bool own = false;
+    bool own = false, queue = false;
     for (size_t i = 0; i < n && !own; i++) own = s[i].own && covers(&s[i], a, b);
     if (own) {
       w->own_ns += b - a;
       continue;
     }
-    bool queue;
-    if (w->exact && !window_of(s, n, a, b, &queue)) continue;
-    size_t busy = holders(s, n, a, b, w->exact, charged);
+    const struct siox_served *win = w->exact ? window_of(s, n, a, b, &queue) : NULL;
+    if (w->exact && !win) continue;
+    size_t busy = holders(s, n, a, b, queue ? win : NULL, charged);
     if (busy == 0) continue;
     w->queued_ns += b - a;
     for (size_t i = 0; i < n; i++)
