@@ -146,7 +146,7 @@ static int make_server(struct build *b, const struct shard *s, const char *ci) {
    * all at once instead of one after the other (`siox top` waits for the
    * slowest shard, not their sum); jit off for the coordinator's sessions
    * on the shards: its queries are short scans and top-N sorts, where
-   * compiling cost more than it saved (0.3 s of a shard's 1.7 s top at 3M
+   * compiling cost more than it saved (0.3 s of a shard's 1.7 s top at 3.3M
    * activities), unless the conninfo sets its own options. */
   if (rc == 0) rc = add_option(b, srv, sizeof srv, "use_remote_estimate", "true");
   if (rc == 0) rc = add_option(b, srv, sizeof srv, "fetch_size", "10000");
