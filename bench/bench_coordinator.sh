@@ -25,6 +25,15 @@
 # and matcher), then SQL copies the template in time on that shard, each
 # copy new processes drawn from the shard's own id range (as
 # bench_blame_latency.sh does for one warehouse), then ANALYZE.
+#
+# COORD_SITE=DIR keeps the filled site in DIR (outside the temp dir) for
+# the next run: a run whose DIR holds a filled site (DIR/filled) restarts
+# it and skips the fill, so queries can be iterated on without refilling.
+# The servers are stopped at exit either way; rm -rf DIR drops it.
+# COORD_BASELINE=BUILD_DIR also times a second coordinator over the same
+# shards, built by that tree's siox-server and queried with its siox
+# (e.g. main's), interleaved with BUILD_DIR's: baseline_coordinator_top_ms
+# and baseline_coordinator_tree_ms.
 # usage: bench_coordinator.sh BUILD_DIR [ACTIVITIES] [ROUNDS] [CALLS]
 B=$(cd "$1" && pwd)
 WANT=${2:-${COORD_ACTIVITIES:-10000000}}
@@ -35,8 +44,15 @@ export SIOX_SERVER=$B/siox-server/siox-server SIOX_CLI=$B/siox-cli/siox
 . "$top/tests/integration/lib.sh"
 . "$top/bench/copy_in_time.sh"
 SHARDS=3 JOBS=8 WRITES=1500 SPAN_NS=60000000000
-SITE=$T/site
-trap '"$top/scripts/siox-site" stop --dir "$SITE" >/dev/null 2>&1; cleanup' EXIT
+SITE=${COORD_SITE:-$T/site}
+BASE=${COORD_BASELINE:+$(cd "$COORD_BASELINE" && pwd)}
+stop_all() {
+  [ -f "$SITE/coord-base.pid" ] && stop_pid "$(cat "$SITE/coord-base.pid")" && rm -f "$SITE/coord-base.pid"
+  "$top/scripts/siox-site" stop --dir "$SITE" >/dev/null 2>&1
+  stop_postmaster "$SITE/coord-base"
+  cleanup
+}
+trap stop_all EXIT
 
 shard_sql() { env -u LD_PRELOAD psql "$(cat "$SITE/shard$1/conninfo")" -v ON_ERROR_STOP=1 -Atqc "$2"; }
 
@@ -68,7 +84,22 @@ start_munged
 "$top/scripts/siox-site" start --dir "$SITE" --shards $SHARDS --build "$B" -- --no-analyze --match-ms 200 >&2 ||
   fail "the site did not start"
 IFS=, read -r -a SERVERS <"$SITE/servers"
-for k in $(seq $SHARDS); do fill_shard "$k" "${SERVERS[$((k - 1))]##*:}"; done
+if [ -f "$SITE/filled" ]; then
+  echo "# reusing the filled site in $SITE" >&2
+else
+  for k in $(seq $SHARDS); do fill_shard "$k" "${SERVERS[$((k - 1))]##*:}"; done
+  [ -n "${COORD_SITE:-}" ] && touch "$SITE/filled"
+fi
+if [ -n "$BASE" ]; then
+  dbs=()
+  for k in $(seq $SHARDS); do dbs+=(--shard-db "host=$SITE/shard$k/pg/run dbname=siox"); done
+  rm -f "$SITE/coord-base/conninfo"
+  mkdir -p "$SITE/coord-base"
+  "$BASE/siox-server/siox-server" --coordinator --data-dir "$SITE/coord-base" "${dbs[@]}" >>"$SITE/coord-base.log" 2>&1 &
+  echo $! >"$SITE/coord-base.pid"
+  for _ in $(seq 1200); do [ -s "$SITE/coord-base/conninfo" ] && break; sleep 0.1; done
+  [ -s "$SITE/coord-base/conninfo" ] || fail "the baseline coordinator did not start"
+fi
 n=$(env -u LD_PRELOAD psql "$(cat "$SITE/coord/conninfo")" -Atqc "SELECT count(*) FROM activities") ||
   fail "the coordinator does not answer"
 echo "# site: $n activities, filled in $(($(date +%s) - t0)) s" >&2
@@ -78,30 +109,40 @@ mapfile -t AIDS < <(shard_sql 1 "
    WHERE a.parent_aid IS NULL AND n.swid = 'POSIX' ORDER BY random() LIMIT $CALLS")
 [ "${#AIDS[@]}" -gt 0 ] || fail "no POSIX roots on shard 1 to draw"
 
-# timed OUTVAR DIR ARGS...: ms of one `siox --data-dir DIR ARGS`.
+# timed OUTVAR CLI DIR ARGS...: ms of one `CLI --data-dir DIR ARGS`.
 timed() {
   local -n out=$1
-  local dir=$2 t
-  shift 2
+  local cli=$2 dir=$3 t
+  shift 3
   t=$(date +%s%N)
-  "$SIOX_CLI" --data-dir "$dir" "$@" >"$T/q.json" 2>"$T/q.err" || fail "siox $* on $dir: $(cat "$T/q.err")"
+  "$cli" --data-dir "$dir" "$@" >"$T/q.json" 2>"$T/q.err" || fail "siox $* on $dir: $(cat "$T/q.err")"
   out+=($((($(date +%s%N) - t) / 1000000)))
 }
-CT=() DT=() CG=() DG=()
-for r in $(seq "$ROUNDS"); do
-  if [ $((r % 2)) = 1 ]; then
-    timed CT "$SITE/coord" top -n 20 --json; timed DT "$SITE/shard1" top -n 20 --json
-  else
-    timed DT "$SITE/shard1" top -n 20 --json; timed CT "$SITE/coord" top -n 20 --json
-  fi
-  for aid in "${AIDS[@]}"; do
-    if [ $((r % 2)) = 1 ]; then
-      timed CG "$SITE/coord" graph "$aid" --json; timed DG "$SITE/shard1" graph "$aid" --json
-    else
-      timed DG "$SITE/shard1" graph "$aid" --json; timed CG "$SITE/coord" graph "$aid" --json
-    fi
+# one OUT... -- ARGS: the query ARGS on each target in turn (coordinator,
+# direct, then the baseline coordinator if any), in the order given.
+CT=() DT=() BT=() CG=() DG=() BG=()
+one() {
+  local outs=() o
+  while [ "$1" != -- ]; do outs+=("$1"); shift; done
+  shift
+  for o in "${outs[@]}"; do
+    case $o in
+    C*) timed "$o" "$SIOX_CLI" "$SITE/coord" "$@" ;;
+    D*) timed "$o" "$SIOX_CLI" "$SITE/shard1" "$@" ;;
+    B*) [ -n "$BASE" ] && timed "$o" "$BASE/siox-cli/siox" "$SITE/coord-base" "$@" ;;
+    esac
   done
-  echo "# round $r: top ${CT[-1]} / ${DT[-1]} ms, last graph ${CG[-1]} / ${DG[-1]} ms" >&2
+  return 0
+}
+for r in $(seq "$ROUNDS"); do
+  case $((r % 3)) in
+  1) ot=(CT DT BT) og=(CG DG BG) ;;
+  2) ot=(DT BT CT) og=(DG BG CG) ;;
+  0) ot=(BT CT DT) og=(BG CG DG) ;;
+  esac
+  one "${ot[@]}" -- top -n 20 --json
+  for aid in "${AIDS[@]}"; do one "${og[@]}" -- graph "$aid" --json; done
+  echo "# round $r: top ${CT[-1]} / ${DT[-1]}${BASE:+ / ${BT[-1]}} ms, last graph ${CG[-1]} / ${DG[-1]}${BASE:+ / ${BG[-1]}} ms" >&2
 done
 med() { printf '%s\n' "$@" | sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 ct=$(med "${CT[@]}") dt=$(med "${DT[@]}") cg=$(med "${CG[@]}") dg=$(med "${DG[@]}")
@@ -111,4 +152,9 @@ echo "coordinator_top_ratio $(awk -v a="$ct" -v b="$dt" 'BEGIN {printf "%.2f", a
 echo "coordinator_tree_ms $cg ms"
 echo "direct_shard_tree_ms $dg ms"
 echo "coordinator_tree_ratio $(awk -v a="$cg" -v b="$dg" 'BEGIN {printf "%.2f", a / b}') x"
+if [ -n "$BASE" ]; then
+  bt=$(med "${BT[@]}") bg=$(med "${BG[@]}")
+  echo "baseline_coordinator_top_ms $bt ms"
+  echo "baseline_coordinator_tree_ms $bg ms"
+fi
 echo "coordinator_site_activities $n count"

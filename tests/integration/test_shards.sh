@@ -117,6 +117,21 @@ PY
 )
 got=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); r=j.get("activities", j) if isinstance(j, dict) else j; print(" ".join(str(x["aid"]) for x in r[:5]))' "$T/top.json")
 [ "$got" = "$want" ] || fail "siox top through the coordinator: $got, the shards' own top 5 merged: $want"
+# With a small -n each shard sends only its own first N (siox_wh_fanout):
+# the same rows as the first N of the whole list, with each filter.
+aids() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); r=j.get("activities", j) if isinstance(j, dict) else j; print(" ".join(str(x["aid"]) for x in r[:int(sys.argv[2])]))' "$@"; }
+layer=$(coord_sql "SELECT n.swid FROM nodes n JOIN activity_types t USING (node_id) WHERE t.name = 'write' LIMIT 1")
+roots=$(coord_sql "SELECT n.swid FROM activities a JOIN nodes n USING (node_id) WHERE a.parent_aid IS NULL
+                    AND NOT EXISTS (SELECT 1 FROM causal_links l WHERE l.child_aid = a.aid) LIMIT 1")
+for f in "" "--layer $layer" "--name write" "--roots" "--layer $roots --roots"; do
+  # shellcheck disable=SC2086
+  "$SIOX_CLI" --data-dir "$COORD" top -n 100000 $f --json >"$T/topall.json" || fail "siox top $f through the coordinator"
+  # shellcheck disable=SC2086
+  "$SIOX_CLI" --data-dir "$COORD" top -n 5 $f --json >"$T/top5.json" || fail "siox top -n 5 $f through the coordinator"
+  [ -n "$(aids "$T/top5.json" 5)" ] || fail "siox top -n 5 $f through the coordinator: no rows"
+  [ "$(aids "$T/top5.json" 5)" = "$(aids "$T/topall.json" 5)" ] ||
+    fail "siox top -n 5 $f through the coordinator: $(aids "$T/top5.json" 5), the first 5 of all: $(aids "$T/topall.json" 5)"
+done
 for k in 1 2 3; do
   aid=$(coord_sql "SELECT a.aid FROM activities a JOIN activity_types t USING (type_id)
                     WHERE a.shard = $k AND t.name = 'write' AND a.parent_aid IS NULL ORDER BY a.aid LIMIT 1")

@@ -47,9 +47,13 @@ static const char acts_sql[] =
     "  JOIN ty ON ty.type_id = a.type_id"
     " WHERE p.job = $1 AND n.swid IN ('HDF5', 'MPI-IO', 'POSIX', 'stdio')";
 
+/* The job's activities by their aid range, as acts_sql reads them: joined
+ * on proc_id, a coordinator fetched every shard's whole activities table
+ * (no proc_id filter reaches a shard through a hash join). */
 static const char ranks_sql[] =
-    "SELECT a.proc_id, " ATTR("mpi/rank") " FROM activities a"
-    "  JOIN processes p ON p.proc_id = a.proc_id JOIN activity_types t ON t.type_id = a.type_id"
+    "SELECT a.proc_id, " ATTR("mpi/rank") " FROM processes p"
+    "  JOIN activities a ON a.aid " SIOX_WH_AIDS_OF("p.proc_id")
+    "  JOIN activity_types t ON t.type_id = a.type_id"
     " WHERE p.job = $1 AND t.name LIKE 'MPI_Init%'";
 
 static const char owners_sql[] =

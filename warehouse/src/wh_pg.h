@@ -24,6 +24,12 @@ PGresult *siox_wh_query(PGconn *c, const char *what, const char *sql, int n, con
  * file); 0, or siox_wh_failed's -EIO with err set. */
 int siox_wh_exec(PGconn *c, const char *what, const char *sql, char *err, size_t errlen);
 
+/* branch (one parenthesised SELECT whose tables are written {S}T) once per
+ * shard on a coordinator, "{S}" made "siox_shard_K." and the branches
+ * joined by UNION ALL, or once with "{S}" dropped on a single warehouse
+ * (wh_fanout.c: why). Malloc'd; NULL with err set on failure. */
+char *siox_wh_fanout(PGconn *c, const char *branch, char *err, size_t errlen);
+
 /* The advisory lock that serializes schema migrations, wherever they run
  * (a server's start, a shard's setup, the coordinator's build). */
 /* SQL: the activities of process P (a SQL expression) as a range of the
