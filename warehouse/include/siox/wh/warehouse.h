@@ -54,7 +54,7 @@ struct siox_peer_query {
 struct siox_peer_set {
   struct siox_blame_sample *s; /* hwid, iid borrowed from nodes */
   size_t n;
-  PGresult *res, *nodes;
+  PGresult *nodes;
 };
 /* Samples of the suspect's kind (all nodes, its own included). The caller
  * frees *out with siox_wh_peers_free. 0, -EIO, -ENOMEM. */
