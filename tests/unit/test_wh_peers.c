@@ -35,7 +35,9 @@ static int job_b;        /* the other job's process */
 
 /* One read of the whole window, as blame read its peers before the rings. */
 static const char whole_sql[] =
-    "SELECT a.aid FROM activities a LEFT JOIN processes p ON p.proc_id = a.proc_id"
+    "SELECT a.aid, a.node_id, a.end_ns - a.start_ns,"
+    "       coalesce(a.attr_vals[array_position(a.attr_ids, (SELECT id FROM ontology WHERE name = 'io/bytes'))], -1)"
+    "  FROM activities a LEFT JOIN processes p ON p.proc_id = a.proc_id"
     " WHERE a.type_id = ANY (ARRAY(SELECT ty.type_id FROM activity_types ty JOIN nodes tn ON tn.node_id = ty.node_id"
     "                              WHERE tn.swid = $1 AND ty.name = $2))"
     "   AND (coalesce(p.job, '') = ''"
@@ -80,8 +82,9 @@ static int teardown(void **state) {
   return 0;
 }
 
-/* The whole window's nearest `limit` aids, in order, into *aids. */
-static size_t whole(const struct siox_peer_query *q, int64_t **aids) {
+/* The whole window's nearest `limit` samples (aid, node, ns, bytes), in
+ * order, into *rows. */
+static size_t whole(const struct siox_peer_query *q, int64_t (**rows)[4]) {
   char p[8][32];
   snprintf(p[0], 32, "%s", q->swid);
   snprintf(p[1], 32, "%s", q->name);
@@ -96,9 +99,10 @@ static size_t whole(const struct siox_peer_query *q, int64_t **aids) {
   PGresult *r = PQexecParams(db.c, whole_sql, 8, NULL, params, NULL, NULL, 0);
   assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
   size_t n = (size_t)PQntuples(r);
-  *aids = calloc(n + 1, sizeof(**aids));
-  assert_non_null(*aids);
-  for (size_t i = 0; i < n; i++) (*aids)[i] = strtoll(PQgetvalue(r, (int)i, 0), NULL, 10);
+  *rows = calloc(n + 1, sizeof(**rows));
+  assert_non_null(*rows);
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < 4; k++) (*rows)[i][k] = strtoll(PQgetvalue(r, (int)i, k), NULL, 10);
   PQclear(r);
   return n;
 }
@@ -111,13 +115,17 @@ static size_t check(int64_t from_ns, int64_t to_ns, int64_t mid_ns, long limit) 
   struct siox_peer_set s;
   char err[512] = "";
   if (siox_wh_peers(db.c, &q, &s, err, sizeof err) != 0) fail_msg("siox_wh_peers: %s", err);
-  int64_t *want;
+  int64_t(*want)[4];
   size_t n = whole(&q, &want);
   if (s.n != n) fail_msg("limit %ld: %zu samples, the whole window gives %zu", limit, s.n, n);
   for (size_t i = 0; i < n; i++) {
-    if (s.s[i].aid != want[i])
+    if (s.s[i].aid != want[i][0])
       fail_msg("limit %ld: sample %zu is aid %lld, the whole window's is %lld", limit, i, (long long)s.s[i].aid,
-               (long long)want[i]);
+               (long long)want[i][0]);
+    /* Read in binary: the numbers as the server has them (bytes -1: none). */
+    assert_int_equal(s.s[i].node_id, want[i][1]);
+    assert_int_equal(s.s[i].ns, want[i][2]);
+    assert_int_equal(s.s[i].bytes, want[i][3]);
     if (s.s[i].aid >> 32 == job_b) fail_msg("limit %ld: sample %zu is job B's", limit, i);
     if (i < 20)
       assert_int_equal((int)kbdb_num(&db, "SELECT count(*) FROM nodes WHERE node_id = %d AND hwid = '%s'",

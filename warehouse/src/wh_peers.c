@@ -121,7 +121,9 @@ static int name_nodes(PGconn *c, struct siox_peer_set *out, char *err, size_t er
 }
 
 /* Reads the ring (inner_ns, outer_ns] around q->mid_ns, nearest first, at
- * most q->limit - out->n samples, appended to out. */
+ * most q->limit - out->n samples, appended to out. In binary: 20,000
+ * samples are 80,000 numbers, printed by the server and parsed here as
+ * text (strtoll was a tenth of the CLI's CPU time for a call). */
 static int read_ring(PGconn *c, const struct siox_peer_query *q, int64_t inner_ns, int64_t outer_ns,
                      struct siox_peer_set *out, char *err, size_t errlen) {
   char from[24], to[24], mid[24], limit[24], call[24], inner[24], outer[24];
@@ -133,7 +135,7 @@ static int read_ring(PGconn *c, const struct siox_peer_query *q, int64_t inner_n
   snprintf(inner, sizeof(inner), "%lld", (long long)inner_ns);
   snprintf(outer, sizeof(outer), "%lld", (long long)outer_ns);
   const char *params[] = {q->swid, q->name, q->job ? q->job : "", from, to, mid, limit, call, inner, outer};
-  PGresult *res = siox_wh_exec_window(c, ring_sql, 10, params);
+  PGresult *res = siox_wh_exec_window_binary(c, ring_sql, 10, params);
   if (PQresultStatus(res) != PGRES_TUPLES_OK) return siox_wh_failed(res, c, "finding peer activities", err, errlen);
   size_t n = (size_t)PQntuples(res);
   struct siox_blame_sample *s = realloc(out->s, (out->n + n + 1) * sizeof(*s));
@@ -143,8 +145,9 @@ static int read_ring(PGconn *c, const struct siox_peer_query *q, int64_t inner_n
   }
   out->s = s;
   for (int r = 0; r < (int)n; r++)
-    s[out->n++] = (struct siox_blame_sample){.aid = siox_wh_i64(res, r, 0), .node_id = (int32_t)siox_wh_i64(res, r, 1),
-                                             .ns = siox_wh_i64(res, r, 2), .bytes = siox_wh_i64(res, r, 3)};
+    s[out->n++] = (struct siox_blame_sample){.aid = siox_wh_bin_i64(res, r, 0),
+                                             .node_id = (int32_t)siox_wh_bin_i64(res, r, 1),
+                                             .ns = siox_wh_bin_i64(res, r, 2), .bytes = siox_wh_bin_i64(res, r, 3)};
   PQclear(res);
   return 0;
 }
