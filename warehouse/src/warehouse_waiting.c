@@ -91,7 +91,9 @@ static int served(PGconn *c, const char *sql, int32_t node_id, int32_t proc_id, 
   snprintf(cto, sizeof(cto), "%lld", (long long)call_to_ns);
   snprintf(proc, sizeof(proc), "%d", proc_id);
   const char *params[] = {node, from, to, cfrom, cto, proc};
-  PGresult *res = siox_wh_exec_window(c, sql, proc_id ? 6 : 5, params);
+  /* In binary: a busy brick's few seconds are thousands of requests, ten
+   * values each, printed by the server and parsed here as text before. */
+  PGresult *res = siox_wh_exec_window_binary(c, sql, proc_id ? 6 : 5, params);
   if (PQresultStatus(res) != PGRES_TUPLES_OK)
     return siox_wh_failed(res, c, "finding what the resource served", err, errlen);
   out->n = (size_t)PQntuples(res);
@@ -105,10 +107,12 @@ static int served(PGconn *c, const char *sql, int32_t node_id, int32_t proc_id, 
   }
   out->res = res;
   for (int r = 0; r < (int)out->n; r++) {
+    /* Text values in binary are their bytes; libpq ends each with a NUL. */
     out->s[r] = (struct siox_served){
-        .aid = siox_wh_i64(res, r, 0), .start_ns = siox_wh_i64(res, r, 1), .end_ns = siox_wh_i64(res, r, 2),
-        .bytes = siox_wh_i64(res, r, 3), .origin = siox_wh_i64(res, r, 4), .pid = (int32_t)siox_wh_i64(res, r, 5),
-        .host = PQgetvalue(res, r, 6), .job = PQgetvalue(res, r, 7), .queued_ns = siox_wh_i64(res, r, 9)};
+        .aid = siox_wh_bin_i64(res, r, 0), .start_ns = siox_wh_bin_i64(res, r, 1),
+        .end_ns = siox_wh_bin_i64(res, r, 2), .bytes = siox_wh_bin_i64(res, r, 3),
+        .origin = siox_wh_bin_i64(res, r, 4), .pid = (int32_t)siox_wh_bin_i64(res, r, 5),
+        .host = PQgetvalue(res, r, 6), .job = PQgetvalue(res, r, 7), .queued_ns = siox_wh_bin_i64(res, r, 9)};
     out->names[r] = PQgetvalue(res, r, 8);
   }
   return 0;
