@@ -43,3 +43,11 @@ target_link_libraries(test_wh_window_scan PRIVATE PkgConfig::CMOCKA kb-test-db s
 add_dependencies(test_wh_window_scan siox-server)
 add_test(NAME test_wh_window_scan COMMAND test_wh_window_scan $<TARGET_FILE:siox-server>)
 set_tests_properties(test_wh_window_scan PROPERTIES LABELS integration TIMEOUT 300)
+# blame's peer samples (siox_wh_peers, issue 10 blame latency) read ring by
+# ring around the suspect: the same samples in the same order as one read
+# of the whole window; on the same fixture.
+add_executable(test_wh_peers ${CMAKE_CURRENT_LIST_DIR}/test_wh_peers.c)
+target_link_libraries(test_wh_peers PRIVATE PkgConfig::CMOCKA kb-test-db siox-warehouse)
+add_dependencies(test_wh_peers siox-server)
+add_test(NAME test_wh_peers COMMAND test_wh_peers $<TARGET_FILE:siox-server>)
+set_tests_properties(test_wh_peers PROPERTIES LABELS integration TIMEOUT 300)

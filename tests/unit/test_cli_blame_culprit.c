@@ -1,6 +1,7 @@
 /* blame.c: the walk ends at the deepest component holding most of the time,
  * and a slow device among fast peers is named, with its evidence. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "test_cli_tree.h"
@@ -77,12 +78,49 @@ static void percentiles(void **state) {
   assert_true(siox_median(NULL, 0) == 0);
 }
 
+static int cmp_double(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a > b) - (a < b);
+}
+
+/* order_stat.c selects instead of sorting: the same median and percentile
+ * as the sorted array gives, over sizes, runs of equal times (peer times
+ * repeat) and ordered, reversed and V-shaped input (peers come nearest in
+ * time first). */
+static void selection_is_the_sort(void **state) {
+  (void)state;
+  enum { N = 2001 };
+  static double v[N], w[N], sorted[N];
+  srand(7);
+  for (int shape = 0; shape < 5; shape++) {
+    for (size_t n = 1; n <= N; n += n < 40 ? 1 : 97) {
+      for (size_t i = 0; i < n; i++) {
+        double r = (double)(rand() % (shape == 1 ? 4 : 1000));
+        v[i] = shape == 2 ? (double)i : shape == 3 ? (double)(n - i) : shape == 4 ? fabs((double)i - n / 2.0) : r;
+      }
+      memcpy(sorted, v, n * sizeof(*v));
+      qsort(sorted, n, sizeof(*sorted), cmp_double);
+      double med = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+      memcpy(w, v, n * sizeof(*v));
+      assert_true(siox_median(w, n) == med);
+      size_t rank = (size_t)ceil(0.9 * (double)n);
+      memcpy(w, v, n * sizeof(*v));
+      assert_true(siox_percentile(w, n, 0.9) == sorted[rank - 1]);
+      memcpy(w, v, n * sizeof(*v));
+      assert_true(siox_percentile(w, n, 0.0) == sorted[0]);
+      memcpy(w, v, n * sizeof(*v));
+      assert_true(siox_percentile(w, n, 1.0) == sorted[n - 1]);
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(walk_reaches_the_device),
       cmocka_unit_test(walk_stops_where_the_time_is),
       cmocka_unit_test(slow_device_named),
       cmocka_unit_test(percentiles),
+      cmocka_unit_test(selection_is_the_sort),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

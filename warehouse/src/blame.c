@@ -122,24 +122,6 @@ int siox_blame_walk(const struct siox_tree *t, const struct siox_blame_rule *rul
   return rc;
 }
 
-static int cmp_double(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return (a > b) - (a < b);
-}
-
-double siox_median(double *v, size_t n) {
-  if (n == 0) return 0;
-  qsort(v, n, sizeof(*v), cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-double siox_percentile(double *v, size_t n, double p) {
-  if (n == 0) return 0;
-  qsort(v, n, sizeof(*v), cmp_double);
-  size_t rank = (size_t)ceil(p * (double)n);
-  return v[rank ? rank - 1 : 0];
-}
-
 double siox_blame_line_s(const struct siox_blame *b, int64_t bytes) {
   return b->line_a_s + b->line_b_s * (double)bytes;
 }

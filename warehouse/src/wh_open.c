@@ -63,13 +63,14 @@ int siox_wh_open(const char *conninfo, struct siox_wh **out, char *err, size_t e
     siox_wh_close(wh);
     return rc;
   }
-  PQclear(PQexec(wh->pg, "SET TIME ZONE 'UTC'"));
   /* No JIT: the warehouse's big reads (a job's million activities for
    * `siox jobs` and a job view) have plans far above jit_above_cost, and
    * compiling, optimising and inlining their many expressions cost seconds
    * per query, more than JIT saves on a scan that reads the rows once
-   * (README.md, "Job views"). A session is one CLI command or one server. */
-  PQclear(PQexec(wh->pg, "SET jit = off"));
+   * (README.md, "Job views"). A session is one CLI command or one server.
+   * Both settings in one simple query: one round trip, not two (a CLI
+   * command's session is short; blame's whole call is ~20 of them). */
+  PQclear(PQexec(wh->pg, "SET TIME ZONE 'UTC'; SET jit = off"));
   *out = wh;
   return 0;
 }

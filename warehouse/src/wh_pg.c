@@ -21,6 +21,14 @@ int64_t siox_wh_i64(const PGresult *res, int r, int col) {
   return PQgetisnull(res, r, col) ? 0 : strtoll(PQgetvalue(res, r, col), NULL, 10);
 }
 
+int64_t siox_wh_bin_i64(const PGresult *res, int r, int col) {
+  const unsigned char *p = (const unsigned char *)PQgetvalue(res, r, col);
+  int len = PQgetisnull(res, r, col) ? 0 : PQgetlength(res, r, col);
+  uint64_t v = len > 0 && (p[0] & 0x80) ? UINT64_MAX : 0; /* the sign, extended */
+  for (int i = 0; i < len && i < 8; i++) v = v << 8 | p[i];
+  return (int64_t)v;
+}
+
 double siox_wh_f64(const PGresult *res, int r, int col) {
   return PQgetisnull(res, r, col) ? 0 : strtod(PQgetvalue(res, r, col), NULL);
 }

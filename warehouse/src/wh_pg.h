@@ -14,6 +14,9 @@
 int siox_wh_failed(PGresult *res, PGconn *c, const char *what, char *err, size_t errlen);
 /* Column col of row r as an int64 (0 when NULL). */
 int64_t siox_wh_i64(const PGresult *res, int r, int col);
+/* Column col of row r of a binary-format result (an int2, int4 or int8
+ * in network byte order) as an int64 (0 when NULL). */
+int64_t siox_wh_bin_i64(const PGresult *res, int r, int col);
 /* Column col of row r as a double (0 when NULL). */
 double siox_wh_f64(const PGresult *res, int r, int col);
 /* Runs sql with n text parameters; the result when it has tuples (or is a

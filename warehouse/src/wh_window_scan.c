@@ -16,9 +16,9 @@
 #include "siox/siox_wh.h"
 
 /* The plain way: three round trips. */
-static PGresult *exec_window_plain(PGconn *c, const char *sql, int nparams, const char *const *params) {
+static PGresult *exec_window_plain(PGconn *c, const char *sql, int nparams, const char *const *params, int format) {
   PQclear(PQexec(c, "SET enable_indexscan = off"));
-  PGresult *res = PQexecParams(c, sql, nparams, NULL, params, NULL, NULL, 0);
+  PGresult *res = PQexecParams(c, sql, nparams, NULL, params, NULL, NULL, format);
   PQclear(PQexec(c, "RESET enable_indexscan"));
   return res;
 }
@@ -38,11 +38,11 @@ static PGresult *one_result(PGconn *c) {
  * trip is a scheduling delay on a loaded host). They run as one implicit
  * transaction up to the sync, so when the statement fails, the SET is
  * rolled back with it and the RESET (aborted) is not needed. */
-PGresult *siox_wh_exec_window(PGconn *c, const char *sql, int nparams, const char *const *params) {
+static PGresult *exec_window(PGconn *c, const char *sql, int nparams, const char *const *params, int format) {
   if (PQpipelineStatus(c) != PQ_PIPELINE_OFF || PQenterPipelineMode(c) != 1)
-    return exec_window_plain(c, sql, nparams, params);
+    return exec_window_plain(c, sql, nparams, params, format);
   int sent = PQsendQueryParams(c, "SET enable_indexscan = off", 0, NULL, NULL, NULL, NULL, 0) &&
-             PQsendQueryParams(c, sql, nparams, NULL, params, NULL, NULL, 0) &&
+             PQsendQueryParams(c, sql, nparams, NULL, params, NULL, NULL, format) &&
              PQsendQueryParams(c, "RESET enable_indexscan", 0, NULL, NULL, NULL, NULL, 0) && PQpipelineSync(c);
   PGresult *res = NULL, *r;
   if (sent) {
@@ -55,6 +55,14 @@ PGresult *siox_wh_exec_window(PGconn *c, const char *sql, int nparams, const cha
   PQexitPipelineMode(c);
   if (!sent && !res) res = PQmakeEmptyPGresult(c, PGRES_FATAL_ERROR); /* PQerrorMessage says why */
   return res;
+}
+
+PGresult *siox_wh_exec_window(PGconn *c, const char *sql, int nparams, const char *const *params) {
+  return exec_window(c, sql, nparams, params, 0);
+}
+
+PGresult *siox_wh_exec_window_binary(PGconn *c, const char *sql, int nparams, const char *const *params) {
+  return exec_window(c, sql, nparams, params, 1);
 }
 
 void siox_wh_interactive(PGconn *c) {

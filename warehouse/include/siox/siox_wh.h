@@ -159,6 +159,10 @@ int siox_wh_component_latency(struct siox_wh *wh, const char *pattern, int64_t s
  * index scans off for that statement only; src/wh_window_scan.c says why).
  * The result is the caller's (PQclear), as from PQexecParams. */
 PGresult *siox_wh_exec_window(PGconn *c, const char *sql, int nparams, const char *const *params);
+/* The same with the result in binary format (PQgetvalue gives each value
+ * in network byte order: no text to print at the server and parse here,
+ * for reads of tens of thousands of numbers such as blame's peers). */
+PGresult *siox_wh_exec_window_binary(PGconn *c, const char *sql, int nparams, const char *const *params);
 
 /* Sets up c for interactive queries that must answer in milliseconds
  * (`siox blame`): no JIT compilation. */

@@ -109,7 +109,8 @@ int siox_blame_judge_act(const struct siox_blame *b, const struct siox_act *x, s
                          struct siox_blame *out);
 void siox_blame_release(struct siox_blame *b);
 
-/* Median and nearest-rank percentile of v (sorted in place); 0 when n == 0. */
+/* Median and nearest-rank percentile of v (reordered in place: order_stat.c
+ * selects, it does not sort); 0 when n == 0. */
 double siox_median(double *v, size_t n);
 /* The Theil-Sen line y = a + b * x through k points (at most 64 are used),
  * as blame fits its peers' line: false when no two x differ. */

@@ -54,10 +54,11 @@ struct siox_peer_query {
 struct siox_peer_set {
   struct siox_blame_sample *s; /* hwid, iid borrowed from nodes */
   size_t n;
-  PGresult *res, *nodes;
+  PGresult *nodes;
 };
-/* Samples of the suspect's kind (all nodes, its own included). The caller
- * frees *out with siox_wh_peers_free. 0, -EIO, -ENOMEM. */
+/* Samples of the suspect's kind (all nodes, its own included), nearest
+ * to mid_ns first (then by aid), read ring by ring (wh_peers.c). The
+ * caller frees *out with siox_wh_peers_free. 0, -EIO, -ENOMEM. */
 int siox_wh_peers(PGconn *c, const struct siox_peer_query *q, struct siox_peer_set *out, char *err, size_t errlen);
 void siox_wh_peers_free(struct siox_peer_set *p);
 
