@@ -289,18 +289,15 @@ static void add_times(struct siox_db *db, const struct siox_block *b, const int6
 /* A resent batch: only the remote calls of activities new in it (ingest.c's
  * siox_new); the others are stored, and a second row would be matched
  * twice. */
+#define RESENT_SQL(cols)                                                                                               \
+  {"CREATE TEMP TABLE IF NOT EXISTS siox_stage_rc ON COMMIT DELETE ROWS AS SELECT " cols                               \
+   " FROM remote_calls WITH NO DATA",                                                                                  \
+   "COPY siox_stage_rc (" cols ") FROM STDIN (FORMAT binary)",                                                         \
+   "INSERT INTO remote_calls (" cols ") SELECT " cols " FROM siox_stage_rc WHERE aid IN (SELECT aid FROM siox_new)"}
 static int copy_remote_calls_resent(struct siox_db *db, const struct siox_copybuf *c) {
-  if (siox_db_exec(db->conn, db->forward ? "CREATE TEMP TABLE IF NOT EXISTS siox_stage_rc ON COMMIT DELETE ROWS AS"
-                                           " SELECT " RC_COLUMNS_AWAY " FROM remote_calls WITH NO DATA"
-                                         : "CREATE TEMP TABLE IF NOT EXISTS siox_stage_rc ON COMMIT DELETE ROWS AS"
-                                           " SELECT " RC_COLUMNS " FROM remote_calls WITH NO DATA") ||
-      siox_db_copy(db->conn, db->forward ? "COPY siox_stage_rc (" RC_COLUMNS_AWAY ") FROM STDIN (FORMAT binary)"
-                                         : "COPY siox_stage_rc (" RC_COLUMNS ") FROM STDIN (FORMAT binary)",
-                   c->p, c->len) ||
-      siox_db_exec(db->conn, db->forward ? "INSERT INTO remote_calls (" RC_COLUMNS_AWAY ") SELECT " RC_COLUMNS_AWAY
-                                           " FROM siox_stage_rc WHERE aid IN (SELECT aid FROM siox_new)"
-                                         : "INSERT INTO remote_calls (" RC_COLUMNS ") SELECT " RC_COLUMNS
-                                           " FROM siox_stage_rc WHERE aid IN (SELECT aid FROM siox_new)"))
+  static const char *const sql[2][3] = {RESENT_SQL(RC_COLUMNS), RESENT_SQL(RC_COLUMNS_AWAY)};
+  const char *const *q = sql[db->forward != 0];
+  if (siox_db_exec(db->conn, q[0]) || siox_db_copy(db->conn, q[1], c->p, c->len) || siox_db_exec(db->conn, q[2]))
     return -EIO;
   return 0;
 }
