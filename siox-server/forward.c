@@ -46,6 +46,7 @@ struct siox_forwarder {
   struct peer peers[SIOX_SERVER_SHARDS_MAX + 1];
   struct siox_forward_stats st;
   struct siox_copybuf buf;
+  int64_t maps_next_ms; /* next look at shard_map_outbox: mappings are rare, so not every round while calls flow */
 };
 
 /* The outbox rows for one owner whose activity is stored, oldest first:
@@ -260,19 +261,21 @@ static void peer_ok(struct siox_forwarder *f, int j) {
 
 /* One turn for every owner that is due. Returns 1 when rows moved. */
 static int round_once(struct siox_forwarder *f) {
-  int moved = 0;
+  int moved = 0, maps = now_ms() >= f->maps_next_ms;
+  if (maps) f->maps_next_ms = now_ms() + f->period_ms;
   for (int j = 1; j <= f->nshards; j++) {
     if (!f->peers[j].conninfo || now_ms() < f->peers[j].next_try_ms) continue;
     int n = 0, sent = 0;
     /* Mappings first: the owner then joins before the calls arrive (either
      * order links the same; this one moves fewer rows there). */
-    for (size_t l = 0; l < sizeof lanes / sizeof lanes[0] && n >= 0; l++) {
+    for (size_t l = maps ? 0 : 1; l < sizeof lanes / sizeof lanes[0] && n >= 0; l++) {
       n = ROWS_PER_TXN;
       for (int k = 0; k < ROUNDS_PER_PEER && n == ROWS_PER_TXN; k++) {
         if ((n = forward_some(f, j, &lanes[l])) == -ENOTCONN) return moved;
         if (n < 0) break;
         sent += n;
       }
+      if (l == 0 && n == ROWS_PER_TXN) f->maps_next_ms = 0; /* more wait: look again next round */
     }
     /* Nothing to send says nothing about the owner: its state stands. */
     if (n < 0) peer_failed(f, j);
