@@ -59,9 +59,12 @@ static char *cache_key(const char *scope, uint32_t type, const char *value, size
   "WITH o AS (INSERT INTO objects DEFAULT VALUES RETURNING object_id)" \
   " INSERT INTO descriptors (scope_key, type, value, object_id) SELECT $1, $2, $3, object_id FROM o"
 
-static int fetch_or_create(struct siox_db *db, const char *scope, const char *type, const char *value, struct desc *d) {
+/* *created: 1 when this call made the descriptor (and its object). */
+static int fetch_or_create(struct siox_db *db, const char *scope, const char *type, const char *value, struct desc *d,
+                           int *created) {
   const char *v[] = {scope, type, value};
   PGresult *r = siox_db_query(db->conn, DESC_SELECT_SQL, 3, v);
+  *created = 0;
   if (r && PQntuples(r) == 0) {
     PQclear(r);
     /* With peers, another shard's forwarder may create the same global
@@ -72,6 +75,7 @@ static int fetch_or_create(struct siox_db *db, const char *scope, const char *ty
                                     " DO NOTHING RETURNING desc_id, object_id"
                                   : DESC_CREATE_SQL " RETURNING desc_id, object_id",
                       3, v);
+    *created = r && PQntuples(r) == 1;
     if (r && PQntuples(r) == 0) PQclear(r), r = siox_db_query(db->conn, DESC_SELECT_SQL, 3, v);
   }
   if (r && PQntuples(r) == 0) PQclear(r), r = NULL;
@@ -83,17 +87,25 @@ static int fetch_or_create(struct siox_db *db, const char *scope, const char *ty
 }
 
 /* The descriptor (scope, type, value): cache, then warehouse (created if
- * new); d->object_id is its root. The cache key in *key (caller frees). */
+ * new); d->object_id is its root. The cache key in *key (caller frees).
+ * With peers, a new object's owner set is known without a query (its one
+ * name's owner, none for a local name): a MAP of a new fd to a path then
+ * costs the join no lookup (shard_class.c). */
 static int find_desc(struct siox_db *db, const char *scope, uint32_t attr, const char *value, struct desc *d,
                      char **key, size_t *klen) {
   char type[16];
-  int rc = 0;
+  int rc = 0, created = 0;
   snprintf(type, sizeof type, "%u", attr);
   if (!(*key = cache_key(scope, attr, value, klen))) return -ENOMEM;
   uint64_t *hit = siox_hmap_get(&db->descs, *key, *klen);
   if (hit) d->desc_id = (int64_t)hit[0], d->object_id = (int64_t)hit[1];
-  else if ((rc = fetch_or_create(db, scope, type, value, d)) == 0)
+  else if ((rc = fetch_or_create(db, scope, type, value, d, &created)) == 0)
     rc = siox_hmap_put(&db->descs, *key, *klen, (uint64_t)d->desc_id, (uint64_t)d->object_id);
+  if (rc == 0 && created && db->forward) {
+    struct siox_shards s = {{0, 0}};
+    if (!*scope) siox_shards_add(&s, siox_shard_owner(attr, value, db->nshards));
+    rc = siox_hmap_put(&db->owners, &d->object_id, sizeof d->object_id, s.m[0], s.m[1]);
+  }
   if (rc == 0) d->object_id = siox_uf_find(&db->objects, d->object_id);
   return rc;
 }
