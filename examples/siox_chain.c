@@ -27,6 +27,8 @@ struct options {
   unsigned slow_us, fast_us;
   uint64_t block;
   const char *object;
+  const char *server_object; /* NULL: object; else the server's name of it */
+  const char *map_to;        /* set: only report that object is also named map_to */
   const char *server_socket; /* NULL: $SIOX_SOCKET, as the app's */
 };
 
@@ -48,6 +50,11 @@ static void usage(FILE *out) {
           "      --fast-us US      service time of a normal device (default 1000)\n"
           "  -b, --block BYTES     bytes per write (default 65536)\n"
           "  -o, --object NAME     object name sent as descriptor (default chain-<pid>)\n"
+          "      --server-object NAME  the server names the object NAME instead (a second\n"
+          "                        global name, as a brick names a gfid the client sent\n"
+          "                        as a path): linked only where a mapping joins them\n"
+          "      --map-to NAME     run no chain: report only that --object is also named\n"
+          "                        NAME (a MAP record, as GlusterFS maps a path to its gfid)\n"
           "      --server-socket P the storage server process reports to the daemon at\n"
           "                        socket P instead (two nodes: its records then reach\n"
           "                        the warehouse through another daemon than the app's)\n"
@@ -61,9 +68,10 @@ static int parse_options(int argc, char **argv, struct options *o) {
       {"writes", required_argument, 0, 'n'}, {"slow-device", required_argument, 0, 's'},
       {"slow-us", required_argument, 0, 'S'}, {"fast-us", required_argument, 0, 'F'},
       {"block", required_argument, 0, 'b'},  {"object", required_argument, 0, 'o'},
-      {"server-socket", required_argument, 0, 'P'}, {"help", no_argument, 0, 'h'},
+      {"server-socket", required_argument, 0, 'P'}, {"server-object", required_argument, 0, 'O'},
+      {"map-to", required_argument, 0, 'M'},        {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
-  *o = (struct options){20, 1, 20000, 1000, 65536, NULL, NULL};
+  *o = (struct options){20, 1, 20000, 1000, 65536, NULL, NULL, NULL, NULL};
   int c;
   while ((c = getopt_long(argc, argv, "n:s:b:o:h", longs, NULL)) != -1) {
     switch (c) {
@@ -74,6 +82,8 @@ static int parse_options(int argc, char **argv, struct options *o) {
     case 'b': o->block = strtoull(optarg, NULL, 10); break;
     case 'o': o->object = optarg; break;
     case 'P': o->server_socket = optarg; break;
+    case 'O': o->server_object = optarg; break;
+    case 'M': o->map_to = optarg; break;
     case 'h': usage(stdout); exit(0);
     default: usage(stderr); return -1;
     }
@@ -125,7 +135,7 @@ static int server_register(struct server_layer *s) {
 static int serve(int sock, const struct options *o, const char *object) {
   struct server_layer s;
   if (server_register(&s) != 0) return 1;
-  siox_desc d = siox_desc_str(SIOX_ATTR_TEST_HANDLE, object);
+  siox_desc d = siox_desc_str(SIOX_ATTR_TEST_HANDLE, o->server_object ? o->server_object : object);
   struct request rq;
   while (full_io(sock, &rq, sizeof rq, 0) == 0) {
     int dev = (int)(rq.index % 2);
@@ -192,12 +202,26 @@ static int run_app(int sock, const struct options *o, const char *object) {
   return 0;
 }
 
+/* --map-to: a naming layer's one MAP record, from a node of its own. */
+static int report_map(const char *object, const char *to) {
+  char host[256];
+  if (gethostname(host, sizeof host) != 0) strcpy(host, "localhost");
+  siox_unid namer;
+  siox_desc from = siox_desc_str(SIOX_ATTR_TEST_HANDLE, object), alias = siox_desc_str(SIOX_ATTR_TEST_HANDLE, to);
+  int rc = siox_node_register(host, "namer", NULL, &namer);
+  rc = rc ? rc : siox_descriptor_map(namer, 0, &from, &alias);
+  if (rc == 0) rc = siox_flush(5000);
+  printf("siox-example-chain: object %s mapped to %s%s\n", object, to, rc ? " (not reported)" : "");
+  return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   struct options o;
   if (parse_options(argc, argv, &o) != 0) return 2;
   char object[64];
   snprintf(object, sizeof object, "%s", o.object ? o.object : "");
   if (!o.object) snprintf(object, sizeof object, "chain-%ld", (long)getpid());
+  if (o.map_to) return report_map(object, o.map_to);
 
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {

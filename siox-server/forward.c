@@ -9,8 +9,9 @@
  * insert: each call reaches its owner exactly once. An owner that is down
  * keeps its rows here (status: forward_pending, forward_peers_down) and gets
  * them when it is back; ingest never waits for it, since this thread has
- * its own connections. Protocol: warehouse/README.md, "Cross-shard
- * causality".
+ * its own connections. Joins of global names (shard_map_outbox, schema
+ * 033) go to every peer the same way, before the calls. Protocol:
+ * warehouse/README.md, "Cross-shard causality".
  */
 #include <errno.h>
 #include <pthread.h>
@@ -45,6 +46,7 @@ struct siox_forwarder {
   struct peer peers[SIOX_SERVER_SHARDS_MAX + 1];
   struct siox_forward_stats st;
   struct siox_copybuf buf;
+  int64_t maps_next_ms; /* next look at shard_map_outbox: mappings are rare, so not every round while calls flow */
 };
 
 /* The outbox rows for one owner whose activity is stored, oldest first:
@@ -87,6 +89,30 @@ static const char *const owner_sql[] = {
     " SELECT DISTINCT ON (aid) aid, hwid, swid, unc_ns FROM siox_fwd_in ORDER BY aid, unc_ns DESC"
     " ON CONFLICT (aid) DO UPDATE SET unc_ns = EXCLUDED.unc_ns"};
 
+/* Mappings another shard must know (schema 033): two global names of one
+ * object, sent at once (nothing to wait for), stored once per (origin,
+ * outbox id); the owner's database thread joins them (objects.c). */
+static const char map_pick_sql[] =
+    "SELECT m.ob_id, a.type, a.value, b.type, b.value FROM shard_map_outbox m"
+    " JOIN descriptors a ON a.desc_id = m.desc_a JOIN descriptors b ON b.desc_id = m.desc_b"
+    " WHERE m.owner = $1 ORDER BY m.ob_id LIMIT $2";
+static const char *const map_owner_sql[] = {
+    "CREATE TEMP TABLE IF NOT EXISTS siox_map_in (origin integer, ob_id bigint, type_a integer, value_a text,"
+    " type_b integer, value_b text) ON COMMIT DELETE ROWS",
+    "INSERT INTO shard_map_inbox (origin, ob_id, type_a, value_a, type_b, value_b) SELECT * FROM siox_map_in"
+    " ON CONFLICT (origin, ob_id) DO NOTHING"};
+
+/* What goes to an owner: picked here, encoded, stored there by its
+ * statements (the first creates the temp table the COPY fills), deleted
+ * here once the owner committed. */
+struct lane {
+  const char *pick, *copy, *del;
+  const char *const *owner_sql;
+  size_t n_owner_sql;
+  int lock; /* the owner's matcher lock, shared: the rows draw rc_ids there */
+  int (*encode)(struct siox_forwarder *f, PGresult *r);
+};
+
 static int64_t now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -124,7 +150,7 @@ static PGconn *connect_owner(const char *conninfo, int j, int n) {
 }
 
 /* The picked rows, as binary COPY data for siox_fwd_in. */
-static int encode(struct siox_forwarder *f, PGresult *r) {
+static int encode_calls(struct siox_forwarder *f, PGresult *r) {
   struct siox_copybuf *c = &f->buf;
   siox_copybuf_start(c);
   for (int i = 0; i < PQntuples(r); i++) {
@@ -141,14 +167,37 @@ static int encode(struct siox_forwarder *f, PGresult *r) {
   return siox_copybuf_finish(c);
 }
 
+/* The picked mappings, as binary COPY data for siox_map_in. */
+static int encode_maps(struct siox_forwarder *f, PGresult *r) {
+  struct siox_copybuf *c = &f->buf;
+  siox_copybuf_start(c);
+  for (int i = 0; i < PQntuples(r); i++) {
+    siox_copybuf_row(c, 6);
+    siox_copybuf_i32(c, f->shard);
+    siox_copybuf_i64(c, strtoll(PQgetvalue(r, i, 0), NULL, 10));
+    for (int col = 1; col < 5; col += 2) {
+      siox_copybuf_i32(c, (int32_t)strtol(PQgetvalue(r, i, col), NULL, 10));
+      siox_copybuf_text(c, PQgetvalue(r, i, col + 1), strlen(PQgetvalue(r, i, col + 1)));
+    }
+  }
+  return siox_copybuf_finish(c);
+}
+
+static const struct lane lanes[] = {
+    {map_pick_sql, "COPY siox_map_in FROM STDIN (FORMAT binary)",
+     "DELETE FROM shard_map_outbox WHERE ob_id = ANY($1::bigint[])", map_owner_sql,
+     sizeof map_owner_sql / sizeof map_owner_sql[0], 0, encode_maps},
+    {pick_sql, "COPY siox_fwd_in FROM STDIN (FORMAT binary)", "DELETE FROM shard_outbox WHERE ob_id = ANY($1::bigint[])",
+     owner_sql, sizeof owner_sql / sizeof owner_sql[0], 1, encode_calls},
+};
+
 /* One transaction on the owner. 0 once it committed, else -EIO (the
  * connection is dropped and the transaction with it). */
-static int deliver(struct peer *p, const struct siox_copybuf *data) {
-  int rc = siox_db_exec(p->c, "BEGIN; SELECT pg_advisory_xact_lock_shared(" SIOX_FORWARD_LOCK_KEY ")");
-  for (size_t i = 0; rc == 0 && i < sizeof owner_sql / sizeof owner_sql[0]; i++) {
-    rc = siox_db_exec(p->c, owner_sql[i]);
-    if (rc == 0 && i == 0)
-      rc = siox_db_copy(p->c, "COPY siox_fwd_in FROM STDIN (FORMAT binary)", data->p, data->len) ? -EIO : 0;
+static int deliver(struct peer *p, const struct lane *l, const struct siox_copybuf *data) {
+  int rc = siox_db_exec(p->c, l->lock ? "BEGIN; SELECT pg_advisory_xact_lock_shared(" SIOX_FORWARD_LOCK_KEY ")" : "BEGIN");
+  for (size_t i = 0; rc == 0 && i < l->n_owner_sql; i++) {
+    rc = siox_db_exec(p->c, l->owner_sql[i]);
+    if (rc == 0 && i == 0) rc = siox_db_copy(p->c, l->copy, data->p, data->len) ? -EIO : 0;
   }
   if (rc == 0) rc = siox_db_exec(p->c, "COMMIT");
   if (rc) PQfinish(p->c), p->c = NULL;
@@ -166,28 +215,29 @@ static char *id_list(PGresult *r) {
   return s;
 }
 
-/* Moves up to ROWS_PER_TXN rows to owner j: the number moved, or -EIO
- * (owner unreachable or failed) or -ENOTCONN (this shard's database). */
-static int forward_some(struct siox_forwarder *f, int j) {
+/* Moves up to ROWS_PER_TXN rows of lane l to owner j: the number moved,
+ * or -EIO (owner unreachable or failed) or -ENOTCONN (this shard's
+ * database). */
+static int forward_some(struct siox_forwarder *f, int j, const struct lane *l) {
   struct peer *p = &f->peers[j];
   char owner[16], limit[16];
   snprintf(owner, sizeof owner, "%d", j);
   snprintf(limit, sizeof limit, "%d", ROWS_PER_TXN);
   const char *param[] = {owner, limit};
-  PGresult *r = siox_db_query(f->local, pick_sql, 2, param);
+  PGresult *r = siox_db_query(f->local, l->pick, 2, param);
   if (!r) return -ENOTCONN;
   int n = PQntuples(r), rc = 0;
   if (n == 0) return PQclear(r), 0;
   if (!p->c && !(p->c = connect_owner(p->conninfo, j, f->nshards))) rc = -EIO;
-  if (rc == 0 && encode(f, r) != 0) rc = -ENOMEM;
-  if (rc == 0) rc = deliver(p, &f->buf);
+  if (rc == 0 && l->encode(f, r) != 0) rc = -ENOMEM;
+  if (rc == 0) rc = deliver(p, l, &f->buf);
   char *ids = rc == 0 ? id_list(r) : NULL;
   PQclear(r);
   if (rc) return rc;
   /* The owner holds them now. A delete lost here (this database gone)
    * sends them again later, and the owner's shard_inbox drops them. */
   const char *del[] = {ids};
-  PGresult *d = ids ? siox_db_query(f->local, "DELETE FROM shard_outbox WHERE ob_id = ANY($1::bigint[])", 1, del) : NULL;
+  PGresult *d = ids ? siox_db_query(f->local, l->del, 1, del) : NULL;
   free(ids);
   PQclear(d);
   if (!d) return -ENOTCONN;
@@ -211,14 +261,21 @@ static void peer_ok(struct siox_forwarder *f, int j) {
 
 /* One turn for every owner that is due. Returns 1 when rows moved. */
 static int round_once(struct siox_forwarder *f) {
-  int moved = 0;
+  int moved = 0, maps = now_ms() >= f->maps_next_ms;
+  if (maps) f->maps_next_ms = now_ms() + f->period_ms;
   for (int j = 1; j <= f->nshards; j++) {
     if (!f->peers[j].conninfo || now_ms() < f->peers[j].next_try_ms) continue;
-    int n = ROWS_PER_TXN, sent = 0;
-    for (int k = 0; k < ROUNDS_PER_PEER && n == ROWS_PER_TXN; k++) {
-      if ((n = forward_some(f, j)) == -ENOTCONN) return moved;
-      if (n < 0) break;
-      sent += n;
+    int n = 0, sent = 0;
+    /* Mappings first: the owner then joins before the calls arrive (either
+     * order links the same; this one moves fewer rows there). */
+    for (size_t l = maps ? 0 : 1; l < sizeof lanes / sizeof lanes[0] && n >= 0; l++) {
+      n = ROWS_PER_TXN;
+      for (int k = 0; k < ROUNDS_PER_PEER && n == ROWS_PER_TXN; k++) {
+        if ((n = forward_some(f, j, &lanes[l])) == -ENOTCONN) return moved;
+        if (n < 0) break;
+        sent += n;
+      }
+      if (l == 0 && n == ROWS_PER_TXN) f->maps_next_ms = 0; /* more wait: look again next round */
     }
     /* Nothing to send says nothing about the owner: its state stands. */
     if (n < 0) peer_failed(f, j);
@@ -226,7 +283,8 @@ static int round_once(struct siox_forwarder *f) {
   }
   int64_t down = 0, pending = 0;
   for (int j = 1; j <= f->nshards; j++) down += f->peers[j].down;
-  PGresult *r = siox_db_query(f->local, "SELECT count(*) FROM shard_outbox", 0, NULL);
+  PGresult *r = siox_db_query(f->local, "SELECT (SELECT count(*) FROM shard_outbox) + (SELECT count(*) FROM shard_map_outbox)",
+                              0, NULL);
   if (r) pending = strtoll(PQgetvalue(r, 0, 0), NULL, 10), f->st.pending = pending;
   PQclear(r);
   f->st.peers_down = down;

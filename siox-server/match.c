@@ -86,7 +86,9 @@ static const char candidates_sql[] =
  * uncertainty come from shard_actors (schema 031); a local call's from
  * this warehouse as above. Exactly one of the two branches has a row. A
  * pair whose two calls came from the same origin is that origin's to link
- * (both are stored there), never the owner's. */
+ * (both are stored there), never the owner's. A local receive that went
+ * to its owner elsewhere (away, schema 033) is decided there with the
+ * other shards' senders: here only with this shard's own. */
 static const char candidates_shard_sql[] =
     CAND_HEAD
     "  CROSS JOIN LATERAL (SELECT n.hwid, n.swid, d.clock_uncertainty_ns AS unc FROM activities a"
@@ -98,7 +100,7 @@ static const char candidates_shard_sql[] =
     "   JOIN daemons d ON d.daemon_id = p.daemon_id WHERE p.proc_id = (s.aid >> 32)::int"
     "   UNION ALL SELECT x.unc_ns FROM shard_actors x WHERE x.aid = s.aid) su"
     CAND_WHERE("rn.unc", "su.unc")
-    "  AND (r.origin IS NULL OR s.origin IS DISTINCT FROM r.origin)"
+    "  AND (r.origin IS NULL OR s.origin IS DISTINCT FROM r.origin) AND (s.origin IS NULL OR NOT r.away)"
     " ORDER BY 1, 2";
 
 /* Remote calls whose activity row has arrived since they were parked: they
@@ -331,11 +333,15 @@ int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result
   int64_t top = 0, unmatched = 0;
   memset(&b, 0, sizeof b);
   memset(res, 0, sizeof *res);
+  /* Mappings other shards told of join objects first (their own
+   * transaction, as a batch's MAPs would): what they move is new to this
+   * pass. */
+  int rc = db->forward ? siox_objects_apply_maps(db) : 0;
   /* A pass need not wait for its WAL flush: it promises no daemon
    * anything, and one lost in a crash is lost whole (links and watermark
    * in one transaction), so the next pass does it again. The next batch's
    * synchronous commit flushes it anyway. */
-  int rc = siox_db_exec(db->conn, "BEGIN; SET LOCAL synchronous_commit = off");
+  if (rc == 0) rc = siox_db_exec(db->conn, "BEGIN; SET LOCAL synchronous_commit = off");
   /* Other shards' forwarders insert remote calls here in their own
    * transactions, drawing rc_ids that commit in any order: a pass must not
    * move the watermark past an rc_id still uncommitted. Each of their

@@ -14,6 +14,7 @@
 
 #include "ingest.h"
 #include "match_window.h"
+#include "shard_class.h"
 #include "shard_owner.h"
 #include "siox_record_rules.h"
 #include "siox/siox_ontology.h"
@@ -58,9 +59,12 @@ static char *cache_key(const char *scope, uint32_t type, const char *value, size
   "WITH o AS (INSERT INTO objects DEFAULT VALUES RETURNING object_id)" \
   " INSERT INTO descriptors (scope_key, type, value, object_id) SELECT $1, $2, $3, object_id FROM o"
 
-static int fetch_or_create(struct siox_db *db, const char *scope, const char *type, const char *value, struct desc *d) {
+/* *created: 1 when this call made the descriptor (and its object). */
+static int fetch_or_create(struct siox_db *db, const char *scope, const char *type, const char *value, struct desc *d,
+                           int *created) {
   const char *v[] = {scope, type, value};
   PGresult *r = siox_db_query(db->conn, DESC_SELECT_SQL, 3, v);
+  *created = 0;
   if (r && PQntuples(r) == 0) {
     PQclear(r);
     /* With peers, another shard's forwarder may create the same global
@@ -71,6 +75,7 @@ static int fetch_or_create(struct siox_db *db, const char *scope, const char *ty
                                     " DO NOTHING RETURNING desc_id, object_id"
                                   : DESC_CREATE_SQL " RETURNING desc_id, object_id",
                       3, v);
+    *created = r && PQntuples(r) == 1;
     if (r && PQntuples(r) == 0) PQclear(r), r = siox_db_query(db->conn, DESC_SELECT_SQL, 3, v);
   }
   if (r && PQntuples(r) == 0) PQclear(r), r = NULL;
@@ -81,21 +86,39 @@ static int fetch_or_create(struct siox_db *db, const char *scope, const char *ty
   return 0;
 }
 
+/* The descriptor (scope, type, value): cache, then warehouse (created if
+ * new); d->object_id is its root. The cache key in *key (caller frees).
+ * With peers, a new object's owner set is known without a query (its one
+ * name's owner, none for a local name): a MAP of a new fd to a path then
+ * costs the join no lookup (shard_class.c). */
+static int find_desc(struct siox_db *db, const char *scope, uint32_t attr, const char *value, struct desc *d,
+                     char **key, size_t *klen) {
+  char type[16];
+  int rc = 0, created = 0;
+  snprintf(type, sizeof type, "%u", attr);
+  if (!(*key = cache_key(scope, attr, value, klen))) return -ENOMEM;
+  uint64_t *hit = siox_hmap_get(&db->descs, *key, *klen);
+  if (hit) d->desc_id = (int64_t)hit[0], d->object_id = (int64_t)hit[1];
+  else if ((rc = fetch_or_create(db, scope, type, value, d, &created)) == 0)
+    rc = siox_hmap_put(&db->descs, *key, *klen, (uint64_t)d->desc_id, (uint64_t)d->object_id);
+  if (rc == 0 && created && db->forward) {
+    struct siox_shards s = {{0, 0}};
+    if (!*scope) siox_shards_add(&s, siox_shard_owner(attr, value, db->nshards));
+    rc = siox_hmap_put(&db->owners, &d->object_id, sizeof d->object_id, s.m[0], s.m[1]);
+  }
+  if (rc == 0) d->object_id = siox_uf_find(&db->objects, d->object_id);
+  return rc;
+}
+
 /* Resolves one descriptor value (creating it if new); with release set,
  * retires it instead when it is not of global scope. */
 static int resolve(struct siox_db *db, const struct siox_block *b, int64_t proc_id, uint32_t proc,
                    const struct siox_value *v, struct desc *d, int release) {
-  char scope[300], type[16], *value = NULL, *key;
-  size_t klen;
+  char scope[300], *value = NULL, *key = NULL;
+  size_t klen = 0;
   int rc = desc_key(b, proc_id, proc, v, scope, sizeof scope, &value);
   if (rc) return rc;
-  snprintf(type, sizeof type, "%u", v->attr);
-  if (!(key = cache_key(scope, v->attr, value, &klen))) return free(value), -ENOMEM;
-  uint64_t *hit = siox_hmap_get(&db->descs, key, klen);
-  if (hit) d->desc_id = (int64_t)hit[0], d->object_id = (int64_t)hit[1];
-  else if ((rc = fetch_or_create(db, scope, type, value, d)) == 0)
-    rc = siox_hmap_put(&db->descs, key, klen, (uint64_t)d->desc_id, (uint64_t)d->object_id);
-  if (rc == 0) d->object_id = siox_uf_find(&db->objects, d->object_id);
+  rc = find_desc(db, scope, v->attr, value, d, &key, &klen);
   /* Only global descriptors pair across hosts; host- and process-scope ones
    * pair within one daemon, hence one shard. */
   d->owner = db->forward && siox_attr_lookup(v->attr)->scope == SIOX_SCOPE_GLOBAL
@@ -118,11 +141,17 @@ static int resolve(struct siox_db *db, const struct siox_block *b, int64_t proc_
  * warehouse (flattened: every row moves to the surviving root, and moved
  * remote calls get a fresh rc_id so that the matcher looks at them again).
  * Remote calls of the current batch are not stored yet: copy_remote_calls
- * resolves their roots after the last MAP. */
-static int join(struct siox_db *db, int64_t a, int64_t b) {
+ * resolves their roots after the last MAP. With peers the join may send
+ * stored senders to more owners, and a MAP recorded here (tell) is told to
+ * every peer (shard_class.c). */
+static int join(struct siox_db *db, int64_t a, int64_t b, int tell) {
   int64_t loser, win = siox_uf_union(&db->objects, a, b, &loser);
   if (win < 0) return (int)win;
   if (!loser) return 0;
+  if (db->forward) {
+    int rc = siox_class_join(db, win, loser, tell);
+    if (rc) return rc;
+  }
   char w[24], l[24];
   const char *p[] = {siox_i64s(w, win), siox_i64s(l, loser)};
   static const char *const sql[] = {
@@ -202,7 +231,8 @@ struct rc_row {
   int64_t start, end; /* the activity's interval; has_times 0: not in this batch */
   int64_t node_id;    /* a receive's node (from its activity's type); 0: unknown */
   const char *hw, *sw;
-  int owner; /* its descriptor's owner shard (struct desc), else 0 */
+  int owner;              /* its descriptor's owner shard (struct desc), else 0 */
+  struct siox_shards fan; /* with owner: the shards it goes to, here included (fan_out) */
   char kind, has_times, in_memory, matched;
 };
 
@@ -265,16 +295,21 @@ static void add_times(struct siox_db *db, const struct siox_block *b, const int6
 
 #define RC_COLUMNS \
   "aid, kind, object_id, desc_id, offset_b, length_b, target_hwid, target_swid, start_ns, end_ns, in_memory, matched"
+/* With peers, also whether a receive went to its owner elsewhere (schema 033). */
+#define RC_COLUMNS_AWAY RC_COLUMNS ", away"
 
 /* A resent batch: only the remote calls of activities new in it (ingest.c's
  * siox_new); the others are stored, and a second row would be matched
  * twice. */
+#define RESENT_SQL(cols)                                                                                               \
+  {"CREATE TEMP TABLE IF NOT EXISTS siox_stage_rc ON COMMIT DELETE ROWS AS SELECT " cols                               \
+   " FROM remote_calls WITH NO DATA",                                                                                  \
+   "COPY siox_stage_rc (" cols ") FROM STDIN (FORMAT binary)",                                                         \
+   "INSERT INTO remote_calls (" cols ") SELECT " cols " FROM siox_stage_rc WHERE aid IN (SELECT aid FROM siox_new)"}
 static int copy_remote_calls_resent(struct siox_db *db, const struct siox_copybuf *c) {
-  if (siox_db_exec(db->conn, "CREATE TEMP TABLE IF NOT EXISTS siox_stage_rc ON COMMIT DELETE ROWS AS"
-                             " SELECT " RC_COLUMNS " FROM remote_calls WITH NO DATA") ||
-      siox_db_copy(db->conn, "COPY siox_stage_rc (" RC_COLUMNS ") FROM STDIN (FORMAT binary)", c->p, c->len) ||
-      siox_db_exec(db->conn, "INSERT INTO remote_calls (" RC_COLUMNS ") SELECT " RC_COLUMNS
-                             " FROM siox_stage_rc WHERE aid IN (SELECT aid FROM siox_new)"))
+  static const char *const sql[2][3] = {RESENT_SQL(RC_COLUMNS), RESENT_SQL(RC_COLUMNS_AWAY)};
+  const char *const *q = sql[db->forward != 0];
+  if (siox_db_exec(db->conn, q[0]) || siox_db_copy(db->conn, q[1], c->p, c->len) || siox_db_exec(db->conn, q[2]))
     return -EIO;
   return 0;
 }
@@ -287,7 +322,7 @@ static int copy_remote_calls(struct siox_db *db, const struct rc_rows *rows) {
   siox_copybuf_start(c);
   for (size_t i = 0; i < rows->n; i++) {
     const struct rc_row *w = &rows->v[i];
-    siox_copybuf_row(c, 12);
+    siox_copybuf_row(c, db->forward ? 13 : 12);
     siox_copybuf_i64(c, w->aid);
     siox_copybuf_text(c, &w->kind, 1);
     siox_copybuf_i64(c, siox_uf_find(&db->objects, w->object_id));
@@ -300,10 +335,13 @@ static int copy_remote_calls(struct siox_db *db, const struct rc_rows *rows) {
     else siox_copybuf_null(c), siox_copybuf_null(c);
     siox_copybuf_bool(c, w->in_memory);
     siox_copybuf_bool(c, w->matched);
+    if (db->forward) siox_copybuf_bool(c, w->kind == 'R' && w->owner && w->owner != db->shard);
   }
   int rc = siox_copybuf_finish(c);
   if (rc == 0 && !db->resend)
-    rc = siox_db_copy(db->conn, "COPY remote_calls (" RC_COLUMNS ") FROM STDIN (FORMAT binary)", c->p, c->len);
+    rc = siox_db_copy(db->conn, db->forward ? "COPY remote_calls (" RC_COLUMNS_AWAY ") FROM STDIN (FORMAT binary)"
+                                            : "COPY remote_calls (" RC_COLUMNS ") FROM STDIN (FORMAT binary)",
+                      c->p, c->len);
   else if (rc == 0)
     rc = copy_remote_calls_resent(db, c);
   return rc;
@@ -311,27 +349,46 @@ static int copy_remote_calls(struct siox_db *db, const struct rc_rows *rows) {
 
 #define OB_COLUMNS "owner, aid, kind, desc_id, offset_b, length_b, target_hwid, target_swid"
 
-/* The batch's remote calls another shard owns go to shard_outbox in the
- * batch's transaction: the outbox holds a call exactly when it is stored.
- * A resent batch forwards only the calls of its new activities, as it
- * stores only those. */
+/* The shards each globally named call of the batch goes to (with peers):
+ * its descriptor's owner and, for a sender, the owner of every other
+ * global name of its object (a MAP here or on a peer joined them), each of
+ * which decides the receives named by its name. After the batch's last
+ * MAP, so that its senders go where their object's names say. */
+static int fan_out(struct siox_db *db, struct rc_rows *rows) {
+  for (size_t i = 0; i < rows->n; i++) {
+    struct rc_row *w = &rows->v[i];
+    w->fan = (struct siox_shards){{0, 0}};
+    if (!w->owner) continue;
+    int rc = w->kind == 'S' ? siox_class_owners(db, siox_uf_find(&db->objects, w->object_id), &w->fan) : 0;
+    if (rc) return rc;
+    siox_shards_add(&w->fan, w->owner);
+  }
+  return 0;
+}
+
+/* The batch's remote calls other shards own go to shard_outbox, a row per
+ * shard (fan_out), in the batch's transaction: the outbox holds a call
+ * exactly when it is stored. A resent batch forwards only the calls of its
+ * new activities, as it stores only those. */
 static int copy_outbox(struct siox_db *db, const struct rc_rows *rows) {
   struct siox_copybuf *c = &db->copy2;
   size_t n = 0;
   siox_copybuf_start(c);
   for (size_t i = 0; i < rows->n; i++) {
     const struct rc_row *w = &rows->v[i];
-    if (!w->owner || w->owner == db->shard) continue; /* kept here alone, or this shard's own */
-    siox_copybuf_row(c, 8);
-    siox_copybuf_i32(c, w->owner);
-    siox_copybuf_i64(c, w->aid);
-    siox_copybuf_text(c, &w->kind, 1);
-    siox_copybuf_i64(c, w->desc_id);
-    siox_copybuf_i64(c, w->offset);
-    siox_copybuf_i64(c, w->length);
-    siox_copybuf_text(c, w->hw, strlen(w->hw));
-    siox_copybuf_text(c, w->sw, strlen(w->sw));
-    n++;
+    for (int k = 1; w->owner && k <= db->nshards; k++) {
+      if (k == db->shard || !siox_shards_has(&w->fan, k)) continue; /* this shard's own, or no owner of it */
+      siox_copybuf_row(c, 8);
+      siox_copybuf_i32(c, k);
+      siox_copybuf_i64(c, w->aid);
+      siox_copybuf_text(c, &w->kind, 1);
+      siox_copybuf_i64(c, w->desc_id);
+      siox_copybuf_i64(c, w->offset);
+      siox_copybuf_i64(c, w->length);
+      siox_copybuf_text(c, w->hw, strlen(w->hw));
+      siox_copybuf_text(c, w->sw, strlen(w->sw));
+      n++;
+    }
   }
   int rc = siox_copybuf_finish(c);
   if (rc || !n) return rc;
@@ -356,7 +413,8 @@ static int one_record(struct siox_db *db, const struct siox_block *b, int64_t pr
   case SIOX_DESC_CREATE:
   case SIOX_DESC_RELEASE: return 0;
   case SIOX_DESC_MAP:
-    if ((rc = resolve(db, b, proc_id, r->proc, &r->values[1], &to, 0)) == 0 && (rc = join(db, d.object_id, to.object_id)) == 0)
+    if ((rc = resolve(db, b, proc_id, r->proc, &r->values[1], &to, 0)) == 0 &&
+        (rc = join(db, d.object_id, to.object_id, 1)) == 0)
       rc = add_mapping(db, proc_id, r, d.desc_id, to.desc_id);
     return rc;
   case SIOX_DESC_SEND:
@@ -402,10 +460,11 @@ static int link_in_memory(struct siox_db *db, uint64_t daemon_id, int64_t unc_ns
     struct rc_row *w = &rows->v[i];
     int64_t root = siox_uf_find(&db->objects, w->object_id);
     if (!w->has_times) continue;
-    /* A call this shard owns may meet other shards' calls, which reach the
-     * warehouse outside ingest (forward.c): the SQL matcher links its
-     * object, and as a ghost it sends what meets it there too. */
-    if ((w->owner && w->owner == db->shard) || (w->kind == 'R' && !window_receive(rows, i))) {
+    /* A call this shard owns (a sender: one of its object's names is
+     * owned here) may meet other shards' calls, which reach the warehouse
+     * outside ingest (forward.c): the SQL matcher links its object, and as
+     * a ghost it sends what meets it there too. */
+    if ((w->owner && siox_shards_has(&w->fan, db->shard)) || (w->kind == 'R' && !window_receive(rows, i))) {
       siox_mw_ghost(db->mw, w->kind, root, w->start, w->end, w->offset, w->length);
       continue;
     }
@@ -431,14 +490,57 @@ int siox_objects_ingest(struct siox_db *db, const struct siox_block *b, const in
     rc = one_record(db, b, proc_ids[b->descriptors[i].proc], &b->descriptors[i], reason, reason_len, &rows);
   if (rc == 0 && rows.n) {
     add_times(db, b, proc_ids, clock_offset_ns, &rows);
+    if (db->forward) rc = fan_out(db, &rows);
     /* A resent batch's calls go to the SQL matcher (the window may hold
      * their first copies), but the window must still know them, as ghosts,
      * so that it never decides a receive without a stored sender. */
-    if (db->mw && !db->resend) rc = link_in_memory(db, daemon_id, unc_ns, &rows);
-    else if (db->mw) ghost_rows(db, &rows);
+    if (rc == 0 && db->mw && !db->resend) rc = link_in_memory(db, daemon_id, unc_ns, &rows);
+    else if (rc == 0 && db->mw) ghost_rows(db, &rows);
     if (rc == 0) rc = copy_remote_calls(db, &rows);
     if (rc == 0 && db->forward) rc = copy_outbox(db, &rows);
   }
   free(rows.v);
   return rc == -EEXIST ? -EIO : rc;
+}
+
+/* One mapping a peer told of (row i of r: origin, ob_id, type_a, value_a,
+ * type_b, value_b): both global names resolved here (created if new) and
+ * their objects joined, as a MAP recorded here would, but not told again
+ * (its origin told every peer). */
+static int apply_map(struct siox_db *db, PGresult *r, int i) {
+  struct desc a, b;
+  char *key = NULL;
+  size_t klen;
+  int rc = find_desc(db, "", (uint32_t)strtoul(PQgetvalue(r, i, 2), NULL, 10), PQgetvalue(r, i, 3), &a, &key, &klen);
+  free(key), key = NULL;
+  if (rc == 0) rc = find_desc(db, "", (uint32_t)strtoul(PQgetvalue(r, i, 4), NULL, 10), PQgetvalue(r, i, 5), &b, &key, &klen);
+  free(key);
+  return rc ? rc : join(db, a.object_id, b.object_id, 0);
+}
+
+#define MAPS_PER_TXN "500"
+
+int siox_objects_apply_maps(struct siox_db *db) {
+  PGresult *r = siox_db_query(db->conn,
+                              "SELECT origin, ob_id, type_a, value_a, type_b, value_b FROM shard_map_inbox"
+                              " WHERE NOT applied ORDER BY origin, ob_id LIMIT " MAPS_PER_TXN, 0, NULL);
+  if (!r) return -EIO;
+  int rc = PQntuples(r) ? siox_db_exec(db->conn, "BEGIN") : 0;
+  for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
+    const char *p[] = {PQgetvalue(r, i, 0), PQgetvalue(r, i, 1)};
+    PGresult *u;
+    if ((rc = apply_map(db, r, i)) == 0 &&
+        (u = siox_db_query(db->conn, "UPDATE shard_map_inbox SET applied = true WHERE origin = $1 AND ob_id = $2", 2, p)))
+      PQclear(u);
+    else if (rc == 0)
+      rc = -EIO;
+  }
+  if (rc == 0 && PQntuples(r)) rc = siox_db_exec(db->conn, "COMMIT");
+  if (rc) {
+    PQclear(PQexec(db->conn, "ROLLBACK"));
+    siox_db_caches_clear(db); /* the joins' ids never committed */
+    rc = -EIO;
+  }
+  PQclear(r);
+  return rc;
 }

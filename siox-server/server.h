@@ -78,6 +78,7 @@ struct siox_db {
   struct siox_hmap targets; /* (proc_id, target id) -> index in target_names */
   struct siox_hmap edges;   /* (from node, to node) -> seen */
   struct siox_hmap descs;   /* scope|type|value -> (desc_id, object_id) */
+  struct siox_hmap owners;  /* with peers: object root -> owner shards of its global names (objects.c) */
   struct siox_uf objects;
   char **target_names;      /* pairs hwid, swid */
   size_t n_targets, cap_targets;
@@ -219,6 +220,10 @@ struct siox_block_descriptor;
  * 0, -EBADMSG (reason) or -EIO. */
 int siox_objects_ingest(struct siox_db *db, const struct siox_block *blk, const int64_t *proc_ids,
                         int64_t clock_offset_ns, uint64_t daemon_id, int64_t unc_ns, char *reason, size_t reason_len);
+/* With peers: joins the objects of the mappings other shards forwarded
+ * (shard_map_inbox, schema 033), in a transaction of its own. 0 or -EIO
+ * (rolled back, caches cleared). */
+int siox_objects_apply_maps(struct siox_db *db);
 
 /* ---- match.c: implicit links ---------------------------------------------- */
 

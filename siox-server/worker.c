@@ -19,6 +19,7 @@ void siox_db_caches_clear(struct siox_db *db) {
   siox_hmap_clear(&db->targets);
   siox_hmap_clear(&db->edges);
   siox_hmap_clear(&db->descs);
+  siox_hmap_clear(&db->owners);
   siox_uf_clear(&db->objects);
   siox_hmap_clear(&db->node_names);
   if (db->mw) siox_mw_reset(db->mw); /* it may hold calls of a rolled-back batch */

@@ -19,17 +19,24 @@
 #     forward_peers_down), and are linked once it is back;
 #  4. the same rows sent again: the owner stores and links nothing twice;
 #  5. the owner's server paused while the other shard's receives reach its
-#     database: linked once its own senders come in.
+#     database: linked once its own senders come in;
+#  6. the two halves name the object by two global names (the client A,
+#     the server B) and a mapping A -> B joins them (schema 033): reported
+#     on the third shard before the calls (A owned by the server's shard,
+#     B by the third), then on the client's shard after the calls are
+#     stored (A owned by the client's shard, B by the server's): each pair
+#     linked exactly once, on B's owner.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/shard_site.sh"
 
 WRITES=60
-# chain OBJECT [D]: the client half on daemon 1, the server half on daemon
-# D (2 unless given); device dev1 is slowed. Its pid in CHAIN[OBJECT].
+# chain OBJECT [D [SERVER_OBJECT]]: the client half on daemon 1, the server
+# half on daemon D (2 unless given), naming the object SERVER_OBJECT if
+# given; device dev1 is slowed. Its pid in CHAIN[OBJECT].
 declare -A CHAIN
 chain() {
   SIOX_SOCKET="$T/daemon1.sock" "$SIOX_CHAIN" --writes $WRITES --slow-device 1 --slow-us 20000 --fast-us 300 \
-    --object "$1" --server-socket "$T/daemon${2:-2}.sock" >>"$T/chain.log" 2>&1 &
+    --object "$1" ${3:+--server-object "$3"} --server-socket "$T/daemon${2:-2}.sock" >>"$T/chain.log" 2>&1 &
   CHAIN[$1]=$!
   PIDS+=("${CHAIN[$1]}")
 }
@@ -90,6 +97,11 @@ for p in (1, 2, 3):
         print(f"{p}{k} {names[k][p - 1]}")
 print(f"local {names[2][3]}")
 print(f"paused {names[1][3]}")
+# phase 6: the client's name A and the server's name B of one object
+print(f"early_a {names[2][4]}")
+print(f"early_b {names[3][4]}")
+print(f"late_a {names[1][5]}")
+print(f"late_b {names[2][5]}")
 PY
 )
 log "objects: ${OBJ[11]} (shard 1), ${OBJ[12]} (shard 2), ${OBJ[13]} (shard 3)"
@@ -184,4 +196,39 @@ check_site $((9 * 4 * WRITES)) $((9 * WRITES))
 n=$(shard_sql 1 "SELECT count(*) FROM remote_calls r JOIN descriptors d ON d.desc_id = r.desc_id
                   WHERE r.in_memory AND r.kind = 'R' AND d.value = '${OBJ[local]}'")
 [ "$n" -gt 0 ] || fail "shard 1 linked none of its own pairs in memory"
+
+log "6: one object, two global names joined by a mapping (before the calls, on shard 3; after them, on shard 1)"
+start_site_daemon 3
+# names A B: links of the client's writes on A to the server's calls on B.
+pair_links() {
+  coord_sql "SELECT count(*) || '/' || count(DISTINCT l.child_aid) FROM causal_links l
+              JOIN remote_calls s ON s.aid = l.parent_aid AND s.kind = 'S' AND s.origin IS NULL
+              JOIN descriptors sd ON sd.desc_id = s.desc_id AND sd.value = '$1'
+              JOIN remote_calls r ON r.aid = l.child_aid AND r.kind = 'R' AND r.origin IS NULL
+              JOIN descriptors rd ON rd.desc_id = r.desc_id AND rd.value = '$2'"
+}
+# report_map D A B: daemon D's process reports that A is also named B.
+report_map() { SIOX_SOCKET="$T/daemon$1.sock" "$SIOX_CHAIN" --object "$2" --map-to "$3" >>"$T/chain.log" || fail "mapping $2 -> $3"; }
+report_map 3 "${OBJ[early_a]}" "${OBJ[early_b]}"
+for k in 1 2; do until_is shard_sql $k "SELECT count(*) FROM shard_map_inbox WHERE applied" 1; done
+chain "${OBJ[early_a]}" 2 "${OBJ[early_b]}"
+wait "${CHAIN[${OBJ[early_a]}]}" || fail "chain ${OBJ[early_a]} failed"
+check_site $((10 * 4 * WRITES)) $((10 * WRITES))
+[ "$(pair_links "${OBJ[early_a]}" "${OBJ[early_b]}")" = "$WRITES/$WRITES" ] || fail "mapped early: not $WRITES links"
+n=$(shard_sql 3 "SELECT count(*) FROM causal_links l JOIN remote_calls r ON r.aid = l.child_aid
+                  JOIN descriptors d ON d.desc_id = r.desc_id WHERE d.value = '${OBJ[early_b]}'")
+[ "$n" -eq $WRITES ] || fail "shard 3 (the owner of ${OBJ[early_b]}) holds $n of its links, want $WRITES"
+
+chain "${OBJ[late_a]}" 2 "${OBJ[late_b]}"
+wait "${CHAIN[${OBJ[late_a]}]}" || fail "chain ${OBJ[late_a]} failed"
+until_is coord - "SELECT count(*) FROM activities" $((11 * 4 * WRITES))
+sleep 1 # a matcher pass on each shard: nothing links the two names yet
+[ "$(pair_links "${OBJ[late_a]}" "${OBJ[late_b]}")" = "0/0" ] || fail "linked before the mapping"
+report_map 1 "${OBJ[late_a]}" "${OBJ[late_b]}"
+check_site $((11 * 4 * WRITES)) $((11 * WRITES))
+[ "$(pair_links "${OBJ[late_a]}" "${OBJ[late_b]}")" = "$WRITES/$WRITES" ] || fail "mapped late: not $WRITES links"
+# The client's sends reached the server's shard (B's owner) once each.
+n=$(shard_sql 2 "SELECT count(*) || '/' || count(DISTINCT r.aid) FROM remote_calls r
+                  JOIN descriptors d ON d.desc_id = r.desc_id WHERE r.origin = 1 AND d.value = '${OBJ[late_a]}'")
+[ "$n" = "$WRITES/$WRITES" ] || fail "shard 2 holds $n sends of ${OBJ[late_a]}, want $WRITES/$WRITES"
 log "ok"
