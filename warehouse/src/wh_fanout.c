@@ -41,14 +41,14 @@ static size_t count_marks(const char *s) {
   return n;
 }
 
-char *siox_wh_fanout(PGconn *c, const char *branch, char *err, size_t errlen) {
+char *siox_wh_fanout_or(PGconn *c, const char *one, const char *branch, char *err, size_t errlen) {
   PGresult *r = siox_wh_query(c, "finding the site's shards",
                               "SELECT nspname FROM pg_namespace WHERE nspname ~ '^siox_shard_[0-9]+$'"
                               " ORDER BY substr(nspname, 12)::int",
                               0, NULL, err, errlen);
   if (!r) return NULL;
   int n = PQntuples(r);
-  size_t marks = count_marks(branch), cap = strlen(branch) + 3;
+  size_t marks = count_marks(branch), cap = strlen(one) + strlen(branch) + 3;
   for (int i = 0; i < n; i++) cap += strlen(branch) + marks * (strlen(PQgetvalue(r, i, 0)) + 1) + 16;
   char *out = malloc(cap);
   if (!out) {
@@ -58,7 +58,7 @@ char *siox_wh_fanout(PGconn *c, const char *branch, char *err, size_t errlen) {
   }
   size_t len = 0;
   out[0] = '\0';
-  if (n == 0) put_branch(out, &len, branch, "");
+  if (n == 0) put_branch(out, &len, one, "");
   for (int i = 0; i < n; i++) {
     char prefix[80];
     snprintf(prefix, sizeof prefix, "%s.", PQgetvalue(r, i, 0));
@@ -67,4 +67,8 @@ char *siox_wh_fanout(PGconn *c, const char *branch, char *err, size_t errlen) {
   }
   PQclear(r);
   return out;
+}
+
+char *siox_wh_fanout(PGconn *c, const char *branch, char *err, size_t errlen) {
+  return siox_wh_fanout_or(c, branch, branch, err, errlen);
 }

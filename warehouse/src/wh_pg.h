@@ -29,6 +29,10 @@ int siox_wh_exec(PGconn *c, const char *what, const char *sql, char *err, size_t
  * joined by UNION ALL, or once with "{S}" dropped on a single warehouse
  * (wh_fanout.c: why). Malloc'd; NULL with err set on failure. */
 char *siox_wh_fanout(PGconn *c, const char *branch, char *err, size_t errlen);
+/* The same, but one (written like branch) on a single warehouse: for a
+ * statement spelled one way to steer the local planner and another for
+ * postgres_fdw to ship whole (warehouse_waiting.c's kind history). */
+char *siox_wh_fanout_or(PGconn *c, const char *one, const char *branch, char *err, size_t errlen);
 
 /* The advisory lock that serializes schema migrations, wherever they run
  * (a server's start, a shard's setup, the coordinator's build). */
