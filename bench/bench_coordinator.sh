@@ -15,6 +15,14 @@
 #   direct_shard_tree_ms      the same calls on shard 1 directly
 #   coordinator_tree_ratio
 #   coordinator_site_activities
+# With COORD_BLAME=1, also `siox blame AID --json` for the same CALLS:
+#   coordinator_blame_ms      through the coordinator
+#   direct_shard_blame_ms     on shard 1 directly
+#   coordinator_blame_ratio
+#   coordinator_blame_mismatch  calls whose verdict, class, culprit,
+#                             resource or time queued differ between the
+#                             two (the peers and the kind's model differ:
+#                             the coordinator's are the whole site's)
 # Each figure is the whole command as a user runs it (process start,
 # connection, queries, JSON). The direct figures read a third of the data,
 # so a ratio near 1 means the coordinator adds little beyond the fan-out.
@@ -33,7 +41,7 @@
 # COORD_BASELINE=BUILD_DIR also times a second coordinator over the same
 # shards, built by that tree's siox-server and queried with its siox
 # (e.g. main's), interleaved with BUILD_DIR's: baseline_coordinator_top_ms
-# and baseline_coordinator_tree_ms.
+# and baseline_coordinator_tree_ms (baseline_coordinator_blame_ms).
 # usage: bench_coordinator.sh BUILD_DIR [ACTIVITIES] [ROUNDS] [CALLS]
 B=$(cd "$1" && pwd)
 WANT=${2:-${COORD_ACTIVITIES:-10000000}}
@@ -112,15 +120,22 @@ mapfile -t AIDS < <(shard_sql 1 "
 # timed OUTVAR CLI DIR ARGS...: ms of one `CLI --data-dir DIR ARGS`.
 timed() {
   local -n out=$1
-  local cli=$2 dir=$3 t
+  local name=$1 cli=$2 dir=$3 t
   shift 3
   t=$(date +%s%N)
   "$cli" --data-dir "$dir" "$@" >"$T/q.json" 2>"$T/q.err" || fail "siox $* on $dir: $(cat "$T/q.err")"
   out+=($((($(date +%s%N) - t) / 1000000)))
+  cp "$T/q.json" "$T/$name.json"
 }
+# What blame decided, as far as it must agree between the coordinator and
+# the shard holding the call's whole tree.
+blame_key() {
+  jq -c '[.verdict, .class, .culprit.aid, .resource.aid, .breakdown.queued_s, .breakdown.queued_behind]' "$1"
+}
+MISMATCH=0
 # one OUT... -- ARGS: the query ARGS on each target in turn (coordinator,
 # direct, then the baseline coordinator if any), in the order given.
-CT=() DT=() BT=() CG=() DG=() BG=()
+CT=() DT=() BT=() CG=() DG=() BG=() CB=() DB=() BB=()
 one() {
   local outs=() o
   while [ "$1" != -- ]; do outs+=("$1"); shift; done
@@ -136,12 +151,22 @@ one() {
 }
 for r in $(seq "$ROUNDS"); do
   case $((r % 3)) in
-  1) ot=(CT DT BT) og=(CG DG BG) ;;
-  2) ot=(DT BT CT) og=(DG BG CG) ;;
-  0) ot=(BT CT DT) og=(BG CG DG) ;;
+  1) ot=(CT DT BT) og=(CG DG BG) ob=(CB DB BB) ;;
+  2) ot=(DT BT CT) og=(DG BG CG) ob=(DB BB CB) ;;
+  0) ot=(BT CT DT) og=(BG CG DG) ob=(BB CB DB) ;;
   esac
   one "${ot[@]}" -- top -n 20 --json
   for aid in "${AIDS[@]}"; do one "${og[@]}" -- graph "$aid" --json; done
+  if [ -n "${COORD_BLAME:-}" ]; then
+    for aid in "${AIDS[@]}"; do
+      one "${ob[@]}" -- blame "$aid" --json
+      [ "$(blame_key "$T/CB.json")" = "$(blame_key "$T/DB.json")" ] || {
+        MISMATCH=$((MISMATCH + 1))
+        echo "# blame $aid: coordinator $(blame_key "$T/CB.json"), shard $(blame_key "$T/DB.json")" >&2
+      }
+    done
+    echo "# round $r: last blame ${CB[-1]} / ${DB[-1]}${BASE:+ / ${BB[-1]}} ms" >&2
+  fi
   echo "# round $r: top ${CT[-1]} / ${DT[-1]}${BASE:+ / ${BT[-1]}} ms, last graph ${CG[-1]} / ${DG[-1]}${BASE:+ / ${BG[-1]}} ms" >&2
 done
 med() { printf '%s\n' "$@" | sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
@@ -152,9 +177,17 @@ echo "coordinator_top_ratio $(awk -v a="$ct" -v b="$dt" 'BEGIN {printf "%.2f", a
 echo "coordinator_tree_ms $cg ms"
 echo "direct_shard_tree_ms $dg ms"
 echo "coordinator_tree_ratio $(awk -v a="$cg" -v b="$dg" 'BEGIN {printf "%.2f", a / b}') x"
+if [ -n "${COORD_BLAME:-}" ]; then
+  cb=$(med "${CB[@]}") db=$(med "${DB[@]}")
+  echo "coordinator_blame_ms $cb ms"
+  echo "direct_shard_blame_ms $db ms"
+  echo "coordinator_blame_ratio $(awk -v a="$cb" -v b="$db" 'BEGIN {printf "%.2f", a / b}') x"
+  echo "coordinator_blame_mismatch $MISMATCH count"
+fi
 if [ -n "$BASE" ]; then
   bt=$(med "${BT[@]}") bg=$(med "${BG[@]}")
   echo "baseline_coordinator_top_ms $bt ms"
   echo "baseline_coordinator_tree_ms $bg ms"
+  [ -n "${COORD_BLAME:-}" ] && echo "baseline_coordinator_blame_ms $(med "${BB[@]}") ms"
 fi
 echo "coordinator_site_activities $n count"
