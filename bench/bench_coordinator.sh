@@ -19,10 +19,20 @@
 #   coordinator_blame_ms      through the coordinator
 #   direct_shard_blame_ms     on shard 1 directly
 #   coordinator_blame_ratio
-#   coordinator_blame_mismatch  calls whose verdict, class, culprit,
-#                             resource or time queued differ between the
-#                             two (the peers and the kind's model differ:
-#                             the coordinator's are the whole site's)
+#   coordinator_blame_verdict_differ  calls (of CALLS x ROUNDS) whose
+#                             verdict, class, culprit or resource differ
+#                             between the two: the peers and the kind's
+#                             model are the whole site's through the
+#                             coordinator, a third of it on shard 1, so
+#                             some may (a brick slow against its shard's 4
+#                             bricks, not against the site's 12)
+#   coordinator_blame_waiting_mismatch  calls with the same resource whose
+#                             waiting analysis differs (time queued, whom
+#                             it queued behind): the call's tree and the
+#                             resource's requests are on shard 1, so none
+#                             should
+#   baseline_coordinator_blame_differ  (with COORD_BASELINE) calls whose
+#                             --json differs between the two coordinators
 # Each figure is the whole command as a user runs it (process start,
 # connection, queries, JSON). The direct figures read a third of the data,
 # so a ratio near 1 means the coordinator adds little beyond the fan-out.
@@ -123,16 +133,13 @@ timed() {
   local name=$1 cli=$2 dir=$3 t
   shift 3
   t=$(date +%s%N)
-  "$cli" --data-dir "$dir" "$@" >"$T/q.json" 2>"$T/q.err" || fail "siox $* on $dir: $(cat "$T/q.err")"
+  "$cli" --data-dir "$dir" "$@" >"$T/$name.json" 2>"$T/q.err" || fail "siox $* on $dir: $(cat "$T/q.err")"
   out+=($((($(date +%s%N) - t) / 1000000)))
-  cp "$T/q.json" "$T/$name.json"
 }
-# What blame decided, as far as it must agree between the coordinator and
-# the shard holding the call's whole tree.
-blame_key() {
-  jq -c '[.verdict, .class, .culprit.aid, .resource.aid, .breakdown.queued_s, .breakdown.queued_behind]' "$1"
-}
-MISMATCH=0
+# blame's waiting analysis, and its verdict, of the --json in $1.
+waiting_key() { jq -c '[.resource.aid, .breakdown.queued_s, .breakdown.queued_behind]' "$1"; }
+verdict_key() { jq -c '[.verdict, .class, .culprit.aid, .resource.aid]' "$1"; }
+WAITING_MISMATCH=0 VERDICT_DIFFER=0 BASELINE_DIFFER=0
 # one OUT... -- ARGS: the query ARGS on each target in turn (coordinator,
 # direct, then the baseline coordinator if any), in the order given.
 CT=() DT=() BT=() CG=() DG=() BG=() CB=() DB=() BB=()
@@ -160,10 +167,16 @@ for r in $(seq "$ROUNDS"); do
   if [ -n "${COORD_BLAME:-}" ]; then
     for aid in "${AIDS[@]}"; do
       one "${ob[@]}" -- blame "$aid" --json
-      [ "$(blame_key "$T/CB.json")" = "$(blame_key "$T/DB.json")" ] || {
-        MISMATCH=$((MISMATCH + 1))
-        echo "# blame $aid: coordinator $(blame_key "$T/CB.json"), shard $(blame_key "$T/DB.json")" >&2
+      [ "$(verdict_key "$T/CB.json")" = "$(verdict_key "$T/DB.json")" ] || {
+        VERDICT_DIFFER=$((VERDICT_DIFFER + 1))
+        echo "# blame $aid: coordinator $(verdict_key "$T/CB.json"), shard $(verdict_key "$T/DB.json")" >&2
       }
+      [ "$(jq .resource.aid "$T/CB.json")" != "$(jq .resource.aid "$T/DB.json")" ] ||
+        [ "$(waiting_key "$T/CB.json")" = "$(waiting_key "$T/DB.json")" ] || {
+        WAITING_MISMATCH=$((WAITING_MISMATCH + 1))
+        echo "# blame $aid waiting: coordinator $(waiting_key "$T/CB.json"), shard $(waiting_key "$T/DB.json")" >&2
+      }
+      [ -z "$BASE" ] || cmp -s "$T/CB.json" "$T/BB.json" || BASELINE_DIFFER=$((BASELINE_DIFFER + 1))
     done
     echo "# round $r: last blame ${CB[-1]} / ${DB[-1]}${BASE:+ / ${BB[-1]}} ms" >&2
   fi
@@ -182,12 +195,16 @@ if [ -n "${COORD_BLAME:-}" ]; then
   echo "coordinator_blame_ms $cb ms"
   echo "direct_shard_blame_ms $db ms"
   echo "coordinator_blame_ratio $(awk -v a="$cb" -v b="$db" 'BEGIN {printf "%.2f", a / b}') x"
-  echo "coordinator_blame_mismatch $MISMATCH count"
+  echo "coordinator_blame_verdict_differ $VERDICT_DIFFER count"
+  echo "coordinator_blame_waiting_mismatch $WAITING_MISMATCH count"
 fi
 if [ -n "$BASE" ]; then
   bt=$(med "${BT[@]}") bg=$(med "${BG[@]}")
   echo "baseline_coordinator_top_ms $bt ms"
   echo "baseline_coordinator_tree_ms $bg ms"
-  [ -n "${COORD_BLAME:-}" ] && echo "baseline_coordinator_blame_ms $(med "${BB[@]}") ms"
+  if [ -n "${COORD_BLAME:-}" ]; then
+    echo "baseline_coordinator_blame_ms $(med "${BB[@]}") ms"
+    echo "baseline_coordinator_blame_differ $BASELINE_DIFFER count"
+  fi
 fi
 echo "coordinator_site_activities $n count"
