@@ -33,6 +33,10 @@
 #                             should
 #   baseline_coordinator_blame_differ  (with COORD_BASELINE) calls whose
 #                             --json differs between the two coordinators
+#   baseline_direct_shard_blame_ms  (with COORD_BASELINE) the baseline's
+#                             siox blame on shard 1 directly, and
+#   baseline_direct_shard_blame_differ  calls whose --json differs from
+#                             this tree's there
 # Each figure is the whole command as a user runs it (process start,
 # connection, queries, JSON). The direct figures read a third of the data,
 # so a ratio near 1 means the coordinator adds little beyond the fan-out.
@@ -139,10 +143,11 @@ timed() {
 # blame's waiting analysis, and its verdict, of the --json in $1.
 waiting_key() { jq -c '[.resource.aid, .breakdown.queued_s, .breakdown.queued_behind]' "$1"; }
 verdict_key() { jq -c '[.verdict, .class, .culprit.aid, .resource.aid]' "$1"; }
-WAITING_MISMATCH=0 VERDICT_DIFFER=0 BASELINE_DIFFER=0
+WAITING_MISMATCH=0 VERDICT_DIFFER=0 BASELINE_DIFFER=0 BASELINE_DIRECT_DIFFER=0
 # one OUT... -- ARGS: the query ARGS on each target in turn (coordinator,
-# direct, then the baseline coordinator if any), in the order given.
-CT=() DT=() BT=() CG=() DG=() BG=() CB=() DB=() BB=()
+# direct, the baseline coordinator and the baseline on shard 1 if any),
+# in the order given.
+CT=() DT=() BT=() CG=() DG=() BG=() CB=() DB=() BB=() EB=()
 one() {
   local outs=() o
   while [ "$1" != -- ]; do outs+=("$1"); shift; done
@@ -152,15 +157,16 @@ one() {
     C*) timed "$o" "$SIOX_CLI" "$SITE/coord" "$@" ;;
     D*) timed "$o" "$SIOX_CLI" "$SITE/shard1" "$@" ;;
     B*) [ -n "$BASE" ] && timed "$o" "$BASE/siox-cli/siox" "$SITE/coord-base" "$@" ;;
+    E*) [ -n "$BASE" ] && timed "$o" "$BASE/siox-cli/siox" "$SITE/shard1" "$@" ;;
     esac
   done
   return 0
 }
 for r in $(seq "$ROUNDS"); do
   case $((r % 3)) in
-  1) ot=(CT DT BT) og=(CG DG BG) ob=(CB DB BB) ;;
-  2) ot=(DT BT CT) og=(DG BG CG) ob=(DB BB CB) ;;
-  0) ot=(BT CT DT) og=(BG CG DG) ob=(BB CB DB) ;;
+  1) ot=(CT DT BT) og=(CG DG BG) ob=(CB EB DB BB) ;;
+  2) ot=(DT BT CT) og=(DG BG CG) ob=(DB BB CB EB) ;;
+  0) ot=(BT CT DT) og=(BG CG DG) ob=(BB EB CB DB) ;;
   esac
   one "${ot[@]}" -- top -n 20 --json
   for aid in "${AIDS[@]}"; do one "${og[@]}" -- graph "$aid" --json; done
@@ -177,8 +183,9 @@ for r in $(seq "$ROUNDS"); do
         echo "# blame $aid waiting: coordinator $(waiting_key "$T/CB.json"), shard $(waiting_key "$T/DB.json")" >&2
       }
       [ -z "$BASE" ] || cmp -s "$T/CB.json" "$T/BB.json" || BASELINE_DIFFER=$((BASELINE_DIFFER + 1))
+      [ -z "$BASE" ] || cmp -s "$T/DB.json" "$T/EB.json" || BASELINE_DIRECT_DIFFER=$((BASELINE_DIRECT_DIFFER + 1))
     done
-    echo "# round $r: last blame ${CB[-1]} / ${DB[-1]}${BASE:+ / ${BB[-1]}} ms" >&2
+    echo "# round $r: last blame ${CB[-1]} / ${DB[-1]}${BASE:+ / ${BB[-1]} / ${EB[-1]}} ms" >&2
   fi
   echo "# round $r: top ${CT[-1]} / ${DT[-1]}${BASE:+ / ${BT[-1]}} ms, last graph ${CG[-1]} / ${DG[-1]}${BASE:+ / ${BG[-1]}} ms" >&2
 done
@@ -205,6 +212,8 @@ if [ -n "$BASE" ]; then
   if [ -n "${COORD_BLAME:-}" ]; then
     echo "baseline_coordinator_blame_ms $(med "${BB[@]}") ms"
     echo "baseline_coordinator_blame_differ $BASELINE_DIFFER count"
+    echo "baseline_direct_shard_blame_ms $(med "${EB[@]}") ms"
+    echo "baseline_direct_shard_blame_differ $BASELINE_DIRECT_DIFFER count"
   fi
 fi
 echo "coordinator_site_activities $n count"
