@@ -15,6 +15,28 @@
 #   direct_shard_tree_ms      the same calls on shard 1 directly
 #   coordinator_tree_ratio
 #   coordinator_site_activities
+# With COORD_BLAME=1, also `siox blame AID --json` for the same CALLS:
+#   coordinator_blame_ms      through the coordinator
+#   direct_shard_blame_ms     on shard 1 directly
+#   coordinator_blame_ratio
+#   coordinator_blame_verdict_differ  calls (of CALLS x ROUNDS) whose
+#                             verdict, class, culprit or resource differ
+#                             between the two: the peers and the kind's
+#                             model are the whole site's through the
+#                             coordinator, a third of it on shard 1, so
+#                             some may (a brick slow against its shard's 4
+#                             bricks, not against the site's 12)
+#   coordinator_blame_waiting_mismatch  calls with the same resource whose
+#                             waiting analysis differs (time queued, whom
+#                             it queued behind): the call's tree and the
+#                             resource's requests are on shard 1, so none
+#                             should
+#   baseline_coordinator_blame_differ  (with COORD_BASELINE) calls whose
+#                             --json differs between the two coordinators
+#   baseline_direct_shard_blame_ms  (with COORD_BASELINE) the baseline's
+#                             siox blame on shard 1 directly, and
+#   baseline_direct_shard_blame_differ  calls whose --json differs from
+#                             this tree's there
 # Each figure is the whole command as a user runs it (process start,
 # connection, queries, JSON). The direct figures read a third of the data,
 # so a ratio near 1 means the coordinator adds little beyond the fan-out.
@@ -33,7 +55,7 @@
 # COORD_BASELINE=BUILD_DIR also times a second coordinator over the same
 # shards, built by that tree's siox-server and queried with its siox
 # (e.g. main's), interleaved with BUILD_DIR's: baseline_coordinator_top_ms
-# and baseline_coordinator_tree_ms.
+# and baseline_coordinator_tree_ms (baseline_coordinator_blame_ms).
 # usage: bench_coordinator.sh BUILD_DIR [ACTIVITIES] [ROUNDS] [CALLS]
 B=$(cd "$1" && pwd)
 WANT=${2:-${COORD_ACTIVITIES:-10000000}}
@@ -112,15 +134,20 @@ mapfile -t AIDS < <(shard_sql 1 "
 # timed OUTVAR CLI DIR ARGS...: ms of one `CLI --data-dir DIR ARGS`.
 timed() {
   local -n out=$1
-  local cli=$2 dir=$3 t
+  local name=$1 cli=$2 dir=$3 t
   shift 3
   t=$(date +%s%N)
-  "$cli" --data-dir "$dir" "$@" >"$T/q.json" 2>"$T/q.err" || fail "siox $* on $dir: $(cat "$T/q.err")"
+  "$cli" --data-dir "$dir" "$@" >"$T/$name.json" 2>"$T/q.err" || fail "siox $* on $dir: $(cat "$T/q.err")"
   out+=($((($(date +%s%N) - t) / 1000000)))
 }
+# blame's waiting analysis, and its verdict, of the --json in $1.
+waiting_key() { jq -c '[.resource.aid, .breakdown.queued_s, .breakdown.queued_behind]' "$1"; }
+verdict_key() { jq -c '[.verdict, .class, .culprit.aid, .resource.aid]' "$1"; }
+WAITING_MISMATCH=0 VERDICT_DIFFER=0 BASELINE_DIFFER=0 BASELINE_DIRECT_DIFFER=0
 # one OUT... -- ARGS: the query ARGS on each target in turn (coordinator,
-# direct, then the baseline coordinator if any), in the order given.
-CT=() DT=() BT=() CG=() DG=() BG=()
+# direct, the baseline coordinator and the baseline on shard 1 if any),
+# in the order given.
+CT=() DT=() BT=() CG=() DG=() BG=() CB=() DB=() BB=() EB=()
 one() {
   local outs=() o
   while [ "$1" != -- ]; do outs+=("$1"); shift; done
@@ -130,18 +157,36 @@ one() {
     C*) timed "$o" "$SIOX_CLI" "$SITE/coord" "$@" ;;
     D*) timed "$o" "$SIOX_CLI" "$SITE/shard1" "$@" ;;
     B*) [ -n "$BASE" ] && timed "$o" "$BASE/siox-cli/siox" "$SITE/coord-base" "$@" ;;
+    E*) [ -n "$BASE" ] && timed "$o" "$BASE/siox-cli/siox" "$SITE/shard1" "$@" ;;
     esac
   done
   return 0
 }
 for r in $(seq "$ROUNDS"); do
   case $((r % 3)) in
-  1) ot=(CT DT BT) og=(CG DG BG) ;;
-  2) ot=(DT BT CT) og=(DG BG CG) ;;
-  0) ot=(BT CT DT) og=(BG CG DG) ;;
+  1) ot=(CT DT BT) og=(CG DG BG) ob=(CB EB DB BB) ;;
+  2) ot=(DT BT CT) og=(DG BG CG) ob=(DB BB CB EB) ;;
+  0) ot=(BT CT DT) og=(BG CG DG) ob=(BB EB CB DB) ;;
   esac
   one "${ot[@]}" -- top -n 20 --json
   for aid in "${AIDS[@]}"; do one "${og[@]}" -- graph "$aid" --json; done
+  if [ -n "${COORD_BLAME:-}" ]; then
+    for aid in "${AIDS[@]}"; do
+      one "${ob[@]}" -- blame "$aid" --json
+      [ "$(verdict_key "$T/CB.json")" = "$(verdict_key "$T/DB.json")" ] || {
+        VERDICT_DIFFER=$((VERDICT_DIFFER + 1))
+        echo "# blame $aid: coordinator $(verdict_key "$T/CB.json"), shard $(verdict_key "$T/DB.json")" >&2
+      }
+      [ "$(jq .resource.aid "$T/CB.json")" != "$(jq .resource.aid "$T/DB.json")" ] ||
+        [ "$(waiting_key "$T/CB.json")" = "$(waiting_key "$T/DB.json")" ] || {
+        WAITING_MISMATCH=$((WAITING_MISMATCH + 1))
+        echo "# blame $aid waiting: coordinator $(waiting_key "$T/CB.json"), shard $(waiting_key "$T/DB.json")" >&2
+      }
+      [ -z "$BASE" ] || cmp -s "$T/CB.json" "$T/BB.json" || BASELINE_DIFFER=$((BASELINE_DIFFER + 1))
+      [ -z "$BASE" ] || cmp -s "$T/DB.json" "$T/EB.json" || BASELINE_DIRECT_DIFFER=$((BASELINE_DIRECT_DIFFER + 1))
+    done
+    echo "# round $r: last blame ${CB[-1]} / ${DB[-1]}${BASE:+ / ${BB[-1]} / ${EB[-1]}} ms" >&2
+  fi
   echo "# round $r: top ${CT[-1]} / ${DT[-1]}${BASE:+ / ${BT[-1]}} ms, last graph ${CG[-1]} / ${DG[-1]}${BASE:+ / ${BG[-1]}} ms" >&2
 done
 med() { printf '%s\n' "$@" | sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
@@ -152,9 +197,23 @@ echo "coordinator_top_ratio $(awk -v a="$ct" -v b="$dt" 'BEGIN {printf "%.2f", a
 echo "coordinator_tree_ms $cg ms"
 echo "direct_shard_tree_ms $dg ms"
 echo "coordinator_tree_ratio $(awk -v a="$cg" -v b="$dg" 'BEGIN {printf "%.2f", a / b}') x"
+if [ -n "${COORD_BLAME:-}" ]; then
+  cb=$(med "${CB[@]}") db=$(med "${DB[@]}")
+  echo "coordinator_blame_ms $cb ms"
+  echo "direct_shard_blame_ms $db ms"
+  echo "coordinator_blame_ratio $(awk -v a="$cb" -v b="$db" 'BEGIN {printf "%.2f", a / b}') x"
+  echo "coordinator_blame_verdict_differ $VERDICT_DIFFER count"
+  echo "coordinator_blame_waiting_mismatch $WAITING_MISMATCH count"
+fi
 if [ -n "$BASE" ]; then
   bt=$(med "${BT[@]}") bg=$(med "${BG[@]}")
   echo "baseline_coordinator_top_ms $bt ms"
   echo "baseline_coordinator_tree_ms $bg ms"
+  if [ -n "${COORD_BLAME:-}" ]; then
+    echo "baseline_coordinator_blame_ms $(med "${BB[@]}") ms"
+    echo "baseline_coordinator_blame_differ $BASELINE_DIFFER count"
+    echo "baseline_direct_shard_blame_ms $(med "${EB[@]}") ms"
+    echo "baseline_direct_shard_blame_differ $BASELINE_DIRECT_DIFFER count"
+  fi
 fi
 echo "coordinator_site_activities $n count"

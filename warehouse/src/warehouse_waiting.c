@@ -53,7 +53,20 @@
     "    FROM activity_types ty JOIN activities a ON a.type_id = ty.type_id"
 
 /* WHERE selects the resource's activities; the rest is shared. $4, $5: the
- * call, the only requests whose origin is walked. */
+ * call, the only requests whose origin is walked.
+ * The walk goes up one level per step, each level's aids as one array: a
+ * step reads the two halves of causal_edges by "= ANY (the level's
+ * aids)", and top's and wind's rows are read by the aids they need, the
+ * same way. A coordinator sends each such read to every shard at once as
+ * one parameterised remote scan (postgres_fdw ships the array as a
+ * parameter); a row-by-row join with causal_edges shipped no key for the
+ * activities half (it fetched every shard's activities with a parent, per
+ * step) and read wind's causal_links in child_aid order from the start,
+ * minutes at 10M. On one warehouse the arrays are index probes too, and
+ * they keep the planner's estimate of the walk small: estimated as
+ * millions of rows, wind hashed the whole activities table (0.3-1 s per
+ * read at 3M). Each request's origin is its deepest level, the least
+ * origin aid among equally deep ones (a request with two parents). */
 #define SERVED_SQL(WHERE) \
     "WITH RECURSIVE s AS (" \
     SERVED_ROW \
@@ -65,19 +78,32 @@
     "     AND a.start_ns >= $2::bigint - " SERVED_LOOKBACK_NS \
     "     AND a.start_ns < least($2::bigint - " LONG_NS ", $3::bigint)" \
     "     AND a.end_ns > $2::bigint AND a.end_ns - a.start_ns > " LONG_NS \
-    "), up(aid, cur, d) AS (" \
-    "  SELECT aid, aid, 0 FROM s WHERE s.end_ns > $4::bigint AND s.start_ns < $5::bigint" \
+    "), up(d, aids, curs) AS (" \
+    "  SELECT 0, array_agg(aid), array_agg(aid) FROM s WHERE s.end_ns > $4::bigint AND s.start_ns < $5::bigint" \
     "  UNION ALL" \
-    "  SELECT up.aid, e.parent_aid, up.d + 1 FROM up JOIN causal_edges e ON e.child_aid = up.cur WHERE up.d < 16" \
+    "  SELECT up.d + 1, x.aids, x.curs FROM up CROSS JOIN LATERAL (" \
+    "    SELECT array_agg(o.aid) AS aids, array_agg(e.parent_aid) AS curs" \
+    "      FROM unnest(up.aids, up.curs) o(aid, cur) JOIN (" \
+    "        SELECT a.aid AS child_aid, a.parent_aid FROM activities a" \
+    "         WHERE a.aid = ANY (up.curs) AND a.parent_aid IS NOT NULL" \
+    "        UNION ALL" \
+    "        SELECT l.child_aid, l.parent_aid FROM causal_links l WHERE l.child_aid = ANY (up.curs)" \
+    "      ) e ON e.child_aid = o.cur) x" \
+    "   WHERE up.d < 16 AND x.aids IS NOT NULL" \
+    "), t AS (" \
+    "  SELECT DISTINCT ON (o.aid) o.aid, o.cur FROM up, unnest(up.aids, up.curs) o(aid, cur)" \
+    "   ORDER BY o.aid, up.d DESC, o.cur" \
     "), top AS MATERIALIZED (" \
-    "  SELECT t.aid, t.cur, p.pid, p.host, p.job" \
-    "    FROM (SELECT DISTINCT ON (aid) aid, cur FROM up ORDER BY aid, d DESC) t" \
-    "    LEFT JOIN activities r ON r.aid = t.cur LEFT JOIN processes p ON p.proc_id = r.proc_id)," \
-    " wind AS MATERIALIZED (" \
+    "  SELECT t.aid, t.cur, p.pid, p.host, p.job FROM t" \
+    "    LEFT JOIN activities r ON r.aid = t.cur AND r.aid = ANY (ARRAY(SELECT cur FROM t))" \
+    "    LEFT JOIN processes p ON p.proc_id = r.proc_id" \
+    "), l AS MATERIALIZED (" \
+    "  SELECT l.child_aid, l.parent_aid, l.confidence FROM causal_links l" \
+    "   WHERE l.child_aid = ANY ((SELECT aids FROM up WHERE d = 0)::bigint[])" \
+    "), wind AS MATERIALIZED (" \
     "  SELECT DISTINCT ON (l.child_aid) l.child_aid AS aid, w.start_ns, w.node_id" \
-    "    FROM causal_links l JOIN activities w ON w.aid = l.parent_aid" \
-    "   WHERE l.child_aid IN (SELECT aid FROM up WHERE d = 0)" \
-    "   ORDER BY l.child_aid, l.confidence DESC)" \
+    "    FROM l JOIN activities w ON w.aid = l.parent_aid AND w.aid = ANY (ARRAY(SELECT parent_aid FROM l))" \
+    "   ORDER BY l.child_aid, l.confidence DESC, l.parent_aid)" \
     "SELECT s.aid, s.start_ns, s.end_ns, s.bytes, coalesce(t.cur, s.aid), coalesce(t.pid, 0), coalesce(t.host, '')," \
     "       coalesce(t.job, ''), s.name, s.queued, coalesce(w.start_ns, 0), coalesce(w.node_id, 0)" \
     "  FROM s LEFT JOIN top t ON t.aid = s.aid LEFT JOIN wind w ON w.aid = s.aid ORDER BY s.start_ns, s.aid"
@@ -160,16 +186,23 @@ void siox_wh_served_free(struct siox_served_set *s) {
  * than LIMIT operations before the call (any call in the timeline's first
  * minutes, where no kept model exists yet and blame fits one) read every
  * lower type's entries: 16,000 buffers, 50-550 ms at 10M activities,
- * instead of 2 ms. Same rows in the same order. */
-static const char kind_sql[] =
-    "SELECT n.node_id, x.ns, x.bytes FROM nodes n"
-    "  JOIN activity_types t ON t.node_id = n.node_id AND t.name = $2"
+ * instead of 2 ms. Same rows in the same order.
+ * Through a coordinator the statement runs once per shard (siox_wh_fanout):
+ * a node, its types and its activities live on one shard, so each shard's
+ * branch is the whole answer for its nodes, and postgres_fdw ships each
+ * node's read with its ORDER BY and LIMIT, the type a parameter (each
+ * shard sends its LIMIT rows per node; it would ship no row comparison).
+ * Over the partitioned parents, the LIMIT stayed at the coordinator and
+ * every shard sent every operation of the type (4-10 s per blame at 10M). */
+static const char kind_branch[] =
+    "(SELECT n.node_id, x.ns, x.bytes FROM {S}nodes n"
+    "  JOIN {S}activity_types t ON t.node_id = n.node_id AND t.name = $2"
     "  CROSS JOIN LATERAL ("
     "    SELECT a.end_ns - a.start_ns AS ns, coalesce(" BYTES_EXPR ", -1) AS bytes"
-    "      FROM activities a"
+    "      FROM {S}activities a"
     "     WHERE a.type_id = t.type_id AND a.start_ns < $3::bigint AND a.err = 0"
     "     ORDER BY a.type_id DESC, a.start_ns DESC LIMIT $4::bigint) x"
-    " WHERE n.swid = $1";
+    " WHERE n.swid = $1)";
 
 int siox_wh_kind_samples(PGconn *c, const char *swid, const char *name, int64_t to_ns, long per_node,
                          struct siox_kind_set *out, char *err, size_t errlen) {
@@ -177,7 +210,10 @@ int siox_wh_kind_samples(PGconn *c, const char *swid, const char *name, int64_t 
   snprintf(to, sizeof(to), "%lld", (long long)to_ns);
   snprintf(lim, sizeof(lim), "%ld", per_node);
   const char *params[] = {swid, name, to, lim};
-  PGresult *res = PQexecParams(c, kind_sql, 4, NULL, params, NULL, NULL, 0);
+  char *sql = siox_wh_fanout(c, kind_branch, err, errlen);
+  if (!sql) return -EIO;
+  PGresult *res = PQexecParams(c, sql, 4, NULL, params, NULL, NULL, 0);
+  free(sql);
   if (PQresultStatus(res) != PGRES_TUPLES_OK)
     return siox_wh_failed(res, c, "loading the kind's history", err, errlen);
   out->n = (size_t)PQntuples(res);
