@@ -26,7 +26,7 @@ trap shard_cleanup EXIT
 # write) under daemon D, in the background; its pid in CHAIN[D].
 CHAIN=()
 chain() {
-  SIOX_SOCKET="$T/daemon$1.sock" "$SIOX_CHAIN" --writes $WRITES --slow-device -1 --fast-us 300 --object "$2" \
+  SIOX_JOB_ID="shards-$2" SIOX_SOCKET="$T/daemon$1.sock" "$SIOX_CHAIN" --writes $WRITES --slow-device -1 --fast-us 300 --object "$2" \
     >>"$T/chain.log" 2>&1 &
   CHAIN[$1]=$!
   PIDS+=("${CHAIN[$1]}")
@@ -144,6 +144,17 @@ done
 # takes from the shards with their tables.
 "$SIOX_CLI" --data-dir "$COORD" capacity --since 1h --json >"$T/capacity.json" 2>"$T/capacity.err" ||
   fail "siox capacity through the coordinator: $(cat "$T/capacity.err")"
+# A job view through the coordinator stores its counts there (a local
+# job_aggregates: wh_coordinator.c), and the next view serves them.
+job=$(coord_sql "SELECT job FROM processes WHERE job LIKE 'shards-%' ORDER BY job LIMIT 1")
+[ -n "$job" ] || fail "no job of the site's chains"
+for view in 1 2; do
+  "$SIOX_CLI" --data-dir "$COORD" jobs --json >"$T/jobs$view.json" 2>"$T/jobs$view.err" ||
+    fail "siox jobs through the coordinator: $(cat "$T/jobs$view.err")"
+done
+cmp -s "$T/jobs1.json" "$T/jobs2.json" || fail "the stored job counts differ from the computed ones"
+[ "$(coord_sql "SELECT count(*) FROM job_aggregates WHERE job = '$job' AND kind = 'jobs'")" = 1 ] ||
+  fail "the coordinator stored no counts of $job"
 
 log "2: kill -9 shard 2's server mid-stream"
 chain 2 second-2

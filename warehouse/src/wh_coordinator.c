@@ -178,7 +178,12 @@ static const char drop_old[] =
     "CREATE SCHEMA public;";
 
 /* Parents from the first shard's tables; the ontology (the same rows on
- * every shard) is a local copy instead. */
+ * every shard) is a local copy instead, and job_aggregates (the stored
+ * documents of job views, schema 026) a local table of the coordinator's
+ * own: the documents of views made through it, computed from every shard
+ * and checked against the site's stamp on each view (wh_job_cache.c). As
+ * a partitioned foreign table it took no INSERT .. ON CONFLICT, so every
+ * job view through the coordinator was computed again and logged an error. */
 static int make_parents(struct build *b) {
   char ks[1024] = "", sql[4096];
   for (int i = 0; i < b->n; i++)
@@ -190,6 +195,10 @@ static int make_parents(struct build *b) {
            "    IF t = 'ontology' THEN"
            "      EXECUTE format('CREATE TABLE public.%%I AS SELECT * FROM %%I.%%I', t, f, t);"
            "      EXECUTE format('ALTER TABLE public.%%I DROP COLUMN shard', t);"
+           "    ELSIF t = 'job_aggregates' THEN"
+           "      EXECUTE format('CREATE TABLE public.%%I (LIKE %%I.%%I)', t, f, t);"
+           "      EXECUTE format('ALTER TABLE public.%%I DROP COLUMN shard, ADD PRIMARY KEY (uid, job, kind, bins),"
+           "                      ALTER updated_at SET DEFAULT now()', t);"
            "    ELSE"
            "      EXECUTE format('CREATE TABLE public.%%I (LIKE %%I.%%I) PARTITION BY LIST (shard)', t, f, t);"
            "      FOREACH k IN ARRAY ARRAY[%s] LOOP"
