@@ -336,8 +336,6 @@ static int run(struct siox_cli *cli, const struct siox_cmd *self, int argc, char
   struct siox_wh *wh;
   if ((rc = siox_cli_open(cli, &wh)) != SIOX_EXIT_OK) return rc;
   PGconn *c = siox_wh_pg(wh);
-  /* No siox_wh_interactive: siox_wh_open already turned JIT off for this
-   * session, and a second SET was one more round trip per call. */
   rc = a.job ? run_job(cli, c, &a) : blame_print(cli, c, &a);
   siox_wh_close(wh);
   return rc;

@@ -64,10 +64,3 @@ PGresult *siox_wh_exec_window(PGconn *c, const char *sql, int nparams, const cha
 PGresult *siox_wh_exec_window_binary(PGconn *c, const char *sql, int nparams, const char *const *params) {
   return exec_window(c, sql, nparams, params, 1);
 }
-
-void siox_wh_interactive(PGconn *c) {
-  /* A call's queries take milliseconds when their plans are right; JIT
-   * compiling them took 3-5 s each (a recursive CTE's row estimate is
-   * huge, so every plan crossed jit_above_cost). */
-  PQclear(PQexec(c, "SET jit = off"));
-}

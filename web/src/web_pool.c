@@ -47,9 +47,7 @@ static struct siox_wh *pop(struct web_pool *p) {
 
 int web_pool_take(struct web_pool *p, struct siox_wh **out, char *err, size_t errlen) {
   if ((*out = pop(p)) != NULL) return 0;
-  int rc = siox_wh_open(p->conninfo, out, err, errlen);
-  if (!rc) siox_wh_interactive(siox_wh_pg(*out));
-  return rc;
+  return siox_wh_open(p->conninfo, out, err, errlen);
 }
 
 void web_pool_give(struct web_pool *p, struct siox_wh *wh) {
@@ -68,7 +66,6 @@ int web_pool_fill(struct web_pool *p, size_t n, char *err, size_t errlen) {
   for (size_t i = 0; i < n && i < p->cap; i++) {
     int rc = siox_wh_open(p->conninfo, &wh, err, errlen);
     if (rc) return rc;
-    siox_wh_interactive(siox_wh_pg(wh));
     web_pool_give(p, wh); /* requests may have filled the pool meanwhile: then closed */
   }
   return 0;

@@ -164,9 +164,6 @@ PGresult *siox_wh_exec_window(PGconn *c, const char *sql, int nparams, const cha
  * for reads of tens of thousands of numbers such as blame's peers). */
 PGresult *siox_wh_exec_window_binary(PGconn *c, const char *sql, int nparams, const char *const *params);
 
-/* Sets up c for interactive queries that must answer in milliseconds
- * (`siox blame`): no JIT compilation. */
-void siox_wh_interactive(PGconn *c);
 /* ---- capacity planning: the storage model's measurements
  * (wh_capacity_samples.c; issue 13, capacity/README.md) ---- */
 struct siox_wh_cap_sample {
