@@ -25,13 +25,20 @@ stop_pid() {
   kill -KILL "$pid" 2>/dev/null || true
 }
 
-# Stops an orphaned private postmaster (left by a kill -9 of the server).
+# Stops an orphaned private postmaster (left by a kill -9 of the server):
+# fast shutdown (SIGINT ends its sessions), then immediate (SIGQUIT). TERM
+# waits for sessions that may never end, and KILL leaves its backends
+# running on without a postmaster.
 stop_postmaster() {
   local pidfile="$1/pg/postmaster.pid"
   [ -f "$pidfile" ] || return 0
   local pid
   pid=$(head -n 1 "$pidfile")
-  [ -n "$pid" ] && stop_pid "$pid"
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+  kill -INT "$pid" 2>/dev/null || true
+  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  kill -QUIT "$pid" 2>/dev/null || true
+  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
 }
 
 cleanup() {

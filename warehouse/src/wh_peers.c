@@ -26,8 +26,6 @@
 
 #include <siox/siox_wh.h>
 
-#define BYTES_EXPR "a.attr_vals[array_position(a.attr_ids, (SELECT id FROM ontology WHERE name = 'io/bytes'))]"
-
 /* Server-side processes (bricks, devices) serve every job and carry none,
  * so "same job" admits them too. A job is keyed by (uid, job id): another
  * user's processes that carry the same id are not in it. The kind (SWID
@@ -36,22 +34,43 @@
  * siox_wh_exec_window), not every activity in it. One ring: start times
  * more than $9 and at most $10 ns from $6 (two ranges of the index; $9 =
  * -1 for the innermost ring, whose two ranges meet at $6), within the
- * window [$4, $5]. The nodes' names are read apart (nodes_sql), for the
- * few nodes the samples are on: joined to the kept samples in SQL, the
- * planner (expecting a few hundred rows) looped over the nodes for each of
- * the 20,000 (440,000 comparisons, 40% of the statement), and joined
- * before the sort it did so for each of the window's tens of thousands. */
-static const char ring_sql[] =
-    "SELECT a.aid, a.node_id, a.end_ns - a.start_ns AS ns, coalesce(" BYTES_EXPR ", -1) AS bytes"
-    "  FROM activities a"
-    "  LEFT JOIN processes p ON p.proc_id = a.proc_id"
-    " WHERE a.type_id = ANY (ARRAY(SELECT ty.type_id FROM activity_types ty JOIN nodes tn ON tn.node_id = ty.node_id"
-    "                              WHERE tn.swid = $1 AND ty.name = $2))"
-    "   AND (coalesce(p.job, '') = ''"
-    "        OR (p.job = $3 AND p.uid = (SELECT uid FROM processes WHERE proc_id = ($8::bigint >> 32))))"
-    "   AND (a.start_ns BETWEEN greatest($4::bigint, $6::bigint - $10::bigint) AND $6::bigint - $9::bigint - 1"
-    "        OR a.start_ns BETWEEN $6::bigint + $9::bigint + 1 AND least($5::bigint, $6::bigint + $10::bigint))"
-    " ORDER BY abs(a.start_ns - $6::bigint), a.aid LIMIT $7::bigint";
+ * window [$4, $5]. The call's uid ($8) and io/bytes' ontology id ($11)
+ * are read before (context_sql), so the branch carries no subquery on a
+ * table of the whole site. Through a coordinator the branch runs once per
+ * shard (siox_wh_fanout): a node, its types, its processes and their
+ * activities live on one shard, so postgres_fdw ships each branch whole,
+ * join, filters, ORDER BY and LIMIT, and each shard sends its nearest
+ * samples only; the outer ORDER BY keeps the nearest of those, the same
+ * rows as one read of the whole site, since (distance, aid) orders every
+ * row. Over the partitioned parents the join to processes and the LIMIT
+ * stayed at the coordinator: every shard sent every sample of the window
+ * (117k rows at 10M activities). The nodes' names are read apart
+ * (nodes_sql), for the few nodes the samples are on: joined to the kept
+ * samples in SQL, the planner (expecting a few hundred rows) looped over
+ * the nodes for each of the 20,000 (440,000 comparisons, 40% of the
+ * statement), and joined before the sort it did so for each of the
+ * window's tens of thousands. */
+static const char ring_branch[] =
+    "(SELECT a.aid, a.node_id, a.start_ns, a.end_ns - a.start_ns AS ns,"
+    "        a.attr_vals[array_position(a.attr_ids, $11::int)] AS bytes"
+    "   FROM {S}activities a"
+    "   LEFT JOIN {S}processes p ON p.proc_id = a.proc_id"
+    "  WHERE a.type_id = ANY (ARRAY(SELECT ty.type_id FROM {S}activity_types ty"
+    "                                 JOIN {S}nodes tn ON tn.node_id = ty.node_id"
+    "                                WHERE tn.swid = $1 AND ty.name = $2))"
+    "    AND (p.job IS NULL OR p.job = '' OR (p.job = $3 AND p.uid = $8::int))"
+    "    AND (a.start_ns BETWEEN greatest($4::bigint, $6::bigint - $10::bigint) AND $6::bigint - $9::bigint - 1"
+    "         OR a.start_ns BETWEEN $6::bigint + $9::bigint + 1 AND least($5::bigint, $6::bigint + $10::bigint))"
+    "  ORDER BY abs(a.start_ns - $6::bigint), a.aid LIMIT $7::bigint)";
+
+#define RING_HEAD "WITH a AS MATERIALIZED ("
+#define RING_TAIL ") SELECT aid, node_id, ns, coalesce(bytes, -1) FROM a ORDER BY abs(start_ns - $6::bigint), aid LIMIT $7::bigint"
+
+/* The call's uid (NULL when its process is unknown: then only job-less
+ * processes match, as the subquery gave) and io/bytes' ontology id. */
+static const char context_sql[] =
+    "SELECT (SELECT uid FROM processes WHERE proc_id = ($1::bigint >> 32)),"
+    "       (SELECT id FROM ontology WHERE name = 'io/bytes')";
 
 /* The names of the samples' nodes, by node id. */
 static const char nodes_sql[] =
@@ -120,22 +139,59 @@ static int name_nodes(PGconn *c, struct siox_peer_set *out, char *err, size_t er
   return 0;
 }
 
+/* What every ring of one call's read shares: the statement (one branch per
+ * shard) and its context parameters (NULL for SQL NULL). */
+struct ring_read {
+  const struct siox_peer_query *q;
+  char *sql;
+  const char *uid, *bytes_id;
+  PGresult *context;
+};
+
+static const char *value_or_null(const PGresult *r, int col) {
+  return PQgetisnull(r, 0, col) ? NULL : PQgetvalue(r, 0, col);
+}
+
+static int ring_read_open(PGconn *c, const struct siox_peer_query *q, struct ring_read *rr, char *err, size_t errlen) {
+  char call[24];
+  snprintf(call, sizeof(call), "%lld", (long long)q->call_aid);
+  const char *params[] = {call};
+  *rr = (struct ring_read){.q = q};
+  rr->context = siox_wh_query(c, "reading the call's uid", context_sql, 1, params, err, errlen);
+  if (!rr->context) return -EIO;
+  rr->uid = value_or_null(rr->context, 0);
+  rr->bytes_id = value_or_null(rr->context, 1);
+  char *branches = siox_wh_fanout(c, ring_branch, err, errlen);
+  if (!branches) return -EIO;
+  size_t cap = strlen(RING_HEAD) + strlen(branches) + strlen(RING_TAIL) + 1;
+  rr->sql = malloc(cap);
+  if (rr->sql) snprintf(rr->sql, cap, "%s%s%s", RING_HEAD, branches, RING_TAIL);
+  free(branches);
+  return rr->sql ? 0 : -ENOMEM;
+}
+
+static void ring_read_close(struct ring_read *rr) {
+  free(rr->sql);
+  PQclear(rr->context);
+}
+
 /* Reads the ring (inner_ns, outer_ns] around q->mid_ns, nearest first, at
  * most q->limit - out->n samples, appended to out. In binary: 20,000
  * samples are 80,000 numbers, printed by the server and parsed here as
  * text (strtoll was a tenth of the CLI's CPU time for a call). */
-static int read_ring(PGconn *c, const struct siox_peer_query *q, int64_t inner_ns, int64_t outer_ns,
+static int read_ring(PGconn *c, const struct ring_read *rr, int64_t inner_ns, int64_t outer_ns,
                      struct siox_peer_set *out, char *err, size_t errlen) {
-  char from[24], to[24], mid[24], limit[24], call[24], inner[24], outer[24];
-  snprintf(call, sizeof(call), "%lld", (long long)q->call_aid);
+  const struct siox_peer_query *q = rr->q;
+  char from[24], to[24], mid[24], limit[24], inner[24], outer[24];
   snprintf(from, sizeof(from), "%lld", (long long)q->from_ns);
   snprintf(to, sizeof(to), "%lld", (long long)q->to_ns);
   snprintf(mid, sizeof(mid), "%lld", (long long)q->mid_ns);
   snprintf(limit, sizeof(limit), "%ld", q->limit - (long)out->n);
   snprintf(inner, sizeof(inner), "%lld", (long long)inner_ns);
   snprintf(outer, sizeof(outer), "%lld", (long long)outer_ns);
-  const char *params[] = {q->swid, q->name, q->job ? q->job : "", from, to, mid, limit, call, inner, outer};
-  PGresult *res = siox_wh_exec_window_binary(c, ring_sql, 10, params);
+  const char *params[] = {q->swid, q->name, q->job ? q->job : "", from,  to,       mid,
+                          limit,   rr->uid, inner,                 outer, rr->bytes_id};
+  PGresult *res = siox_wh_exec_window_binary(c, rr->sql, 11, params);
   if (PQresultStatus(res) != PGRES_TUPLES_OK) return siox_wh_failed(res, c, "finding peer activities", err, errlen);
   size_t n = (size_t)PQntuples(res);
   struct siox_blame_sample *s = realloc(out->s, (out->n + n + 1) * sizeof(*s));
@@ -168,13 +224,15 @@ int siox_wh_peers(PGconn *c, const struct siox_peer_query *q, struct siox_peer_s
   int64_t reach = q->mid_ns - q->from_ns > q->to_ns - q->mid_ns ? q->mid_ns - q->from_ns : q->to_ns - q->mid_ns;
   if (reach < 0) reach = 0;
   int64_t inner = -1, outer = reach / 4;
-  int rc = 0;
+  struct ring_read rr;
+  int rc = ring_read_open(c, q, &rr, err, errlen);
   while (rc == 0 && (long)out->n < q->limit) {
-    rc = read_ring(c, q, inner, outer, out, err, errlen);
+    rc = read_ring(c, &rr, inner, outer, out, err, errlen);
     if (outer >= reach) break;
     inner = outer;
     outer = next_radius(outer, out->n, q->limit, reach);
   }
+  ring_read_close(&rr);
   if (rc == 0 && !out->s && !(out->s = calloc(1, sizeof(*out->s)))) rc = -ENOMEM;
   if (rc == 0) rc = name_nodes(c, out, err, errlen);
   if (rc != 0) siox_wh_peers_free(out);
