@@ -75,15 +75,23 @@ static int delete_stale(struct siox_db *db, const struct siox_mw_out *o) {
   return r ? 0 : -EIO;
 }
 
-/* Receives of earlier batches that have links now. */
+/* Receives of earlier batches that have links now. Each aid is one probe
+ * of remote_calls_aid and each row is updated by its ctid, whatever the
+ * statistics say: as a join (or with aid = ANY) the planner hashed or
+ * scanned every receive when remote_calls had grown since its last
+ * ANALYZE, and the window's batches must not depend on the SQL matcher's
+ * ANALYZEs (match.c runs them only before a candidate search). OFFSET 0
+ * keeps the lookup a subquery per aid with aid its only condition
+ * (without statistics, kind = 'R' made it AND a scan of all of
+ * remote_calls_obj into each probe). */
 static int set_matched(struct siox_db *db, const struct siox_mw_out *o) {
   char *aids = int_array(o->matched, o->nmatched, sizeof *o->matched);
   const char *p[] = {aids};
   PGresult *r = aids ? siox_db_query(db->conn,
-                                     /* a join, so that each aid is an index probe (with
-                                      * aid = ANY, the plan scanned every unmatched receive) */
-                                     "UPDATE remote_calls r SET matched = true FROM unnest($1::bigint[]) m(aid)"
-                                     " WHERE r.aid = m.aid AND r.kind = 'R' AND NOT r.matched",
+                                     "UPDATE remote_calls SET matched = true WHERE ctid = ANY (ARRAY("
+                                     "SELECT x.ctid FROM unnest($1::bigint[]) m(aid) CROSS JOIN LATERAL ("
+                                     "SELECT r.ctid, r.kind, r.matched FROM remote_calls r WHERE r.aid = m.aid OFFSET 0) x"
+                                     " WHERE x.kind = 'R' AND NOT x.matched))",
                                      1, p)
                      : NULL;
   free(aids);

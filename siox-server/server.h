@@ -85,6 +85,7 @@ struct siox_db {
   struct siox_copybuf copy, copy2;
   int64_t match_watermark;  /* remote_calls.rc_id already seen by match.c */
   int activities_arrived;   /* a batch committed since the last matcher pass (1 at start) */
+  int64_t parked;           /* remote calls match.c parked (waiting) and has not woken; -1: not known */
   int64_t match_analyzed;   /* max(rc_id) when match.c last analyzed remote_calls (0 at start) */
   int64_t match_analyzed_acts; /* ... and activities */
   int resend;               /* this transaction's batch repeats stored activities: rows that hang off an
