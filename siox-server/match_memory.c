@@ -84,16 +84,22 @@ static int delete_stale(struct siox_db *db, const struct siox_mw_out *o) {
  * keeps the lookup a subquery per aid with aid its only condition
  * (without statistics, kind = 'R' made it AND a scan of all of
  * remote_calls_obj into each probe). */
+static const char set_matched_sql[] =
+    "UPDATE remote_calls SET matched = true WHERE ctid = ANY (ARRAY("
+    "SELECT x.ctid FROM unnest($1::bigint[]) m(aid) CROSS JOIN LATERAL ("
+    "SELECT r.ctid, r.kind, r.matched FROM remote_calls r WHERE r.aid = m.aid OFFSET 0) x"
+    " WHERE x.kind = 'R' AND NOT x.matched))";
+
+/* Prepared once per connection: planning it took as long as a few hundred
+ * of its row updates, and its plan does not depend on the batch. */
 static int set_matched(struct siox_db *db, const struct siox_mw_out *o) {
+  if (!db->matched_prepared) {
+    if (siox_db_prepare(db->conn, "siox_set_matched", set_matched_sql, 1)) return -EIO;
+    db->matched_prepared = 1;
+  }
   char *aids = int_array(o->matched, o->nmatched, sizeof *o->matched);
   const char *p[] = {aids};
-  PGresult *r = aids ? siox_db_query(db->conn,
-                                     "UPDATE remote_calls SET matched = true WHERE ctid = ANY (ARRAY("
-                                     "SELECT x.ctid FROM unnest($1::bigint[]) m(aid) CROSS JOIN LATERAL ("
-                                     "SELECT r.ctid, r.kind, r.matched FROM remote_calls r WHERE r.aid = m.aid OFFSET 0) x"
-                                     " WHERE x.kind = 'R' AND NOT x.matched))",
-                                     1, p)
-                     : NULL;
+  PGresult *r = aids ? siox_db_prepared(db->conn, "siox_set_matched", 1, p) : NULL;
   free(aids);
   PQclear(r);
   return r ? 0 : -EIO;
