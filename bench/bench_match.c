@@ -26,6 +26,9 @@
  *   server_match_last_quarter_ratio  in-memory: time of the last quarter of
  *                                 the batches over the first quarter's
  * Usage: bench_match SIOX_SERVER [pairs] [runs]
+ * With BENCH_MATCH_ONLY=memory in the environment, each round runs the
+ * in-memory matcher alone and prints its figures only (for profiling and
+ * for A/B rounds of two builds).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -198,22 +201,30 @@ int main(int argc, char **argv) {
   if (runs < 1 || nbatch < 4) return fprintf(stderr, "bench: need runs >= 1 and pairs >= %d\n", 4 * PER_BATCH), 2;
   double rate[2][9], lag[2][9], e2e[2][9], ratio[9], growth[9];
   double np = (double)nbatch * PER_BATCH;
+  const char *only = getenv("BENCH_MATCH_ONLY");
+  int memory_only = only && strcmp(only, "memory") == 0;
   for (int r = 0; r < runs; r++) {
-    struct result b, m[2];
-    if (run(argv[1], nbatch, 0, 1, &b) || run(argv[1], nbatch, 1, 0, &m[0]) || run(argv[1], nbatch, 1, 1, &m[1]))
+    struct result b = {.t = 1}, m[2] = {{.t = 1}, {.t = 1}};
+    if ((!memory_only && (run(argv[1], nbatch, 0, 1, &b) || run(argv[1], nbatch, 1, 0, &m[0]))) ||
+        run(argv[1], nbatch, 1, 1, &m[1]))
       return fprintf(stderr, "bench: run %d failed\n", r + 1), 1;
-    for (int v = 0; v < 2; v++) {
+    for (int v = memory_only; v < 2; v++) {
       rate[v][r] = m[v].busy_s > 0 ? np / m[v].busy_s : 0;
       lag[v][r] = m[v].lag_ms;
       e2e[v][r] = np / m[v].t;
       fprintf(stderr, "run %d %s: %.0f pairs in %.3f s (matcher busy %.3f s, lag p95 %.0f ms; quarters %.3f/%.3f s)\n",
               r + 1, v ? "memory" : "sql", np, m[v].t, m[v].busy_s, m[v].lag_ms, m[v].q[0], m[v].q[1]);
     }
-    fprintf(stderr, "run %d baseline (ingest only): %.3f s\n", r + 1, b.t);
+    if (!memory_only) fprintf(stderr, "run %d baseline (ingest only): %.3f s\n", r + 1, b.t);
     ratio[r] = m[1].t / b.t;
     growth[r] = m[1].q[1] / m[1].q[0];
   }
   printf("server_match_pairs_per_s %.0f pairs/s\n", median(rate[1], runs));
+  if (memory_only) {
+    printf("server_match_lag_ms_p95 %.0f ms\n", median(lag[1], runs));
+    printf("server_match_e2e_pairs_per_s %.0f pairs/s\n", median(e2e[1], runs));
+    return 0;
+  }
   printf("server_match_pairs_per_s_sql %.0f pairs/s\n", median(rate[0], runs));
   printf("server_match_lag_ms_p95 %.0f ms\n", median(lag[1], runs));
   printf("server_match_lag_ms_p95_sql %.0f ms\n", median(lag[0], runs));

@@ -1,7 +1,8 @@
 /*
  * Thin libpq helpers used by every warehouse-facing file of siox-server:
- * run a statement, run a parameterised query, stream one COPY. Errors are
- * logged here once, with PostgreSQL's own message, and returned as -EIO.
+ * run a statement, run a parameterised (or prepared) query, stream one
+ * COPY. Errors are logged here once, with PostgreSQL's own message, and
+ * returned as -EIO.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -49,6 +50,23 @@ PGresult *siox_db_query(PGconn *c, const char *sql, int n, const char *const *pa
   ExecStatusType st = PQresultStatus(r);
   if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return r;
   log_pg(sql, c, r);
+  PQclear(r);
+  return NULL;
+}
+
+int siox_db_prepare(PGconn *c, const char *name, const char *sql, int n) {
+  PGresult *r = PQprepare(c, name, sql, n, NULL);
+  int ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+  if (!ok) log_pg(sql, c, r);
+  PQclear(r);
+  return ok ? 0 : -EIO;
+}
+
+PGresult *siox_db_prepared(PGconn *c, const char *name, int n, const char *const *params) {
+  PGresult *r = PQexecPrepared(c, name, n, params, NULL, NULL, 0);
+  ExecStatusType st = PQresultStatus(r);
+  if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return r;
+  log_pg(name, c, r);
   PQclear(r);
   return NULL;
 }

@@ -256,6 +256,33 @@ static int exec_ghosts(struct siox_db *db, const char *sql, int n, const char *c
   return r ? 0 : -EIO;
 }
 
+/* Parks this pass's remote calls that still have no interval; counts them
+ * in db->parked (see wake). */
+static int park(struct siox_db *db, const char *const *range) {
+  PGresult *r = siox_db_query(db->conn, park_sql, 2, range);
+  if (!r) return -EIO;
+  if (db->parked >= 0) db->parked += strtoll(PQcmdTuples(r), NULL, 10);
+  PQclear(r);
+  return 0;
+}
+
+/* Wakes the parked remote calls whose activity row has arrived. Only this
+ * thread parks (park), so it knows how many wait, and with none it skips
+ * the scan, whose plan would also want fresh statistics of remote_calls
+ * (the window's passes run no ANALYZE, see pass). Not known (start,
+ * reconnect, a rolled-back pass: -1): it wakes, then counts what waits. */
+static int wake(struct siox_db *db) {
+  if (!db->activities_arrived || db->parked == 0) return 0;
+  PGresult *r = siox_db_query(db->conn, wake_sql, 0, NULL);
+  if (!r) return -EIO;
+  siox_match_memory_ghosts(db, r);
+  int64_t woken = PQntuples(r);
+  PQclear(r);
+  if (db->parked < 0) return scalar(db, "SELECT count(*) FROM remote_calls WHERE waiting", 0, NULL, &db->parked);
+  db->parked = db->parked > woken ? db->parked - woken : 0;
+  return 0;
+}
+
 /* The widest w of any pair: forwarded calls bring their daemons' too. */
 #define MAXW_SQL "SELECT 2 * COALESCE(max(clock_uncertainty_ns), 0) + " SLACK_NS " FROM daemons"
 #define MAXW_SHARD_SQL \
@@ -272,7 +299,7 @@ static int link_new(struct siox_db *db, struct siox_match_result *res, struct ba
   const char *p[] = {wm, SLACK_NS, READAHEAD_NS, late, maxw}, *range[] = {wm, tp};
   int rc = exec_ghosts(db, canon_sql, 1, p);
   if (rc == 0) rc = exec_ghosts(db, stamp_sql, 2, range);
-  if (rc == 0) rc = exec_params(db, park_sql, 2, range);
+  if (rc == 0) rc = park(db, range);
   if (rc == 0) rc = scalar(db, db->forward ? MAXW_SHARD_SQL : MAXW_SQL, 0, NULL, &w);
   snprintf(maxw, sizeof maxw, "%lld", (long long)w);
   PGresult *r = rc ? NULL : siox_db_query(db->conn, db->forward ? candidates_shard_sql : candidates_sql, 5, p);
@@ -291,11 +318,13 @@ static int link_new(struct siox_db *db, struct siox_match_result *res, struct ba
  * sequential scan of activities). So the matcher refreshes the statistics
  * of both each time remote_calls has doubled since it last did (and on its
  * first pass): a handful of ANALYZEs over a warehouse's life, each a sample
- * of 30,000 rows per table. remote_calls on every pass (the window's UPDATE
- * of matched needs its statistics too: without them it hashed every
- * receive), activities only before a candidate search, which alone reads
- * it (its ANALYZE is the dearer one). *at: max(rc_id) when that table was
- * last analyzed. */
+ * of 30,000 rows per table, and only before a candidate search: a pass
+ * whose rows the window decided runs only statements whose plans do not
+ * depend on them (max and a LIMIT 1 on the rc_id index; the wake-up scan
+ * only when something is parked, see wake), nor does the window's UPDATE
+ * of matched (match_memory.c). Those ANALYZEs were a fifth of the
+ * window's time in bench_match. *at: max(rc_id) when that table was last
+ * analyzed. */
 static int refresh_stats(struct siox_db *db, int64_t top, int64_t *at, const char *sql) {
   if (top < 1000 || (*at && top < 2 * *at)) return 0;
   int rc = siox_db_exec(db->conn, sql);
@@ -307,7 +336,7 @@ static int pass(struct siox_db *db, struct siox_match_result *res, struct batch 
   int rc = 0;
   if (db->match_watermark < 0) rc = scalar(db, "SELECT watermark FROM match_state", 0, NULL, &db->match_watermark);
   /* Only a batch brings activity rows: skip the wake-up scan when idle. */
-  if (rc == 0 && db->activities_arrived) rc = exec_ghosts(db, wake_sql, 0, NULL);
+  if (rc == 0) rc = wake(db);
   if (rc == 0) rc = scalar(db, "SELECT COALESCE(max(rc_id), 0) FROM remote_calls", 0, NULL, top);
   if (rc || *top <= db->match_watermark) return rc; /* nothing new since the last pass */
   /* Everything new was decided in memory (match_memory.c): only the
@@ -318,13 +347,56 @@ static int pass(struct siox_db *db, struct siox_match_result *res, struct batch 
   snprintf(tp, sizeof tp, "%lld", (long long)*top);
   const char *p[] = {wm, tp};
   int64_t left = 1;
-  if ((rc = refresh_stats(db, *top, &db->match_analyzed, "ANALYZE remote_calls"))) return rc;
   if ((rc = scalar(db, "SELECT count(*) FROM (SELECT 1 FROM remote_calls WHERE rc_id > $1 AND rc_id <= $2"
                        " AND NOT in_memory LIMIT 1) x", 2, p, &left)))
     return rc;
   if (left == 0) return exec_params(db, "UPDATE match_state SET watermark = $1", 1, p + 1);
+  if ((rc = refresh_stats(db, *top, &db->match_analyzed, "ANALYZE remote_calls"))) return rc;
   if ((rc = refresh_stats(db, *top, &db->match_analyzed_acts, "ANALYZE activities"))) return rc;
   return link_new(db, res, b, late_ns, *top);
+}
+
+/* The pass when the window decided everything new (the usual case), in
+ * one round trip instead of six: its own transaction moves the watermark
+ * to max(rc_id) unless a row in between is left to the SQL matcher, and
+ * reads the count of unmatched receives. Only when nothing is to be woken
+ * and without peers (whose pass takes a lock first). *done: 1 when that
+ * was the whole pass, 0 when the full pass must run (the transaction then
+ * changed nothing). The watermark is a number the server formatted. */
+static const char quick_sql[] =
+    "BEGIN; SET LOCAL synchronous_commit = off;"
+    " WITH t AS (SELECT COALESCE(max(rc_id), 0) AS top FROM remote_calls),"
+    " l AS (SELECT t.top, EXISTS (SELECT 1 FROM remote_calls r WHERE r.rc_id > %lld AND r.rc_id <= t.top"
+    "  AND NOT r.in_memory) AS sql FROM t),"
+    " u AS (UPDATE match_state SET watermark = l.top FROM l WHERE NOT l.sql AND l.top > %lld RETURNING 1)"
+    " SELECT l.top, l.sql, (SELECT unmatched FROM match_state), (SELECT count(*) FROM u) FROM l;"
+    " COMMIT";
+
+static int quick_pass(struct siox_db *db, struct siox_match_result *res, int *done) {
+  char sql[sizeof quick_sql + 48];
+  snprintf(sql, sizeof sql, quick_sql, (long long)db->match_watermark, (long long)db->match_watermark);
+  *done = 0;
+  if (!PQsendQuery(db->conn, sql)) return siox_log("database: quick matcher pass: %s", PQerrorMessage(db->conn)), -EIO;
+  int rc = 0, sql_left = 1;
+  int64_t top = 0, unmatched = 0;
+  for (PGresult *r; (r = PQgetResult(db->conn)); PQclear(r)) {
+    ExecStatusType st = PQresultStatus(r);
+    if (st == PGRES_TUPLES_OK && PQntuples(r) == 1) {
+      top = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+      sql_left = PQgetvalue(r, 0, 1)[0] == 't';
+      unmatched = strtoll(PQgetvalue(r, 0, 2), NULL, 10);
+    } else if (st != PGRES_COMMAND_OK && rc == 0) {
+      siox_log("database: quick matcher pass: %s", PQresultErrorMessage(r));
+      rc = -EIO;
+    }
+  }
+  if (rc) return PQclear(PQexec(db->conn, "ROLLBACK")), rc;
+  if (sql_left) return 0;
+  if (top > db->match_watermark) db->match_watermark = top;
+  db->activities_arrived = 0;
+  res->receives_unmatched = (uint64_t)unmatched;
+  *done = 1;
+  return 0;
 }
 
 int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result *res) {
@@ -333,6 +405,14 @@ int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result
   int64_t top = 0, unmatched = 0;
   memset(&b, 0, sizeof b);
   memset(res, 0, sizeof *res);
+  if (!db->forward && db->match_watermark >= 0 && (!db->activities_arrived || db->parked == 0)) {
+    int done = 0, rc = quick_pass(db, res, &done);
+    if (rc || done) {
+      if (rc) db->match_watermark = -1;
+      db->match_busy_ns += siox_limits_now() - t0;
+      return rc;
+    }
+  }
   /* Mappings other shards told of join objects first (their own
    * transaction, as a batch's MAPs would): what they move is new to this
    * pass. */
@@ -361,6 +441,7 @@ int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result
   } else {
     PQclear(PQexec(db->conn, "ROLLBACK"));
     db->match_watermark = -1;
+    db->parked = -1;
   }
   free(b.child.s), free(b.parent.s), free(b.conf.s), free(b.overlap.s), free(b.flags.s);
   db->match_busy_ns += siox_limits_now() - t0;

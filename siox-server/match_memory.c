@@ -75,17 +75,31 @@ static int delete_stale(struct siox_db *db, const struct siox_mw_out *o) {
   return r ? 0 : -EIO;
 }
 
-/* Receives of earlier batches that have links now. */
+/* Receives of earlier batches that have links now. Each aid is one probe
+ * of remote_calls_aid and each row is updated by its ctid, whatever the
+ * statistics say: as a join (or with aid = ANY) the planner hashed or
+ * scanned every receive when remote_calls had grown since its last
+ * ANALYZE, and the window's batches must not depend on the SQL matcher's
+ * ANALYZEs (match.c runs them only before a candidate search). OFFSET 0
+ * keeps the lookup a subquery per aid with aid its only condition
+ * (without statistics, kind = 'R' made it AND a scan of all of
+ * remote_calls_obj into each probe). */
+static const char set_matched_sql[] =
+    "UPDATE remote_calls SET matched = true WHERE ctid = ANY (ARRAY("
+    "SELECT x.ctid FROM unnest($1::bigint[]) m(aid) CROSS JOIN LATERAL ("
+    "SELECT r.ctid, r.kind, r.matched FROM remote_calls r WHERE r.aid = m.aid OFFSET 0) x"
+    " WHERE x.kind = 'R' AND NOT x.matched))";
+
+/* Prepared once per connection: planning it took as long as a few hundred
+ * of its row updates, and its plan does not depend on the batch. */
 static int set_matched(struct siox_db *db, const struct siox_mw_out *o) {
+  if (!db->matched_prepared) {
+    if (siox_db_prepare(db->conn, "siox_set_matched", set_matched_sql, 1)) return -EIO;
+    db->matched_prepared = 1;
+  }
   char *aids = int_array(o->matched, o->nmatched, sizeof *o->matched);
   const char *p[] = {aids};
-  PGresult *r = aids ? siox_db_query(db->conn,
-                                     /* a join, so that each aid is an index probe (with
-                                      * aid = ANY, the plan scanned every unmatched receive) */
-                                     "UPDATE remote_calls r SET matched = true FROM unnest($1::bigint[]) m(aid)"
-                                     " WHERE r.aid = m.aid AND r.kind = 'R' AND NOT r.matched",
-                                     1, p)
-                     : NULL;
+  PGresult *r = aids ? siox_db_prepared(db->conn, "siox_set_matched", 1, p) : NULL;
   free(aids);
   PQclear(r);
   return r ? 0 : -EIO;
@@ -151,17 +165,19 @@ static int upsert(struct siox_db *db, const struct siox_mw_out *o, int want) {
  * still decides, so such a pair is not stored yet. Should it be all the
  * same (a daemon's clock uncertainty changed between the two matchers'
  * decisions, see README), the savepoint turns the unique violation into
- * the upsert of all of them: still exactly once, never a failed batch. */
+ * the upsert of all of them: still exactly once, never a failed batch.
+ * The savepoint goes with the COPY in one round trip and is not released
+ * (the batch's COMMIT ends it): two round trips a batch fewer. */
 static int insert_fresh(struct siox_db *db, const struct siox_mw_out *o) {
   struct siox_copybuf *c = &db->copy;
   size_t n = link_rows(c, o, 1);
   int rc = siox_copybuf_finish(c);
   if (n == 0 || rc) return rc;
-  if ((rc = siox_db_exec(db->conn, "SAVEPOINT siox_links"))) return rc;
-  rc = siox_db_copy(db->conn, "COPY causal_links" LINK_COLUMNS " FROM STDIN (FORMAT binary)", c->p, c->len);
+  rc = siox_db_copy(db->conn, "SAVEPOINT siox_links; COPY causal_links" LINK_COLUMNS " FROM STDIN (FORMAT binary)",
+                    c->p, c->len);
   if (rc == 0) {
     db->links_memory += (int64_t)n;
-    return siox_db_exec(db->conn, "RELEASE SAVEPOINT siox_links");
+    return 0;
   }
   if (rc != -EEXIST) return rc;
   siox_log("in-memory matcher: a link it had not stored exists already; upserting the batch's links");

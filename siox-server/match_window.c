@@ -82,6 +82,8 @@ struct siox_mw {
   size_t cap_links;
   uint64_t *dirty;
   size_t ndirty, cap_dirty;
+  uint32_t *marks; /* the batch's calls decide() marked (in_memory 2) */
+  size_t nmarks, cap_marks;
   struct siox_mw_call *calls; /* the current batch */
 };
 
@@ -351,8 +353,11 @@ static int gather_one(struct siox_mw *w, struct entry *s, void *ctx) {
   if (grow((void **)&w->cand, &w->cap_cand, n + 1, sizeof *w->cand)) return -ENOMEM;
   w->cand[n] = c;
   w->ncand = n + 1;
-  if ((s->flags & F_NEW) && w->calls[s->call].in_memory == 1)
+  if ((s->flags & F_NEW) && w->calls[s->call].in_memory == 1) {
+    if (grow((void **)&w->marks, &w->cap_marks, w->nmarks + 1, sizeof *w->marks)) return -ENOMEM;
     w->calls[s->call].in_memory = 2; /* a candidate of r: see drop_new_senders */
+    w->marks[w->nmarks++] = s->call;
+  }
   return 0;
 }
 
@@ -376,16 +381,20 @@ static size_t dedup(struct siox_link_cand *c, size_t n, uint64_t r_len) {
   return m;
 }
 
-static void clear_marks(struct siox_mw *w, size_t ncalls) {
-  for (size_t i = 0; i < ncalls; i++)
-    if (w->calls[i].in_memory == 2) w->calls[i].in_memory = 1;
+/* Only the marked calls are visited: a pass over the whole batch per
+ * receive made a batch's decisions quadratic in its size. */
+static void clear_marks(struct siox_mw *w) {
+  for (size_t i = 0; i < w->nmarks; i++)
+    if (w->calls[w->marks[i]].in_memory == 2) w->calls[w->marks[i]].in_memory = 1;
+  w->nmarks = 0;
 }
 
 /* The batch's senders that are candidates of a receive the SQL matcher
  * takes over must be new to it too, or it would not see them. */
-static void drop_new_senders(struct siox_mw *w, size_t ncalls) {
-  for (size_t i = 0; i < ncalls; i++)
-    if (w->calls[i].in_memory == 2) w->calls[i].in_memory = 0;
+static void drop_new_senders(struct siox_mw *w) {
+  for (size_t i = 0; i < w->nmarks; i++)
+    if (w->calls[w->marks[i]].in_memory == 2) w->calls[w->marks[i]].in_memory = 0;
+  w->nmarks = 0;
 }
 
 static int same_link(const struct siox_link *a, const struct siox_link *b) {
@@ -423,21 +432,21 @@ static int store(struct siox_mw *w, struct entry *r, size_t m, struct siox_mw_ou
   return 0;
 }
 
-/* Decides r's links (out), or hands r to the SQL matcher. ncalls: size of
- * the batch. Returns 0 or -ENOMEM. */
-static int decide(struct siox_mw *w, struct entry *r, size_t ncalls, struct siox_mw_out *out, int *linked) {
+/* Decides r's links (out), or hands r to the SQL matcher. Returns 0 or
+ * -ENOMEM. */
+static int decide(struct siox_mw *w, struct entry *r, struct siox_mw_out *out, int *linked) {
   struct gather g = {r, 0};
   *linked = 0;
   w->ncand = 0;
-  clear_marks(w, ncalls);
+  clear_marks(w);
   int rc = visit(w, r->object, 'S', r->offset, r->length, gather_one, &g);
   if (rc) return rc;
   if (g.sql || !r_complete(w, r)) {
     r->flags |= F_SQL;
-    drop_new_senders(w, ncalls);
+    drop_new_senders(w);
     return 0;
   }
-  clear_marks(w, ncalls);
+  clear_marks(w);
   size_t n = dedup(w->cand, w->ncand, (uint64_t)r->length);
   if (grow((void **)&w->links, &w->cap_links, n + 1, sizeof *w->links)) return -ENOMEM;
   size_t m = siox_link_confidence(w->cand, n, (uint64_t)r->length, w->links);
@@ -499,7 +508,7 @@ void siox_mw_free(struct siox_mw *w) {
   if (!w) return;
   forget(w);
   for (uint32_t i = 0; i < w->nnames; i++) free(w->names[i].s);
-  free(w->names), free(w->daemons), free(w->cand), free(w->links), free(w->dirty), free(w->ring), free(w);
+  free(w->names), free(w->daemons), free(w->cand), free(w->links), free(w->dirty), free(w->marks), free(w->ring), free(w);
 }
 
 int siox_mw_started(const struct siox_mw *w) { return w->started; }
@@ -546,7 +555,7 @@ uint32_t siox_mw_intern(struct siox_mw *w, const char *s, int wildcard) {
 static int batch(struct siox_mw *w, struct siox_mw_call *calls, size_t n, struct siox_mw_out *out) {
   struct entry **e = calloc(n + 1, sizeof *e);
   int rc = e ? 0 : -ENOMEM;
-  w->calls = calls, w->ndirty = 0;
+  w->calls = calls, w->ndirty = 0, w->nmarks = 0;
   for (size_t i = 0; rc == 0 && i < n; i++) {
     struct siox_mw_call *c = &calls[i];
     struct entry src = {.aid = c->aid, .object = c->object, .offset = c->offset, .length = c->length,
@@ -561,7 +570,7 @@ static int batch(struct siox_mw *w, struct siox_mw_call *calls, size_t n, struct
   for (size_t i = 0; rc == 0 && i < n; i++) {
     int linked;
     if (e[i]->kind != 'R') continue;
-    rc = decide(w, e[i], n, out, &linked);
+    rc = decide(w, e[i], out, &linked);
     if (e[i]->flags & F_SQL) calls[i].in_memory = 0;
     calls[i].matched = (uint8_t)linked;
   }
@@ -575,7 +584,7 @@ static int batch(struct siox_mw *w, struct siox_mw_call *calls, size_t n, struct
     int linked;
     if (!r) continue;
     r->flags &= (uint8_t)~F_DIRTY;
-    rc = decide(w, r, n, out, &linked);
+    rc = decide(w, r, out, &linked);
   }
   for (size_t i = 0; e && i < n; i++)
     if (e[i]) e[i]->flags &= (uint8_t)~F_NEW;

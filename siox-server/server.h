@@ -26,6 +26,10 @@ int siox_db_exec(PGconn *c, const char *sql);
 /* Runs sql with text parameters. Returns the result (caller PQclear()s) when
  * its status is COMMAND_OK or TUPLES_OK, else logs, clears and returns NULL. */
 PGresult *siox_db_query(PGconn *c, const char *sql, int n, const char *const *params);
+/* Prepares sql as statement name on c (0, or -EIO after logging), and runs
+ * it as siox_db_query does. */
+int siox_db_prepare(PGconn *c, const char *name, const char *sql, int n);
+PGresult *siox_db_prepared(PGconn *c, const char *name, int n, const char *const *params);
 /* Sends one COPY ... FROM STDIN statement and len bytes of data. Returns 0,
  * -EEXIST on a unique violation (not logged), or -EIO. */
 int siox_db_copy(PGconn *c, const char *sql, const uint8_t *data, size_t len);
@@ -85,6 +89,7 @@ struct siox_db {
   struct siox_copybuf copy, copy2;
   int64_t match_watermark;  /* remote_calls.rc_id already seen by match.c */
   int activities_arrived;   /* a batch committed since the last matcher pass (1 at start) */
+  int64_t parked;           /* remote calls match.c parked (waiting) and has not woken; -1: not known */
   int64_t match_analyzed;   /* max(rc_id) when match.c last analyzed remote_calls (0 at start) */
   int64_t match_analyzed_acts; /* ... and activities */
   int resend;               /* this transaction's batch repeats stored activities: rows that hang off an
@@ -97,6 +102,7 @@ struct siox_db {
   int64_t match_busy_ns; /* time spent matching, in memory and in SQL passes */
   int64_t links_memory;  /* links the window stored new */
   struct siox_hmap node_names; /* node_id -> (hwid, swid) ids of mw */
+  int matched_prepared;        /* conn holds match_memory.c's UPDATE of matched (0 on a new connection) */
   /* --shard K/N with --shard-peer (forward.c): remote calls another shard
    * owns go to shard_outbox too, and the SQL matcher reads forwarded ones.
    * forward 0: a server on its own, or a shard without peers: as before. */
