@@ -396,6 +396,12 @@ static void analyze_cb(const struct fnd_job *j, int file, int write, const struc
     undecided = ag.parallel > 0 ? "it would reduce parallelism that helped" : "it would reduce the parallelism, and the data cannot tell whether that parallelism helped";
   else if (!(gain > 0.05 * seen_s))
     undecided = "no gain is predicted over the aggregation the job already had";
+  /* Fewer aggregators on the evidence that theirs never overlapped: one
+   * run's schedule can make that so (ranks sharing fewer cores, a client
+   * that serializes a shared file), and then one aggregator does the
+   * exchange for all ranks alone. Such a set is tried on one run and
+   * judged (an experiment) before it is credited with a gain. */
+  const char *why_exp = unknown ? "per-byte cost unknown" : fewer ? "fewer aggregators, their overlap unseen" : NULL;
   json_object *ev = json_object_new_object();
   fnd_jint(ev, "calls", calls);
   fnd_jint(ev, "rounds", rounds);
@@ -416,15 +422,19 @@ static void analyze_cb(const struct fnd_job *j, int file, int write, const struc
   json_object_object_add(ev, "cost_model", cost_json(m));
   json_object_object_add(ev, "example_aids", fnd_aids(j, ops, (size_t)nops));
   if (undecided) json_object_object_add(ev, "no_recommendation", json_object_new_string(undecided));
-  if (unknown && !undecided) json_object_object_add(ev, "experiment", json_object_new_string(m->how));
+  char exp_note[96] = "";
+  if (why_exp && !undecided) {
+    json_object_object_add(ev, "experiment", json_object_new_string(unknown ? m->how : parallel_txt(&ag)));
+    snprintf(exp_note, sizeof exp_note, " (%s: an experiment)", why_exp);
+  }
   const char *key = write ? "romio_cb_write" : "romio_cb_read";
-  fnd_add(o, write ? "collective_write" : "collective_read", "info", file, ev, undecided || unknown ? 0 : gain,
+  fnd_add(o, write ? "collective_write" : "collective_read", "info", file, ev, undecided || why_exp ? 0 : gain,
           "%ld collective %s calls in %d rounds, %.0f B per round from %d processes on %ld node(s); %d aggregator(s) "
           "made %ld operations at concurrency %.2f: %s. Model: %.3f s as seen, %.3f s with %d aggregator(s) and %lld B "
           "buffers, %.3f s without aggregation%s%s%s",
           calls, write ? "write" : "read", rounds, per_round, writers, nodes, ag.aggregators, ag.ops, ag.concurrency,
           parallel_txt(&ag), seen_s, cb_s, k_new, (long long)cbuf, direct_s, undecided ? ": nothing recommended, " : "",
-          undecided ? undecided : "", unknown && !undecided ? " (per-byte cost unknown: an experiment)" : "");
+          undecided ? undecided : "", exp_note);
   if (undecided) goto out;
   struct fnd_hintset *s = fnd_set(o, file);
   if (!s) goto out;
@@ -433,6 +443,12 @@ static void analyze_cb(const struct fnd_job *j, int file, int write, const struc
     snprintf(s->experiment_why, sizeof s->experiment_why,
              "%s: collective buffering priced with a per-byte cost the data did not determine (%.200s)",
              write ? "romio_cb_write" : "romio_cb_read", m->how);
+  } else if (why_exp) {
+    s->experiment = 1;
+    snprintf(s->experiment_why, sizeof s->experiment_why,
+             "%s: %d aggregator(s) instead of %d, whose operations never overlapped in this run: whether their "
+             "parallelism would help was not seen, so the set is tried on one run first",
+             write ? "romio_cb_write" : "romio_cb_read", enable ? k_new : writers, k_seen);
   } else {
     s->gain_s += gain;
   }
