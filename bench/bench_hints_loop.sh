@@ -9,18 +9,36 @@
 #   contig      siox-strided-writes --blocks 1 --block 4 MiB: large
 #               contiguous independent writes (the right answer: no hint)
 #   hdf5        siox-io-workload --h5: collective H5Dwrite of a 2-D dataset
-#               (and the ranks' reads back); timed as the whole mpirun
+#               (256 x 1024 doubles, 2 MiB, per rank and step, 8 steps: 64
+#               MiB, so that the I/O phase is well above run-to-run jitter),
+#               then each rank's H5Dread of its first rows
+# Timed is what a set acts on and what the knowledge base judges (outcome
+# rule, knowledge-base/src/hints_outcome.c): the MPI-IO data calls on the
+# file. The judge sums those calls' durations over the ranks per byte; the
+# bench takes the wall time of the phase that holds them, barrier to
+# barrier, the slowest rank's view, as each workload prints it (io_time_s:
+# write phase + read phase; no MPI start-up, open, create or close). Both
+# sides move the same bytes, so the ratio is the per-byte one.
 # Per workload: one plain run, analysed (a set or none); LOOP rounds of a
 # plain and a hinted (SIOX_HINTS=1) run, each analysed (the sets they applied
-# are judged and may be withdrawn); then FINAL rounds, plain and hinted
-# interleaved, with whatever is served by then: the figures.
+# are judged and may be withdrawn); then FINAL rounds of a plain and a hinted
+# run with whatever is served by then: the figures. The final rounds
+# alternate the order (hinted first in odd rounds, plain first in even ones:
+# ABBA), and the speedup is paired: one ratio plain / hinted per round, the
+# two runs next to each other in time, so that the load of other work on the
+# machine, which drifts over minutes, is shared by both runs of a pair and
+# largely cancels in its ratio instead of widening the interval as it does
+# when the runs of each side are resampled apart. (The judge cannot pair:
+# the runs it sees come when users start them, so it resamples runs apart.)
 # Prints (NAME VALUE UNIT):
-#   hint_speedup_ratio_<w>          median plain / median hinted I/O time (x)
-#   hint_speedup_ratio_<w>_ci_low   95 % bootstrap interval (runs resampled)
+#   hint_speedup_ratio_<w>          median over rounds of plain / hinted I/O time (x)
+#   hint_speedup_ratio_<w>_ci_low   95 % bootstrap interval (rounds resampled, seeded)
 #   hint_speedup_ratio_<w>_ci_high
 #   hint_sets_withdrawn_<w>         sets of the workload withdrawn by the loop
 #   hint_regressions                workloads whose whole interval is below 1
-# and, on stderr, the set served at the end per workload. Needs root and
+# and, on stderr, the times per round, every set of the workload with its
+# status and the judge's last outcome, and the set the final hinted runs
+# applied. Needs root and
 # /dev/fuse; starts and stops its own siox-server, siox-daemon and testbed.
 #   bench/bench_hints_loop.sh [BUILD_DIR] [LOOP] [FINAL] [WORKLOADS...]
 set -euo pipefail
@@ -52,19 +70,17 @@ SIOX_JOB_ID=bench-loop-testbed "$top/testbed/siox-testbed" start --dir "$TB" --b
 
 # one W JOB HINTS: one run of workload W; prints its I/O time (s).
 one() {
-  local w=$1 job=$2 t0 t1
+  local w=$1 job=$2
   case $w in
   strided) JOB=$job SIOX_HINTS=$3 strided "$T/$job.out" "$TB/mnt/strided.dat" --no-verify --blocks 16 --repeat 8 --stride 1048576 ;;
   coll_small) JOB=$job SIOX_HINTS=$3 strided "$T/$job.out" "$TB/mnt/coll.dat" --no-verify --collective --read-back --blocks 16 --repeat 8 ;;
   contig) JOB=$job SIOX_HINTS=$3 strided "$T/$job.out" "$TB/mnt/contig.dat" --no-verify --blocks 1 --block 4194304 --repeat 4 ;;
   hdf5)
-    t0=$(date +%s.%N)
     mpirun --oversubscribe -np $RANKS -x ASAN_OPTIONS -x OMPI_MCA_io -x LD_PRELOAD="$PRELOAD" \
       -x SIOX_SOCKET="$DAEMON_SOCK" -x SIOX_JOB_ID="$job" -x SIOX_HINTS="$3" -x SIOX_HINTS_TIMEOUT_MS=200 \
-      "$SIOX_WORKLOAD" --rows 64 --cols 512 --steps 4 --h5 "$TB/mnt/dset.h5" >"$T/$job.out" 2>&1 ||
+      "$SIOX_WORKLOAD" --rows 256 --cols 1024 --steps 8 --h5 "$TB/mnt/dset.h5" >"$T/$job.out" 2>&1 ||
       { cat "$T/$job.out" >&2; fail "siox-io-workload failed"; }
-    t1=$(date +%s.%N)
-    echo "io_time_s $(python3 -c "print($t1 - $t0)")" >>"$T/$job.out"
+    grep -q "siox_io_workload: ok" "$T/$job.out" || fail "siox-io-workload did not verify its data"
     ;;
   esac
   awk '$1 == "io_time_s" {print $2}' "$T/$job.out"
@@ -86,16 +102,18 @@ analyse() {
     { cat "$T/$1.hints" >&2; fail "siox hints --analyze $1 failed"; }
 }
 
-# ratio PLAIN_TIMES HINTED_TIMES: "ratio ci_low ci_high" (ratio of medians,
-# bootstrap over runs, seeded).
+# ratio PLAIN_TIMES HINTED_TIMES: "ratio ci_low ci_high": the median of the
+# rounds' ratios plain / hinted (time i of each list is round i), bootstrap
+# over rounds, seeded.
 ratio() {
   python3 - "$1" "$2" <<'PY'
 import random, statistics, sys
 a = [float(x) for x in sys.argv[1].split()]
 b = [float(x) for x in sys.argv[2].split()]
+q = [x / y for x, y in zip(a, b)]
 r = random.Random(11)
-est = statistics.median(a) / statistics.median(b)
-bs = sorted(statistics.median(r.choices(a, k=len(a))) / statistics.median(r.choices(b, k=len(b))) for _ in range(4000))
+est = statistics.median(q)
+bs = sorted(statistics.median(r.choices(q, k=len(q))) for _ in range(4000))
 print(f"{est:.3f} {bs[int(0.025 * 3999)]:.3f} {bs[int(0.975 * 3999)]:.3f}")
 PY
 }
@@ -115,8 +133,14 @@ for w in "${WORKLOADS[@]}"; do
   plain="" hinted=""
   for i in $(seq "$FINAL"); do
     sleep 1.2
-    hinted="$hinted $(one "$w" "final-$w-$i-hinted" 1)"
-    plain="$plain $(one "$w" "final-$w-$i-plain" 0)"
+    if [ $((i % 2)) = 1 ]; then
+      h=$(one "$w" "final-$w-$i-hinted" 1)
+      p=$(one "$w" "final-$w-$i-plain" 0)
+    else
+      p=$(one "$w" "final-$w-$i-plain" 0)
+      h=$(one "$w" "final-$w-$i-hinted" 1)
+    fi
+    hinted="$hinted $h" plain="$plain $p"
   done
   read -r est lo hi <<<"$(ratio "$plain" "$hinted")"
   echo "hint_speedup_ratio_$w $est x"
@@ -130,6 +154,10 @@ for w in "${WORKLOADS[@]}"; do
   echo "hint_sets_withdrawn_$w $withdrawn sets"
   python3 -c "import sys; sys.exit(0 if $hi < 1 else 1)" && regressions=$((regressions + 1))
   echo "# $w: plain$plain | hinted$hinted" >&2
+  sql "SELECT '# $w: set ' || h.hint_set_id || ' ' || h.status || ' ' || h.hints::text || ' judged '
+              || coalesce(h.outcome - 'jobs_with' - 'jobs_without', '{}')::text
+         FROM kb_hint_sets h JOIN kb_apps a USING (app_id)
+        WHERE a.exe = '$exe' AND h.file_pattern LIKE '%/$f.%' ORDER BY h.hint_set_id" >&2
   echo "# $w: final hinted runs applied: $(open_attr "final-$w-1-hinted" mpi/hints_applied | sort -u | tr '\n' ' ') (status $(open_attr "final-$w-1-hinted" mpi/hints_status | sort -u | tr '\n' ' '))" >&2
 done
 echo "hint_regressions $regressions workloads"
