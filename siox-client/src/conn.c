@@ -104,9 +104,6 @@ int siox__conn_recently_up(void) {
   return mono_ns() - last_up < RESTART_GRACE_NS;
 }
 
-/* The connection is gone: every activity frame not acknowledged, held or
- * still in the send buffer, is sent again on the next connection, after the
- * whole registration log (the daemon may have lost any of it). */
 /* Closes the connection's socket in the calling thread's table. A flusher
  * with its own table closes its own copy of a shared socket, shuts the
  * connection down (the application's copy would keep it open) and leaves
@@ -127,6 +124,9 @@ static void release_socket(void) {
   sock_private = 0;
 }
 
+/* The connection is gone: every activity frame not acknowledged, held or
+ * still in the send buffer, is sent again on the next connection, after the
+ * whole registration log (the daemon may have lost any of it). */
 void siox__conn_close(void) {
   if (sock < 0) return;
   last_up = mono_ns();

@@ -7,7 +7,7 @@
  * decrement on a shared line) only while the table has a single user, and
  * read()/write() skip the file position lock only then. In a
  * single-threaded application the flusher is that second user: an idle
- * second thread alone added ~25 ns to every 4 KiB pwrite on the test VM.
+ * second thread alone added ~30 ns to every 4 KiB pwrite on the test VM.
  * So the flusher, first thing, takes a copy of the table for itself
  * (unshare(CLONE_FILES)), and the application's table has one user again.
  *
