@@ -205,7 +205,7 @@ static int real_close_range(unsigned first, unsigned last, int flags) {
 }
 
 /* close_range over [first, last] in pieces that skip the library's own
- * descriptors (at most two). */
+ * descriptors (SIOX_INTERNAL_OWN_FDS_MAX). */
 static int close_range_around(unsigned first, unsigned last, int flags) {
   int own[SIOX_INTERNAL_OWN_FDS_MAX], n = siox_internal_in_library() ? 0 : siox_internal_own_fds(own);
   unsigned from = first;

@@ -289,14 +289,28 @@ SIOX_HIDDEN size_t siox__identity_args(char *buf, size_t cap);
  * application's close/dup2 (siox_internal_owns_fd). */
 /* SIOX__FD_OFFER: a connected socket an application thread made and the
  * flusher has not taken yet (conn.c). */
-enum { SIOX__FD_SOCKET, SIOX__FD_WAKE, SIOX__FD_OFFER, SIOX__FD_SLOTS };
+/* SIOX__FD_STALE: the application's copy of a connection the flusher (with
+ * its own table) closed, for an application thread to close. */
+enum { SIOX__FD_SOCKET, SIOX__FD_WAKE, SIOX__FD_OFFER, SIOX__FD_STALE, SIOX__FD_SLOTS };
 SIOX_HIDDEN int siox__own_fd_take(int slot, int fd);
 SIOX_HIDDEN void siox__own_fd_drop(int slot);
 SIOX_HIDDEN void siox__own_fd_set(int slot, int fd); /* fd, already high, now guarded as slot */
+SIOX_HIDDEN void siox__own_fd_stale(int fd);
+SIOX_HIDDEN void siox__own_fd_close_stale(void);
+SIOX_HIDDEN int siox__fd_assist_hold(void);
+SIOX_HIDDEN void siox__fd_assist_release(void);
+
+/* own_table.c: the flusher thread's own descriptor table. */
+extern SIOX_TLS int siox__own_table SIOX_HIDDEN; /* this thread has it */
+SIOX_HIDDEN void siox__own_table_enter(void);
+SIOX_HIDDEN void siox__own_table_leave(void);
+SIOX_HIDDEN int siox__own_table_active(void);
+SIOX_HIDDEN void siox__own_table_after_fork_child(void);
 
 SIOX_HIDDEN int siox__conn_connected(void);
-/* may_open: the caller is an application thread, which may make the socket
- * itself; the flusher thread takes the one offered, or asks for one. */
+/* may_open: the caller may make the socket itself (an application thread,
+ * or the flusher with its own table, which makes it there); otherwise the
+ * flusher takes the one offered, or asks for one. */
 SIOX_HIDDEN int siox__conn_try_connect(int force, int may_open);
 SIOX_HIDDEN int siox__conn_offer(void); /* application threads: a connected socket for the flusher */
 SIOX_HIDDEN uint8_t *siox__conn_frame(uint16_t type, uint32_t payload);
@@ -307,6 +321,7 @@ SIOX_HIDDEN void siox__conn_reg_inflight(uint64_t reg_end);
 SIOX_HIDDEN uint64_t siox__conn_reg_shipped(void);
 SIOX_HIDDEN uint64_t siox__conn_bytes_sent(void);
 SIOX_HIDDEN void siox__conn_close(void);
+SIOX_HIDDEN void siox__conn_close_private(void); /* the flusher, last: its own table's socket */
 SIOX_HIDDEN void siox__conn_check_peer(void);
 SIOX_HIDDEN void siox__conn_after_fork_child(void);
 SIOX_HIDDEN int siox__conn_all_acked(void);

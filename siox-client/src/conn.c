@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +28,7 @@
 #define RESTART_GRACE_NS 5000000000ll
 
 static int sock = -1;
+static int sock_private; /* sock is in the flusher's own table only (own_table.c) */
 static _Atomic int offered = -1; /* connected, made by an application thread, not yet taken */
 static uint8_t *sbuf; /* owned: frames not yet fully written */
 static size_t slen, ssent, scap;
@@ -102,6 +104,26 @@ int siox__conn_recently_up(void) {
   return mono_ns() - last_up < RESTART_GRACE_NS;
 }
 
+/* Closes the connection's socket in the calling thread's table. A flusher
+ * with its own table closes its own copy of a shared socket, shuts the
+ * connection down (the application's copy would keep it open) and leaves
+ * that copy to an application thread (own_table.c). Raw closes there: the
+ * POSIX layer's close() would take the number for the application's. */
+static void release_socket(void) {
+  if (sock_private) {
+    syscall(SYS_close, sock);
+  } else if (siox__own_table) {
+    shutdown(sock, SHUT_RDWR);
+    syscall(SYS_close, sock);
+    siox__own_fd_stale(sock);
+    siox__own_fd_drop(SIOX__FD_SOCKET);
+  } else {
+    siox__own_fd_drop(SIOX__FD_SOCKET);
+    close(sock);
+  }
+  sock_private = 0;
+}
+
 /* The connection is gone: every activity frame not acknowledged, held or
  * still in the send buffer, is sent again on the next connection, after the
  * whole registration log (the daemon may have lost any of it). */
@@ -109,8 +131,7 @@ void siox__conn_close(void) {
   if (sock < 0) return;
   last_up = mono_ns();
   siox__retain_lost(sbuf, slen);
-  siox__own_fd_drop(SIOX__FD_SOCKET);
-  close(sock);
+  release_socket();
   sock = -1;
   slen = ssent = 0;
   rlen = 0;
@@ -123,19 +144,41 @@ void siox__conn_close(void) {
   atomic_store(&connected, 0);
 }
 
-/* A connected socket, high and guarded as slot (own_fd.c), or -errno. */
-static int open_socket(int slot) {
+/* Connects fd to the daemon; 0 or -errno. A unix connect either completes
+ * at once or fails (EAGAIN: backlog full). */
+static int connect_daemon(int fd) {
   struct sockaddr_un sa = {.sun_family = AF_UNIX};
   memcpy(sa.sun_path, siox__cfg.socket_path, sizeof sa.sun_path);
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  return connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ? -errno : 0;
+}
+
+static int new_fd(void) {
+  return socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+}
+
+/* A connected socket, high and guarded as slot (own_fd.c), or -errno. */
+static int open_socket(int slot) {
+  int fd = new_fd();
   if (fd < 0) return -errno;
   fd = siox__own_fd_take(slot, fd);
-  /* A unix connect either completes at once or fails (EAGAIN: backlog full). */
-  if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
-    int err = errno;
+  int rc = connect_daemon(fd);
+  if (rc < 0) {
     siox__own_fd_drop(slot);
     close(fd);
-    return -err;
+    return rc;
+  }
+  return fd;
+}
+
+/* The flusher with its own table: a connected socket there, at whatever
+ * number (the application's numbers are not in that table), or -errno. */
+static int open_private_socket(void) {
+  int fd = new_fd();
+  if (fd < 0) return -errno;
+  int rc = connect_daemon(fd);
+  if (rc < 0) {
+    syscall(SYS_close, fd);
+    return rc;
   }
   return fd;
 }
@@ -158,8 +201,10 @@ int siox__conn_offer(void) {
 
 /* A socket for a new connection: the one offered, else (may_open) a new
  * one, else a request to the application threads for one. Returns the fd
- * or a negative errno. */
-static int new_socket(int force, int may_open) {
+ * or a negative errno; *priv is set when it is in the flusher's own table
+ * only (the one offered was made before that table was copied). */
+static int new_socket(int force, int may_open, int *priv) {
+  *priv = 0;
   int fd = atomic_exchange(&offered, -1);
   if (fd >= 0) {
     siox__own_fd_set(SIOX__FD_SOCKET, fd); /* guarded as the connection from now on */
@@ -173,6 +218,10 @@ static int new_socket(int force, int may_open) {
     atomic_store(&siox__fd_wanted, 1);
     return -EAGAIN;
   }
+  if (siox__own_table) {
+    *priv = 1;
+    return open_private_socket();
+  }
   siox__identity_prepare();
   return open_socket(SIOX__FD_SOCKET);
 }
@@ -181,7 +230,8 @@ static int new_socket(int force, int may_open) {
  * (force: try now). Queues HELLO first. Returns 0 when connected. */
 int siox__conn_try_connect(int force, int may_open) {
   if (sock >= 0) return 0;
-  int fd = new_socket(force, may_open);
+  int priv;
+  int fd = new_socket(force, may_open, &priv);
   if (fd < 0) return fd;
   uint8_t *hello;
   uint32_t len;
@@ -189,14 +239,17 @@ int siox__conn_try_connect(int force, int may_open) {
   uint8_t *p = rc == 0 ? siox__conn_frame(SIOX_CW_HELLO, len) : NULL;
   if (!p) {
     free(rc == 0 ? hello : NULL);
-    siox__own_fd_drop(SIOX__FD_SOCKET);
-    close(fd);
+    sock = fd;
+    sock_private = priv;
+    release_socket();
+    sock = -1;
     slen = ssent = 0;
     return -ENOMEM;
   }
   memcpy(p, hello, len);
   free(hello);
   sock = fd;
+  sock_private = priv;
   stream_base = acked = 0;
   rlen = 0;
   atomic_store(&connected, 1);
@@ -236,7 +289,10 @@ int siox__conn_write(void) {
  * of the unsent bytes (the parent sends them), and re-ship registrations. */
 void siox__conn_after_fork_child(void) {
   siox__own_fd_drop(SIOX__FD_SOCKET);
-  if (sock >= 0) close(sock);
+  /* A socket in the flusher's own table is not in the child's: that
+   * number may be one of the application's. */
+  if (sock >= 0 && !sock_private) close(sock);
+  sock_private = 0;
   int o = atomic_exchange(&offered, -1);
   siox__own_fd_drop(SIOX__FD_OFFER);
   if (o >= 0) close(o);
@@ -249,6 +305,13 @@ void siox__conn_after_fork_child(void) {
   last_try = INT64_MIN / 2;
   atomic_store(&bytes_sent, 0);
   atomic_store(&connected, 0);
+}
+
+/* The flusher with its own table, before it ends: a socket only it holds
+ * dies with it, so it is closed now (frames not acknowledged are sent
+ * again on the next connection, which the exiting thread makes). */
+void siox__conn_close_private(void) {
+  if (sock >= 0 && sock_private) siox__conn_close();
 }
 
 /* Takes the ACK frames in rbuf; returns -EBADMSG on anything else. */

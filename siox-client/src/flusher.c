@@ -256,6 +256,10 @@ static void wait_for_work(int timeout_ms, int acks) {
 static void *flusher_main(void *arg) {
   (void)arg;
   siox__in_lib = 1; /* everything this thread does is the library's own */
+  /* First, before it holds a lock or makes a descriptor: a table of its
+   * own, so that the application's keeps the kernel's fast path (one
+   * user: no reference count per system call). */
+  siox__own_table_enter();
   pthread_mutex_lock(&fl_lock);
   entered = 1;
   pthread_cond_broadcast(&fl_cond);
@@ -267,10 +271,16 @@ static void *flusher_main(void *arg) {
     pthread_mutex_unlock(&fl_lock);
     if (stop) break;
     pthread_mutex_lock(&cycle_lock);
-    int timeout = cycle(req, done, 0);
+    /* With its own table it makes its sockets there itself (own_table.c). */
+    int timeout = cycle(req, done, siox__own_table);
     pthread_mutex_unlock(&cycle_lock);
     if (timeout > 0) wait_for_work(timeout, req > done);
   }
+  /* Its own table dies with it: so does a socket only it holds. */
+  pthread_mutex_lock(&cycle_lock);
+  siox__conn_close_private();
+  pthread_mutex_unlock(&cycle_lock);
+  siox__own_table_leave();
   return NULL;
 }
 
@@ -381,6 +391,7 @@ int siox__flusher_flush_here(unsigned timeout_ms) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   int64_t end = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + timeout_ms;
+  siox__own_fd_close_stale(); /* the copy of a connection the flusher closed */
   pthread_mutex_lock(&fl_lock);
   uint64_t mine = ++flush_req;
   pthread_mutex_unlock(&fl_lock);

@@ -27,6 +27,11 @@
  * the application's own next SIOX call makes the descriptor
  * (siox__fd_assist): inside the program's own call, the number is free
  * again before the program goes on.
+ *
+ * (Rule (3) is about the application's table. A flusher with a table of
+ * its own (own_table.c) makes its reconnect sockets there itself; an
+ * application thread closes the library's copy of a connection that such
+ * a flusher closed, SIOX__FD_STALE.)
  */
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -41,7 +46,8 @@ _Static_assert(SIOX__FD_SLOTS <= SIOX_INTERNAL_OWN_FDS_MAX, "room in siox_intern
 #define PARK_TOP 4096
 #define PARK_GAP 32 /* numbers left free below the soft limit */
 
-static _Atomic int own[SIOX__FD_SLOTS] = {-1, -1, -1};
+_Static_assert(SIOX__FD_SLOTS == 4, "one initialiser per slot");
+static _Atomic int own[SIOX__FD_SLOTS] = {-1, -1, -1, -1};
 
 _Atomic int siox__fd_wanted;
 static _Atomic int assisting; /* a thread is in siox__fd_assist */
@@ -99,6 +105,35 @@ int siox_internal_own_fds(int *fds) {
   return n;
 }
 
+/* The flusher with its own table shut a connection down that the
+ * application's table holds too: an application thread closes that copy
+ * (siox__own_fd_close_stale), at its next record. Guarded until then. One
+ * at a time: only the first socket of a flusher's life is shared. */
+void siox__own_fd_stale(int fd) {
+  atomic_store(&own[SIOX__FD_STALE], fd);
+  atomic_store(&siox__fd_wanted, 1);
+}
+
+/* Application threads (and the fork child, and the exiting thread): closed
+ * first, unguarded after, so that the number is never the application's
+ * to reuse while it is still ours. */
+void siox__own_fd_close_stale(void) {
+  int fd = atomic_load(&own[SIOX__FD_STALE]);
+  if (fd < 0) return;
+  close(fd);
+  atomic_compare_exchange_strong(&own[SIOX__FD_STALE], &fd, -1);
+}
+
+/* own_table.c: keeps application threads out of siox__fd_assist while the
+ * flusher copies the table. Returns 1 when held. */
+int siox__fd_assist_hold(void) {
+  return !atomic_exchange(&assisting, 1);
+}
+
+void siox__fd_assist_release(void) {
+  atomic_store(&assisting, 0);
+}
+
 /* Application threads only (the flusher thread never calls this): makes
  * what the flusher asked for. Lock-free, so that a wrapper called from a
  * signal handler may come here; a thread that finds another (or itself,
@@ -109,7 +144,9 @@ void siox__fd_assist(void) {
   int err = errno;
   siox__in_lib++; /* the wrappers of close/fcntl must not trace these */
   siox__identity_prepare();
-  int offered = siox__conn_offer();
+  siox__own_fd_close_stale();
+  /* A flusher with its own table makes its sockets itself. */
+  int offered = siox__own_table_active() ? 0 : siox__conn_offer();
   siox__exec_restart();
   siox__flusher_assist(offered);
   siox__in_lib--;
@@ -122,4 +159,6 @@ void siox__fd_assist(void) {
 void siox__fd_after_fork_child(void) {
   atomic_store(&assisting, 0);
   atomic_store(&siox__fd_wanted, 0);
+  siox__own_fd_close_stale();
+  siox__own_table_after_fork_child();
 }

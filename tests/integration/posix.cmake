@@ -27,3 +27,9 @@ add_test(NAME integration_posix_closeall
 set_tests_properties(integration_posix_closeall PROPERTIES
   LABELS integration TIMEOUT 300 SKIP_RETURN_CODE 77
   ENVIRONMENT "${SIOX_POSIX_IT_ENV};SIOX_POSIX_CLOSEALL=$<TARGET_FILE:posix_closeall>")
+
+# The flusher's own descriptor table: a preloaded shell's closed pipe ends.
+add_test(NAME integration_posix_pipe_eof
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_posix_pipe_eof.sh)
+set_tests_properties(integration_posix_pipe_eof PROPERTIES
+  LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77 ENVIRONMENT "${SIOX_POSIX_IT_ENV}")

@@ -1,6 +1,6 @@
 # libsiox-client unit tests: each scenario is its own process, because the
 # library's state is per process. client_fake_daemon.c decodes what is sent.
-foreach(t api nodaemon threads fork disable exit detached burst resend exitloss fdthread wakeups execretry)
+foreach(t api nodaemon threads fork disable exit detached burst resend exitloss fdthread fdtable wakeups execretry)
   if(NOT EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_client_${t}.c)
     continue()
   endif()

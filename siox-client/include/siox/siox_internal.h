@@ -34,7 +34,7 @@ int siox_internal_owns_fd(int fd);
 
 /* The library's own descriptors, ascending, into fds (room for
  * SIOX_INTERNAL_OWN_FDS_MAX); returns how many (for close_range wrappers). */
-#define SIOX_INTERNAL_OWN_FDS_MAX 3
+#define SIOX_INTERNAL_OWN_FDS_MAX 4
 int siox_internal_own_fds(int *fds);
 
 /* exec() replaces the image without destructors: a wrapper of the exec
