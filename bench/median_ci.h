@@ -18,9 +18,13 @@ static int median_ci_cmp(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Sorts v. The interval is [x_(j+1), x_(n-j)] (1-based) with the largest j
- * such that P(Binomial(n, 1/2) <= j - 1) <= 2.5%: it covers the median with
- * >= 95%. With n < 6 no such j exists and the interval is the whole range. */
+/* Sorts v. The interval is [x_(k), x_(n+1-k)] (1-based) with the largest k
+ * such that P(Binomial(n, 1/2) <= k - 1) <= 2.5%: the median lies below
+ * x_(k) only when at most k - 1 of the n values do, so each side misses it
+ * with at most 2.5% and the interval covers it with >= 95%. (Until
+ * 2026-11-25 this took [x_(k+1), x_(n-k)], one value in from each end:
+ * 79-93% coverage for 6-31 rounds, not 95%.) With n < 6 no such k exists
+ * and the interval is the whole range (>= 93.75% only). */
 static inline struct median_ci median_ci(double *v, int n) {
   qsort(v, (size_t)n, sizeof *v, median_ci_cmp);
   struct median_ci e = {n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, v[0], v[n - 1]};
@@ -33,7 +37,7 @@ static inline struct median_ci median_ci(double *v, int n) {
     j = i + 1;
     p = p * (n - i) / (i + 1);
   }
-  if (j >= 1) e.lo = v[j], e.hi = v[n - 1 - j];
+  if (j >= 1) e.lo = v[j - 1], e.hi = v[n - j];
   return e;
 }
 
