@@ -16,7 +16,7 @@
 #      70-415 ms, and one case's runs moved by several times themselves
 #      (a collective MPI_File_open alone took 6-115 ms). At 80 a replay on
 #      healthy bricks takes ~2 s, on the slowed brick ~10x that; the delay
-#      is 5 ms, not 20, so that those runs stay ~20 s, not ~80.
+#      is 5 ms, not 20, so that those runs stay ~25 s, not ~100.
 #   2. per case, the workload is replayed (`siox replay`, traced) on the
 #      scenario's system, COPIES replays at once for load=K, CV_REPEAT times
 #      (default 3; the replay's files removed between repeats). The shared
