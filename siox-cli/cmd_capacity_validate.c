@@ -298,8 +298,8 @@ static void print_text(const struct vargs *a, const siox_cap_model *m, const str
     off += !ok;
     err[i] = r[i].error_pct;
     printf("%-12s %5u %6u %7u %12s %12s %-29s %6.1f%%  %-7s  %s%s%s\n", c->name, r[i].ranks, r[i].copies,
-           r[i].repeats, siox_fmt_duration(r[i].predicted_ns, p, sizeof p), siox_fmt_duration(r[i].measured_ns, ms, sizeof ms),
-           range, r[i].error_pct, ok ? "ok" : "OFF", c->spec ? c->spec : "as-is", a->cs[i].wl_path ? " on " : "",
+           r[i].repeats, siox_fmt_duration(r[i].predicted_ns, p, sizeof p),
+           siox_fmt_duration(r[i].measured_ns, ms, sizeof ms), range, r[i].error_pct, ok ? "ok" : "OFF", c->spec ? c->spec : "as-is", a->cs[i].wl_path ? " on " : "",
            a->cs[i].wl_path ? a->cs[i].wl_path : "");
     if (r[i].unmatched_syncs)
       printf("%-12s warning: %" PRIu64 " synchronization points did not match across ranks\n", "",
