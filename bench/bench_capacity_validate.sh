@@ -3,14 +3,26 @@
 # model's predictions against real runs of each scenario, built on the
 # GlusterFS testbed in this same bench run (issue 13 section 5).
 #   1. testbed A: 4 bricks, brick 3 slowed (DELAY_US per WRITE and READ,
-#      default 20 ms); the demo job (examples/siox-io-workload: files on
+#      default 5 ms); the demo job (examples/siox-io-workload: files on
 #      every brick, so every brick is calibrated) and the strided-writes job
 #      (examples/siox-strided-writes: 4 ranks, one shared file, strided
-#      independent writes through a file view, read back) under `siox run`;
-#      the strided job's workload is extracted. The model is calibrated on
+#      independent writes through a file view, read back: --blocks 16
+#      --block 65536 --repeat CV_JOB_REPEAT, default 80, i.e. 80 calls of
+#      1 MiB per rank, 320 MiB written and read) under `siox run`; the
+#      strided job's workload is extracted. The model is calibrated on
 #      these two recorded runs only (validate --since/--until).
+#      Sized so that every run's I/O time is seconds, not the start-up
+#      jitter of a short one: with --repeat 4 the shared-file runs took
+#      70-415 ms, and one case's runs moved by several times themselves
+#      (a collective MPI_File_open alone took 6-115 ms). At 80 a replay on
+#      healthy bricks takes ~2 s, on the slowed brick ~10x that; the delay
+#      is 5 ms, not 20, so that those runs stay ~25 s, not ~100.
 #   2. per case, the workload is replayed (`siox replay`, traced) on the
-#      scenario's system, COPIES replays at once for load=K:
+#      scenario's system, COPIES replays at once for load=K, CV_REPEAT times
+#      (default 3; the replay's files removed between repeats). The shared
+#      file's replays on testbed A are placed on the slowed brick, as the
+#      recorded job's file is (a replay directory picked for it: DHT places
+#      by name and directory), so that healing it matters to them:
 #        asis       testbed A, the recorded workload (shared file)
 #        load2      testbed A, 2 concurrent copies
 #        ranks2     testbed A, 2 ranks (siox workload transform --ranks 2)
@@ -27,11 +39,15 @@
 #                   runs, so it runs them
 #      (CV_CASES="asis fpp ..." runs a subset.)
 #   3. `siox capacity validate --job STRIDED` with every case and its runs:
-#      measured = the runs' I/O time read back from the warehouse.
+#      measured = the runs' I/O time read back from the warehouse, the
+#      median over the repeats (validate's own rule for repeated runs).
 # Prints (NAME VALUE UNIT) per case, under <scenario>_<workload> (asis_strided,
 # load2_strided, ranks2_strided, ranks8_strided, asis_fpp, load2_fpp,
 # healed_strided, healed_fpp, 4to2_strided, 2to4_strided): capacity_prediction_error_percent_<key>,
 # capacity_predicted_io_time_ms_<key>, capacity_measured_io_time_ms_<key>,
+# the runs' own spread beside it: capacity_measured_io_time_ms_<key>_min and
+# _max (the fastest and slowest job), capacity_measured_spread_percent_<key>
+# ((max - min) / measured) and capacity_measured_runs_<key> (repeats);
 # and the baseline on the same runs, the model without the client's page
 # cache (--client-cache 0): capacity_prediction_error_percent_<key>_nocache,
 # capacity_predicted_io_time_ms_<key>_nocache; the model with the
@@ -49,8 +65,11 @@
 # when every case is within validate's 10 %); capacity_validate_refused_<case>
 # when validate refused the case's run (its reason on stderr: e.g. a trace
 # with activities dropped under load), and ..._refused_<case>_<suffix> when
-# only a variant's run failed (its median is then left out). One run per case: noisy; on a
-# loaded machine the replays are slowed and the model is not.
+# only a variant's run failed (its median is then left out). CV_REPEAT=1 is
+# one run per case: noisy; on a loaded machine the replays are slowed and
+# the model is not. CV_BASELINE_CLI must be a `siox` that takes repeated
+# runs (this commit's or later): an older one refuses more --measured than
+# copies. Each mpirun has its own TMPDIR (capacity_validate_lib.sh).
 #   bench/bench_capacity_validate.sh [BUILD_DIR]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -60,12 +79,14 @@ export SIOX_REPLAY=$B/workload/siox-replay SIOX_WORKLOAD=$B/examples/siox-io-wor
 export SIOX_STRIDED=$B/examples/siox-strided-writes
 export SIOX_TESTBED=$top/testbed/siox-testbed SIOX_XLATOR_DIR=$B/instrumentation/glusterfs/xlator
 export OMPI_MCA_mpi_yield_when_idle=1
-export DELAY_US=${DELAY_US:-20000}
+export DELAY_US=${DELAY_US:-5000}
+export CV_REPEAT=${CV_REPEAT:-3}
 CASES=${CV_CASES:-asis load2 ranks2 ranks8 fpp fpp_load2 healed fpp_healed 4to2}
 . "$top/tests/integration/lib.sh"
 skip_unless_fuse_testbed >&2
 . "$top/tests/integration/sys_lib.sh"
 . "$top/tests/integration/capacity_validate_lib.sh"
+CV_ARGS=(--blocks 16 --block 65536 --repeat "${CV_JOB_REPEAT:-80}" --read-back)
 trap 'tb_stop; cleanup >/dev/null' EXIT
 want() { [[ " $CASES " == *" $1 "* ]] || { [[ " $CASES " == *" 2to4 "* ]] && [[ "$1" = healed || "$1" = 4to2 ]]; }; }
 start_server >&2
@@ -88,16 +109,22 @@ siox_cli workload transform "$T/$JOB.wl" --ranks 8 -o "$T/ranks8.wl"
 sleep 1 # the runs start after the model's window
 run_case() { # NAME WORKLOAD COPIES SPEC
   want "$1" || return 0
-  echo "case $1: $4, $3 cop$([ "$3" = 1 ] && echo y || echo ies) of $(basename "$2")" >&2
+  echo "case $1: $4, $3 cop$([ "$3" = 1 ] && echo y || echo ies) of $(basename "$2"), $CV_REPEAT time(s)" >&2
   local s
   s=$(date +%s)
   cv_replay "$@"
-  echo "  $(($(date +%s) - s)) s" >&2
+  echo "  $(($(date +%s) - s)) s, in ${CV_DIR[$1]}" >&2
 }
+# The shared file's replays on testbed A go where the recorded job's file
+# is, on the slowed brick (the replay directory picked for it): else the
+# file lands where its directory's layout puts it (r-asis: brick 1), and
+# healing brick 3 changes nothing of the job it is asked about.
+CV_ON_BRICK=3
 run_case asis "$T/$JOB.wl" 1 as-is
 run_case load2 "$T/$JOB.wl" 2 load=2
 run_case ranks2 "$T/ranks2.wl" 1 as-is
 run_case ranks8 "$T/ranks8.wl" 1 as-is
+CV_ON_BRICK=
 run_case fpp "$T/fpp.wl" 1 as-is
 run_case fpp_load2 "$T/fpp.wl" 2 load=2
 if want healed || want fpp_healed; then
@@ -117,44 +144,60 @@ wait_settled
 # 2to4: calibrated on the 4to2 run (2 bricks), 4 bricks predicted, the
 # healed run (4 healthy bricks, the same workload) measured. Not one of
 # CV_NAMES: its validate has another recorded job and window.
+# Its measured runs: every repeat of the healed case; the model: the first
+# 4to2 run's window.
 if [[ " $CASES " == *" 2to4 "* ]]; then
-  printf '%s\n' --case 2to4 --scenario bricks=4 --workload "$T/$JOB.wl" --replay-dir "$MNT_B/r-healed" \
-    --run-mount "$MNT_B" --measured healed-1 >"$T/case-2to4.args"
-  printf '%s\n' --job 4to2-1 --prefix "$MNT/r-4to2/" --mount "$MNT" >"$T/job-2to4.args"
+  { printf '%s\n' --case 2to4 --scenario bricks=4 --workload "$T/$JOB.wl" --replay-dir "$MNT_B/${CV_DIR[healed]}" \
+    --run-mount "$MNT_B"; grep -A1 -x -- --measured "$T/case-healed.args" | grep -vx -- --; } >"$T/case-2to4.args"
+  printf '%s\n' --job 4to2-1 --prefix "$MNT/${CV_DIR[4to2]}/" --mount "$MNT" >"$T/job-2to4.args"
 fi
 args=(--job "$JOB" --prefix "$REC_MNT/job/" --mount "$REC_MNT" --since "@$t0" --until "@$t1")
-# All cases at once for the table and verdict; then each alone, so that one
-# case whose run is refused (e.g. an incomplete trace) leaves the others'
-# figures, and the refusal is printed.
+# All cases at once for the table and verdict.
 siox_cli capacity validate "${args[@]}" "${CV_CASES[@]}" >&2 || echo "(validate refused a case: see below)" >&2
 : >"$T/refused"
 ALL_NAMES=("${CV_NAMES[@]}")
 [ -f "$T/case-2to4.args" ] && ALL_NAMES+=(2to4)
-for n in "${ALL_NAMES[@]}"; do
-  cv_case_args "$n" one
-  args=(--job "$JOB" --prefix "$REC_MNT/job/" --mount "$REC_MNT" --since "@$t0" --until "@$t1")
-  [ -f "$T/job-$n.args" ] && mapfile -t args <"$T/job-$n.args"
-  siox_cli capacity validate "${args[@]}" "${one[@]}" --json >"$T/v-$n.json" 2>>"$T/refused" \
-    || { echo "$n" >>"$T/refused.names"; rm -f "$T/v-$n.json"; }
-  # The baseline, on the same runs: the model without the client's page
-  # cache (every read a brick request), as it was before it had one.
-  siox_cli capacity validate "${args[@]}" "${one[@]}" --client-cache 0 --json >"$T/v0-$n.json" 2>/dev/null \
-    || rm -f "$T/v0-$n.json"
-  # With the recording's delays (capacity/README.md, "Disturbed samples").
-  siox_cli capacity validate "${args[@]}" "${one[@]}" --with-delays --json >"$T/vd-$n.json" 2>/dev/null \
-    || rm -f "$T/vd-$n.json"
-  # The model before concurrency per class, the collective open/close and the kernel's part; each alone.
-  for v in "vf --flat-concurrency --no-collective --no-kernel" "vc --no-collective --no-kernel" \
-    "vo --flat-concurrency --no-kernel" "vk --flat-concurrency --no-collective"; do
-    set -- $v
-    siox_cli capacity validate "${args[@]}" "${one[@]}" "${@:2}" --json >"$T/$1-$n.json" 2>/dev/null \
-      || rm -f "$T/$1-$n.json"
-  done
-  if [ -n "${CV_BASELINE_CLI:-}" ]; then
-    "$CV_BASELINE_CLI" --data-dir "$SERVER_DIR" capacity validate "${args[@]}" "${one[@]}" --json >"$T/vb-$n.json" \
-      2>/dev/null || rm -f "$T/vb-$n.json"
+# validate_variant PRE [OPTION...]: validate with OPTIONs into $T/PRE-all.json
+# (every case of the recorded job at once: the model is calibrated once,
+# and calibrating is most of a call's time), else, when that is refused,
+# each case alone into $T/PRE-NAME.json, so that one case whose run is
+# refused (e.g. an incomplete trace) leaves the others' figures (for PRE v
+# the refusal is printed); 2to4 alone (another recorded job). CLI=... sets
+# the siox to call (the baseline).
+validate_variant() {
+  local pre=$1 n
+  shift
+  local -a cli=(siox_cli) one jargs
+  [ -z "${CLI:-}" ] || cli=("$CLI" --data-dir "$SERVER_DIR")
+  local names=("${CV_NAMES[@]}")
+  if "${cli[@]}" capacity validate "${args[@]}" "${CV_CASES[@]}" "$@" --json >"$T/$pre-all.json" 2>/dev/null; then
+    names=()
+  else
+    rm -f "$T/$pre-all.json"
   fi
-done
+  [ -f "$T/case-2to4.args" ] && names+=(2to4)
+  for n in "${names[@]}"; do
+    cv_case_args "$n" one
+    jargs=("${args[@]}")
+    [ -f "$T/job-$n.args" ] && mapfile -t jargs <"$T/job-$n.args"
+    if ! "${cli[@]}" capacity validate "${jargs[@]}" "${one[@]}" "$@" --json >"$T/$pre-$n.json" 2>"$T/$pre-$n.err"; then
+      rm -f "$T/$pre-$n.json"
+      [ "$pre" != v ] || { echo "$n" >>"$T/refused.names"; cat "$T/$pre-$n.err" >>"$T/refused"; }
+    fi
+  done
+}
+validate_variant v
+# The baseline, on the same runs: the model without the client's page
+# cache (every read a brick request), as it was before it had one.
+validate_variant v0 --client-cache 0
+# With the recording's delays (capacity/README.md, "Disturbed samples").
+validate_variant vd --with-delays
+# The model before concurrency per class, the collective open/close and the kernel's part; each alone.
+validate_variant vf --flat-concurrency --no-collective --no-kernel
+validate_variant vc --no-collective --no-kernel
+validate_variant vo --flat-concurrency --no-kernel
+validate_variant vk --flat-concurrency --no-collective
+[ -z "${CV_BASELINE_CLI:-}" ] || CLI=$CV_BASELINE_CLI validate_variant vb
 cat "$T/refused" >&2
 python3 - "$T" "${ALL_NAMES[@]}" <<'PY'
 import json, os, statistics, sys
@@ -165,23 +208,35 @@ t, names = sys.argv[1], sys.argv[2:]
 key = {"asis": "asis_strided", "load2": "load2_strided", "ranks2": "ranks2_strided", "ranks8": "ranks8_strided",
        "fpp": "asis_fpp", "fpp_load2": "load2_fpp", "healed": "healed_strided", "fpp_healed": "healed_fpp",
        "4to2": "4to2_strided", "2to4": "2to4_strided"}
+def case(pre, n):
+    """Case n of variant pre: from its own call, else from the call with every case; None when refused."""
+    for f in (os.path.join(t, f"{pre}-{n}.json"), os.path.join(t, f"{pre}-all.json")):
+        if os.path.exists(f):
+            for c in json.load(open(f))["cases"]:
+                if c["case"] == n:
+                    return c
+    return None
 errs, alt = [], {}
 for n in names:
-    f = os.path.join(t, f"v-{n}.json")
-    if not os.path.exists(f):
+    c = case("v", n)
+    if c is None:
         print(f"capacity_validate_refused_{n} 1 bool")
         continue
-    c = json.load(open(f))["cases"][0]
     errs.append(c["error_pct"])
     k = key.get(n, n)
     print(f"capacity_prediction_error_percent_{k} {c['error_pct']:.1f} %")
     print(f"capacity_predicted_io_time_ms_{k} {c['predicted_io_time_ns'] / 1e6:.1f} ms")
     print(f"capacity_measured_io_time_ms_{k} {c['measured_io_time_ns'] / 1e6:.1f} ms")
+    # The runs' own spread beside the model's error: fastest and slowest job.
+    print(f"capacity_measured_io_time_ms_{k}_min {c['measured_min_ns'] / 1e6:.1f} ms")
+    print(f"capacity_measured_io_time_ms_{k}_max {c['measured_max_ns'] / 1e6:.1f} ms")
+    print(f"capacity_measured_spread_percent_{k} "
+          f"{100 * (c['measured_max_ns'] - c['measured_min_ns']) / c['measured_io_time_ns']:.1f} %")
+    print(f"capacity_measured_runs_{k} {c['repeats']} count")
     for pre, suf in (("v0", "nocache"), ("vd", "delays"), ("vf", "flat"), ("vc", "conc"), ("vo", "coll"), ("vk", "kernel"),
                      ("vb", "baseline")):
-        f0 = os.path.join(t, f"{pre}-{n}.json")
-        if os.path.exists(f0):
-            c0 = json.load(open(f0))["cases"][0]
+        c0 = case(pre, n)
+        if c0 is not None:
             print(f"capacity_prediction_error_percent_{k}_{suf} {c0['error_pct']:.1f} %")
             alt.setdefault(suf, []).append(c0["error_pct"])
             print(f"capacity_predicted_io_time_ms_{k}_{suf} {c0['predicted_io_time_ns'] / 1e6:.1f} ms")

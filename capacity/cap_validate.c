@@ -40,6 +40,21 @@ double siox_cap_median(double *v, size_t n) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+int64_t siox_cap_measured(const int64_t *t, size_t n, uint32_t copies) {
+  if (!n || !copies || n % copies) return -EINVAL;
+  size_t reps = n / copies;
+  double *mean = malloc(reps * sizeof(*mean));
+  if (!mean) return -ENOMEM;
+  for (size_t r = 0; r < reps; r++) {
+    double sum = 0;
+    for (uint32_t k = 0; k < copies; k++) sum += (double)t[r * copies + k];
+    mean[r] = sum / copies;
+  }
+  int64_t m = (int64_t)llround(siox_cap_median(mean, reps));
+  free(mean);
+  return m;
+}
+
 static uint64_t bytes_moved(const siox_workload *w) {
   uint64_t b = 0;
   for (size_t i = 0; i < siox_wl_nrecs(w); i++) {
@@ -135,24 +150,29 @@ int siox_cap_validate(PGconn *pg, const siox_cap_model *m, const struct siox_cap
   char why[1024] = "";
   memset(out, 0, sizeof(*out));
   int rc = predict(m, c, opts, out, why, sizeof why);
-  if (rc == 0 && out->copies != c->nmeasured) {
-    snprintf(why, sizeof why, "the scenario runs %u concurrent copies: give %u measured runs, not %zu", out->copies,
-             out->copies, c->nmeasured);
+  if (rc == 0 && (c->nmeasured < out->copies || c->nmeasured % out->copies)) {
+    snprintf(why, sizeof why,
+             "the scenario runs %u concurrent copies: give %u measured runs, not %zu (or a multiple of %u for "
+             "repeats of the scenario, each repeat's copies in a row)",
+             out->copies, out->copies, c->nmeasured, out->copies);
     rc = -EINVAL;
   }
-  double sum = 0;
+  int64_t *t = rc == 0 ? calloc(c->nmeasured, sizeof(*t)) : NULL;
+  if (rc == 0 && !t) rc = -ENOMEM;
   for (size_t i = 0; rc == 0 && i < c->nmeasured; i++) {
-    int64_t t = 0;
-    if ((rc = measure_one(pg, c, c->measured[i], &t, why, sizeof why)) < 0) break;
-    sum += (double)t;
-    if (i == 0 || t < out->measured_min_ns) out->measured_min_ns = t;
-    if (t > out->measured_max_ns) out->measured_max_ns = t;
+    if ((rc = measure_one(pg, c, c->measured[i], &t[i], why, sizeof why)) < 0) break;
+    if (i == 0 || t[i] < out->measured_min_ns) out->measured_min_ns = t[i];
+    if (t[i] > out->measured_max_ns) out->measured_max_ns = t[i];
   }
+  if (rc == 0) {
+    out->repeats = (uint32_t)(c->nmeasured / out->copies);
+    out->measured_ns = siox_cap_measured(t, c->nmeasured, out->copies);
+  }
+  free(t);
   if (rc < 0) {
     snprintf(err, errlen, "%s: %s", c->name, why[0] ? why : strerror(-rc));
     return rc;
   }
-  out->measured_ns = (int64_t)llround(sum / (double)c->nmeasured);
   if (out->measured_ns <= 0) {
     snprintf(err, errlen, "%s: the runs spent no time in I/O: nothing to compare with", c->name);
     return -EINVAL;

@@ -321,16 +321,19 @@ struct siox_cap_validate_case {
   const siox_workload *w;      /* the workload the runs executed (the recorded job's, or a transformed one) */
   const char *replay_dir;      /* the directory the runs replayed w into (`siox replay --dir`); NULL: w's own files */
   const char *run_mount;       /* the mount point of the volume they ran on (NULL: the model's, opts->mount) */
-  const char *const *measured; /* job ids of the runs, one per concurrent copy the scenario predicts */
+  const char *const *measured; /* job ids of the runs: one per concurrent copy the scenario predicts, or a
+                                * multiple for repeats of the scenario (each repeat's copies in a row) */
   size_t nmeasured;
   const char *const *prefixes; /* without replay_dir: the runs' files (NULL-terminated; NULL: default filter) */
 };
 struct siox_cap_validate_result {
-  uint32_t copies;            /* concurrent copies the scenario predicts (= nmeasured) */
+  uint32_t copies;            /* concurrent copies the scenario predicts */
+  uint32_t repeats;           /* runs of the scenario measured (nmeasured / copies) */
   uint32_t ranks;
   int64_t predicted_ns;       /* mean predicted I/O time of one copy (its slowest rank's time inside operations) */
-  int64_t measured_ns;        /* the same, measured: mean over the runs, from their traces in the warehouse */
-  int64_t measured_min_ns, measured_max_ns;
+  int64_t measured_ns;        /* the same, measured from the runs' traces in the warehouse: the mean over a
+                               * repeat's copies, the median over the repeats (siox_cap_measured) */
+  int64_t measured_min_ns, measured_max_ns; /* the fastest and slowest single measured job */
   double error_pct;           /* |predicted - measured| / measured x 100 */
   uint64_t unmatched_syncs;   /* of the simulation (see siox_cap_run) */
 };
@@ -339,11 +342,18 @@ struct siox_cap_validate_result {
  * the warehouse (siox_wl_extract, its files: those under c->replay_dir).
  * A run must be there and must be a run of this scenario: -ENOENT "no run
  * of job J in the warehouse"; -EINVAL when its ranks or bytes moved differ
- * from c->w's, or the scenario's copies from nmeasured; also the errors of
+ * from c->w's, or nmeasured is not a multiple of the scenario's copies
+ * (repeats: nmeasured / copies, measured by siox_cap_measured); also the errors of
  * siox_cap_predict. err names the case. */
 int siox_cap_validate(PGconn *pg, const siox_cap_model *m, const struct siox_cap_validate_case *c,
                       const struct siox_cap_predict_opts *opts, struct siox_cap_validate_result *out, char *err,
                       size_t errlen);
+/* The measured I/O time of a case whose jobs took t[0..n) (I/O time each),
+ * in repeats of `copies` jobs in a row (the concurrent copies of one run):
+ * the median over the repeats of each repeat's mean per copy, so that one
+ * disturbed run among several does not make the figure. -EINVAL when n is
+ * 0 or not a multiple of copies. */
+int64_t siox_cap_measured(const int64_t *t, size_t n, uint32_t copies);
 /* I/O time of a trace: the largest rank's sum of operation durations. */
 int64_t siox_cap_io_time(const siox_workload *w);
 /* The median of v[0..n) (sorts v); 0 when n is 0. */

@@ -53,6 +53,9 @@ static const char help[] =
     "  The I/O time of a run is its slowest rank's time inside I/O operations (what\n"
     "  siox workload extract records per operation); with several --measured runs\n"
     "  (concurrent copies, a load=K scenario) the mean over the copies, on both sides.\n"
+    "  A case measured more than once (repeats: K more --measured jobs per repeat)\n"
+    "  is measured as the median over its repeats, and MIN .. MAX show the fastest\n"
+    "  and slowest job: a run's own noise beside the model's error.\n"
     "  A measured run must be in the warehouse and must be a run of the case: the\n"
     "  same ranks and the same bytes read and written as the case's workload, else\n"
     "  the command fails naming the job. Nothing is estimated in its place.\n"
@@ -106,7 +109,9 @@ static const char help[] =
     "                    places siox replay's files there\n"
     "  --run-mount DIR   the mount point of the volume the runs used (default --mount)\n"
     "  --measured JOB    the job id of a real run of the case (repeat for each\n"
-    "                    concurrent copy of a load=K scenario: K of them)\n"
+    "                    concurrent copy of a load=K scenario: K of them; for\n"
+    "                    repeats of the scenario, K more per repeat, each repeat's\n"
+    "                    copies in a row)\n"
     SIOX_GLOBAL_HELP
     "\n"
     "EXIT STATUS\n"
@@ -280,8 +285,8 @@ static void print_text(const struct vargs *a, const siox_cap_model *m, const str
   printf("capacity validation of job %s: model of %" PRIu64 " samples, %zu components; tolerance %.0f%%\n", a->job,
          m->samples, m->ncomp, a->tolerance);
   /* The scenario last: a brick's name makes it long. */
-  printf("%-12s %5s %6s %12s %12s %-29s %7s  %-7s  %s\n", "CASE", "RANKS", "COPIES", "PREDICTED", "MEASURED",
-         "(RUNS MIN .. MAX)", "ERROR", "VERDICT", "SCENARIO");
+  printf("%-12s %5s %6s %7s %12s %12s %-29s %7s  %-7s  %s\n", "CASE", "RANKS", "COPIES", "REPEATS", "PREDICTED",
+         "MEASURED", "(RUNS MIN .. MAX)", "ERROR", "VERDICT", "SCENARIO");
   double err[MAX_CASES];
   int off = 0;
   for (int i = 0; i < a->ncase; i++) {
@@ -292,9 +297,9 @@ static void print_text(const struct vargs *a, const siox_cap_model *m, const str
     int ok = r[i].error_pct <= a->tolerance;
     off += !ok;
     err[i] = r[i].error_pct;
-    printf("%-12s %5u %6u %12s %12s %-29s %6.1f%%  %-7s  %s%s%s\n", c->name, r[i].ranks, r[i].copies,
-           siox_fmt_duration(r[i].predicted_ns, p, sizeof p), siox_fmt_duration(r[i].measured_ns, ms, sizeof ms),
-           range, r[i].error_pct, ok ? "ok" : "OFF", c->spec ? c->spec : "as-is", a->cs[i].wl_path ? " on " : "",
+    printf("%-12s %5u %6u %7u %12s %12s %-29s %6.1f%%  %-7s  %s%s%s\n", c->name, r[i].ranks, r[i].copies,
+           r[i].repeats, siox_fmt_duration(r[i].predicted_ns, p, sizeof p),
+           siox_fmt_duration(r[i].measured_ns, ms, sizeof ms), range, r[i].error_pct, ok ? "ok" : "OFF", c->spec ? c->spec : "as-is", a->cs[i].wl_path ? " on " : "",
            a->cs[i].wl_path ? a->cs[i].wl_path : "");
     if (r[i].unmatched_syncs)
       printf("%-12s warning: %" PRIu64 " synchronization points did not match across ranks\n", "",
@@ -326,6 +331,7 @@ static json_object *to_json(const struct vargs *a, const struct siox_cap_validat
     if (a->cs[i].wl_path) siox_json_str(j, "workload", a->cs[i].wl_path);
     siox_json_int(j, "ranks", r[i].ranks);
     siox_json_int(j, "copies", r[i].copies);
+    siox_json_int(j, "repeats", r[i].repeats);
     siox_json_int(j, "predicted_io_time_ns", r[i].predicted_ns);
     siox_json_int(j, "measured_io_time_ns", r[i].measured_ns);
     siox_json_int(j, "measured_min_ns", r[i].measured_min_ns);

@@ -7,13 +7,14 @@
 CV_ARGS=(--blocks 16 --block 65536 --repeat 4 --read-back)
 CV_CASES=() # the `siox capacity validate` options of each case run so far
 CV_NAMES=() # their names
+declare -gA CV_DIR # their replay directories, volume-relative
 
 # cv_record JOB: the strided job (4 ranks, one shared file on the volume)
 # under siox run, then its workload in $T/JOB.wl.
 cv_record() {
   local job=$1
-  mkdir -p "$MNT/job"
-  LD_PRELOAD=$ASAN_RT SIOX_JOB_ID=$job "$SIOX_CLI" run --layers posix,mpi --socket "$SIOX_SOCKET" -- \
+  mkdir -p "$MNT/job" "$T/tmp-$job"
+  TMPDIR="$T/tmp-$job" LD_PRELOAD=$ASAN_RT SIOX_JOB_ID=$job "$SIOX_CLI" run --layers posix,mpi --socket "$SIOX_SOCKET" -- \
     mpirun --oversubscribe -np 4 -x ASAN_OPTIONS "$SIOX_STRIDED" "$MNT/job/strided.dat" "${CV_ARGS[@]}" \
     >"$T/$job.out" 2>&1 || { cat "$T/$job.out" >&2; fail "the strided job failed"; }
   grep -q "siox_strided_writes: ok" "$T/$job.out" || fail "the strided job did not verify its data"
@@ -25,27 +26,64 @@ cv_record() {
   REC_MNT=$MNT
 }
 
+# cv_pick_dir NAME WORKLOAD BRICK: a replay directory $MNT/r-NAME[-I]
+# where siox replay's file 0 of WORKLOAD (f0-<its name>) lands on brick
+# BRICK (DHT places a file by its name and its directory's layout, which
+# starts at a brick given by the directory's path), printed volume-relative.
+cv_pick_dir() {
+  local name=$1 wl=$2 want=$3 f i d
+  f="f0-$(basename "$(awk '$1 == "file" && $2 == 0 { print $3; exit }' "$wl")")"
+  for i in $(seq 80); do
+    d="r-$name" && [ "$i" = 1 ] || d="r-$name-$i"
+    mkdir -p "$MNT/$d" && : >"$MNT/$d/$f" || fail "cannot create $MNT/$d/$f"
+    if [ "$(brick_of "$d/$f")" = "$want" ]; then
+      rm -f "$MNT/$d/$f"
+      echo "$d"
+      return
+    fi
+    rm -f "$MNT/$d/$f" && rmdir "$MNT/$d"
+  done
+  fail "no directory r-$name-I places $f on brick $want"
+}
+
 # cv_replay NAME WORKLOAD COPIES SPEC: COPIES concurrent traced replays of
-# WORKLOAD into $MNT/r-NAME (jobs NAME-1..NAME-COPIES), then records the
-# case (scenario SPEC) for validate.
+# WORKLOAD into $MNT/r-NAME, CV_REPEAT times (default 1; the replay's files
+# removed between repeats, so that each repeat creates them as the first
+# did): jobs NAME-1..NAME-COPIES, then NAME-rJ-1..NAME-rJ-COPIES for repeat
+# J >= 2; then records the case (scenario SPEC, every job, each repeat's
+# copies in a row) for validate. With CV_ON_BRICK=B, the directory is picked
+# so that the workload's file 0 lands on brick B (cv_pick_dir). Each mpirun
+# has its own TMPDIR: two starting at once once failed in Open MPI's
+# orte_init (mkdir /tmp/ompi.HOST.0: File exists).
 cv_replay() {
-  local name=$1 wl=$2 copies=$3 spec=$4 k pids=() ranks
+  local name=$1 wl=$2 copies=$3 spec=$4 k j pids=() ranks dir jobs=() job
   ranks=$(awk '$1 == "ranks" { print $2; exit }' "$wl")
-  mkdir -p "$MNT/r-$name"
-  for k in $(seq "$copies"); do
-    LD_PRELOAD=$ASAN_RT SIOX_JOB_ID="$name-$k" "$SIOX_CLI" run --layers posix,mpi --socket "$SIOX_SOCKET" -- \
-      "$SIOX_CLI" replay "$wl" --dir "$MNT/r-$name" --mpirun "mpirun --oversubscribe -x ASAN_OPTIONS" \
-      >"$T/replay-$name-$k.out" 2>&1 &
-    pids+=($!)
+  dir="r-$name"
+  [ -z "${CV_ON_BRICK:-}" ] || dir=$(cv_pick_dir "$name" "$wl" "$CV_ON_BRICK")
+  mkdir -p "$MNT/$dir"
+  for j in $(seq "${CV_REPEAT:-1}"); do
+    [ "$j" = 1 ] || rm -f "$MNT/$dir"/*
+    pids=()
+    for k in $(seq "$copies"); do
+      job="$name-$k" && [ "$j" = 1 ] || job="$name-r$j-$k"
+      jobs+=("$job")
+      mkdir -p "$T/tmp-$job"
+      TMPDIR="$T/tmp-$job" LD_PRELOAD=$ASAN_RT SIOX_JOB_ID="$job" "$SIOX_CLI" run --layers posix,mpi \
+        --socket "$SIOX_SOCKET" -- "$SIOX_CLI" replay "$wl" --dir "$MNT/$dir" \
+        --mpirun "mpirun --oversubscribe -x ASAN_OPTIONS" >"$T/replay-$job.out" 2>&1 &
+      pids+=($!)
+    done
+    for k in "${!pids[@]}"; do
+      job=${jobs[$((${#jobs[@]} - copies + k))]}
+      wait "${pids[$k]}" || { cat "$T/replay-$job.out" >&2; fail "replay $job failed"; }
+    done
   done
-  for k in "${!pids[@]}"; do
-    wait "${pids[$k]}" || { cat "$T/replay-$name-$((k + 1)).out" >&2; fail "replay $name-$((k + 1)) failed"; }
-  done
-  for k in $(seq "$copies"); do wait_finalized "$name-$k" "$ranks" 300; done
-  local -a c=(--case "$name" --scenario "$spec" --workload "$wl" --replay-dir "$MNT/r-$name" --run-mount "$MNT")
-  for k in $(seq "$copies"); do c+=(--measured "$name-$k"); done
+  for job in "${jobs[@]}"; do wait_finalized "$job" "$ranks" 300; done
+  local -a c=(--case "$name" --scenario "$spec" --workload "$wl" --replay-dir "$MNT/$dir" --run-mount "$MNT")
+  for job in "${jobs[@]}"; do c+=(--measured "$job"); done
   CV_CASES+=("${c[@]}")
   CV_NAMES+=("$name")
+  CV_DIR[$name]=$dir
   printf '%s\n' "${c[@]}" >"$T/case-$name.args" # one case alone: cv_case_args NAME
 }
 

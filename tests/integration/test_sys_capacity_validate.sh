@@ -9,9 +9,12 @@
 # - validate names each case, with its prediction, measurement, error and
 #   a verdict;
 # - each measured value is the real run's: the I/O time of that job's own
-#   trace (siox workload extract, computed here apart);
+#   trace (siox workload extract, computed here apart); the as-is case is
+#   run twice (CV_REPEAT=2): measured is the median of its two runs, and
+#   MIN .. MAX are theirs;
 # - a run that is missing, or that is not a run of the case (no I/O under
-#   its replay directory), or too few runs for load=2, is an error naming it.
+#   its replay directory), or too few runs for load=2 (or runs that are no
+#   whole repeats of its 2 copies), is an error naming it.
 # Needs root and /dev/fuse (else 77).
 . "$(dirname "$0")/lib.sh"
 skip_unless_fuse_testbed
@@ -35,7 +38,7 @@ t1=$(($(date +%s) + 1))
 siox_cli workload transform "$T/$JOB.wl" --file-per-process -o "$T/fpp.wl" || fail "transform failed"
 sleep 1
 log "the cases, run for real"
-cv_replay asis "$T/$JOB.wl" 1 as-is
+CV_REPEAT=2 cv_replay asis "$T/$JOB.wl" 1 as-is
 cv_replay fpp "$T/fpp.wl" 1 as-is
 wait_settled
 base=(--job "$JOB" --prefix "$REC_MNT/job/" --mount "$REC_MNT" --since "@$t0" --until "@$t1")
@@ -44,27 +47,32 @@ log "validate"
 siox_cli capacity validate "${base[@]}" "${CV_CASES[@]}" >"$T/validate.txt" 2>&1 \
   || { cat "$T/validate.txt"; fail "validate failed"; }
 cat "$T/validate.txt"
-for c in asis fpp; do
-  grep -Eq "^$c +4 +1 .*%  (ok|OFF) +as-is on " "$T/validate.txt" || fail "validate does not show case $c"
-done
+grep -Eq "^asis +4 +1 +2 .*%  (ok|OFF) +as-is on " "$T/validate.txt" || fail "validate does not show case asis"
+grep -Eq "^fpp +4 +1 +1 .*%  (ok|OFF) +as-is on " "$T/validate.txt" || fail "validate does not show case fpp"
 grep -Eq "^verdict: (VALIDATED|NOT VALIDATED)" "$T/validate.txt" || fail "no verdict"
 siox_cli capacity validate "${base[@]}" "${CV_CASES[@]}" --json >"$T/validate.json" || fail "validate --json failed"
-for c in asis fpp; do
-  siox_cli workload extract --job "$c-1" --prefix "$MNT/r-$c/" -o "$T/run-$c.wl" 2>/dev/null || fail "extract $c-1"
-  awk '$1 == "r" { t[$2] += $8 } END { m = 0; for (r in t) if (t[r] > m) m = t[r]; printf "%.0f\n", m }' "$T/run-$c.wl" \
-    >"$T/run-$c.ns"
+for j in asis-1 asis-r2-1 fpp-1; do
+  siox_cli workload extract --job "$j" --prefix "$MNT/r-${j%%-*}/" -o "$T/run-$j.wl" 2>/dev/null || fail "extract $j"
+  awk '$1 == "r" { t[$2] += $8 } END { m = 0; for (r in t) if (t[r] > m) m = t[r]; printf "%.0f\n", m }' "$T/run-$j.wl" \
+    >"$T/run-$j.ns"
 done
-python3 - "$T/validate.json" "$T/run-asis.ns" "$T/run-fpp.ns" <<'PY' || fail "validate's figures are wrong (see above)"
+python3 - "$T/validate.json" "$T"/run-{asis-1,asis-r2-1,fpp-1}.ns <<'PY' || fail "validate's figures are wrong (see above)"
 import json, sys
 v = json.load(open(sys.argv[1]))
-runs = {"asis": int(open(sys.argv[2]).read()), "fpp": int(open(sys.argv[3]).read())}
+t = [int(open(f).read()) for f in sys.argv[2:]]
+# The runs' own traces: asis twice (the median of two is their mean), fpp once.
+runs = {"asis": [t[0], t[1]], "fpp": [t[2]]}
+jobs = {"asis": ["asis-1", "asis-r2-1"], "fpp": ["fpp-1"]}
 cases = {c["case"]: c for c in v["cases"]}
 assert sorted(cases) == ["asis", "fpp"], cases.keys()
 for n, c in cases.items():
     m, p = c["measured_io_time_ns"], c["predicted_io_time_ns"]
-    print(f"{n}: predicted {p / 1e6:.1f} ms, measured {m / 1e6:.1f} ms (the run's own trace: {runs[n] / 1e6:.1f} ms)")
-    assert c["measured_jobs"] == [f"{n}-1"], c["measured_jobs"]
-    assert m == runs[n], f"{n}: measured {m} is not the run's I/O time {runs[n]}"
+    want = round(sum(runs[n]) / len(runs[n]))
+    print(f"{n}: predicted {p / 1e6:.1f} ms, measured {m / 1e6:.1f} ms (the runs' own traces: {runs[n]} ns)")
+    assert c["measured_jobs"] == jobs[n], c["measured_jobs"]
+    assert c["repeats"] == len(runs[n]) and c["copies"] == 1, (c["repeats"], c["copies"])
+    assert abs(m - want) <= 1, f"{n}: measured {m} is not the median of the runs' I/O times {runs[n]}"
+    assert (c["measured_min_ns"], c["measured_max_ns"]) == (min(runs[n]), max(runs[n])), c
     assert 0 < m < 600e9 and 0 < p < 600e9, f"{n}: out of the sanity bound"
     assert abs(c["error_pct"] - abs(p - m) / m * 100) < 0.01, f"{n}: error {c['error_pct']}"
     assert c["within"] == (c["error_pct"] <= v["tolerance_pct"])
@@ -87,4 +95,8 @@ expect_refused "asis: job 'fpp-1' is not a run of this scenario" \
   --case asis --replay-dir "$MNT/r-asis" --run-mount "$MNT" --measured fpp-1
 expect_refused "load2: the scenario runs 2 concurrent copies: give 2 measured runs, not 1" \
   --case load2 --scenario load=2 --replay-dir "$MNT/r-asis" --run-mount "$MNT" --measured asis-1
+# Repeats are whole: 3 jobs are not repeats of 2 copies.
+expect_refused "load2: the scenario runs 2 concurrent copies: give 2 measured runs, not 3 (or a multiple of 2" \
+  --case load2 --scenario load=2 --replay-dir "$MNT/r-asis" --run-mount "$MNT" --measured asis-1 \
+  --measured asis-r2-1 --measured asis-1
 log "ok"

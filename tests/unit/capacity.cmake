@@ -10,3 +10,5 @@ siox_unit_test(test_capacity_robust SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capac
 siox_unit_test(test_capacity_concurrency SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capacity_concurrency.c LIBS siox-capacity m)
 # The client node's kernel part (time of the volume's POSIX calls with no GlusterFS request in progress).
 siox_unit_test(test_capacity_kernel SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capacity_kernel.c LIBS siox-capacity m)
+# The measured side of validate over repeated runs (median of the repeats' means per copy).
+siox_unit_test(test_capacity_measured SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capacity_measured.c LIBS siox-capacity m)
