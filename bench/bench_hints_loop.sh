@@ -45,7 +45,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${1:-$top/build}" && pwd)
 LOOP=${2:-2}
-FINAL=${3:-3}
+FINAL=${3:-8}
 shift $(($# < 3 ? $# : 3))
 WORKLOADS=("${@:-strided coll_small contig hdf5}")
 read -r -a WORKLOADS <<<"${WORKLOADS[*]}"
