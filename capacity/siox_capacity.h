@@ -93,7 +93,8 @@ struct siox_cap_comp {
   /* A client's per class: the most requests of the class seen in flight at
    * once on one file (whole activities, start to end; 0: not measured, no
    * limit). The simulation holds a request's place from its client stage to
-   * the end of its brick stage (README "Concurrency per class"). */
+   * the end of its brick stage, a write's from its call's first request to
+   * its last (README "Concurrency per class"). */
   uint32_t class_servers[SIOX_CAP_NCLASS];
   /* A client's, for read and write: ns per POSIX call its node's reads
    * (writes) on the volume spent while no request of the client was in
