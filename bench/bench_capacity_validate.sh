@@ -70,6 +70,11 @@
 # the model is not. CV_BASELINE_CLI must be a `siox` that takes repeated
 # runs (this commit's or later): an older one refuses more --measured than
 # copies. Each mpirun has its own TMPDIR (capacity_validate_lib.sh).
+# To re-validate a model change on the same runs without new testbed runs:
+# SIOX_KEEP_TMP=1 keeps the temp dir T (/tmp/siox-it.*), its warehouse and
+# T/case-NAME.args (T/job-2to4.args); start its PostgreSQL again (as user
+# postgres: pg_ctl -D T/server/pg start) and call `siox --data-dir T/server
+# capacity validate` with the recorded job's options and those cases.
 #   bench/bench_capacity_validate.sh [BUILD_DIR]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -5,8 +5,9 @@
  * pages, queues the next request, and the writer and the GlusterFS client's
  * threads wait for a CPU. None of that is in a client or brick activity;
  * the trace shows it as time a POSIX call of the volume was in progress and
- * no request of the client was. Per byte of the calls, it is what each
- * request's client stage adds.
+ * no request of the client was. Per call (not per byte: README "The
+ * kernel's part"), it is what each read/write operation's first request
+ * adds to its client stage.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -53,19 +54,18 @@ static int64_t outside(const struct iv *a, size_t na, const struct iv *b, size_t
   return t;
 }
 
-/* The client's kernel_b_ns of class cls: the outside time over the bytes. */
+/* The client's kernel_call_ns of class cls: the outside time over the calls. */
 static void one_class(siox_cap_model *m, uint32_t c, uint32_t cls, const struct siox_cap_posix_op *p, size_t np,
                      const struct iv *busy, size_t nbusy, struct iv *buf) {
   size_t k = 0;
-  double bytes = 0;
   for (size_t i = 0; i < np; i++) {
     if (p[i].comp != c || p[i].cls != cls || p[i].end_ns <= p[i].start_ns) continue;
     buf[k++] = (struct iv){p[i].start_ns, p[i].end_ns};
-    bytes += (double)p[i].bytes;
   }
-  if (!k || bytes <= 0) return;
+  if (!k) return;
+  size_t calls = k;
   k = merge(buf, k);
-  m->comp[c].kernel_b_ns[cls] = (double)outside(buf, k, busy, nbusy) / bytes;
+  m->comp[c].kernel_call_ns[cls] = (double)outside(buf, k, busy, nbusy) / (double)calls;
 }
 
 int siox_cap_model_kernel(siox_cap_model *m, const struct siox_cap_posix_op *p, size_t np,

@@ -193,12 +193,20 @@ static struct cap_slots *slots_of(struct sim *s, const struct siox_wl_rec *rec, 
   return p->limit ? p : NULL;
 }
 
+/* A write keeps its file's place from its first request to its last: the
+ * kernel writes a call's pages through FUSE under the file's inode lock
+ * (README "Concurrency per class": in the replays' traces a call's
+ * requests ran back to back); a read's requests take places one by one. */
+static int holds_call(const struct rank_st *r, int cls) {
+  return cls == SIOX_CAP_WRITE && r->req + 1 < r->nreq;
+}
+
 /* The request is done: its slot passes to the next waiting rank (which
- * goes on at once, its wait counted as the client's), then on to the next
- * request. */
+ * goes on at once, its wait counted as the client's), unless the call
+ * keeps it (holds_call), then on to the next request. */
 static int request_done(struct sim *s, uint32_t id, int cls) {
   struct rank_st *r = &s->r[id];
-  if (r->slot) {
+  if (r->slot && !holds_call(r, cls)) {
     uint32_t next;
     if (cap_slots_give(r->slot, &next)) {
       struct rank_st *n = &s->r[next];
@@ -238,7 +246,8 @@ static int issue(struct sim *s, uint32_t id) {
     if (c < 0 || !s->m->comp[c].fit[cls].n) continue; /* no such stage, or a class it never served */
     const struct siox_cap_fit *f = &s->m->comp[c].fit[cls];
     double svc = siox_cap_fit_eval(f, (double)bytes) + (s->m->with_delays ? f->excess_ns : 0);
-    if (r->stage == 0 && s->m->kernel_path) svc += s->m->comp[c].kernel_b_ns[cls] * (double)bytes; /* the node's kernel */
+    if (r->stage == 0 && s->m->kernel_path && r->req == 0 && bytes) /* the node's kernel: once per call */
+      svc += s->m->comp[c].kernel_call_ns[cls];
     if (svc < 0) svc = 0;
     return cap_station_arrive(&s->q, &s->st[c], (uint32_t)c, id, svc);
   }

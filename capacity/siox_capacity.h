@@ -93,13 +93,15 @@ struct siox_cap_comp {
   /* A client's per class: the most requests of the class seen in flight at
    * once on one file (whole activities, start to end; 0: not measured, no
    * limit). The simulation holds a request's place from its client stage to
-   * the end of its brick stage (README "Concurrency per class"). */
+   * the end of its brick stage, a write's from its call's first request to
+   * its last (README "Concurrency per class"). */
   uint32_t class_servers[SIOX_CAP_NCLASS];
-  /* A client's, for read and write: ns per byte its node's POSIX reads
+  /* A client's, for read and write: ns per POSIX call its node's reads
    * (writes) on the volume spent while no request of the client was in
    * GlusterFS (the kernel's FUSE path, the CPU waited for; README "The
-   * kernel's part"). Added to each request's client stage. */
-  double kernel_b_ns[SIOX_CAP_NCLASS];
+   * kernel's part"). Added once per read/write operation, to the client
+   * stage of its first request. */
+  double kernel_call_ns[SIOX_CAP_NCLASS];
   double declared_bps;        /* node/bandwidth attribute (bytes/s), 0: none */
   int synthetic;              /* 1: not measured (a new brick, a replacement, a declared device) */
 };
@@ -144,7 +146,7 @@ struct siox_cap_model {
    * simulation adds them; 0: not (the model before). */
   double mpi_open_ns, mpi_close_ns;
   int collective;
-  /* 1 (the default): requests pay their client's kernel_b_ns; 0: not (the model before). */
+  /* 1 (the default): operations pay their client's kernel_call_ns; 0: not (the model before). */
   int kernel_path;
 };
 /* Defaults of siox_cap_model_new (README "The client's page cache"). */
@@ -192,10 +194,10 @@ struct siox_cap_posix_op {
   uint64_t bytes;
   int64_t start_ns, end_ns;
 };
-/* Sets each client's kernel_b_ns[READ/WRITE] from its node's POSIX calls p
+/* Sets each client's kernel_call_ns[READ/WRITE] from its node's POSIX calls p
  * and the client's samples s (their whole spans): the time some call of the
- * class was in progress and no request of the client was, over the calls'
- * bytes. A class without calls keeps 0. 0, -EINVAL (a call names no client
+ * class was in progress and no request of the client was, over the number
+ * of calls. A class without calls keeps 0. 0, -EINVAL (a call names no client
  * component), -ENOMEM. */
 int siox_cap_model_kernel(siox_cap_model *m, const struct siox_cap_posix_op *p, size_t np,
                           const struct siox_cap_sample *s, size_t n);

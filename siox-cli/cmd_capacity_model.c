@@ -305,10 +305,9 @@ static void print_model(const siox_cap_model *m) {
          m->mpi_open_ns / 1e6, m->mpi_close_ns / 1e6, m->collective ? "" : " (not used: --no-collective)");
   for (uint32_t i = 0; i < m->ncomp; i++)
     if (m->comp[i].kind == SIOX_CAP_CLIENT)
-      printf("\n%s: kernel's part (no request in GlusterFS during the node's POSIX calls) read %.2f ns/B, write "
-             "%.2f ns/B (%.1f, %.1f ms per MiB)%s",
-             m->comp[i].name, m->comp[i].kernel_b_ns[SIOX_CAP_READ], m->comp[i].kernel_b_ns[SIOX_CAP_WRITE],
-             m->comp[i].kernel_b_ns[SIOX_CAP_READ] * 1048576 / 1e6, m->comp[i].kernel_b_ns[SIOX_CAP_WRITE] * 1048576 / 1e6,
+      printf("\n%s: kernel's part (no request in GlusterFS during the node's POSIX calls) read %.3f ms, write "
+             "%.3f ms per call%s",
+             m->comp[i].name, m->comp[i].kernel_call_ns[SIOX_CAP_READ] / 1e6, m->comp[i].kernel_call_ns[SIOX_CAP_WRITE] / 1e6,
              m->kernel_path ? "" : " (not used: --no-kernel)");
   printf("\nplacement: %zu files with a recorded brick\n", m->nplace);
 }
@@ -356,7 +355,7 @@ static json_object *model_json(const siox_cap_model *m) {
       siox_json_dbl(f, "capacity_high", hi);
       if (c->kind == SIOX_CAP_CLIENT) siox_json_int(f, "in_flight_per_file", c->class_servers[k]);
       if (c->kind == SIOX_CAP_CLIENT && (k == SIOX_CAP_READ || k == SIOX_CAP_WRITE))
-        siox_json_dbl(f, "kernel_ns_per_byte", c->kernel_b_ns[k]);
+        siox_json_dbl(f, "kernel_ns_per_call", c->kernel_call_ns[k]);
       json_object_object_add(cls, siox_cap_class_name(k), f);
     }
     json_object_object_add(j, "classes", cls);

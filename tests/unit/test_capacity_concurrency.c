@@ -101,6 +101,31 @@ static void test_one_write_in_flight_per_file(void **state) {
   siox_cap_model_free(m);
 }
 
+/* Two ranks write 256 KiB (2 requests) each at once to one file: a write
+ * holds the file's place for its whole call (the kernel's inode lock), so
+ * rank 0's two requests run back to back (2 x 1.1 ms) and rank 1's after
+ * them (4.4 ms); with a place per request (the rule before) they alternate
+ * and rank 0 ends at 3.3 ms. */
+static void test_write_holds_place_for_call(void **state) {
+  (void)state;
+  siox_cap_model *m = model();
+  siox_workload *w = siox_wl_new(SIOX_WL_TRACE, "t", 2);
+  siox_wl_add_file(w, "/a");
+  struct siox_wl_rec r0 = {0, SIOX_WL_WRITE, 0, 0, 262144, 0, 0}, r1 = {1, SIOX_WL_WRITE, 0, 262144, 262144, 0, 0};
+  assert_int_equal(siox_wl_add_rec(w, &r0), 0);
+  assert_int_equal(siox_wl_add_rec(w, &r1), 0);
+  static const int32_t on_brick[1] = {0};
+  struct siox_cap_sim_opts o = {.copies = 1, .brick_of = on_brick, .client = 1};
+  struct siox_cap_run run;
+  char err[256] = "";
+  assert_int_equal(siox_cap_simulate(m, w, &o, &run, err, sizeof err), 0);
+  assert_int_equal(run.rank_io_ns[0], 2 * (MS + 100 * US));
+  assert_int_equal(run.rank_io_ns[1], 4 * (MS + 100 * US));
+  siox_cap_run_free(&run);
+  siox_wl_free(w);
+  siox_cap_model_free(m);
+}
+
 /* Two files: each write has its file's place, both run at once. */
 static void test_other_files_write_at_once(void **state) {
   (void)state;
@@ -211,6 +236,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fit_counts_per_file_over_whole_activities),
       cmocka_unit_test(test_one_write_in_flight_per_file),
+      cmocka_unit_test(test_write_holds_place_for_call),
       cmocka_unit_test(test_other_files_write_at_once),
       cmocka_unit_test(test_copies_share_the_file),
       cmocka_unit_test(test_collective_open_close_at_recorded_length),

@@ -2,8 +2,9 @@
  * The client node's kernel part in the capacity model (capacity/README.md,
  * "The kernel's part"): the time the node's POSIX reads and writes on the
  * volume were in progress while no request of its GlusterFS client was,
- * per byte, calibrated from synthetic traces of known answer, and paid by
- * each request's client stage in the simulation. Times are exact.
+ * per call (not per byte), calibrated from synthetic traces of known
+ * answer, and paid once per read/write operation, by its first request's
+ * client stage in the simulation. Times are exact.
  */
 #include <errno.h>
 #include <math.h>
@@ -27,39 +28,40 @@ static struct siox_cap_sample span(uint32_t comp, int64_t start, int64_t len) {
 }
 
 /* Client requests in [0, 1 ms) and [2, 3 ms); writes of 1 MiB in [0, 4 ms)
- * and (another rank's, overlapping: counted once) [1, 4 ms): 2 ms with no
- * request, over 2 MiB. A read in [5, 6 ms) of 1 MiB with none: 1 ms. */
-static void test_time_without_requests_per_byte(void **state) {
+ * and (another rank's, of 3 MiB, overlapping: counted once) [1, 4 ms): 2 ms
+ * with no request, over 2 calls: 1 ms per call whatever their bytes. A read
+ * in [5, 6 ms) of 1 MiB with none: 1 ms. */
+static void test_time_without_requests_per_call(void **state) {
   (void)state;
   siox_cap_model *m = siox_cap_model_new();
   int64_t c = siox_cap_model_comp(m, "node", SIOX_CAP_CLIENT), b = siox_cap_model_comp(m, "h:/b1", SIOX_CAP_BRICK);
   struct siox_cap_sample s[] = {span((uint32_t)c, 0, MS), span((uint32_t)c, 2 * MS, MS),
                                 span((uint32_t)b, 3 * MS, 2 * MS)}; /* a brick's: not the client's */
   struct siox_cap_posix_op p[] = {{(uint32_t)c, SIOX_CAP_WRITE, 1048576, 0, 4 * MS},
-                                  {(uint32_t)c, SIOX_CAP_WRITE, 1048576, MS, 4 * MS},
+                                  {(uint32_t)c, SIOX_CAP_WRITE, 3 * 1048576, MS, 4 * MS},
                                   {(uint32_t)c, SIOX_CAP_READ, 1048576, 5 * MS, 6 * MS}};
   assert_int_equal(siox_cap_model_kernel(m, p, 3, s, 3), 0);
-  assert_true(fabs(m->comp[c].kernel_b_ns[SIOX_CAP_WRITE] - 2 * MS / (2 * MIB)) < 1e-9);
-  assert_true(fabs(m->comp[c].kernel_b_ns[SIOX_CAP_READ] - MS / MIB) < 1e-9);
-  assert_true(m->comp[b].kernel_b_ns[SIOX_CAP_WRITE] == 0);
+  assert_true(fabs(m->comp[c].kernel_call_ns[SIOX_CAP_WRITE] - MS) < 1e-6);
+  assert_true(fabs(m->comp[c].kernel_call_ns[SIOX_CAP_READ] - MS) < 1e-6);
+  assert_true(m->comp[b].kernel_call_ns[SIOX_CAP_WRITE] == 0);
   /* Calls fully covered by requests: nothing. */
   struct siox_cap_posix_op q = {(uint32_t)c, SIOX_CAP_WRITE, 1048576, 100 * US, 900 * US};
   assert_int_equal(siox_cap_model_kernel(m, &q, 1, s, 3), 0);
-  assert_true(m->comp[c].kernel_b_ns[SIOX_CAP_WRITE] == 0);
+  assert_true(m->comp[c].kernel_call_ns[SIOX_CAP_WRITE] == 0);
   /* A call naming a brick is refused. */
   struct siox_cap_posix_op bad = {(uint32_t)b, SIOX_CAP_WRITE, 1, 0, 1};
   assert_int_equal(siox_cap_model_kernel(m, &bad, 1, s, 3), -EINVAL);
   siox_cap_model_free(m);
 }
 
-/* A 128 KiB write: the client's 100 us, the kernel's 1 ns/B, the brick's 1 ms. */
+/* A 128 KiB write: the client's 100 us, the kernel's 131072 ns per call, the brick's 1 ms. */
 static void test_request_pays_kernel_part(void **state) {
   (void)state;
   siox_cap_model *m = siox_cap_model_new();
   int64_t b = siox_cap_model_comp(m, "h:/b1", SIOX_CAP_BRICK), c = siox_cap_model_comp(m, "node", SIOX_CAP_CLIENT);
   m->comp[b].fit[SIOX_CAP_WRITE] = (struct siox_cap_fit){.n = 10, .a_ns = MS};
   m->comp[c].fit[SIOX_CAP_WRITE] = (struct siox_cap_fit){.n = 10, .a_ns = 100 * US};
-  m->comp[c].kernel_b_ns[SIOX_CAP_WRITE] = 1;
+  m->comp[c].kernel_call_ns[SIOX_CAP_WRITE] = 131072;
   m->chunk = 131072;
   siox_workload *w = siox_wl_new(SIOX_WL_TRACE, "t", 1);
   siox_wl_add_file(w, "/a");
@@ -81,9 +83,47 @@ static void test_request_pays_kernel_part(void **state) {
   siox_cap_model_free(m);
 }
 
+/* A 1 MiB write is 8 requests of 128 KiB and one call: the kernel's part
+ * is paid once (by the first request), not per request or per byte: 8 x
+ * (client 100 us + brick 1 ms) + 500 us. Two such writes: twice that. A
+ * 1 MiB read the page cache holds whole makes no request and pays none. */
+static void test_operation_pays_kernel_once(void **state) {
+  (void)state;
+  siox_cap_model *m = siox_cap_model_new();
+  int64_t b = siox_cap_model_comp(m, "h:/b1", SIOX_CAP_BRICK), c = siox_cap_model_comp(m, "node", SIOX_CAP_CLIENT);
+  for (int k = SIOX_CAP_READ; k <= SIOX_CAP_WRITE; k++) {
+    m->comp[b].fit[k] = (struct siox_cap_fit){.n = 10, .a_ns = MS};
+    m->comp[c].fit[k] = (struct siox_cap_fit){.n = 10, .a_ns = 100 * US};
+    m->comp[c].kernel_call_ns[k] = 500 * US;
+  }
+  m->chunk = 131072;
+  m->cache_read = (struct siox_cap_fit){.n = 1}; /* a cached read costs 0 here */
+  siox_workload *w = siox_wl_new(SIOX_WL_TRACE, "t", 1);
+  siox_wl_add_file(w, "/a");
+  struct siox_wl_rec r = {0, SIOX_WL_WRITE, 0, 0, 1048576, 0, 0};
+  assert_int_equal(siox_wl_add_rec(w, &r), 0);
+  static const int32_t on_brick[1] = {0};
+  struct siox_cap_sim_opts o = {.copies = 1, .brick_of = on_brick, .client = 1};
+  struct siox_cap_run run;
+  char err[256] = "";
+  assert_int_equal(siox_cap_simulate(m, w, &o, &run, err, sizeof err), 0);
+  assert_int_equal(run.job_io_ns[0], 8 * (100 * US + MS) + 500 * US);
+  siox_cap_run_free(&run);
+  r.offset = 1048576;
+  assert_int_equal(siox_wl_add_rec(w, &r), 0);
+  r = (struct siox_wl_rec){0, SIOX_WL_READ, 0, 0, 1048576, 0, 0}; /* written just before: cached */
+  assert_int_equal(siox_wl_add_rec(w, &r), 0);
+  assert_int_equal(siox_cap_simulate(m, w, &o, &run, err, sizeof err), 0);
+  assert_int_equal(run.job_io_ns[0], 2 * (8 * (100 * US + MS) + 500 * US));
+  siox_cap_run_free(&run);
+  siox_wl_free(w);
+  siox_cap_model_free(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_time_without_requests_per_byte),
+      cmocka_unit_test(test_time_without_requests_per_call),
+      cmocka_unit_test(test_operation_pays_kernel_once),
       cmocka_unit_test(test_request_pays_kernel_part),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
