@@ -401,7 +401,8 @@ static void analyze_cb(const struct fnd_job *j, int file, int write, const struc
    * that serializes a shared file), and then one aggregator does the
    * exchange for all ranks alone. Such a set is tried on one run and
    * judged (an experiment) before it is credited with a gain. */
-  const char *why_exp = unknown ? "per-byte cost unknown" : fewer ? "fewer aggregators, their overlap unseen" : NULL;
+  int unseen = fewer && ag.overlapped == 0; /* not "seen not to help": that is evidence */
+  const char *why_exp = unknown ? "per-byte cost unknown" : unseen ? "fewer aggregators, their overlap unseen" : NULL;
   json_object *ev = json_object_new_object();
   fnd_jint(ev, "calls", calls);
   fnd_jint(ev, "rounds", rounds);
@@ -469,7 +470,10 @@ static void analyze_cb(const struct fnd_job *j, int file, int write, const struc
     snprintf(val, sizeof val, "%d", k_new);
     fnd_hint(o, file, "cb_nodes", val,
              "one aggregator per node: the job ran on %ld node(s) (%zu processes); the job had %d aggregator(s)%s", nodes,
-             j->nprocs, ag.aggregators, k_new < k_seen ? ", and their parallelism did not help" : "");
+             j->nprocs, ag.aggregators,
+             !(k_new < k_seen) ? ""
+             : unseen          ? ", whose operations never overlapped in this run (an experiment)"
+                               : ", and their parallelism did not help");
   }
   json_object_object_add(s->evidence, write ? "collective_write" : "collective_read", json_object_get(ev));
 out:
