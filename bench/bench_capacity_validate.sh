@@ -86,7 +86,7 @@ export SIOX_TESTBED=$top/testbed/siox-testbed SIOX_XLATOR_DIR=$B/instrumentation
 export OMPI_MCA_mpi_yield_when_idle=1
 export DELAY_US=${DELAY_US:-5000}
 export CV_REPEAT=${CV_REPEAT:-3}
-CASES=${CV_CASES:-asis load2 ranks2 ranks8 fpp fpp_load2 healed fpp_healed 4to2}
+CASES=${CV_CASES:-asis load2 ranks2 ranks8 fpp fpp_load2 healed fpp_healed 4to2 2to4}
 . "$top/tests/integration/lib.sh"
 skip_unless_fuse_testbed >&2
 . "$top/tests/integration/sys_lib.sh"
