@@ -135,6 +135,18 @@ sql() { env -u LD_PRELOAD psql "$(cat "$SERVER_DIR/conninfo")" -v ON_ERROR_STOP=
 
 siox_cli() { "$SIOX_CLI" --data-dir "$SERVER_DIR" "$@"; }
 
+# PRELOAD: libsiox-posix for a program under test. An ASan library can only
+# be preloaded behind the ASan runtime itself (SKIP, exit 77, without it).
+posix_preload() {
+  PRELOAD=$SIOX_POSIX_LIB
+  [ "${SIOX_SANITIZE:-0}" = 1 ] || return 0
+  local asan
+  asan=$("${CC:-cc}" -print-file-name=libasan.so)
+  [ -e "$asan" ] || { echo "SKIP: ASan build and no libasan.so to preload first"; exit 77; }
+  PRELOAD="$asan:$SIOX_POSIX_LIB"
+  export ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0
+}
+
 # The sanitizer runtimes siox was built with (colon-separated, empty in a
 # release build): an uninstrumented program run under an ASan-built layer
 # needs them preloaded first.

@@ -10,13 +10,7 @@
 # No daemon is needed: the flusher runs and retries its connection anyway.
 . "$(dirname "$0")/lib.sh"
 
-PRELOAD=$SIOX_POSIX_LIB
-if [ "${SIOX_SANITIZE:-0}" = 1 ]; then
-  asan=$("${CC:-cc}" -print-file-name=libasan.so)
-  [ -e "$asan" ] || { echo "SKIP: ASan build and no libasan.so to preload first"; exit 77; }
-  PRELOAD="$asan:$SIOX_POSIX_LIB"
-  export ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0
-fi
+posix_preload # sets PRELOAD
 
 mkfifo "$T/pipe"
 SIOX_SOCKET=$T/none.sock LD_PRELOAD=$PRELOAD sh -c '

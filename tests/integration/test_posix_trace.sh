@@ -8,17 +8,10 @@
 # error, the one MPI-IO receive (siox_posix_hooks.h); and the files written are identical to an uninstrumented run.
 . "$(dirname "$0")/lib.sh"
 
-PRELOAD=$SIOX_POSIX_LIB
-if [ "${SIOX_SANITIZE:-0}" = 1 ]; then
-  # An ASan library can only be preloaded behind the ASan runtime itself.
-  asan=$("${CC:-cc}" -print-file-name=libasan.so)
-  [ -e "$asan" ] || { echo "SKIP: ASan build and no libasan.so to preload first"; exit 77; }
-  PRELOAD="$asan:$SIOX_POSIX_LIB"
-  export ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0
-  # libasan's own fprintf/fscanf interceptors come first and call the real
-  # vfprintf/vfscanf, which is what this layer then sees and names.
-  export POSIX_IT_ALIASES="fprintf=vfprintf fscanf=vfscanf"
-fi
+posix_preload # sets PRELOAD
+# libasan's own fprintf/fscanf interceptors come first and call the real
+# vfprintf/vfscanf, which is what this layer then sees and names.
+[ "${SIOX_SANITIZE:-0}" != 1 ] || export POSIX_IT_ALIASES="fprintf=vfprintf fscanf=vfscanf"
 
 start_server
 start_daemon "" --batch-ms 50
