@@ -382,3 +382,15 @@ void fake_client_setup(const char *path, unsigned exit_timeout_ms, siox_type_id 
     abort();
   }
 }
+
+void fake_client_record_until(siox_type_id t, int want) {
+  struct siox_stats s;
+  for (int i = 0; i < 2000; i++) {
+    siox_activity_stop(siox_activity_start(t));
+    siox_stats_get(&s);
+    if (s.connected == want) return;
+    nanosleep(&(struct timespec){0, 5000000}, NULL);
+  }
+  fprintf(stderr, "fake_client_record_until: the client never became %s\n", want ? "connected" : "disconnected");
+  abort();
+}

@@ -84,5 +84,8 @@ void fake_daemon_tmp_path(char *buf, size_t cap, const char *tag);
  * default), node ("h", "TEST") and activity type "op" registered into *t.
  * Fails the test on error. */
 void fake_client_setup(const char *path, unsigned exit_timeout_ms, siox_type_id *t);
+/* Records one activity of type t every 5 ms until siox_stats says
+ * connected == want (10 s at most; aborts the test then). */
+void fake_client_record_until(siox_type_id t, int want);
 
 #endif

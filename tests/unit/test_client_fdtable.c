@@ -38,10 +38,6 @@
 
 enum { LOW_FDS = 16, AFTER_RESTART = 200 };
 
-static void sleep_ms(long ms) {
-  nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000}, NULL);
-}
-
 static int shares_main_table(pid_t tid) {
   return syscall(SYS_kcmp, getpid(), tid, KCMP_FILES, 0, 0) == 0;
 }
@@ -82,18 +78,6 @@ static size_t distinct_of_type(struct fake_daemon *d, uint32_t t) {
   }
   pthread_mutex_unlock(&d->lock);
   return n;
-}
-
-/* Records one activity every 5 ms until the client says connected == want. */
-static void record_until(siox_type_id t, int want) {
-  struct siox_stats s;
-  for (int i = 0; i < 2000; i++) {
-    siox_activity_stop(siox_activity_start(t));
-    siox_stats_get(&s);
-    if (s.connected == want) return;
-    sleep_ms(5);
-  }
-  fail_msg("the client never became %s", want ? "connected" : "disconnected");
 }
 
 /* The flusher holds no copy of a descriptor the application had open
@@ -154,10 +138,10 @@ static void test_flusher_has_its_own_table(void **state) {
 
   /* The daemon restarts: the flusher's next socket is in its own table. */
   fake_daemon_stop(d);
-  record_until(t, 0);
+  fake_client_record_until(t, 0);
   d = fake_daemon_start(path);
   assert_non_null(d);
-  record_until(t, 1);
+  fake_client_record_until(t, 1);
   check_fork_keeps_fds(d);
   for (int i = 0; i < AFTER_RESTART; i++) siox_activity_stop(siox_activity_start(t2));
   assert_int_equal(siox_finalize(), 0);

@@ -72,18 +72,6 @@ static void sleep_ms(long ms) {
   nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000}, NULL);
 }
 
-/* Records one activity every 5 ms until the client says connected == want. */
-static void record_until(siox_type_id t, int want) {
-  struct siox_stats s;
-  for (int i = 0; i < 2000; i++) {
-    siox_activity_stop(siox_activity_start(t));
-    siox_stats_get(&s);
-    if (s.connected == want) return;
-    sleep_ms(5);
-  }
-  fail_msg("the client never became %s", want ? "connected" : "disconnected");
-}
-
 static void test_flusher_makes_no_descriptor(void **state) {
   (void)state;
   main_thread = pthread_self();
@@ -102,9 +90,9 @@ static void test_flusher_makes_no_descriptor(void **state) {
 
   struct fake_daemon *d = fake_daemon_start(path);
   assert_non_null(d);
-  record_until(t, 1); /* the next calls make the socket it asked for */
+  fake_client_record_until(t, 1); /* the next calls make the socket it asked for */
   fake_daemon_stop(d);
-  record_until(t, 0);
+  fake_client_record_until(t, 0);
   sleep_ms(300); /* a lost connection: the flusher asks again, idle */
   d = fake_daemon_start(path);
   assert_non_null(d);
