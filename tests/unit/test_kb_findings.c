@@ -314,18 +314,22 @@ static void test_collective_buffer(void **state) {
  * on. With the same operations all at once, the data cannot tell whether
  * the parallelism helped: cutting the aggregators from 4 to 2 is not
  * recommended. */
+/* overlap: 0 one rank after the other, 1 all at once, 2 ranks 0 and 1
+ * alone while ranks 2 and 3 run together and each operation of theirs
+ * takes twice as long (slowed down as much as the concurrency grew). */
 static void coll_pieces(const char *job, const char *path, int overlap, int header) {
   int64_t t0 = kbdb_now_ns(&db) - 30LL * 1000000000, slot = 16 * (lat(BLK) + 100) + lat(65536) + 2000;
   for (int r = 0; r < NPROC; r++) {
     int proc = kbdb_proc(&db, r < 2 ? "h0" : "h1", job);
+    int64_t x = overlap == 2 && r >= 2 ? 2 : 1, at = overlap == 1 ? 0 : overlap == 2 && r >= 2 ? 2 : r;
     open_file(proc, t0, path);
     for (int k = 0; k < 3; k++) {
-      int64_t t = t0 + 2000 + (int64_t)k * NPROC * slot + (overlap ? 0 : r * slot), off = (int64_t)k * NPROC * 131072 + r * 131072;
-      int64_t call = act(proc, mpiio, t_coll, 0, t, slot, header ? 131072 : 65536, off, 1), tc = t + 500;
-      if (header) act(proc, posix, t_pwrite, call, tc, lat(65536), 65536, off, -1);
-      tc += lat(65536) + 100;
-      for (int i = 0; i < 16; i++, tc += lat(BLK) + 100)
-        act(proc, posix, t_pwrite, call, tc, lat(BLK), BLK, off + 65536 + i * BLK, -1);
+      int64_t t = t0 + 2000 + (int64_t)k * NPROC * slot + at * slot, off = (int64_t)k * NPROC * 131072 + r * 131072;
+      int64_t call = act(proc, mpiio, t_coll, 0, t, x * slot, header ? 131072 : 65536, off, 1), tc = t + 500;
+      if (header) act(proc, posix, t_pwrite, call, tc, x * lat(65536), 65536, off, -1);
+      tc += x * lat(65536) + 100;
+      for (int i = 0; i < 16; i++, tc += x * lat(BLK) + 100)
+        act(proc, posix, t_pwrite, call, tc, x * lat(BLK), BLK, off + 65536 + i * BLK, -1);
     }
   }
 }
@@ -359,6 +363,17 @@ static void test_collective_unaggregated(void **state) {
   assert_hint("coll-par", "cb_nodes", NULL);
   assert_int_equal(kbdb_num(&db, "SELECT (evidence->>'no_recommendation' LIKE '%%cannot tell%%')::int FROM kb_findings"
                                  " WHERE job = 'coll-par' AND kind = 'collective_write'"),
+                   1);
+  /* Overlapping operations measured, and they did not help (twice as
+   * slow at concurrency 1.5): that is the evidence for fewer aggregators,
+   * so the set is live with its gain, not an experiment. */
+  coll_pieces("coll-nohelp", "/mnt/collnohelp.dat", 2, 1);
+  assert_true(siox_kb_analyze_job(db.c, "coll-nohelp", err, sizeof err) > 0);
+  assert_hint("coll-nohelp", "cb_nodes", "2");
+  assert_int_equal(kbdb_num(&db, "SELECT (status = 'live')::int FROM kb_hint_sets WHERE source_job = 'coll-nohelp'"), 1);
+  assert_true(kbdb_num(&db, "SELECT expected_gain_s FROM kb_hint_sets WHERE source_job = 'coll-nohelp'") > 0);
+  assert_int_equal(kbdb_num(&db, "SELECT (summary LIKE '%%did not help (operations overlapping%%')::int"
+                                 " FROM kb_findings WHERE job = 'coll-nohelp' AND kind = 'collective_write'"),
                    1);
   /* One operation size: the per-byte cost is unknown, the aggregated
    * prediction rests on it: an experiment, and no gain is claimed (the
