@@ -227,10 +227,7 @@ static int write_links(struct siox_db *db, struct batch *b, struct siox_match_re
     else res->links_updated++;
   }
   PQclear(r);
-  r = siox_db_query(db->conn, "UPDATE remote_calls SET matched = true WHERE kind = 'R' AND NOT matched"
-                              " AND aid = ANY($1::bigint[])", 1, p);
-  PQclear(r);
-  return r ? 0 : -EIO;
+  return 0;
 }
 
 static int scalar(struct siox_db *db, const char *sql, int n, const char *const *p, int64_t *out) {
@@ -321,8 +318,8 @@ static int link_new(struct siox_db *db, struct siox_match_result *res, struct ba
  * of 30,000 rows per table, and only before a candidate search: a pass
  * whose rows the window decided runs only statements whose plans do not
  * depend on them (max and a LIMIT 1 on the rc_id index; the wake-up scan
- * only when something is parked, see wake), nor does the window's UPDATE
- * of matched (match_memory.c). Those ANALYZEs were a fifth of the
+ * only when something is parked, see wake), nor do the window's link
+ * writes (match_memory.c). Those ANALYZEs were a fifth of the
  * window's time in bench_match. *at: max(rc_id) when that table was last
  * analyzed. */
 static int refresh_stats(struct siox_db *db, int64_t top, int64_t *at, const char *sql) {
@@ -432,7 +429,7 @@ int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result
     rc = siox_db_exec(db->conn, "SELECT pg_advisory_xact_lock(" SIOX_FORWARD_LOCK_KEY ")");
   if (rc == 0) rc = pass(db, res, &b, late_ns, &top);
   if (rc == 0)
-    rc = scalar(db, "SELECT unmatched FROM match_state", 0, NULL, &unmatched); /* kept by triggers (schema 030) */
+    rc = scalar(db, "SELECT unmatched FROM match_state", 0, NULL, &unmatched); /* kept by triggers (schema 034) */
   if (rc == 0) rc = siox_db_exec(db->conn, "COMMIT");
   if (rc == 0) {
     if (top > db->match_watermark) db->match_watermark = top;

@@ -67,7 +67,6 @@ static void ensure_connected(struct siox_worker *w) {
   if (db->conn) PQfinish(db->conn);
   db->conn = connect_db(db->conninfo);
   if (!db->conn && siox_pg_revive() == 0) db->conn = connect_db(db->conninfo);
-  db->matched_prepared = 0;
   siox_db_caches_clear(db);
   db->match_watermark = -1; /* reload from match_state */
   db->activities_arrived = 1;
