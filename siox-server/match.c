@@ -396,16 +396,23 @@ static int quick_pass(struct siox_db *db, struct siox_match_result *res, int *do
   return 0;
 }
 
+int siox_match_wanted(const struct siox_db *db) {
+  return db->forward || db->sql_left || db->parked != 0 || db->match_watermark < 0;
+}
+
 int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result *res) {
   int64_t t0 = siox_limits_now();
   struct batch b;
   int64_t top = 0, unmatched = 0;
   memset(&b, 0, sizeof b);
   memset(res, 0, sizeof *res);
+  /* Batches and passes run on this thread one after the other: whatever a
+   * batch left to SQL is committed now, and this pass sees it. */
+  db->sql_left = 0;
   if (!db->forward && db->match_watermark >= 0 && (!db->activities_arrived || db->parked == 0)) {
     int done = 0, rc = quick_pass(db, res, &done);
     if (rc || done) {
-      if (rc) db->match_watermark = -1;
+      if (rc) db->match_watermark = -1, db->sql_left = 1;
       db->match_busy_ns += siox_limits_now() - t0;
       return rc;
     }
@@ -439,6 +446,7 @@ int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result
     PQclear(PQexec(db->conn, "ROLLBACK"));
     db->match_watermark = -1;
     db->parked = -1;
+    db->sql_left = 1;
   }
   free(b.child.s), free(b.parent.s), free(b.conf.s), free(b.overlap.s), free(b.flags.s);
   db->match_busy_ns += siox_limits_now() - t0;

@@ -164,6 +164,7 @@ static int join(struct siox_db *db, int64_t a, int64_t b, int tell) {
     if (!r) return -EIO;
     PQclear(r);
   }
+  db->sql_left = 1;
   /* The moved calls are new to the SQL matcher (in_memory = false), which
    * sees both objects' whole history; the window follows the merge so that
    * what it decides later sees both objects' calls too. */
@@ -334,6 +335,7 @@ static int copy_remote_calls(struct siox_db *db, const struct rc_rows *rows) {
     if (w->has_times) siox_copybuf_i64(c, w->start), siox_copybuf_i64(c, w->end);
     else siox_copybuf_null(c), siox_copybuf_null(c);
     siox_copybuf_bool(c, w->in_memory);
+    if (!w->in_memory) db->sql_left = 1;
     if (db->forward) siox_copybuf_bool(c, w->kind == 'R' && w->owner && w->owner != db->shard);
   }
   int rc = siox_copybuf_finish(c);

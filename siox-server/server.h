@@ -86,6 +86,7 @@ struct siox_db {
   int64_t match_watermark;  /* remote_calls.rc_id already seen by match.c */
   int activities_arrived;   /* a batch committed since the last matcher pass (1 at start) */
   int64_t parked;           /* remote calls match.c parked (waiting) and has not woken; -1: not known */
+  int sql_left;             /* remote calls stored for the SQL matcher since its last pass (1 at start) */
   int64_t match_analyzed;   /* max(rc_id) when match.c last analyzed remote_calls (0 at start) */
   int64_t match_analyzed_acts; /* ... and activities */
   int resend;               /* this transaction's batch repeats stored activities: rows that hang off an
@@ -249,6 +250,11 @@ void siox_match_memory_ghosts(struct siox_db *db, PGresult *r);
  * (late_ns: the after-parent window, 0 turns that class off).
  * Idempotent; its own transaction. Returns 0 or -EIO. */
 int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result *r);
+/* Whether a pass soon after a batch has work: 0 when the window decided
+ * every remote call since the last pass and nothing waits to be woken
+ * (the periodic pass still moves the watermark and reads the count of
+ * unmatched receives). */
+int siox_match_wanted(const struct siox_db *db);
 
 /* ---- forward.c: remote calls to the shard that owns them ----------------- */
 
