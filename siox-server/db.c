@@ -54,23 +54,6 @@ PGresult *siox_db_query(PGconn *c, const char *sql, int n, const char *const *pa
   return NULL;
 }
 
-int siox_db_prepare(PGconn *c, const char *name, const char *sql, int n) {
-  PGresult *r = PQprepare(c, name, sql, n, NULL);
-  int ok = PQresultStatus(r) == PGRES_COMMAND_OK;
-  if (!ok) log_pg(sql, c, r);
-  PQclear(r);
-  return ok ? 0 : -EIO;
-}
-
-PGresult *siox_db_prepared(PGconn *c, const char *name, int n, const char *const *params) {
-  PGresult *r = PQexecPrepared(c, name, n, params, NULL, NULL, 0);
-  ExecStatusType st = PQresultStatus(r);
-  if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return r;
-  log_pg(name, c, r);
-  PQclear(r);
-  return NULL;
-}
-
 int siox_db_copy(PGconn *c, const char *sql, const uint8_t *data, size_t len) {
   PGresult *r = PQexec(c, sql);
   if (PQresultStatus(r) != PGRES_COPY_IN) {

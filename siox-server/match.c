@@ -227,10 +227,7 @@ static int write_links(struct siox_db *db, struct batch *b, struct siox_match_re
     else res->links_updated++;
   }
   PQclear(r);
-  r = siox_db_query(db->conn, "UPDATE remote_calls SET matched = true WHERE kind = 'R' AND NOT matched"
-                              " AND aid = ANY($1::bigint[])", 1, p);
-  PQclear(r);
-  return r ? 0 : -EIO;
+  return 0;
 }
 
 static int scalar(struct siox_db *db, const char *sql, int n, const char *const *p, int64_t *out) {
@@ -321,8 +318,8 @@ static int link_new(struct siox_db *db, struct siox_match_result *res, struct ba
  * of 30,000 rows per table, and only before a candidate search: a pass
  * whose rows the window decided runs only statements whose plans do not
  * depend on them (max and a LIMIT 1 on the rc_id index; the wake-up scan
- * only when something is parked, see wake), nor does the window's UPDATE
- * of matched (match_memory.c). Those ANALYZEs were a fifth of the
+ * only when something is parked, see wake), nor do the window's link
+ * writes (match_memory.c). Those ANALYZEs were a fifth of the
  * window's time in bench_match. *at: max(rc_id) when that table was last
  * analyzed. */
 static int refresh_stats(struct siox_db *db, int64_t top, int64_t *at, const char *sql) {
@@ -399,16 +396,23 @@ static int quick_pass(struct siox_db *db, struct siox_match_result *res, int *do
   return 0;
 }
 
+int siox_match_wanted(const struct siox_db *db) {
+  return db->forward || db->sql_left || db->parked != 0 || db->match_watermark < 0;
+}
+
 int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result *res) {
   int64_t t0 = siox_limits_now();
   struct batch b;
   int64_t top = 0, unmatched = 0;
   memset(&b, 0, sizeof b);
   memset(res, 0, sizeof *res);
+  /* Batches and passes run on this thread one after the other: whatever a
+   * batch left to SQL is committed now, and this pass sees it. */
+  db->sql_left = 0;
   if (!db->forward && db->match_watermark >= 0 && (!db->activities_arrived || db->parked == 0)) {
     int done = 0, rc = quick_pass(db, res, &done);
     if (rc || done) {
-      if (rc) db->match_watermark = -1;
+      if (rc) db->match_watermark = -1, db->sql_left = 1;
       db->match_busy_ns += siox_limits_now() - t0;
       return rc;
     }
@@ -432,7 +436,7 @@ int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result
     rc = siox_db_exec(db->conn, "SELECT pg_advisory_xact_lock(" SIOX_FORWARD_LOCK_KEY ")");
   if (rc == 0) rc = pass(db, res, &b, late_ns, &top);
   if (rc == 0)
-    rc = scalar(db, "SELECT unmatched FROM match_state", 0, NULL, &unmatched); /* kept by triggers (schema 030) */
+    rc = scalar(db, "SELECT unmatched FROM match_state", 0, NULL, &unmatched); /* kept by triggers (schema 034) */
   if (rc == 0) rc = siox_db_exec(db->conn, "COMMIT");
   if (rc == 0) {
     if (top > db->match_watermark) db->match_watermark = top;
@@ -442,6 +446,7 @@ int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result
     PQclear(PQexec(db->conn, "ROLLBACK"));
     db->match_watermark = -1;
     db->parked = -1;
+    db->sql_left = 1;
   }
   free(b.child.s), free(b.parent.s), free(b.conf.s), free(b.overlap.s), free(b.flags.s);
   db->match_busy_ns += siox_limits_now() - t0;

@@ -75,36 +75,6 @@ static int delete_stale(struct siox_db *db, const struct siox_mw_out *o) {
   return r ? 0 : -EIO;
 }
 
-/* Receives of earlier batches that have links now. Each aid is one probe
- * of remote_calls_aid and each row is updated by its ctid, whatever the
- * statistics say: as a join (or with aid = ANY) the planner hashed or
- * scanned every receive when remote_calls had grown since its last
- * ANALYZE, and the window's batches must not depend on the SQL matcher's
- * ANALYZEs (match.c runs them only before a candidate search). OFFSET 0
- * keeps the lookup a subquery per aid with aid its only condition
- * (without statistics, kind = 'R' made it AND a scan of all of
- * remote_calls_obj into each probe). */
-static const char set_matched_sql[] =
-    "UPDATE remote_calls SET matched = true WHERE ctid = ANY (ARRAY("
-    "SELECT x.ctid FROM unnest($1::bigint[]) m(aid) CROSS JOIN LATERAL ("
-    "SELECT r.ctid, r.kind, r.matched FROM remote_calls r WHERE r.aid = m.aid OFFSET 0) x"
-    " WHERE x.kind = 'R' AND NOT x.matched))";
-
-/* Prepared once per connection: planning it took as long as a few hundred
- * of its row updates, and its plan does not depend on the batch. */
-static int set_matched(struct siox_db *db, const struct siox_mw_out *o) {
-  if (!db->matched_prepared) {
-    if (siox_db_prepare(db->conn, "siox_set_matched", set_matched_sql, 1)) return -EIO;
-    db->matched_prepared = 1;
-  }
-  char *aids = int_array(o->matched, o->nmatched, sizeof *o->matched);
-  const char *p[] = {aids};
-  PGresult *r = aids ? siox_db_prepared(db->conn, "siox_set_matched", 1, p) : NULL;
-  free(aids);
-  PQclear(r);
-  return r ? 0 : -EIO;
-}
-
 /* The confidence as the SQL matcher stores it: "%.9g" read as a real. */
 static double as_real(double conf) {
   char v[32];
@@ -196,11 +166,10 @@ int siox_match_memory(struct siox_db *db, uint64_t daemon_id, int64_t unc_ns, st
     for (size_t i = 0; i < n; i++) calls[i].daemon = d;
     if (siox_mw_batch(db->mw, calls, n, &out) != 0) siox_log("in-memory matcher: out of memory; the SQL matcher takes over");
     if (out.nstale) rc = delete_stale(db, &out);
-    if (rc == 0 && out.nmatched) rc = set_matched(db, &out);
     if (rc == 0 && out.nlinks) rc = insert_fresh(db, &out);
     if (rc == 0 && out.nlinks) rc = upsert(db, &out, 0);
   } else {
-    for (size_t i = 0; i < n; i++) calls[i].in_memory = calls[i].matched = 0;
+    for (size_t i = 0; i < n; i++) calls[i].in_memory = 0;
   }
   siox_mw_out_free(&out);
   db->match_busy_ns += siox_limits_now() - t0;

@@ -408,13 +408,12 @@ static const struct siox_link *with_parent(const struct siox_link *l, size_t n, 
 }
 
 /* r's new links are w->links[0..m): out gets what changed since r's last
- * decision (links to upsert, stale ones, matched now). */
+ * decision (links to upsert, stale ones). */
 static int store(struct siox_mw *w, struct entry *r, size_t m, struct siox_mw_out *out) {
   const struct siox_link *nl = w->links, *ol = r->links;
   size_t on = r->nlinks;
   if (grow((void **)&out->links, &out->cap_links, out->nlinks + m, sizeof *out->links) ||
-      grow((void **)&out->stale, &out->cap_stale, out->nstale + on, sizeof *out->stale) ||
-      grow((void **)&out->matched, &out->cap_matched, out->nmatched + 1, sizeof *out->matched))
+      grow((void **)&out->stale, &out->cap_stale, out->nstale + on, sizeof *out->stale))
     return -ENOMEM;
   for (size_t i = 0; i < m; i++) {
     const struct siox_link *was = with_parent(ol, on, nl[i].parent);
@@ -423,7 +422,6 @@ static int store(struct siox_mw *w, struct entry *r, size_t m, struct siox_mw_ou
   }
   for (size_t i = 0; i < on; i++)
     if (!with_parent(nl, m, ol[i].parent)) out->stale[out->nstale++] = (struct siox_mw_link){.parent = ol[i].parent, .child = r->aid};
-  if (on == 0 && m > 0 && !(r->flags & F_NEW)) out->matched[out->nmatched++] = r->aid;
   struct siox_link *keep = m ? malloc(m * sizeof *keep) : NULL;
   if (m && !keep) return -ENOMEM;
   if (m) memcpy(keep, nl, m * sizeof *keep);
@@ -434,9 +432,8 @@ static int store(struct siox_mw *w, struct entry *r, size_t m, struct siox_mw_ou
 
 /* Decides r's links (out), or hands r to the SQL matcher. Returns 0 or
  * -ENOMEM. */
-static int decide(struct siox_mw *w, struct entry *r, struct siox_mw_out *out, int *linked) {
+static int decide(struct siox_mw *w, struct entry *r, struct siox_mw_out *out) {
   struct gather g = {r, 0};
-  *linked = 0;
   w->ncand = 0;
   clear_marks(w);
   int rc = visit(w, r->object, 'S', r->offset, r->length, gather_one, &g);
@@ -450,7 +447,6 @@ static int decide(struct siox_mw *w, struct entry *r, struct siox_mw_out *out, i
   size_t n = dedup(w->cand, w->ncand, (uint64_t)r->length);
   if (grow((void **)&w->links, &w->cap_links, n + 1, sizeof *w->links)) return -ENOMEM;
   size_t m = siox_link_confidence(w->cand, n, (uint64_t)r->length, w->links);
-  *linked = m > 0;
   return store(w, r, m, out);
 }
 
@@ -561,18 +557,16 @@ static int batch(struct siox_mw *w, struct siox_mw_call *calls, size_t n, struct
     struct entry src = {.aid = c->aid, .object = c->object, .offset = c->offset, .length = c->length,
                         .start = c->start, .end = c->end, .hw = c->hw, .sw = c->sw, .daemon = c->daemon,
                         .kind = c->kind, .flags = F_NEW, .call = (uint32_t)i};
-    c->in_memory = 1, c->matched = 0;
+    c->in_memory = 1;
     if (!(e[i] = add(w, &src))) rc = -ENOMEM;
   }
   /* Flags after every add: an add may evict and so raise the floor. */
   for (size_t i = 0; rc == 0 && i < n; i++)
     if (e[i]->kind == 'S' && !s_complete(w, e[i])) calls[i].in_memory = 0;
   for (size_t i = 0; rc == 0 && i < n; i++) {
-    int linked;
     if (e[i]->kind != 'R') continue;
-    rc = decide(w, e[i], out, &linked);
+    rc = decide(w, e[i], out);
     if (e[i]->flags & F_SQL) calls[i].in_memory = 0;
-    calls[i].matched = (uint8_t)linked;
   }
   for (size_t i = 0; rc == 0 && i < n; i++) {
     if (e[i]->kind != 'S') continue;
@@ -581,10 +575,9 @@ static int batch(struct siox_mw *w, struct siox_mw_call *calls, size_t n, struct
   }
   for (size_t i = 0; rc == 0 && i < w->ndirty; i++) {
     struct entry *r = get(w, w->dirty[i]);
-    int linked;
     if (!r) continue;
     r->flags &= (uint8_t)~F_DIRTY;
-    rc = decide(w, r, out, &linked);
+    rc = decide(w, r, out);
   }
   for (size_t i = 0; e && i < n; i++)
     if (e[i]) e[i]->flags &= (uint8_t)~F_NEW;
@@ -594,7 +587,7 @@ static int batch(struct siox_mw *w, struct siox_mw_call *calls, size_t n, struct
 }
 
 int siox_mw_batch(struct siox_mw *w, struct siox_mw_call *calls, size_t n, struct siox_mw_out *out) {
-  size_t nl = out->nlinks, ns = out->nstale, nm = out->nmatched;
+  size_t nl = out->nlinks, ns = out->nstale;
   /* A batch larger than half the window would evict itself while it is
    * decided: the SQL matcher takes it (never at the default sizes). */
   int rc = 2 * n > w->mask + 1 ? -ENOSPC : batch(w, calls, n, out);
@@ -602,8 +595,8 @@ int siox_mw_batch(struct siox_mw *w, struct siox_mw_call *calls, size_t n, struc
     for (size_t i = 0; i < n; i++) /* they go to SQL: the floor must rise above them */
       if (calls[i].end > w->max_end) w->max_end = calls[i].end;
     siox_mw_reset(w);
-    out->nlinks = nl, out->nstale = ns, out->nmatched = nm;
-    for (size_t i = 0; i < n; i++) calls[i].in_memory = 0, calls[i].matched = 0;
+    out->nlinks = nl, out->nstale = ns;
+    for (size_t i = 0; i < n; i++) calls[i].in_memory = 0;
     return rc;
   }
   evict(w);
@@ -667,6 +660,6 @@ void siox_mw_merge(struct siox_mw *w, int64_t loser, int64_t win) {
 }
 
 void siox_mw_out_free(struct siox_mw_out *o) {
-  free(o->links), free(o->stale), free(o->matched);
+  free(o->links), free(o->stale);
   memset(o, 0, sizeof *o);
 }

@@ -35,9 +35,8 @@ struct siox_mw_call {
   uint32_t hw, sw; /* S: target ids (0: any); R: its node's ids (siox_mw_intern) */
   uint32_t daemon; /* siox_mw_daemon's index */
   char kind;       /* 'S' or 'R' */
-  /* Out: the SQL matcher need not look at it (remote_calls.in_memory), and
-   * (receives) it has links now (remote_calls.matched). */
-  uint8_t in_memory, matched;
+  /* Out: the SQL matcher need not look at it (remote_calls.in_memory). */
+  uint8_t in_memory;
 };
 
 /* A link decided by the window. */
@@ -49,15 +48,13 @@ struct siox_mw_link {
   int fresh; /* the window stored no link of this pair before: a plain insert */
 };
 
-/* What one batch decided: links to store (new, or changed: fresh 0), links no
- * longer chosen (stale: parent and child only; delete them), and receives
- * stored by earlier batches that have links now (set matched). A receive
- * whose links did not change appears nowhere. */
+/* What one batch decided: links to store (new, or changed: fresh 0) and
+ * links no longer chosen (stale: parent and child only; delete them). A
+ * receive whose links did not change appears nowhere. (Whether a receive
+ * is matched follows from its links: schema 034.) */
 struct siox_mw_out {
   struct siox_mw_link *links, *stale;
   size_t nlinks, cap_links, nstale, cap_stale;
-  int64_t *matched;
-  size_t nmatched, cap_matched;
 };
 
 struct siox_mw;
@@ -82,8 +79,8 @@ uint32_t siox_mw_daemon(struct siox_mw *w, uint64_t daemon_id, int64_t unc_ns);
  * '*' (any) when wildcard is set. */
 uint32_t siox_mw_intern(struct siox_mw *w, const char *s, int wildcard);
 
-/* Adds a batch's calls and decides what can be decided (in_memory and
- * matched set on each call). Links go to out (appended). 0 or -ENOMEM
+/* Adds a batch's calls and decides what can be decided (in_memory set on
+ * each call). Links go to out (appended). 0 or -ENOMEM
  * (the window is then reset; the calls say in_memory = 0). */
 int siox_mw_batch(struct siox_mw *w, struct siox_mw_call *calls, size_t n, struct siox_mw_out *out);
 /* A remote call the SQL matcher owns (stored with in_memory = false but

@@ -164,6 +164,7 @@ static int join(struct siox_db *db, int64_t a, int64_t b, int tell) {
     if (!r) return -EIO;
     PQclear(r);
   }
+  db->sql_left = 1;
   /* The moved calls are new to the SQL matcher (in_memory = false), which
    * sees both objects' whole history; the window follows the merge so that
    * what it decides later sees both objects' calls too. */
@@ -233,7 +234,7 @@ struct rc_row {
   const char *hw, *sw;
   int owner;              /* its descriptor's owner shard (struct desc), else 0 */
   struct siox_shards fan; /* with owner: the shards it goes to, here included (fan_out) */
-  char kind, has_times, in_memory, matched;
+  char kind, has_times, in_memory;
 };
 
 struct rc_rows {
@@ -294,7 +295,7 @@ static void add_times(struct siox_db *db, const struct siox_block *b, const int6
 }
 
 #define RC_COLUMNS \
-  "aid, kind, object_id, desc_id, offset_b, length_b, target_hwid, target_swid, start_ns, end_ns, in_memory, matched"
+  "aid, kind, object_id, desc_id, offset_b, length_b, target_hwid, target_swid, start_ns, end_ns, in_memory"
 /* With peers, also whether a receive went to its owner elsewhere (schema 033). */
 #define RC_COLUMNS_AWAY RC_COLUMNS ", away"
 
@@ -322,7 +323,7 @@ static int copy_remote_calls(struct siox_db *db, const struct rc_rows *rows) {
   siox_copybuf_start(c);
   for (size_t i = 0; i < rows->n; i++) {
     const struct rc_row *w = &rows->v[i];
-    siox_copybuf_row(c, db->forward ? 13 : 12);
+    siox_copybuf_row(c, db->forward ? 12 : 11);
     siox_copybuf_i64(c, w->aid);
     siox_copybuf_text(c, &w->kind, 1);
     siox_copybuf_i64(c, siox_uf_find(&db->objects, w->object_id));
@@ -334,7 +335,7 @@ static int copy_remote_calls(struct siox_db *db, const struct rc_rows *rows) {
     if (w->has_times) siox_copybuf_i64(c, w->start), siox_copybuf_i64(c, w->end);
     else siox_copybuf_null(c), siox_copybuf_null(c);
     siox_copybuf_bool(c, w->in_memory);
-    siox_copybuf_bool(c, w->matched);
+    if (!w->in_memory) db->sql_left = 1;
     if (db->forward) siox_copybuf_bool(c, w->kind == 'R' && w->owner && w->owner != db->shard);
   }
   int rc = siox_copybuf_finish(c);
@@ -450,7 +451,7 @@ static void ghost_rows(struct siox_db *db, const struct rc_rows *rows) {
 }
 
 /* Links the batch's remote calls in memory (match_memory.c) and marks
- * each row in_memory/matched for the COPY. Calls the window cannot take
+ * each row in_memory for the COPY. Calls the window cannot take
  * go in as ghosts first, so that what meets them is left to SQL too. */
 static int link_in_memory(struct siox_db *db, uint64_t daemon_id, int64_t unc_ns, struct rc_rows *rows) {
   struct siox_mw_call *calls = malloc((rows->n + 1) * sizeof *calls);
@@ -477,7 +478,7 @@ static int link_in_memory(struct siox_db *db, uint64_t daemon_id, int64_t unc_ns
     at[n++] = i;
   }
   if (rc == 0) rc = siox_match_memory(db, daemon_id, unc_ns, calls, n);
-  for (size_t k = 0; rc == 0 && k < n; k++) rows->v[at[k]].in_memory = (char)calls[k].in_memory, rows->v[at[k]].matched = (char)calls[k].matched;
+  for (size_t k = 0; rc == 0 && k < n; k++) rows->v[at[k]].in_memory = (char)calls[k].in_memory;
   free(calls), free(at);
   return rc == -ENOMEM ? -EIO : rc;
 }

@@ -26,10 +26,6 @@ int siox_db_exec(PGconn *c, const char *sql);
 /* Runs sql with text parameters. Returns the result (caller PQclear()s) when
  * its status is COMMAND_OK or TUPLES_OK, else logs, clears and returns NULL. */
 PGresult *siox_db_query(PGconn *c, const char *sql, int n, const char *const *params);
-/* Prepares sql as statement name on c (0, or -EIO after logging), and runs
- * it as siox_db_query does. */
-int siox_db_prepare(PGconn *c, const char *name, const char *sql, int n);
-PGresult *siox_db_prepared(PGconn *c, const char *name, int n, const char *const *params);
 /* Sends one COPY ... FROM STDIN statement and len bytes of data. Returns 0,
  * -EEXIST on a unique violation (not logged), or -EIO. */
 int siox_db_copy(PGconn *c, const char *sql, const uint8_t *data, size_t len);
@@ -90,6 +86,7 @@ struct siox_db {
   int64_t match_watermark;  /* remote_calls.rc_id already seen by match.c */
   int activities_arrived;   /* a batch committed since the last matcher pass (1 at start) */
   int64_t parked;           /* remote calls match.c parked (waiting) and has not woken; -1: not known */
+  int sql_left;             /* remote calls stored for the SQL matcher since its last pass (1 at start) */
   int64_t match_analyzed;   /* max(rc_id) when match.c last analyzed remote_calls (0 at start) */
   int64_t match_analyzed_acts; /* ... and activities */
   int resend;               /* this transaction's batch repeats stored activities: rows that hang off an
@@ -102,7 +99,6 @@ struct siox_db {
   int64_t match_busy_ns; /* time spent matching, in memory and in SQL passes */
   int64_t links_memory;  /* links the window stored new */
   struct siox_hmap node_names; /* node_id -> (hwid, swid) ids of mw */
-  int matched_prepared;        /* conn holds match_memory.c's UPDATE of matched (0 on a new connection) */
   /* --shard K/N with --shard-peer (forward.c): remote calls another shard
    * owns go to shard_outbox too, and the SQL matcher reads forwarded ones.
    * forward 0: a server on its own, or a shard without peers: as before. */
@@ -239,7 +235,7 @@ struct siox_match_result {
 
 /* match_memory.c: links a batch's remote calls in memory (db->mw), inside
  * the batch's transaction, before objects.c COPYs them. rows: n calls with
- * their interval (has_times); each gets in_memory/matched for the COPY.
+ * their interval (has_times); each gets in_memory for the COPY.
  * 0 or -EIO. */
 struct siox_mw_call;
 int siox_match_memory(struct siox_db *db, uint64_t daemon_id, int64_t unc_ns, struct siox_mw_call *calls, size_t n);
@@ -254,6 +250,11 @@ void siox_match_memory_ghosts(struct siox_db *db, PGresult *r);
  * (late_ns: the after-parent window, 0 turns that class off).
  * Idempotent; its own transaction. Returns 0 or -EIO. */
 int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result *r);
+/* Whether a pass soon after a batch has work: 0 when the window decided
+ * every remote call since the last pass and nothing waits to be woken
+ * (the periodic pass still moves the watermark and reads the count of
+ * unmatched receives). */
+int siox_match_wanted(const struct siox_db *db);
 
 /* ---- forward.c: remote calls to the shard that owns them ----------------- */
 

@@ -67,11 +67,11 @@ static void ensure_connected(struct siox_worker *w) {
   if (db->conn) PQfinish(db->conn);
   db->conn = connect_db(db->conninfo);
   if (!db->conn && siox_pg_revive() == 0) db->conn = connect_db(db->conninfo);
-  db->matched_prepared = 0;
   siox_db_caches_clear(db);
   db->match_watermark = -1; /* reload from match_state */
   db->activities_arrived = 1;
   db->parked = -1;
+  db->sql_left = 1;
   w->attempts++;
   if (db->conn) {
     w->db_reconnects++;
@@ -142,6 +142,7 @@ int siox_worker_start(struct siox_worker *w, uv_loop_t *loop, const char *connin
   w->db.match_watermark = -1;
   w->db.activities_arrived = 1; /* remote calls parked by an earlier run may be complete now */
   w->db.parked = -1;
+  w->db.sql_left = 1;
   w->db_ok = 1;
   pthread_mutex_init(&w->mu, NULL);
   pthread_cond_init(&w->cv, NULL);

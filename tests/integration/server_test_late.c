@@ -91,7 +91,7 @@ int main(int argc, char **argv) {
     CHECK(links(c, 4, 3, "l.flags = '' AND l.confidence = 1") == 1, "in-window sender preferred");
     CHECK(links(c, 3, 3, "true") == 0, "no late link next to an in-window one");
     CHECK(links(c, 5, 5, "l.flags = 'before-parent' AND l.confidence <= 0.2::real") == 1, "read-ahead still before-parent");
-    CHECK(harness_scalar(c, "SELECT count(*) FROM remote_calls WHERE kind = 'R' AND NOT matched") == 1,
+    CHECK(harness_scalar(c, "SELECT count(*) FROM remote_calls r WHERE r.kind = 'R' AND NOT r.matched") == 1,
           "only the far receive is unmatched");
     CHECK(harness_scalar(c, "SELECT count(*) FROM pg_constraint WHERE conname = 'causal_links_flags'") == 1,
           "flags checked by the schema");

@@ -86,7 +86,7 @@ int main(int argc, char **argv) {
                           " AND l.flags = '' AND l.overlap_bytes = 8192") == 1,
         "the right link with confidence 1.0");
   CHECK(harness_scalar(c, "SELECT count(*) FROM causal_edges WHERE kind = 'implicit'") == 1, "in causal_edges");
-  CHECK(harness_scalar(c, "SELECT count(*) FROM remote_calls WHERE kind = 'R' AND NOT matched") == 1, "decoy unmatched");
+  CHECK(harness_scalar(c, "SELECT count(*) FROM remote_calls r WHERE r.kind = 'R' AND NOT r.matched") == 1, "decoy unmatched");
   CHECK(harness_scalar(c, "SELECT count(DISTINCT object_id) FROM remote_calls") == 1, "one object after the MAP");
   PQfinish(c);
   return harness_finish(&h, "server_link");

@@ -95,7 +95,7 @@ int main(int argc, char **argv) {
   CHECK(harness_scalar(c, sql) == 1, "the pair once, with the window's values");
   CHECK(harness_scalar(c, "SELECT count(*) FROM causal_links") == 1, "no other link");
   CHECK(harness_log_has(&h, "upserting the batch's links"), "the fallback said so");
-  CHECK(harness_scalar(c, "SELECT count(*) FROM remote_calls WHERE kind = 'R' AND NOT matched") == 1, "R matched");
+  CHECK(harness_scalar(c, "SELECT count(*) FROM remote_calls r WHERE r.kind = 'R' AND NOT r.matched") == 1, "R matched");
   CHECK(harness_scalar(c, "SELECT unmatched FROM match_state") == 1, "match_state.unmatched: the decoy");
   long long st = -1;
   for (int i = 0; i < 50 && (st = unmatched_status(h.port)) != 1; i++) usleep(100000); /* after a matcher pass */

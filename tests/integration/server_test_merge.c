@@ -112,7 +112,7 @@ int main(int argc, char **argv) {
                           " WHERE o.merged_into IS NOT NULL") == 0,
         "no remote call under a merged-away object");
   CHECK(harness_scalar(c, "SELECT count(*) FROM objects WHERE merged_into IS NOT NULL") == 3, "three merges");
-  CHECK(harness_scalar(c, "SELECT count(*) FROM remote_calls WHERE kind = 'R' AND NOT matched") == 0, "all matched");
+  CHECK(harness_scalar(c, "SELECT count(*) FROM remote_calls r WHERE r.kind = 'R' AND NOT r.matched") == 0, "all matched");
   PQfinish(c);
   return harness_finish(&h, "server_merge");
 }

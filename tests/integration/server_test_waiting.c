@@ -116,7 +116,7 @@ int main(int argc, char **argv) {
   CHECK(c && harness_scalar(c, "SELECT count(*) FROM causal_links") == 3, "exactly three links");
   CHECK(c && harness_scalar(c, "SELECT count(*) FROM remote_calls WHERE start_ns IS NULL OR end_ns < start_ns") == 0,
         "every remote call has its activity's interval");
-  CHECK(c && harness_scalar(c, "SELECT count(*) FROM remote_calls WHERE kind = 'R' AND NOT matched") == 0,
+  CHECK(c && harness_scalar(c, "SELECT count(*) FROM remote_calls r WHERE r.kind = 'R' AND NOT r.matched") == 0,
         "no receive left unmatched");
   CHECK(c && harness_scalar(c, "SELECT count(*) FROM remote_calls WHERE waiting") == 0, "nothing left waiting");
   PQfinish(c);
