@@ -256,10 +256,10 @@ static void wait_for_work(int timeout_ms, int acks) {
 static void *flusher_main(void *arg) {
   (void)arg;
   siox__in_lib = 1; /* everything this thread does is the library's own */
-  /* First, before it holds a lock or makes a descriptor: a table of its
-   * own, so that the application's keeps the kernel's fast path (one
-   * user: no reference count per system call). */
-  siox__own_table_enter();
+  /* A table of its own once the process has made enough calls for the
+   * copy to pay (own_table.c), so that the application's keeps the
+   * kernel's fast path (one user: no reference count per system call). */
+  siox__own_table_start();
   pthread_mutex_lock(&fl_lock);
   entered = 1;
   pthread_cond_broadcast(&fl_cond);
@@ -270,10 +270,12 @@ static void *flusher_main(void *arg) {
     uint64_t req = flush_req, done = flush_done;
     pthread_mutex_unlock(&fl_lock);
     if (stop) break;
+    int table_wait = siox__own_table_due((int)siox__cfg.flush_interval_ms); /* holding no lock */
     pthread_mutex_lock(&cycle_lock);
     /* With its own table it makes its sockets there itself (own_table.c). */
     int timeout = cycle(req, done, siox__own_table);
     pthread_mutex_unlock(&cycle_lock);
+    if (timeout > table_wait) timeout = table_wait;
     if (timeout > 0) wait_for_work(timeout, req > done);
   }
   /* Its own table dies with it: so does a socket only it holds. */
