@@ -302,7 +302,8 @@ SIOX_HIDDEN void siox__fd_assist_release(void);
 
 /* own_table.c: the flusher thread's own descriptor table. */
 extern SIOX_TLS int siox__own_table SIOX_HIDDEN; /* this thread has it */
-SIOX_HIDDEN void siox__own_table_enter(void);
+SIOX_HIDDEN void siox__own_table_start(void);
+SIOX_HIDDEN int siox__own_table_due(int timeout_ms);
 SIOX_HIDDEN void siox__own_table_leave(void);
 SIOX_HIDDEN int siox__own_table_active(void);
 SIOX_HIDDEN void siox__own_table_after_fork_child(void);

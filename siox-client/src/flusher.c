@@ -17,7 +17,7 @@
 #define CYCLE_MAX (1u << 20)    /* record bytes moved per cycle */
 #define BUSY_BYTES (64u << 10)  /* a cycle this full: look again in 1 ms */
 #define RESTART_POLL_MS 10      /* a flush waits for a restarting daemon */
-#define POPULATE_AHEAD (1u << 20) /* ring bytes faulted in ahead of the owner */
+#define POPULATE_AHEAD (4u << 20) /* ring bytes faulted in ahead of the owner */
 
 static pthread_mutex_t fl_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Held by the flusher thread for each cycle, and by fork()'s prepare
@@ -92,7 +92,11 @@ static int64_t fill_registrations(uint64_t tsc, int64_t ns) {
  * with the owner's stores. Until the ring has wrapped once, untouched pages
  * stay untouched beyond that window (memory only for what is written, plus
  * the window). Kernels before 5.14 refuse it (EINVAL): then the owner
- * faults them in as before. */
+ * faults them in as before. The window was 1 MiB: a 4 KiB pwrite loop
+ * writes that in ~5 ms, and a flusher kept off the cores that long (a
+ * loaded node) left the owner 300-600 faults per process in its first
+ * 4 MiB (perf, page-faults in siox__ring_write2); with 4 MiB the default
+ * ring is mapped whole once its owner has written half of it. */
 static void populate_ahead(struct siox__thread *t) {
   /* The window grows with what the thread wrote: a short-lived process
    * that made a few records must not pay for 1 MiB of faults. */
@@ -256,10 +260,10 @@ static void wait_for_work(int timeout_ms, int acks) {
 static void *flusher_main(void *arg) {
   (void)arg;
   siox__in_lib = 1; /* everything this thread does is the library's own */
-  /* First, before it holds a lock or makes a descriptor: a table of its
-   * own, so that the application's keeps the kernel's fast path (one
-   * user: no reference count per system call). */
-  siox__own_table_enter();
+  /* A table of its own once the process has made enough calls for the
+   * copy to pay (own_table.c), so that the application's keeps the
+   * kernel's fast path (one user: no reference count per system call). */
+  siox__own_table_start();
   pthread_mutex_lock(&fl_lock);
   entered = 1;
   pthread_cond_broadcast(&fl_cond);
@@ -270,10 +274,12 @@ static void *flusher_main(void *arg) {
     uint64_t req = flush_req, done = flush_done;
     pthread_mutex_unlock(&fl_lock);
     if (stop) break;
+    int table_wait = siox__own_table_due((int)siox__cfg.flush_interval_ms); /* holding no lock */
     pthread_mutex_lock(&cycle_lock);
     /* With its own table it makes its sockets there itself (own_table.c). */
     int timeout = cycle(req, done, siox__own_table);
     pthread_mutex_unlock(&cycle_lock);
+    if (timeout > table_wait) timeout = table_wait;
     if (timeout > 0) wait_for_work(timeout, req > done);
   }
   /* Its own table dies with it: so does a socket only it holds. */

@@ -8,8 +8,8 @@
  * read()/write() skip the file position lock only then. In a
  * single-threaded application the flusher is that second user: an idle
  * second thread alone added ~30 ns to every 4 KiB pwrite on the test VM.
- * So the flusher, first thing, takes a copy of the table for itself
- * (unshare(CLONE_FILES)), and the application's table has one user again.
+ * So the flusher takes a copy of the table for itself (unshare(CLONE_FILES),
+ * see "When" below), and the application's table has one user again.
  *
  * The copy holds a reference to every file the application had open at
  * that moment: they are closed in it at once (close_range around the
@@ -40,6 +40,19 @@
  *
  * Without close_range (Linux < 5.9), or if the copy cannot be made, the
  * flusher shares the table as before.
+ *
+ * When. The copy is not free: it is as big as the highest open descriptor,
+ * i.e. the library's own, parked near the soft fd limit (own_fd.c): ~55-70
+ * us of CPU with them at 4064, more than a short process (open, write,
+ * close) spends in the library. It saves ~25 ns per system call, so it
+ * pays after ~2,000 calls: the flusher takes it once the process has made
+ * TABLE_RECORDS records. To not run the first 20 ms of a busy loop (~40k
+ * calls) on the shared table, the flusher looks every millisecond during
+ * its first TABLE_POLL_FOR_MS (at most 20 extra wake-ups per process), then
+ * at each cycle. Nothing else changes by the delay: until the copy the
+ * flusher makes no descriptor (own_fd.c's rule (3)), so the library's
+ * descriptors at the copy are all in the application's table, as at the
+ * start; an offered socket not yet taken is one of them (shared).
  */
 #include <sched.h>
 #include <sys/syscall.h>
@@ -49,9 +62,20 @@
 #include "client.h"
 
 #define HOLD_TRIES 1000 /* 100 us apart: an assist takes microseconds */
+#define TABLE_RECORDS 2048     /* records the process made: the copy pays */
+#define TABLE_POLL_MS 1        /* the flusher looks this often, */
+#define TABLE_POLL_FOR_MS 20   /* for this long after it started */
 
 SIOX_TLS int siox__own_table;
 static _Atomic int active; /* a flusher with its own table runs */
+static SIOX_TLS int tried;       /* this flusher thread tried the copy */
+static SIOX_TLS int64_t born_ms; /* this flusher thread's start */
+
+static int64_t mono_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static int close_range_raw(unsigned first, unsigned last) {
   return (int)syscall(SYS_close_range, first, last, 0);
@@ -81,8 +105,8 @@ static int hold_assist(void) {
   return 0;
 }
 
-/* The flusher thread, before anything else. */
-void siox__own_table_enter(void) {
+/* Copies the table (the flusher thread, holding no lock). */
+static void own_table_enter(void) {
   /* Probe: a range past any descriptor closes nothing where close_range exists. */
   if (close_range_raw(~0u, ~0u) < 0 || !hold_assist()) return;
   if (unshare(CLONE_FILES) == 0) {
@@ -91,6 +115,27 @@ void siox__own_table_enter(void) {
     atomic_store(&active, 1);
   }
   siox__fd_assist_release();
+}
+
+/* The flusher thread, first: the copy is not made yet. */
+void siox__own_table_start(void) {
+  tried = 0;
+  born_ms = mono_ms();
+}
+
+/* The flusher thread, before each cycle: makes the copy once the process
+ * has made enough records for it to pay. Returns the longest the flusher
+ * may wait before it looks again (timeout_ms, or less while it is young). */
+int siox__own_table_due(int timeout_ms) {
+  if (tried) return timeout_ms;
+  uint64_t activities, records, dropped;
+  siox__stats_sum(&activities, &records, &dropped);
+  if (records + dropped >= TABLE_RECORDS) {
+    tried = 1;
+    own_table_enter();
+    return timeout_ms;
+  }
+  return mono_ms() - born_ms < TABLE_POLL_FOR_MS && timeout_ms > TABLE_POLL_MS ? TABLE_POLL_MS : timeout_ms;
 }
 
 /* The flusher thread, last: its socket has been closed. */
