@@ -3,14 +3,20 @@
 # model's predictions against real runs of each scenario, built on the
 # GlusterFS testbed in this same bench run (issue 13 section 5).
 #   1. testbed A: 4 bricks, brick 3 slowed (DELAY_US per WRITE and READ,
-#      default 5 ms); the demo job (examples/siox-io-workload: files on
+#      default 5 ms); the calibration job (cv_calibrate: one rank writes a
+#      file on each brick in CV_CAL_MIB, default 32, calls of 1 MiB, the
+#      files' cached pages are dropped, it reads them back in 1 MiB calls:
+#      the healthy bricks' reads and writes at the workload's size, which
+#      the other two jobs hardly make; capacity/README.md "Calibration job";
+#      CV_CAL_MIB=0 leaves it out); the demo job (examples/siox-io-workload: files on
 #      every brick, so every brick is calibrated) and the strided-writes job
 #      (examples/siox-strided-writes: 4 ranks, one shared file, strided
 #      independent writes through a file view, read back: --blocks 16
 #      --block 65536 --repeat CV_JOB_REPEAT, default 80, i.e. 80 calls of
 #      1 MiB per rank, 320 MiB written and read) under `siox run`; the
-#      strided job's workload is extracted. The model is calibrated on
-#      these two recorded runs only (validate --since/--until).
+#      strided job's and the demo job's workloads are extracted. The model
+#      is calibrated on these three recorded runs only (validate
+#      --since/--until).
 #      Sized so that every run's I/O time is seconds, not the start-up
 #      jitter of a short one: with --repeat 4 the shared-file runs took
 #      70-415 ms, and one case's runs moved by several times themselves
@@ -25,25 +31,35 @@
 #      by name and directory), so that healing it matters to them:
 #        asis       testbed A, the recorded workload (shared file)
 #        load2      testbed A, 2 concurrent copies
+#        load4      testbed A, 4 concurrent copies (not by default: ~4x load2's time)
 #        ranks2     testbed A, 2 ranks (siox workload transform --ranks 2)
 #        ranks8     testbed A, 8 ranks (--ranks 8; 8 processes on this machine)
 #        fpp        testbed A, file per process (--file-per-process)
 #        fpp_load2  testbed A, file per process, 2 concurrent copies
+#        fpp_load4  testbed A, file per process, 4 copies (not by default)
+#        demo       testbed A, the demo job's workload (HDF5 over MPI-IO, MPI-IO
+#                   and POSIX files, replayed as MPI-IO and POSIX calls)
 #        healed     testbed B, 4 bricks none slowed (heal=brick3)
 #        fpp_healed testbed B, file per process
+#        demo_healed testbed B, the demo's workload
 #        4to2       testbed C, 2 bricks none slowed (heal=brick3+bricks=2)
+#        fpp_4to2, demo_4to2  testbed C, file per process, the demo's workload
 #        2to4       the other way: the model calibrated on the 4to2 run's
 #                   window (testbed C, 2 bricks: its replay is the recorded
 #                   job), bricks=4, checked against the healed run (testbed
 #                   B: 4 bricks, none slowed, the same workload); needs both
 #                   runs, so it runs them
-#      (CV_CASES="asis fpp ..." runs a subset.)
+#        fpp_2to4   the same for file per process (fpp_4to2's window, fpp_healed's runs)
+#      (CV_CASES="asis fpp ..." runs a subset; the default is every case
+#      but load4 and fpp_load4, whose 4 copies on the slowed brick take
+#      minutes per repeat: CV_CASES="... load4 fpp_load4" adds them.)
 #   3. `siox capacity validate --job STRIDED` with every case and its runs:
 #      measured = the runs' I/O time read back from the warehouse, the
 #      median over the repeats (validate's own rule for repeated runs).
 # Prints (NAME VALUE UNIT) per case, under <scenario>_<workload> (asis_strided,
-# load2_strided, ranks2_strided, ranks8_strided, asis_fpp, load2_fpp,
-# healed_strided, healed_fpp, 4to2_strided, 2to4_strided): capacity_prediction_error_percent_<key>,
+# load2_strided, load4_strided, ranks2_strided, ranks8_strided, asis_fpp,
+# load2_fpp, load4_fpp, healed_strided, healed_fpp, 4to2_strided, 4to2_fpp,
+# 2to4_strided, 2to4_fpp, asis_demo, healed_demo, 4to2_demo): capacity_prediction_error_percent_<key>,
 # capacity_predicted_io_time_ms_<key>, capacity_measured_io_time_ms_<key>,
 # the runs' own spread beside it: capacity_measured_io_time_ms_<key>_min and
 # _max (the fastest and slowest job), capacity_measured_spread_percent_<key>
@@ -57,7 +73,8 @@
 # (--flat-concurrency --no-collective --no-kernel, capacity/README.md
 # "Concurrency per class", "Collective open and close", "The kernel's part"):
 # ..._<key>_flat, and each of the three alone: ..._<key>_conc,
-# ..._<key>_coll, ..._<key>_kernel; with CV_BASELINE_CLI=PATH (a `siox` built
+# ..._<key>_coll, ..._<key>_kernel; the model without the calibration job
+# (its window starts after it): ..._<key>_nocal; with CV_BASELINE_CLI=PATH (a `siox` built
 # from the commit to compare with), its validate on the same runs:
 # ..._<key>_baseline;
 # then capacity_prediction_error_percent_median, ..._median_<suffix> for
