@@ -3,14 +3,20 @@
 # model's predictions against real runs of each scenario, built on the
 # GlusterFS testbed in this same bench run (issue 13 section 5).
 #   1. testbed A: 4 bricks, brick 3 slowed (DELAY_US per WRITE and READ,
-#      default 5 ms); the demo job (examples/siox-io-workload: files on
+#      default 5 ms); the calibration job (cv_calibrate: one rank writes a
+#      file on each brick in CV_CAL_MIB, default 32, calls of 1 MiB, the
+#      files' cached pages are dropped, it reads them back in 1 MiB calls:
+#      the healthy bricks' reads and writes at the workload's size, which
+#      the other two jobs hardly make; capacity/README.md "Calibration job";
+#      CV_CAL_MIB=0 leaves it out); the demo job (examples/siox-io-workload: files on
 #      every brick, so every brick is calibrated) and the strided-writes job
 #      (examples/siox-strided-writes: 4 ranks, one shared file, strided
 #      independent writes through a file view, read back: --blocks 16
 #      --block 65536 --repeat CV_JOB_REPEAT, default 80, i.e. 80 calls of
 #      1 MiB per rank, 320 MiB written and read) under `siox run`; the
-#      strided job's workload is extracted. The model is calibrated on
-#      these two recorded runs only (validate --since/--until).
+#      strided job's and the demo job's workloads are extracted. The model
+#      is calibrated on these three recorded runs only (validate
+#      --since/--until).
 #      Sized so that every run's I/O time is seconds, not the start-up
 #      jitter of a short one: with --repeat 4 the shared-file runs took
 #      70-415 ms, and one case's runs moved by several times themselves
@@ -25,25 +31,35 @@
 #      by name and directory), so that healing it matters to them:
 #        asis       testbed A, the recorded workload (shared file)
 #        load2      testbed A, 2 concurrent copies
+#        load4      testbed A, 4 concurrent copies (not by default: ~4x load2's time)
 #        ranks2     testbed A, 2 ranks (siox workload transform --ranks 2)
 #        ranks8     testbed A, 8 ranks (--ranks 8; 8 processes on this machine)
 #        fpp        testbed A, file per process (--file-per-process)
 #        fpp_load2  testbed A, file per process, 2 concurrent copies
+#        fpp_load4  testbed A, file per process, 4 copies (not by default)
+#        demo       testbed A, the demo job's workload (HDF5 over MPI-IO, MPI-IO
+#                   and POSIX files, replayed as MPI-IO and POSIX calls)
 #        healed     testbed B, 4 bricks none slowed (heal=brick3)
 #        fpp_healed testbed B, file per process
+#        demo_healed testbed B, the demo's workload
 #        4to2       testbed C, 2 bricks none slowed (heal=brick3+bricks=2)
+#        fpp_4to2, demo_4to2  testbed C, file per process, the demo's workload
 #        2to4       the other way: the model calibrated on the 4to2 run's
 #                   window (testbed C, 2 bricks: its replay is the recorded
 #                   job), bricks=4, checked against the healed run (testbed
 #                   B: 4 bricks, none slowed, the same workload); needs both
 #                   runs, so it runs them
-#      (CV_CASES="asis fpp ..." runs a subset.)
+#        fpp_2to4   the same for file per process (fpp_4to2's window, fpp_healed's runs)
+#      (CV_CASES="asis fpp ..." runs a subset; the default is every case
+#      but load4 and fpp_load4, whose 4 copies on the slowed brick take
+#      minutes per repeat: CV_CASES="... load4 fpp_load4" adds them.)
 #   3. `siox capacity validate --job STRIDED` with every case and its runs:
 #      measured = the runs' I/O time read back from the warehouse, the
 #      median over the repeats (validate's own rule for repeated runs).
 # Prints (NAME VALUE UNIT) per case, under <scenario>_<workload> (asis_strided,
-# load2_strided, ranks2_strided, ranks8_strided, asis_fpp, load2_fpp,
-# healed_strided, healed_fpp, 4to2_strided, 2to4_strided): capacity_prediction_error_percent_<key>,
+# load2_strided, load4_strided, ranks2_strided, ranks8_strided, asis_fpp,
+# load2_fpp, load4_fpp, healed_strided, healed_fpp, 4to2_strided, 4to2_fpp,
+# 2to4_strided, 2to4_fpp, asis_demo, healed_demo, 4to2_demo): capacity_prediction_error_percent_<key>,
 # capacity_predicted_io_time_ms_<key>, capacity_measured_io_time_ms_<key>,
 # the runs' own spread beside it: capacity_measured_io_time_ms_<key>_min and
 # _max (the fastest and slowest job), capacity_measured_spread_percent_<key>
@@ -57,7 +73,8 @@
 # (--flat-concurrency --no-collective --no-kernel, capacity/README.md
 # "Concurrency per class", "Collective open and close", "The kernel's part"):
 # ..._<key>_flat, and each of the three alone: ..._<key>_conc,
-# ..._<key>_coll, ..._<key>_kernel; with CV_BASELINE_CLI=PATH (a `siox` built
+# ..._<key>_coll, ..._<key>_kernel; the model without the calibration job
+# (its window starts after it): ..._<key>_nocal; with CV_BASELINE_CLI=PATH (a `siox` built
 # from the commit to compare with), its validate on the same runs:
 # ..._<key>_baseline;
 # then capacity_prediction_error_percent_median, ..._median_<suffix> for
@@ -86,14 +103,19 @@ export SIOX_TESTBED=$top/testbed/siox-testbed SIOX_XLATOR_DIR=$B/instrumentation
 export OMPI_MCA_mpi_yield_when_idle=1
 export DELAY_US=${DELAY_US:-5000}
 export CV_REPEAT=${CV_REPEAT:-3}
-CASES=${CV_CASES:-asis load2 ranks2 ranks8 fpp fpp_load2 healed fpp_healed 4to2 2to4}
+CASES=${CV_CASES:-asis load2 ranks2 ranks8 fpp fpp_load2 healed fpp_healed 4to2 2to4 fpp_4to2 fpp_2to4 demo demo_healed demo_4to2}
 . "$top/tests/integration/lib.sh"
 skip_unless_fuse_testbed >&2
 . "$top/tests/integration/sys_lib.sh"
 . "$top/tests/integration/capacity_validate_lib.sh"
 CV_ARGS=(--blocks 16 --block 65536 --repeat "${CV_JOB_REPEAT:-80}" --read-back)
 trap 'tb_stop; cleanup >/dev/null' EXIT
-want() { [[ " $CASES " == *" $1 "* ]] || { [[ " $CASES " == *" 2to4 "* ]] && [[ "$1" = healed || "$1" = 4to2 ]]; }; }
+# NAME wanted: asked for, or a run a 2to4 case asked for needs (2to4 needs
+# healed and 4to2, fpp_2to4 fpp_healed and fpp_4to2).
+want() {
+  [[ " $CASES " == *" $1 "* ]] || { [[ " $CASES " == *" 2to4 "* ]] && [[ "$1" = healed || "$1" = 4to2 ]]; } ||
+    { [[ " $CASES " == *" fpp_2to4 "* ]] && [[ "$1" = fpp_healed || "$1" = fpp_4to2 ]]; }
+}
 start_server >&2
 start_daemon "" --batch-ms 50 >&2
 JOB="cv-$$"
@@ -101,6 +123,14 @@ JOB="cv-$$"
 tb_start 3 "$JOB-fs"
 SLOWB="brick3:$TB/brick3"
 t0=$(date +%s)
+# The healthy bricks' calibration job (capacity/README.md "Calibration job"):
+# 1 MiB writes and uncached reads on every brick. CV_CAL_MIB=0 leaves it out.
+if [ "${CV_CAL_MIB:-32}" -gt 0 ]; then
+  echo "calibration: ${CV_CAL_MIB:-32} MiB written and read back uncached on each brick" >&2
+  cv_calibrate "$JOB-cal" "${CV_CAL_MIB:-32}"
+  sleep 1
+fi
+tc=$(date +%s) # the window without the calibration job: the _nocal variant
 echo "calibration: the demo job (brick 3 slowed)" >&2
 pick_files cal
 run_workload "$JOB-demo" "$T/demo.out" "$SIOX_CLI" run --layers posix,mpi,hdf5 --socket "$SIOX_SOCKET" --
@@ -109,6 +139,9 @@ echo "the recorded job: strided writes, one shared file" >&2
 cv_record "$JOB"
 t1=$(($(date +%s) + 1))
 siox_cli workload transform "$T/$JOB.wl" --file-per-process -o "$T/fpp.wl"
+# The demo job's workload (HDF5 over MPI-IO, MPI-IO, POSIX; files at the mount's top).
+siox_cli workload extract --job "$JOB-demo" --prefix "$MNT/" -o "$T/demo.wl" 2>"$T/demo.extract" \
+  || fail "extract of the demo job failed: $(cat "$T/demo.extract")"
 siox_cli workload transform "$T/$JOB.wl" --ranks 2 -o "$T/ranks2.wl"
 siox_cli workload transform "$T/$JOB.wl" --ranks 8 -o "$T/ranks8.wl"
 sleep 1 # the runs start after the model's window
@@ -127,23 +160,29 @@ run_case() { # NAME WORKLOAD COPIES SPEC
 CV_ON_BRICK=3
 run_case asis "$T/$JOB.wl" 1 as-is
 run_case load2 "$T/$JOB.wl" 2 load=2
+run_case load4 "$T/$JOB.wl" 4 load=4
 run_case ranks2 "$T/ranks2.wl" 1 as-is
 run_case ranks8 "$T/ranks8.wl" 1 as-is
 CV_ON_BRICK=
 run_case fpp "$T/fpp.wl" 1 as-is
 run_case fpp_load2 "$T/fpp.wl" 2 load=2
-if want healed || want fpp_healed; then
+run_case fpp_load4 "$T/fpp.wl" 4 load=4
+run_case demo "$T/demo.wl" 1 as-is
+if want healed || want fpp_healed || want demo_healed; then
   echo "testbed B: no slow brick" >&2
   tb_start "" "$JOB-fs2"
   run_case healed "$T/$JOB.wl" 1 "heal=$SLOWB"
   run_case fpp_healed "$T/fpp.wl" 1 "heal=$SLOWB"
+  run_case demo_healed "$T/demo.wl" 1 "heal=$SLOWB"
   MNT_B=$MNT
 fi
-if want 4to2; then
+if want 4to2 || want fpp_4to2 || want demo_4to2; then
   echo "testbed C: 2 bricks" >&2
   BRICKS=2
   tb_start "" "$JOB-fs3"
   run_case 4to2 "$T/$JOB.wl" 1 "heal=$SLOWB+bricks=2"
+  run_case fpp_4to2 "$T/fpp.wl" 1 "heal=$SLOWB+bricks=2"
+  run_case demo_4to2 "$T/demo.wl" 1 "heal=$SLOWB+bricks=2"
 fi
 wait_settled
 # 2to4: calibrated on the 4to2 run (2 bricks), 4 bricks predicted, the
@@ -151,17 +190,23 @@ wait_settled
 # CV_NAMES: its validate has another recorded job and window.
 # Its measured runs: every repeat of the healed case; the model: the first
 # 4to2 run's window.
-if [[ " $CASES " == *" 2to4 "* ]]; then
-  { printf '%s\n' --case 2to4 --scenario bricks=4 --workload "$T/$JOB.wl" --replay-dir "$MNT_B/${CV_DIR[healed]}" \
-    --run-mount "$MNT_B"; grep -A1 -x -- --measured "$T/case-healed.args" | grep -vx -- --; } >"$T/case-2to4.args"
-  printf '%s\n' --job 4to2-1 --prefix "$MNT/${CV_DIR[4to2]}/" --mount "$MNT" >"$T/job-2to4.args"
-fi
+# case_2to4 NAME HEALED FOURTO2 WORKLOAD: case NAME's options and its recorded job's.
+case_2to4() {
+  [[ " $CASES " == *" $1 "* ]] || return 0
+  { printf '%s\n' --case "$1" --scenario bricks=4 --workload "$4" --replay-dir "$MNT_B/${CV_DIR[$2]}" \
+    --run-mount "$MNT_B"; grep -A1 -x -- --measured "$T/case-$2.args" | grep -vx -- --; } >"$T/case-$1.args"
+  printf '%s\n' --job "$3-1" --prefix "$MNT/${CV_DIR[$3]}/" --mount "$MNT" >"$T/job-$1.args"
+  TWO_FOUR+=("$1")
+}
+TWO_FOUR=()
+case_2to4 2to4 healed 4to2 "$T/$JOB.wl"
+case_2to4 fpp_2to4 fpp_healed fpp_4to2 "$T/fpp.wl"
 args=(--job "$JOB" --prefix "$REC_MNT/job/" --mount "$REC_MNT" --since "@$t0" --until "@$t1")
 # All cases at once for the table and verdict.
 siox_cli capacity validate "${args[@]}" "${CV_CASES[@]}" >&2 || echo "(validate refused a case: see below)" >&2
 : >"$T/refused"
-ALL_NAMES=("${CV_NAMES[@]}")
-[ -f "$T/case-2to4.args" ] && ALL_NAMES+=(2to4)
+args_nocal=(--job "$JOB" --prefix "$REC_MNT/job/" --mount "$REC_MNT" --since "@$tc" --until "@$t1")
+ALL_NAMES=("${CV_NAMES[@]}" "${TWO_FOUR[@]}")
 # validate_variant PRE [OPTION...]: validate with OPTIONs into $T/PRE-all.json
 # (every case of the recorded job at once: the model is calibrated once,
 # and calibrating is most of a call's time), else, when that is refused,
@@ -175,15 +220,16 @@ validate_variant() {
   local -a cli=(siox_cli) one jargs
   [ -z "${CLI:-}" ] || cli=("$CLI" --data-dir "$SERVER_DIR")
   local names=("${CV_NAMES[@]}")
-  if "${cli[@]}" capacity validate "${args[@]}" "${CV_CASES[@]}" "$@" --json >"$T/$pre-all.json" 2>/dev/null; then
+  local -n wargs=${ARGS_VAR:-args} # ARGS_VAR=args_nocal: the window without the calibration job
+  if "${cli[@]}" capacity validate "${wargs[@]}" "${CV_CASES[@]}" "$@" --json >"$T/$pre-all.json" 2>/dev/null; then
     names=()
   else
     rm -f "$T/$pre-all.json"
   fi
-  [ -f "$T/case-2to4.args" ] && names+=(2to4)
+  names+=("${TWO_FOUR[@]}")
   for n in "${names[@]}"; do
     cv_case_args "$n" one
-    jargs=("${args[@]}")
+    jargs=("${wargs[@]}")
     [ -f "$T/job-$n.args" ] && mapfile -t jargs <"$T/job-$n.args"
     if ! "${cli[@]}" capacity validate "${jargs[@]}" "${one[@]}" "$@" --json >"$T/$pre-$n.json" 2>"$T/$pre-$n.err"; then
       rm -f "$T/$pre-$n.json"
@@ -202,6 +248,8 @@ validate_variant vf --flat-concurrency --no-collective --no-kernel
 validate_variant vc --no-collective --no-kernel
 validate_variant vo --flat-concurrency --no-kernel
 validate_variant vk --flat-concurrency --no-collective
+# The model without the calibration job (its window starts after it): the model before it.
+[ "$tc" = "$t0" ] || ARGS_VAR=args_nocal validate_variant vn
 [ -z "${CV_BASELINE_CLI:-}" ] || CLI=$CV_BASELINE_CLI validate_variant vb
 cat "$T/refused" >&2
 python3 - "$T" "${ALL_NAMES[@]}" <<'PY'
@@ -212,7 +260,9 @@ t, names = sys.argv[1], sys.argv[2:]
 # form; ranks2/ranks8 are the strided job at other rank counts.
 key = {"asis": "asis_strided", "load2": "load2_strided", "ranks2": "ranks2_strided", "ranks8": "ranks8_strided",
        "fpp": "asis_fpp", "fpp_load2": "load2_fpp", "healed": "healed_strided", "fpp_healed": "healed_fpp",
-       "4to2": "4to2_strided", "2to4": "2to4_strided"}
+       "4to2": "4to2_strided", "2to4": "2to4_strided", "load4": "load4_strided", "fpp_load4": "load4_fpp",
+       "fpp_4to2": "4to2_fpp", "fpp_2to4": "2to4_fpp", "demo": "asis_demo", "demo_healed": "healed_demo",
+       "demo_4to2": "4to2_demo"}
 def case(pre, n):
     """Case n of variant pre: from its own call, else from the call with every case; None when refused."""
     for f in (os.path.join(t, f"{pre}-{n}.json"), os.path.join(t, f"{pre}-all.json")):
@@ -239,13 +289,13 @@ for n in names:
           f"{100 * (c['measured_max_ns'] - c['measured_min_ns']) / c['measured_io_time_ns']:.1f} %")
     print(f"capacity_measured_runs_{k} {c['repeats']} count")
     for pre, suf in (("v0", "nocache"), ("vd", "delays"), ("vf", "flat"), ("vc", "conc"), ("vo", "coll"), ("vk", "kernel"),
-                     ("vb", "baseline")):
+                     ("vn", "nocal"), ("vb", "baseline")):
         c0 = case(pre, n)
         if c0 is not None:
             print(f"capacity_prediction_error_percent_{k}_{suf} {c0['error_pct']:.1f} %")
             alt.setdefault(suf, []).append(c0["error_pct"])
             print(f"capacity_predicted_io_time_ms_{k}_{suf} {c0['predicted_io_time_ns'] / 1e6:.1f} ms")
-        elif pre != "vb" or os.environ.get("CV_BASELINE_CLI"):
+        elif (pre != "vb" or os.environ.get("CV_BASELINE_CLI")) and (pre != "vn" or os.environ.get("CV_CAL_MIB", "32") != "0"):
             # that variant's validate failed: said, and its median below is left out
             print(f"capacity_validate_refused_{n}_{suf} 1 bool")
 if errs:

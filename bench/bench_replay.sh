@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
 # replay_error_percent_<workload>: how far the replay of an extracted
 # workload lands from the job's own I/O time (issue 13 §2), on /dev/shm.
-# Workloads (REPLAY_WORKLOADS, default "mpiio strided"), 4 ranks each:
+# Workloads (REPLAY_WORKLOADS, default "mpiio strided fpp"), 4 ranks each:
 #   mpiio    tests/integration/mpi_io_workload (ROMIO; independent,
 #            collective, strided, nonblocking, split-collective and ordered
 #            MPI-IO on one shared file, barriers)
 #   strided  examples/siox-strided-writes (the hint loop's job: 64 strided
 #            4 KiB blocks per write, 8 writes per rank, one shared file,
 #            read back; barriers around the write phase)
+#   fpp      the same job with --file-per-process: each rank its own file
+#            (MPI_File_open on MPI_COMM_SELF, contiguous 256 KiB writes),
+#            read back through MPI-IO, --no-verify: rank 0's POSIX re-read of
+#            its file made the characterization's replay close an MPI file
+#            twice (mpi_close: Bad file descriptor; the generator's split of
+#            a rank's extra opens, workload/README.md "Generators"); the
+#            file-per-process job (mpiio and strided are the shared-file ones)
 # Each job is traced once and extracted (`siox workload extract`); then
 # ROUNDS interleaved rounds each run the job, the exact replay and the
 # replay generated from the characterization, all three traced the same way
@@ -21,12 +28,12 @@
 #   replay_error_percent_W_charact  the same for the characterization's replay
 #   replay_job_io_time_ms_W, replay_exact_io_time_ms_W, replay_charact_io_time_ms_W
 #   replay_bytes_per_file_equal_W   1 when every replay moved the job's bytes per file
-#   [ROUNDS=3] [REPLAY_WORKLOADS="mpiio strided"] bench/bench_replay.sh [BUILD_DIR]
+#   [ROUNDS=3] [REPLAY_WORKLOADS="mpiio strided fpp"] bench/bench_replay.sh [BUILD_DIR]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${1:-$top/build}" && pwd)
 ROUNDS=${ROUNDS:-3}
-WORKLOADS=${REPLAY_WORKLOADS:-mpiio strided}
+WORKLOADS=${REPLAY_WORKLOADS:-mpiio strided fpp}
 export SIOX_SERVER=$B/siox-server/siox-server SIOX_DAEMON=$B/siox-daemon/siox-daemon SIOX_CLI=$B/siox-cli/siox
 export SIOX_REPLAY=$B/workload/siox-replay
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_io=romio321
@@ -53,6 +60,8 @@ job() { # WORKLOAD RUN
     mpiio) traced "$2" mpirun --oversubscribe -np 4 "$B/tests/mpi_io_workload" "$D/$2/data" "$T/$2.manifest" ;;
     strided) traced "$2" mpirun --oversubscribe -np 4 "$B/examples/siox-strided-writes" "$D/$2/data" \
       --blocks 64 --block 4096 --repeat 8 ;;
+    fpp) traced "$2" mpirun --oversubscribe -np 4 "$B/examples/siox-strided-writes" "$D/$2/data" \
+      --blocks 64 --block 4096 --repeat 8 --read-back --no-verify --file-per-process ;;
     *) fail "unknown workload $1" ;;
   esac
 }

@@ -8,7 +8,7 @@
  *
  * usage: mpirun -np P siox-strided-writes FILE [--blocks N] [--block B]
  *          [--stride S] [--repeat K] [--info KEY=VALUE]... [--print-info]
- *          [--no-verify] [--collective] [--read-back]
+ *          [--no-verify] [--collective] [--read-back] [--file-per-process]
  *   Each rank sets the view: N blocks of B bytes (default 64 x 4096), stride
  *   S bytes (default P*B: a dense interleave), displacement rank*B; then
  *   calls MPI_File_write of N*B bytes K times (default 8; the individual file
@@ -27,6 +27,11 @@
  *                     MPI_File_read) and check every byte: a read phase for
  *                     the hint loop, where read hints (romio_cb_read,
  *                     romio_ds_read) act
+ *   --file-per-process each rank writes (and reads back) its own file
+ *                     FILE.RANK, opened on MPI_COMM_SELF, laid out as the
+ *                     one rank of a shared file (displacement 0, default
+ *                     stride B: contiguous); rank 0 verifies FILE.0. The
+ *                     file-per-process job of bench_replay.sh
  * Rank 0 prints "io_time_s T" (the write phase plus the read phase when
  * --read-back, barrier to barrier, the slowest rank's view), "write_time_s",
  * "read_time_s", "open_time_s T", and "siox_strided_writes: ok" when the data
@@ -45,10 +50,13 @@ struct opts {
   const char *file;
   long blocks, block, stride, repeat;
   char *info[MAX_INFO];
-  int ninfo, print_info, verify, collective, read_back;
+  int ninfo, print_info, verify, collective, read_back, fpp;
 };
 
 static int rank, nprocs;
+/* The file's layout: the ranks that share it and this rank's place among
+ * them (1 and 0 with --file-per-process). */
+static int lrank, lprocs;
 
 static void die(const char *msg) {
   fprintf(stderr, "siox-strided-writes (rank %d): %s\n", rank, msg);
@@ -67,7 +75,8 @@ static void parse(int argc, char **argv, struct opts *o) {
                                      {"repeat", required_argument, 0, 'k'}, {"info", required_argument, 0, 'i'},
                                      {"print-info", no_argument, 0, 'p'},   {"no-verify", no_argument, 0, 'v'},
                                      {"stride", required_argument, 0, 's'}, {"collective", no_argument, 0, 'c'},
-                                     {"read-back", no_argument, 0, 'r'},    {0, 0, 0, 0}};
+                                     {"read-back", no_argument, 0, 'r'},    {"file-per-process", no_argument, 0, 'f'},
+                                     {0, 0, 0, 0}};
   int c;
   *o = (struct opts){.blocks = 64, .block = 4096, .repeat = 8, .verify = 1};
   while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -80,13 +89,16 @@ static void parse(int argc, char **argv, struct opts *o) {
     else if (c == 'v') o->verify = 0;
     else if (c == 'c') o->collective = 1;
     else if (c == 'r') o->read_back = 1;
+    else if (c == 'f') o->fpp = 1;
     else die("usage: siox-strided-writes FILE [--blocks N] [--block B] [--stride S] [--repeat K] [--info K=V]... "
-             "[--print-info] [--no-verify] [--collective] [--read-back]");
+             "[--print-info] [--no-verify] [--collective] [--read-back] [--file-per-process]");
   }
-  if (!o->stride) o->stride = nprocs * o->block;
+  lrank = o->fpp ? 0 : rank;
+  lprocs = o->fpp ? 1 : nprocs;
+  if (!o->stride) o->stride = lprocs * o->block;
   /* The ranks' blocks of one row must not overlap; MPI_Type_vector's stride
    * is an int. */
-  if (o->stride < nprocs * o->block || o->stride > (1L << 30)) die("--stride must be >= ranks x --block");
+  if (o->stride < lprocs * o->block || o->stride > (1L << 30)) die("--stride must be >= ranks x --block");
   if (optind != argc - 1) die("exactly one FILE expected");
   o->file = argv[optind];
 }
@@ -95,7 +107,7 @@ static void parse(int argc, char **argv, struct opts *o) {
  * owner and position, so that a misplaced block shows up in verify(). */
 static unsigned char expected(long off, long block) {
   long b = off / block;
-  return (unsigned char)(b * 131 + b / nprocs + off % 7);
+  return (unsigned char)(b * 131 + b / lprocs + off % 7);
 }
 
 static MPI_Info make_info(const struct opts *o) {
@@ -133,7 +145,7 @@ static void set_view(MPI_File fh, const struct opts *o) {
   MPI_Type_vector((int)o->blocks, (int)o->block, (int)o->stride, MPI_BYTE, &ft);
   MPI_Type_create_resized(ft, 0, o->blocks * o->stride, &tiled);
   MPI_Type_commit(&tiled);
-  if (MPI_File_set_view(fh, (MPI_Offset)rank * o->block, MPI_BYTE, tiled, "native", MPI_INFO_NULL) != MPI_SUCCESS)
+  if (MPI_File_set_view(fh, (MPI_Offset)lrank * o->block, MPI_BYTE, tiled, "native", MPI_INFO_NULL) != MPI_SUCCESS)
     die("MPI_File_set_view failed");
   MPI_Type_free(&ft);
   MPI_Type_free(&tiled);
@@ -141,7 +153,7 @@ static void set_view(MPI_File fh, const struct opts *o) {
 
 /* The file offset of byte j of block i in call k of this rank. */
 static long offset_of(const struct opts *o, long k, long i, long j) {
-  return k * o->blocks * o->stride + i * o->stride + rank * o->block + j;
+  return k * o->blocks * o->stride + i * o->stride + lrank * o->block + j;
 }
 
 /* Writes (or, with reading, reads back and checks, counting bad bytes in
@@ -184,13 +196,13 @@ static double phase(MPI_File fh, const struct opts *o, int reading, long *bad) {
  * bytes (seen with romio321 on ext4 and GlusterFS); only direct writes leave
  * them zero. */
 static int is_data(long off, const struct opts *o) {
-  return (off % (o->blocks * o->stride)) % o->stride < nprocs * o->block;
+  return (off % (o->blocks * o->stride)) % o->stride < lprocs * o->block;
 }
 
 /* Rank 0 reads the file back with plain stdio, outside MPI-IO: every rank's
  * blocks, and the file's length. */
 static int verify(const struct opts *o) {
-  long size = (o->repeat - 1) * o->blocks * o->stride + (o->blocks - 1) * o->stride + nprocs * o->block, bad = 0;
+  long size = (o->repeat - 1) * o->blocks * o->stride + (o->blocks - 1) * o->stride + lprocs * o->block, bad = 0;
   static unsigned char chunk[1 << 20];
   FILE *f = fopen(o->file, "rb");
   if (!f) return 0;
@@ -216,12 +228,17 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
   parse(argc, argv, &o);
-  if (rank == 0) remove(o.file); /* a stale longer file would fail verify */
+  char own[4096];
+  if (o.fpp) { /* this rank's own file */
+    if (snprintf(own, sizeof own, "%s.%d", o.file, rank) >= (int)sizeof own) die("FILE too long");
+    o.file = own;
+  }
+  if (rank == 0 || o.fpp) remove(o.file); /* a stale longer file would fail verify */
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Info info = make_info(&o);
   MPI_File fh;
   double t0 = MPI_Wtime();
-  if (MPI_File_open(MPI_COMM_WORLD, o.file, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh) != MPI_SUCCESS)
+  if (MPI_File_open(o.fpp ? MPI_COMM_SELF : MPI_COMM_WORLD, o.file, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh) != MPI_SUCCESS)
     die("MPI_File_open failed");
   double open_s = MPI_Wtime() - t0;
   if (info != MPI_INFO_NULL) MPI_Info_free(&info);

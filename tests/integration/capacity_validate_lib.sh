@@ -89,3 +89,57 @@ cv_replay() {
 
 # cv_case_args NAME ARRAY: ARRAY gets case NAME's validate options.
 cv_case_args() { mapfile -t "$2" <"$T/case-$1.args"; }
+
+# cv_cal_workload OP MIB NAME...: a one-rank workload that does, file after
+# file (NAME_k, replayed as f<k>-NAME_k), MIB 1 MiB OPs (read or write) at
+# offsets 0.., printed. One rank, one brick at a time: each brick's
+# requests are measured without the others' competing for the CPU.
+cv_cal_workload() {
+  local op=$1 mib=$2 k i
+  shift 2
+  local -a names=("$@")
+  printf 'siox-workload 1 trace\njob cal-%s\nranks 1\n' "$op"
+  for k in "${!names[@]}"; do printf 'file %d %s\n' "$k" "${names[$k]}"; done
+  for k in "${!names[@]}"; do
+    printf 'r 0 open %d 0 0 0 0\n' "$k"
+    for i in $(seq 0 $((mib - 1))); do printf 'r 0 %s %d %d 1048576 0 0\n' "$op" "$k" $((i * 1048576)); done
+    printf 'r 0 close %d 0 0 0 0\n' "$k"
+  done
+  printf 'end %d %d\n' $# $(($# * (mib + 2)))
+}
+
+# cv_calibrate JOB MIB: the calibration job of the healthy bricks
+# (capacity/README.md "Calibration job"): one file per brick in $MNT/cal
+# (file k named so that DHT puts it on brick k+1), each written in MIB
+# calls of 1 MiB by one rank, file after file (replay job JOB-w), its cached pages
+# dropped (posix_fadvise DONTNEED: `dd iflag=nocache count=0`), then read
+# back in 1 MiB calls (job JOB-r): brick and client reads and writes of the
+# workload's size on every brick, traced by SIOX. Without the drop the
+# reads would come from the client's page cache and reach no brick.
+cv_calibrate() {
+  local job=$1 mib=$2 i k f j d=cal
+  local -a names=()
+  mkdir -p "$MNT/$d"
+  for k in $(seq 0 $((BRICKS - 1))); do
+    for i in $(seq 80); do
+      f="$d/f$k-c$i.dat"
+      : >"$MNT/$f" || fail "cannot create $MNT/$f"
+      if [ "$(brick_of "$f")" = $((k + 1)) ]; then names+=("c$i.dat") && break; fi
+      rm -f "$MNT/$f"
+    done
+    [ ${#names[@]} = $((k + 1)) ] || fail "no name f$k-cI.dat in $MNT/$d lands on brick $((k + 1))"
+  done
+  cv_cal_workload write "$mib" "${names[@]}" >"$T/cal-w.wl"
+  cv_cal_workload read "$mib" "${names[@]}" >"$T/cal-r.wl"
+  for j in w r; do
+    if [ $j = r ]; then
+      for k in "${!names[@]}"; do dd if="$MNT/$d/f$k-${names[$k]}" iflag=nocache count=0 status=none; done
+    fi
+    mkdir -p "$T/tmp-$job-$j"
+    TMPDIR="$T/tmp-$job-$j" LD_PRELOAD=$ASAN_RT SIOX_JOB_ID="$job-$j" "$SIOX_CLI" run --layers posix,mpi \
+      --socket "$SIOX_SOCKET" -- "$SIOX_CLI" replay "$T/cal-$j.wl" --dir "$MNT/$d" \
+      --mpirun "mpirun --oversubscribe -x ASAN_OPTIONS" >"$T/replay-$job-$j.out" 2>&1 \
+      || { cat "$T/replay-$job-$j.out" >&2; fail "calibration replay $job-$j failed"; }
+    wait_finalized "$job-$j" 1 300
+  done
+}

@@ -14,7 +14,11 @@
 #   MIN .. MAX are theirs;
 # - a run that is missing, or that is not a run of the case (no I/O under
 #   its replay directory), or too few runs for load=2 (or runs that are no
-#   whole repeats of its 2 copies), is an error naming it.
+#   whole repeats of its 2 copies), is an error naming it;
+# - the calibration job (cv_calibrate, 2 MiB per brick) reads from every
+#   brick: each brick served at least its file's 2 MiB of `readv` while
+#   the read-back ran (its reads are not all served by the client's page
+#   cache), and is in validate's window.
 # Needs root and /dev/fuse (else 77).
 . "$(dirname "$0")/lib.sh"
 skip_unless_fuse_testbed
@@ -28,6 +32,17 @@ JOB="sys-cv-$$"
 
 tb_start 3 "$JOB-fs"
 t0=$(date +%s)
+log "calibration: the calibration job"
+cv_calibrate "$JOB-cal" 2
+win=$(sql "SELECT min(a.start_ns) || ' AND ' || max(a.end_ns) FROM activities a JOIN processes p USING (proc_id)
+           WHERE p.job = '$JOB-cal-r'")
+read_per_brick=$(sql "SELECT n.hwid || '=' || sum(a.attr_vals[array_position(a.attr_ids,
+                        (SELECT id FROM ontology WHERE name = 'io/bytes'))])
+                  FROM activities a JOIN nodes n USING (node_id) JOIN activity_types t USING (type_id)
+                 WHERE n.swid = 'GlusterFS-brick' AND t.name = 'readv' AND a.start_ns BETWEEN $win GROUP BY n.hwid")
+log "calibration reads per brick (bytes): $(echo $read_per_brick)"
+[ "$(echo "$read_per_brick" | awk -F= '$2 >= 2097152' | wc -l)" = "$BRICKS" ] \
+  || fail "the calibration job's reads did not reach every brick: $(echo $read_per_brick)"
 log "calibration: the demo job"
 pick_files cal
 run_workload "$JOB-demo" "$T/demo.out" "$SIOX_CLI" run --layers posix,mpi,hdf5 --socket "$SIOX_SOCKET" --
