@@ -12,9 +12,9 @@
 #            (MPI_File_open on MPI_COMM_SELF, contiguous 256 KiB writes),
 #            read back through MPI-IO, --no-verify: rank 0's POSIX re-read of
 #            its file made the characterization's replay close an MPI file
-#            twice (mpi_close: Bad file descriptor; the generator's split of
-#            a rank's extra opens, workload/README.md "Generators"); the
-#            file-per-process job (mpiio and strided are the shared-file ones)
+#            twice (mpi_close: Bad file descriptor), fixed by format version 2
+#            (workload/README.md); kept so that the figures stay comparable;
+#            the file-per-process job (mpiio and strided are the shared-file ones)
 # Each job is traced once and extracted (`siox workload extract`); then
 # ROUNDS interleaved rounds each run the job, the exact replay and the
 # replay generated from the characterization, all three traced the same way

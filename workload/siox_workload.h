@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define SIOX_WL_VERSION 1 /* the format version this library writes and reads */
+#define SIOX_WL_VERSION 2 /* the format version this library writes (and every one up to it, read) */
 
 typedef struct siox_workload siox_workload;
 
@@ -71,8 +71,12 @@ struct siox_wl_dir {          /* one direction: reads or writes */
 };
 struct siox_wl_counters {
   uint32_t rank, fid;
-  int mpi; /* 1 when the rank accessed the file through MPI-IO */
+  int mpi;       /* 1 when the rank accessed the file through MPI-IO */
+  int mpi_split; /* mpi_opens and mpi_closes are known (0: a version 1 file) */
   uint64_t opens, closes, seeks, stats, fsyncs;
+  /* Of opens and closes, the MPI_File_open/close ones (version 2). Without
+   * them a generator must guess which opens were MPI's. */
+  uint64_t mpi_opens, mpi_closes;
   int64_t meta_ns; /* time in open, close, seek, stat, fsync */
   struct siox_wl_dir rd, wr;
 };

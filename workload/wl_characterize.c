@@ -61,9 +61,9 @@ static void add_access(struct siox_wl_dir *d, const struct siox_wl_rec *r, uint6
 
 static void add_meta(struct siox_wl_counters *c, const struct siox_wl_rec *r) {
   switch (r->op) {
-  case SIOX_WL_MPI_OPEN: c->mpi = 1; /* fall through */
+  case SIOX_WL_MPI_OPEN: c->mpi = 1, c->mpi_opens++; /* fall through */
   case SIOX_WL_OPEN: c->opens++; break;
-  case SIOX_WL_MPI_CLOSE:
+  case SIOX_WL_MPI_CLOSE: c->mpi_closes++; /* fall through */
   case SIOX_WL_CLOSE: c->closes++; break;
   case SIOX_WL_SEEK: c->seeks++; break;
   case SIOX_WL_STAT: c->stats++; break;
@@ -74,7 +74,7 @@ static void add_meta(struct siox_wl_counters *c, const struct siox_wl_rec *r) {
 
 /* Counters of the records idx[0..n) (one rank, one file). */
 static int group_counters(const siox_workload *t, const size_t *idx, size_t n, siox_workload *out) {
-  struct siox_wl_counters c = {.rank = t->recs[idx[0]].rank, .fid = t->recs[idx[0]].fid};
+  struct siox_wl_counters c = {.rank = t->recs[idx[0]].rank, .fid = t->recs[idx[0]].fid, .mpi_split = 1};
   uint64_t *rs = malloc((n + 1) * sizeof(*rs)), *ws = malloc((n + 1) * sizeof(*ws));
   if (!rs || !ws) {
     free(rs);

@@ -22,6 +22,7 @@ struct rd {
   size_t errlen;
   siox_workload *w;
   size_t rows;
+  uint64_t version; /* the file's format version */
 };
 
 static int fail(struct rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -124,6 +125,7 @@ static int read_header(struct rd *r) {
   if (to_u64(ver, &v) || v == 0) return fail(r, "bad format version '%s'", ver ? ver : "");
   if (v > SIOX_WL_VERSION)
     return fail(r, "format version %" PRIu64 " is newer than this siox understands (%d)", v, SIOX_WL_VERSION);
+  r->version = v;
   enum siox_wl_form fm;
   if (form && strcmp(form, "trace") == 0 && !p)
     fm = SIOX_WL_TRACE;
@@ -259,13 +261,19 @@ static int read_counters(struct rd *r, char *p) {
   char *rank = tok(&p), *fid = tok(&p);
   if (to_u32(rank, &c.rank) || c.rank >= r->w->ranks) return fail(r, "rank '%s' out of range", rank ? rank : "");
   if (to_u32(fid, &c.fid) || c.fid >= r->w->nfiles) return fail(r, "file id '%s' not declared", fid ? fid : "");
+  /* The MPI opens and closes came with version 2: last, so that a version
+   * 1 line is the same list without them. */
   struct kv kv[] = {{"mpi", 'd', &c.mpi, 0},         {"opens", 'u', &c.opens, 0},  {"closes", 'u', &c.closes, 0},
                     {"seeks", 'u', &c.seeks, 0},     {"stats", 'u', &c.stats, 0},  {"fsyncs", 'u', &c.fsyncs, 0},
-                    {"meta_ns", 'i', &c.meta_ns, 0}, DIR_KV(r, c.rd),              DIR_KV(w, c.wr)};
-  int rc = read_kv(r, p, kv, sizeof(kv) / sizeof(kv[0]));
+                    {"meta_ns", 'i', &c.meta_ns, 0}, DIR_KV(r, c.rd),              DIR_KV(w, c.wr),
+                    {"mpi_opens", 'u', &c.mpi_opens, 0}, {"mpi_closes", 'u', &c.mpi_closes, 0}};
+  c.mpi_split = r->version >= 2;
+  int rc = read_kv(r, p, kv, sizeof(kv) / sizeof(kv[0]) - (c.mpi_split ? 0 : 2));
   if (rc) return rc;
-  if (c.rd.seq > c.rd.count || c.wr.seq > c.wr.count || c.rd.coll > c.rd.count || c.wr.coll > c.wr.count)
-    return fail(r, "a share (seq, coll) exceeds its count");
+  if (c.rd.seq > c.rd.count || c.wr.seq > c.wr.count || c.rd.coll > c.rd.count || c.wr.coll > c.wr.count ||
+      c.mpi_opens > c.opens || c.mpi_closes > c.closes)
+    return fail(r, "a share (seq, coll, mpi_opens, mpi_closes) exceeds its count");
+  if (!c.mpi && (c.mpi_opens || c.mpi_closes)) return fail(r, "MPI opens or closes on a file with mpi=0");
   return siox_wl_add_counters(r->w, &c);
 }
 

@@ -15,10 +15,13 @@ struct gen {
   siox_workload *out;
   uint32_t rank;
   int64_t gap_ns; /* per operation: the rank's compute spread evenly */
-  /* Per file: the fewest opens and closes any rank of it made, the ones
-   * made collectively (MPI_File_open/close are collective over the file's
-   * ranks; a rank that also opened the file with POSIX, e.g. rank 0
-   * reading it back, counts more: those are POSIX opens). */
+  /* Per file, for version 1 characterizations, which do not count MPI
+   * opens apart: the fewest opens and closes any rank of it made, taken as
+   * the ones made collectively (MPI_File_open/close are collective over
+   * the file's ranks; a rank that also opened the file with POSIX, e.g.
+   * rank 0 reading it back, counts more: those are POSIX opens). A file
+   * that one rank alone opens (file per process) defeats the guess: every
+   * open is taken for MPI's, and the replay closed the MPI file twice. */
   const uint64_t *coll_opens, *coll_closes;
 };
 
@@ -68,7 +71,8 @@ static int emit_file(struct gen *g, const struct siox_wl_counters *c) {
   int64_t md = meta ? c->meta_ns / (int64_t)meta : 0;
   int rc = 0;
   for (uint64_t i = 0; !rc && i < c->stats; i++) rc = emit(g, SIOX_WL_STAT, c->fid, 0, 0, md);
-  uint64_t mo = c->mpi ? g->coll_opens[c->fid] : 0, mc = c->mpi ? g->coll_closes[c->fid] : 0;
+  uint64_t mo = !c->mpi ? 0 : c->mpi_split ? c->mpi_opens : g->coll_opens[c->fid];
+  uint64_t mc = !c->mpi ? 0 : c->mpi_split ? c->mpi_closes : g->coll_closes[c->fid];
   for (uint64_t i = 0; !rc && i < c->opens; i++) rc = emit(g, i < mo ? SIOX_WL_MPI_OPEN : SIOX_WL_OPEN, c->fid, 0, 0, md);
   for (uint64_t i = 0; !rc && i < c->seeks; i++) rc = emit(g, SIOX_WL_SEEK, c->fid, c->wr.first_offset, 0, md);
   if (!rc) rc = emit_dir(g, c, &c->wr, 0);

@@ -57,9 +57,10 @@ static void put_dir(FILE *f, char d, const struct siox_wl_dir *x) {
 }
 
 static void put_counters(FILE *f, const struct siox_wl_counters *c) {
-  fprintf(f, "c %" PRIu32 " %" PRIu32 " mpi=%d opens=%" PRIu64 " closes=%" PRIu64 " seeks=%" PRIu64 " stats=%" PRIu64
-             " fsyncs=%" PRIu64 " meta_ns=%" PRId64,
-          c->rank, c->fid, c->mpi, c->opens, c->closes, c->seeks, c->stats, c->fsyncs, c->meta_ns);
+  fprintf(f, "c %" PRIu32 " %" PRIu32 " mpi=%d opens=%" PRIu64 " closes=%" PRIu64 " mpi_opens=%" PRIu64
+             " mpi_closes=%" PRIu64 " seeks=%" PRIu64 " stats=%" PRIu64 " fsyncs=%" PRIu64 " meta_ns=%" PRId64,
+          c->rank, c->fid, c->mpi, c->opens, c->closes, c->mpi_opens, c->mpi_closes, c->seeks, c->stats, c->fsyncs,
+          c->meta_ns);
   put_dir(f, 'r', &c->rd);
   put_dir(f, 'w', &c->wr);
   fputc('\n', f);

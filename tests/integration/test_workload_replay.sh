@@ -77,7 +77,7 @@ grep -q "^workload file size: trace [0-9]* bytes, characterization [0-9]* bytes"
   || fail "extract does not report the file size of both forms"
 siox_cli workload extract --job wl-orig --prefix "$D/orig/" --form characterization -o "$T/orig.wlc" 2>/dev/null \
   || fail "characterization extract failed"
-head -1 "$T/orig.wl" | grep -qx "siox-workload 1 trace" || fail "bad header: $(head -1 "$T/orig.wl")"
+head -1 "$T/orig.wl" | grep -qx "siox-workload 2 trace" || fail "bad header: $(head -1 "$T/orig.wl")"
 grep -q "^ranks 4$" "$T/orig.wl" || fail "the workload does not have 4 ranks"
 grep -q " mpi_write_all " "$T/orig.wl" || fail "no collective write in the trace: two-phase I/O would be lost"
 # mpi_io_workload's MPI_Barrier and MPI_Allreduce per rank are its

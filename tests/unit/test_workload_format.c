@@ -127,7 +127,7 @@ static void foreign_and_malformed_rejected(void **state) {
   (void)state;
   expect_reject("root:x:0:0:root:/root:/bin/bash\n", "not a SIOX workload file");
   expect_reject("\x89PNG\r\n\x1a\n", "not a SIOX workload file");
-  expect_reject("siox-workload 2 trace\njob j\nranks 1\nend 0 0\n", "newer");
+  expect_reject("siox-workload 3 trace\njob j\nranks 1\nend 0 0\n", "newer");
   expect_reject("siox-workload 1 movie\njob j\nranks 1\nend 0 0\n", "unknown form");
   expect_reject(HDR "r 0 wrte 0 0 1 0 0\nend 1 1\n", "line 5: unknown operation 'wrte'");
   expect_reject(HDR "r 2 write 0 0 1 0 0\nend 1 1\n", "rank '2'");
@@ -142,12 +142,59 @@ static void foreign_and_malformed_rejected(void **state) {
                 "missing");
 }
 
+/* Replaces the first " KEY=VALUE" of text (a counter) with nothing. */
+static void drop_counter(char *text, const char *key) {
+  char *k = strstr(text, key);
+  assert_non_null(k);
+  char *end = strchr(k, ' ');
+  memmove(k - 1, end ? end : k + strlen(k), strlen(end ? end : k + strlen(k)) + 1);
+}
+
+/* Version 2 counts MPI opens and closes apart (a file one rank opened
+ * with MPI and again with POSIX); a version 1 file, without them, still
+ * reads, and a version 2 line without them does not. */
+static void mpi_opens_by_version(void **state) {
+  (void)state;
+  siox_workload *w = sample_trace(), *c = NULL, *r = NULL;
+  assert_int_equal(siox_wl_characterize(w, &c), 0);
+  const struct siox_wl_counters *x = siox_wl_counters_at(c, 0);
+  assert_int_equal(x->mpi_split, 1);
+  assert_int_equal(x->mpi_opens, 1);
+  char *text = to_text(c);
+  assert_non_null(strstr(text, "siox-workload 2 characterization\n"));
+  char *v2 = strdup(text);
+  char *v2b = strdup(text);
+  drop_counter(v2b, "mpi_opens=");
+  expect_reject(v2b, "'mpi_opens' missing");
+  free(v2b);
+  text[strlen("siox-workload ")] = '1';
+  expect_reject(text, "unknown counter 'mpi_opens'");
+  drop_counter(text, "mpi_opens=");
+  drop_counter(text, "mpi_closes=");
+  drop_counter(text, "mpi_opens=");
+  drop_counter(text, "mpi_closes=");
+  assert_int_equal(from_text(text, &r), 0);
+  assert_int_equal(siox_wl_counters_at(r, 0)->mpi_split, 0);
+  assert_int_equal(siox_wl_counters_at(r, 0)->mpi_opens, 0);
+  assert_int_equal(siox_wl_counters_at(r, 0)->opens, x->opens);
+  free(text);
+  siox_wl_free(r);
+  siox_wl_free(c);
+  siox_wl_free(w);
+  char *over = strstr(v2, "mpi_opens=1");
+  assert_non_null(over);
+  over[strlen("mpi_opens=")] = '9';
+  expect_reject(v2, "exceeds");
+  free(v2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(trace_round_trip),
       cmocka_unit_test(characterization_round_trip),
       cmocka_unit_test(truncated_rejected),
       cmocka_unit_test(foreign_and_malformed_rejected),
+      cmocka_unit_test(mpi_opens_by_version),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

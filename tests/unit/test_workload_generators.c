@@ -219,9 +219,44 @@ static void collective_opens_match_across_ranks(void **state) {
   siox_wl_free(t);
 }
 
+/* File per process: each rank opens its own file with MPI (over
+ * MPI_COMM_SELF), rank 0 opens its file again with POSIX to read it back.
+ * The synthesized rank 0 must make one mpi_open and one mpi_close, the
+ * second pair POSIX: with one rank per file, the fewest opens of any rank
+ * is 2, and the replay closed the MPI file twice ("Bad file descriptor"). */
+static void file_per_process_reopen_stays_posix(void **state) {
+  (void)state;
+  siox_workload *t = siox_wl_new(SIOX_WL_TRACE, "j", 2), *c = NULL, *s = NULL;
+  siox_wl_add_file(t, "/x/out.0");
+  siox_wl_add_file(t, "/x/out.1");
+  for (uint32_t r = 0; r < 2; r++) {
+    add(t, r, SIOX_WL_MPI_OPEN, r, 0, 0, 1, 1);
+    add(t, r, SIOX_WL_MPI_WRITE, r, 0, 4096, 1, 1);
+    add(t, r, SIOX_WL_MPI_CLOSE, r, 0, 0, 1, 1);
+  }
+  add(t, 0, SIOX_WL_OPEN, 0, 0, 0, 1, 1);
+  add(t, 0, SIOX_WL_READ, 0, 0, 4096, 1, 1);
+  add(t, 0, SIOX_WL_CLOSE, 0, 0, 0, 1, 1);
+  assert_int_equal(siox_wl_characterize(t, &c), 0);
+  char err[256] = "";
+  assert_int_equal(siox_wl_synthesize(c, &s, err, sizeof(err)), 0);
+  int n[2][SIOX_WL_NOPS] = {{0}};
+  for (size_t i = 0; i < siox_wl_nrecs(s); i++) n[siox_wl_rec(s, i)->rank][siox_wl_rec(s, i)->op]++;
+  for (int r = 0; r < 2; r++) {
+    assert_int_equal(n[r][SIOX_WL_MPI_OPEN], 1);
+    assert_int_equal(n[r][SIOX_WL_MPI_CLOSE], 1);
+  }
+  assert_int_equal(n[0][SIOX_WL_OPEN], 1);
+  assert_int_equal(n[0][SIOX_WL_CLOSE], 1);
+  siox_wl_free(s);
+  siox_wl_free(c);
+  siox_wl_free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(collective_opens_match_across_ranks),
+      cmocka_unit_test(file_per_process_reopen_stays_posix),
       cmocka_unit_test(counters_of_known_trace),
       cmocka_unit_test(synthesized_keeps_counters),
       cmocka_unit_test(contradictory_counters_rejected),
