@@ -2,12 +2,14 @@
  * bench_mpiio: cost added by libsiox-mpi + libsiox-posix to MPI-IO writes,
  * IOR-like: 4 ranks, WRITES independent MPI_File_write_at per rank to one
  * shared file on tmpfs (each rank cycling over its own 32 MiB segment),
- * first with 4 KiB then with 64 KiB transfers. The bench runs mpirun on
- * itself in rounds of three runs, bare, with libsiox-posix alone and with
- * both layers, the order turned around every round (P X F, F X P), while a
+ * first with 4 KiB then with 64 KiB transfers from a page-aligned buffer
+ * (as IOR's). The bench runs mpirun on itself in rounds of four runs, bare,
+ * both layers, bare again and libsiox-posix alone, the order turned around
+ * every round (B F B' P, P B' F B), after one discarded bare run, while a
  * drain thread plays the daemon (bench_drain.c; or the daemon of SIOX_SOCKET). Each round
  * gives its own differences; every figure is the median of those with its
- * distribution-free 95% interval (_ci95_low, _ci95_high):
+ * distribution-free 95% interval (_ci95_low, _ci95_high). "Bare" is the
+ * mean of the round's two bare runs, which bracket the instrumented one:
  *   mpiio_overhead_ns_per_call        both layers - bare (4 KiB, wall, the
  *                                     slowest rank's loop)
  *   mpiio_layer_overhead_ns_per_call  both layers - POSIX alone: the MPI-IO
@@ -25,6 +27,14 @@
  *                                     MPI-IO wrapper alone
  *   ior_like_slowdown_percent         64 KiB, both layers / bare - 1
  *   ior_like_cpu_overhead_percent     the same in CPU time
+ *   ior_like_aa_percent               64 KiB, second bare / first bare - 1:
+ *                                     the noise floor of the same rounds (a
+ *                                     slowdown inside its interval cannot
+ *                                     be told from none); with
+ *                                     BENCH_MPIIO_SECOND=disabled the second
+ *                                     run has both preloads and
+ *                                     SIOX_DISABLE=1 (nothing recorded),
+ *                                     printed as ior_like_disabled_percent
  *
  * usage: bench_mpiio LIBSIOX_MPI_SO LIBSIOX_POSIX_SO [WRITES [ROUNDS]]  (100000, 5)
  *        bench_mpiio --rank FILE BLOCK WRITES      (what mpirun starts)
