@@ -296,8 +296,8 @@ int main(int argc, char **argv) {
   printf("mpiio_write_64k_plain_ns_per_call %.1f ns\n", median_ci(k64.plain, reps).median);
   print_ci("ior_like_slowdown_percent", k64.percent, reps, "%");
   print_ci("ior_like_cpu_overhead_percent", k64.cpu_percent, reps, "%");
-  /* The same rounds' second bare run against the first: a slowdown whose
-   * interval is not inside this one's cannot be resolved by this bench. */
+  /* The same rounds' second bare run against the first: the bench cannot
+   * tell a slowdown narrower than this interval from none. */
   print_ci(second_env() ? "ior_like_disabled_percent" : "ior_like_aa_percent", k64.aa, reps, "%");
   printf("mpiio_dropped_records %lld count\n", k4.drops + k64.drops);
   /* Dropped records are cheaper than recorded ones (bench_posix.c). */
