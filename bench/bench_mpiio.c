@@ -2,12 +2,14 @@
  * bench_mpiio: cost added by libsiox-mpi + libsiox-posix to MPI-IO writes,
  * IOR-like: 4 ranks, WRITES independent MPI_File_write_at per rank to one
  * shared file on tmpfs (each rank cycling over its own 32 MiB segment),
- * first with 4 KiB then with 64 KiB transfers. The bench runs mpirun on
- * itself in rounds of three runs, bare, with libsiox-posix alone and with
- * both layers, the order turned around every round (P X F, F X P), while a
+ * first with 4 KiB then with 64 KiB transfers from a page-aligned buffer
+ * (as IOR's). The bench runs mpirun on itself in rounds of four runs, bare,
+ * both layers, bare again and libsiox-posix alone, the order turned around
+ * every round (B F B' P, P B' F B), after one discarded bare run, while a
  * drain thread plays the daemon (bench_drain.c; or the daemon of SIOX_SOCKET). Each round
  * gives its own differences; every figure is the median of those with its
- * distribution-free 95% interval (_ci95_low, _ci95_high):
+ * distribution-free 95% interval (_ci95_low, _ci95_high). "Bare" is the
+ * mean of the round's two bare runs, which bracket the instrumented one:
  *   mpiio_overhead_ns_per_call        both layers - bare (4 KiB, wall, the
  *                                     slowest rank's loop)
  *   mpiio_layer_overhead_ns_per_call  both layers - POSIX alone: the MPI-IO
@@ -25,6 +27,14 @@
  *                                     MPI-IO wrapper alone
  *   ior_like_slowdown_percent         64 KiB, both layers / bare - 1
  *   ior_like_cpu_overhead_percent     the same in CPU time
+ *   ior_like_aa_percent               64 KiB, second bare / first bare - 1:
+ *                                     the noise floor of the same rounds (a
+ *                                     slowdown inside its interval cannot
+ *                                     be told from none); with
+ *                                     BENCH_MPIIO_SECOND=disabled the second
+ *                                     run has both preloads and
+ *                                     SIOX_DISABLE=1 (nothing recorded),
+ *                                     printed as ior_like_disabled_percent
  *
  * usage: bench_mpiio LIBSIOX_MPI_SO LIBSIOX_POSIX_SO [WRITES [ROUNDS]]  (100000, 5)
  *        bench_mpiio --rank FILE BLOCK WRITES      (what mpirun starts)
@@ -81,10 +91,12 @@ static int cmp(const void *a, const void *b);
  * (PMPI_File_write_at) calls alternate, so both see the same contention;
  * the median of the block differences is the MPI-IO layer's own cost per
  * call (the POSIX calls beneath are recorded in both: bench_posix measures
- * that layer). Returns -1 without the preload. */
+ * that layer). Returns -1 without the preload or with BENCH_MPIIO_NO_AB set
+ * (the 64 KiB series, whose A/B figure is not printed, and perf stat of
+ * whole runs: then every variant does the same writes). */
 #define AB_BLOCKS 41
 static double ab_wrapper_ns(MPI_File fh, int rank, long long block, long long writes, char *buf) {
-  if (dlsym(RTLD_DEFAULT, "siox_stats_get") == NULL) return -1;
+  if (dlsym(RTLD_DEFAULT, "siox_stats_get") == NULL || getenv("BENCH_MPIIO_NO_AB")) return -1;
   long long n = writes / (2 * AB_BLOCKS) > 0 ? writes / (2 * AB_BLOCKS) : 1, i = 0;
   double d[AB_BLOCKS];
   for (int b = 0; b < AB_BLOCKS; b++)
@@ -102,7 +114,12 @@ static int rank_main(const char *path, long long block, long long writes) {
   MPI_File fh;
   MPI_Init(NULL, NULL);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  char *buf = malloc((size_t)block);
+  /* Page-aligned, as IOR allocates its transfer buffer (aligned_buffer_alloc):
+   * where malloc puts 64 KiB would otherwise depend on what the preload
+   * allocated first, and the bare and instrumented runs would copy from
+   * differently aligned buffers. */
+  char *buf = NULL;
+  if (posix_memalign((void **)&buf, 4096, (size_t)block)) MPI_Abort(MPI_COMM_WORLD, 1);
   memset(buf, 'a' + rank, (size_t)block);
   if (MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh))
     MPI_Abort(MPI_COMM_WORLD, 1);
@@ -139,15 +156,15 @@ static int rank_main(const char *path, long long block, long long writes) {
  * *drops the lost records. */
 static int own_drain; /* the drain thread of this process plays the daemon */
 
-static double run_once(const char *self, const char *preload, const char *sock, const char *file, long long block,
-                       long long writes, double *cpu, long long *drops, double *ab) {
+static double run_once(const char *self, const char *preload, const char *env, const char *sock, const char *file,
+                       long long block, long long writes, double *cpu, long long *drops, double *ab) {
   char cmd[4096], out[256] = "";
   unlink(file);
   snprintf(cmd, sizeof cmd,
            "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np %d "
-           "%s%s%s -x SIOX_SOCKET=%s %s --rank %s %lld %lld",
-           RANKS, preload ? "-x LD_PRELOAD=" : "", preload ? preload : "", preload ? " " : "", sock, self, file,
-           block, writes);
+           "%s%s%s%s%s%s -x SIOX_SOCKET=%s %s --rank %s %lld %lld",
+           RANKS, preload ? "-x LD_PRELOAD=" : "", preload ? preload : "", preload ? " " : "", env ? "-x " : "",
+           env ? env : "", env ? " " : "", sock, self, file, block, writes);
   double c0 = cpu_s();
   FILE *p = popen(cmd, "r");
   if (!p) return -1;
@@ -173,36 +190,61 @@ struct series {
   double cpu_mpi[MAX_REPS];    /* CPU ns per call, instrumented - POSIX alone */
   double percent[MAX_REPS];    /* (instrumented / bare - 1) * 100 */
   double cpu_percent[MAX_REPS];
+  double aa[MAX_REPS];         /* (second bare / first bare - 1) * 100: the floor */
   double ab[MAX_REPS];         /* in-run wrapper vs PMPI (ab_wrapper_ns) */
   long long drops;
 };
 
-/* Rounds of three runs: bare, the POSIX layer alone, both layers; the order
- * turns around every round (P X F, F X P: whatever drifts during the series
- * falls on all three alike), and each round yields its own differences. */
+/* The second bare run of a round: bare again (the A/A floor), or, with
+ * BENCH_MPIIO_SECOND=disabled, both preloads with SIOX_DISABLE=1 (what
+ * loading the libraries costs when they record nothing). */
+static const char *second_env(void) {
+  const char *m = getenv("BENCH_MPIIO_SECOND");
+  return m && strcmp(m, "disabled") == 0 ? "SIOX_DISABLE=1" : NULL;
+}
+
+/* Rounds of four runs: bare, both layers, bare again, the POSIX layer alone;
+ * the order turns around every round (B F B' P, P B' F B: whatever drifts
+ * during the series falls on all alike). Both layers run between the two
+ * bare runs and are compared with their mean, so a linear drift within the
+ * round cancels; the two bare runs compared with each other give the A/A
+ * figure, the noise floor of the same rounds (a slightly wider one: two
+ * single runs, not one against a mean of two). A discarded bare run first
+ * warms the page cache and the file's pages. */
 static int measure(const char *self, const char *full, const char *posix, const char *sock, const char *file,
                    long long block, long long writes, int reps, struct series *s) {
+  double warm_cpu, warm_ab;
+  long long warm_d;
+  /* Only the 4 KiB series' A/B figure is printed: the 64 KiB runs skip the
+   * blocks (half of a preloaded run's writes). */
+  const char *no_ab = block == 4096 ? NULL : "BENCH_MPIIO_NO_AB=1";
+  if (run_once(self, NULL, no_ab, sock, file, block, writes, &warm_cpu, &warm_d, &warm_ab) < 0) return -1;
   s->drops = 0;
+  const char *env2 = second_env();
   for (int r = 0; r < reps; r++) {
-    const char *pre[3] = {NULL, posix, full};
-    double ns[3], cpu[3], ab[3];
-    long long d[3];
-    for (int k = 0; k < 3; k++) {
-      int v = r % 2 ? 2 - k : k;
-      ns[v] = run_once(self, pre[v], sock, file, block, writes, &cpu[v], &d[v], &ab[v]);
+    /* 0 bare, 1 both layers, 2 bare again (or disabled preloads), 3 POSIX alone */
+    const char *third_env = env2 && no_ab ? "SIOX_DISABLE=1 -x BENCH_MPIIO_NO_AB=1" : env2 ? env2 : no_ab;
+    const char *pre[4] = {NULL, full, env2 ? full : NULL, posix}, *env[4] = {no_ab, no_ab, third_env, no_ab};
+    double ns[4], cpu[4], ab[4];
+    long long d[4];
+    for (int k = 0; k < 4; k++) {
+      int v = r % 2 ? 3 - k : k;
+      ns[v] = run_once(self, pre[v], env[v], sock, file, block, writes, &cpu[v], &d[v], &ab[v]);
       if (ns[v] < 0) return -1;
     }
-    s->plain[r] = ns[0];
-    s->full[r] = ns[2] - ns[0];
-    s->mpi_layer[r] = ns[2] - ns[1];
-    s->cpu_full[r] = cpu[2] - cpu[0];
-    s->cpu_mpi[r] = cpu[2] - cpu[1];
-    s->percent[r] = (ns[2] / ns[0] - 1) * 100;
-    s->cpu_percent[r] = (cpu[2] / cpu[0] - 1) * 100;
-    s->ab[r] = ab[2];
-    s->drops += d[1] + d[2];
-    fprintf(stderr, "  %lld B round %d: bare %.0f posix %.0f both %.0f ns/call; a/b %.1f\n", block, r, ns[0], ns[1],
-            ns[2], ab[2]);
+    double bare = env2 ? ns[0] : (ns[0] + ns[2]) / 2, bare_cpu = env2 ? cpu[0] : (cpu[0] + cpu[2]) / 2;
+    s->plain[r] = bare;
+    s->full[r] = ns[1] - bare;
+    s->mpi_layer[r] = ns[1] - ns[3];
+    s->cpu_full[r] = cpu[1] - bare_cpu;
+    s->cpu_mpi[r] = cpu[1] - cpu[3];
+    s->percent[r] = (ns[1] / bare - 1) * 100;
+    s->cpu_percent[r] = (cpu[1] / bare_cpu - 1) * 100;
+    s->aa[r] = (ns[2] / ns[0] - 1) * 100;
+    s->ab[r] = ab[1];
+    s->drops += d[1] + d[3] + (env2 ? d[2] : 0);
+    fprintf(stderr, "  %lld B round %d: bare %.0f both %.0f %s %.0f posix %.0f ns/call; a/b %.1f\n", block, r, ns[0],
+            ns[1], env2 ? "disabled" : "bare", ns[2], ns[3], ab[1]);
   }
   return 0;
 }
@@ -254,6 +296,9 @@ int main(int argc, char **argv) {
   printf("mpiio_write_64k_plain_ns_per_call %.1f ns\n", median_ci(k64.plain, reps).median);
   print_ci("ior_like_slowdown_percent", k64.percent, reps, "%");
   print_ci("ior_like_cpu_overhead_percent", k64.cpu_percent, reps, "%");
+  /* The same rounds' second bare run against the first: the bench cannot
+   * tell a slowdown narrower than this interval from none. */
+  print_ci(second_env() ? "ior_like_disabled_percent" : "ior_like_aa_percent", k64.aa, reps, "%");
   printf("mpiio_dropped_records %lld count\n", k4.drops + k64.drops);
   /* Dropped records are cheaper than recorded ones (bench_posix.c). */
   if (k4.drops + k64.drops)
