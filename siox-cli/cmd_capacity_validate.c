@@ -36,7 +36,7 @@ static const char help[] =
     "  siox capacity validate --job J [--prefix PATH]... [--mount DIR] [--since T]\n"
     "                [--until T] [--tolerance PCT] [--no-gaps] [--residual]\n"
     "                [--client-cache BYTES] [--with-delays] [--flat-concurrency]\n"
-    "                [--no-collective] [--no-kernel] [--json] CASE...\n"
+    "                [--no-collective] [--no-kernel] [--client-cores N] [--json] CASE...\n"
     "  CASE:  --case NAME [--scenario SPEC] [--workload FILE] [--replay-dir DIR]\n"
     "         [--run-mount DIR] --measured JOB [--measured JOB]...\n"
     "\n"
@@ -97,6 +97,10 @@ static const char help[] =
     "  --no-collective   MPI_File_open and _close cost only their requests (by\n"
     "                    default also the time the window's calls took beyond them:\n"
     "                    capacity/README.md, \"Collective open and close\")\n"
+    "  --client-cores N  a client node's cores: its FUSE client serves at most N\n"
+    "                    requests at once, not the most it had in flight (declared;\n"
+    "                    0, the default: no bound; capacity/README.md, \"Bounding a\n"
+    "                    client's servers by its node's cores\")\n"
     "  --case NAME       starts a case; the options below belong to the last --case\n"
     "  --scenario SPEC   the storage scenario, as siox capacity what-if takes it\n"
     "                    (bricks=N, heal=BRICK, device=BRICK:LAT_US:MBPS, load=K,\n"
@@ -145,6 +149,7 @@ struct vargs {
   int64_t since_ns, until_ns;
   uint64_t client_cache; /* bytes */
   int with_delays, flat, no_collective, no_kernel;
+  long client_cores; /* 0: no bound */
   double tolerance;
   struct vcase cs[MAX_CASES];
   int ncase;
@@ -170,7 +175,7 @@ static int case_opt(const struct siox_cmd *self, struct vargs *a, int c) {
 static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
   const struct siox_cmd *self = &siox_cmd_capacity_validate;
   enum { O_JOB = 0x200, O_PREFIX, O_MOUNT, O_SINCE, O_UNTIL, O_TOL, O_NOGAPS, O_RESID, O_CASE, O_CACHE, O_DELAYS, O_FLAT,
-         O_NOCOLL, O_NOKERNEL };
+         O_NOCOLL, O_NOKERNEL, O_CORES };
   static const struct option opts[] = {
       {"job", required_argument, NULL, O_JOB},       {"prefix", required_argument, NULL, O_PREFIX},
       {"mount", required_argument, NULL, O_MOUNT},   {"since", required_argument, NULL, O_SINCE},
@@ -181,7 +186,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
       {"workload", required_argument, NULL, 'w'},    {"replay-dir", required_argument, NULL, 'r'},
       {"run-mount", required_argument, NULL, 'm'},   {"measured", required_argument, NULL, 'M'},
       {"flat-concurrency", no_argument, NULL, O_FLAT}, {"no-collective", no_argument, NULL, O_NOCOLL},
-      {"no-kernel", no_argument, NULL, O_NOKERNEL},
+      {"no-kernel", no_argument, NULL, O_NOKERNEL}, {"client-cores", required_argument, NULL, O_CORES},
       SIOX_GLOBAL_LONGOPTS,                          {0}};
   int c, rc;
   int64_t now = siox_time_now_ns();
@@ -219,6 +224,10 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
     case O_FLAT: a->flat = 1; break;
     case O_NOCOLL: a->no_collective = 1; break;
     case O_NOKERNEL: a->no_kernel = 1; break;
+    case O_CORES:
+      if (siox_cli_parse_long(optarg, 0, 65536, &a->client_cores) < 0)
+        return siox_cli_usage(self, "--client-cores takes a count from 0 (no bound) to 65536, not '%s'", optarg);
+      break;
     case O_CACHE:
       if (siox_bytes_arg(optarg, &a->client_cache) != 0)
         return siox_cli_usage(self, "--client-cache takes bytes (e.g. 0, 65536, 512M, 2G), not '%s'", optarg);
@@ -284,6 +293,8 @@ static void print_text(const struct vargs *a, const siox_cap_model *m, const str
   char p[32], ms[32], lo[32], hi[32];
   printf("capacity validation of job %s: model of %" PRIu64 " samples, %zu components; tolerance %.0f%%\n", a->job,
          m->samples, m->ncomp, a->tolerance);
+  if (m->client_cores) /* declared, not measured: said with the answers it changes */
+    printf("a client serves at most %u requests at once: its node's cores (--client-cores)\n", m->client_cores);
   /* The scenario last: a brick's name makes it long. */
   printf("%-12s %5s %6s %7s %12s %12s %-29s %7s  %-7s  %s\n", "CASE", "RANKS", "COPIES", "REPEATS", "PREDICTED",
          "MEASURED", "(RUNS MIN .. MAX)", "ERROR", "VERDICT", "SCENARIO");
@@ -323,6 +334,7 @@ static json_object *to_json(const struct vargs *a, const struct siox_cap_validat
   int off = 0;
   siox_json_str(o, "job", a->job);
   siox_json_dbl(o, "tolerance_pct", a->tolerance);
+  siox_json_int(o, "client_cores", a->client_cores);
   for (int i = 0; i < a->ncase; i++) {
     const struct siox_cap_validate_case *c = &a->cs[i].c;
     json_object *j = json_object_new_object(), *runs = json_object_new_array();
@@ -388,6 +400,7 @@ int siox_capacity_validate_run(struct siox_cli *cli, int argc, char **argv) {
     m->class_concurrency = !a->flat;
     m->kernel_path = !a->no_kernel;
     m->collective = !a->no_collective;
+    m->client_cores = (uint32_t)a->client_cores;
     rc = validate_all(pg, a, cli, m);
   }
   else
