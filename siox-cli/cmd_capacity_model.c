@@ -16,6 +16,7 @@
 #include "format.h"
 #include "json_out.h"
 #include "session.h"
+#include "client_cores.h"
 #include "siox_capacity.h"
 #include "siox_workload.h"
 #include "bytes_arg.h"
@@ -114,10 +115,11 @@ static const char help[] =
     "                   default also the time the window's calls took beyond them:\n"
     "                   capacity/README.md, \"Collective open and close\")\n"
     "  --client-cores N a client node's cores: its FUSE client serves at most N\n"
-    "                   requests at once, not the most it had in flight (declared:\n"
-    "                   the warehouse has no node's core count; 0, the default: no\n"
-    "                   bound; capacity/README.md, \"Bounding a client's servers by\n"
-    "                   its node's cores\")\n"
+    "                   requests at once, not the most it had in flight; 0: no\n"
+    "                   bound (the model before). Default: this machine's online\n"
+    "                   cores, an assumption the output states (the warehouse has no\n"
+    "                   node's core count; capacity/README.md, \"Bounding a client's\n"
+    "                   servers by its node's cores\")\n"
     "  --replay-dir DIR predict `siox replay --dir DIR` of the workload instead: its\n"
     "                   files DIR/f<ID>-<name> are placed by DHT\n"
     "  --bricks N       (place) the volume's brick count\n"
@@ -148,7 +150,7 @@ struct margs {
   int nprefix, no_gaps, residual;
   uint64_t client_cache; /* bytes */
   int with_delays, flat, no_collective, no_kernel;
-  long client_cores; /* 0: no bound */
+  long client_cores; /* 0: no bound; SIOX_CLIENT_CORES_ASSUMED: this machine's */
 };
 
 int siox_capacity_model_wanted(int argc, char **argv) {
@@ -266,7 +268,7 @@ static const char *cost_str(const struct siox_cap_fit *f, int data, char *buf, s
   return buf;
 }
 
-static void print_model(const siox_cap_model *m) {
+static void print_model(const siox_cap_model *m, long cores_option) {
   char b[32];
   printf("storage model: %" PRIu64 " samples, %zu components, full-size request %s\n", m->samples, m->ncomp,
          siox_fmt_bytes((int64_t)m->chunk, b, sizeof b));
@@ -321,10 +323,10 @@ static void print_model(const siox_cap_model *m) {
              m->kernel_path ? "" : " (not used: --no-kernel)");
   for (uint32_t i = 0; i < m->ncomp; i++)
     if (m->comp[i].kind == SIOX_CAP_CLIENT && m->client_cores)
-      printf("\n%s: serves %u requests at once: its node's %u cores (--client-cores, declared) bound the %u it "
-             "was seen to have in flight",
-             m->comp[i].name, siox_cap_comp_servers(m, i), m->client_cores, m->comp[i].servers);
+      printf("\n%s: SERVERS %u, its node's cores bounding the %u it was seen to have in flight", m->comp[i].name,
+             siox_cap_comp_servers(m, i), m->comp[i].servers);
   printf("\nplacement: %zu files with a recorded brick\n", m->nplace);
+  siox_client_cores_say(stdout, m, cores_option);
 }
 
 static json_object *fit_json(const struct siox_cap_fit *f) {
@@ -353,7 +355,7 @@ static json_object *model_json(const siox_cap_model *m) {
   json_object_object_add(o, "collective", json_object_new_boolean(m->collective));
   siox_json_dbl(o, "mpi_open_ns", m->mpi_open_ns);
   siox_json_dbl(o, "mpi_close_ns", m->mpi_close_ns);
-  siox_json_int(o, "client_cores", m->client_cores);
+  siox_json_int(o, "client_cores", m->client_cores); /* 0: no bound */
   for (uint32_t i = 0; i < m->ncomp; i++) {
     const struct siox_cap_comp *c = &m->comp[i];
     json_object *j = json_object_new_object(), *cls = json_object_new_object();
@@ -532,6 +534,7 @@ static int what_if(PGconn *pg, const struct margs *a, const struct siox_cli *cli
     }
   }
   int rc = SIOX_EXIT_OK;
+  if (!root) siox_client_cores_say(stdout, m, a->client_cores); /* an assumption the answers rest on */
   for (int i = 0; i < a->njob + a->nwl && rc == SIOX_EXIT_OK; i++) {
     siox_workload *w = NULL;
     const char *name = i < a->njob ? a->job[i] : a->wl[i - a->njob];
@@ -554,7 +557,7 @@ static int what_if(PGconn *pg, const struct margs *a, const struct siox_cli *cli
 }
 
 int siox_capacity_model_run(struct siox_cli *cli, int argc, char **argv) {
-  struct margs a = {.client_cache = SIOX_CAP_CLIENT_CACHE_BYTES};
+  struct margs a = {.client_cache = SIOX_CAP_CLIENT_CACHE_BYTES, .client_cores = SIOX_CLIENT_CORES_ASSUMED};
   int rc = parse(cli, argc, argv, &a);
   if (rc >= 0) return rc;
   if (a.place) {
@@ -584,10 +587,10 @@ int siox_capacity_model_run(struct siox_cli *cli, int argc, char **argv) {
   m->class_concurrency = !a.flat;
   m->kernel_path = !a.no_kernel;
   m->collective = !a.no_collective;
-  m->client_cores = (uint32_t)a.client_cores;
+  siox_client_cores_apply(m, a.client_cores);
   if (a.what_if) rc = what_if(pg, &a, cli, m);
   else if (cli->json) rc = siox_json_print(model_json(m)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
-  else print_model(m), rc = SIOX_EXIT_OK;
+  else print_model(m, a.client_cores), rc = SIOX_EXIT_OK;
   siox_cap_model_free(m);
   siox_wh_close(wh);
   return rc;

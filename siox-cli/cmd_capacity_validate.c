@@ -21,6 +21,7 @@
 #include "json_out.h"
 #include "session.h"
 #include "siox/siox_wh.h"
+#include "client_cores.h"
 #include "siox_capacity.h"
 #include "siox_workload.h"
 #include "time_arg.h"
@@ -98,9 +99,10 @@ static const char help[] =
     "                    default also the time the window's calls took beyond them:\n"
     "                    capacity/README.md, \"Collective open and close\")\n"
     "  --client-cores N  a client node's cores: its FUSE client serves at most N\n"
-    "                    requests at once, not the most it had in flight (declared;\n"
-    "                    0, the default: no bound; capacity/README.md, \"Bounding a\n"
-    "                    client's servers by its node's cores\")\n"
+    "                    requests at once, not the most it had in flight; 0: no\n"
+    "                    bound (the model before). Default: this machine's online\n"
+    "                    cores, an assumption the output states (capacity/README.md,\n"
+    "                    \"Bounding a client's servers by its node's cores\")\n"
     "  --case NAME       starts a case; the options below belong to the last --case\n"
     "  --scenario SPEC   the storage scenario, as siox capacity what-if takes it\n"
     "                    (bricks=N, heal=BRICK, device=BRICK:LAT_US:MBPS, load=K,\n"
@@ -149,7 +151,8 @@ struct vargs {
   int64_t since_ns, until_ns;
   uint64_t client_cache; /* bytes */
   int with_delays, flat, no_collective, no_kernel;
-  long client_cores; /* 0: no bound */
+  long client_cores; /* 0: no bound; SIOX_CLIENT_CORES_ASSUMED: this machine's */
+  uint32_t cores_used;  /* the model's bound (for --json) */
   double tolerance;
   struct vcase cs[MAX_CASES];
   int ncase;
@@ -192,6 +195,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
   int64_t now = siox_time_now_ns();
   a->tolerance = 10;
   a->client_cache = SIOX_CAP_CLIENT_CACHE_BYTES;
+  a->client_cores = SIOX_CLIENT_CORES_ASSUMED;
   a->since_ns = 0;
   a->until_ns = INT64_MAX;
   argc--, argv++; /* "validate" */
@@ -293,8 +297,7 @@ static void print_text(const struct vargs *a, const siox_cap_model *m, const str
   char p[32], ms[32], lo[32], hi[32];
   printf("capacity validation of job %s: model of %" PRIu64 " samples, %zu components; tolerance %.0f%%\n", a->job,
          m->samples, m->ncomp, a->tolerance);
-  if (m->client_cores) /* declared, not measured: said with the answers it changes */
-    printf("a client serves at most %u requests at once: its node's cores (--client-cores)\n", m->client_cores);
+  siox_client_cores_say(stdout, m, a->client_cores); /* not measured: said with the answers it changes */
   /* The scenario last: a brick's name makes it long. */
   printf("%-12s %5s %6s %7s %12s %12s %-29s %7s  %-7s  %s\n", "CASE", "RANKS", "COPIES", "REPEATS", "PREDICTED",
          "MEASURED", "(RUNS MIN .. MAX)", "ERROR", "VERDICT", "SCENARIO");
@@ -334,7 +337,7 @@ static json_object *to_json(const struct vargs *a, const struct siox_cap_validat
   int off = 0;
   siox_json_str(o, "job", a->job);
   siox_json_dbl(o, "tolerance_pct", a->tolerance);
-  siox_json_int(o, "client_cores", a->client_cores);
+  siox_json_int(o, "client_cores", a->cores_used); /* 0: no bound */
   for (int i = 0; i < a->ncase; i++) {
     const struct siox_cap_validate_case *c = &a->cs[i].c;
     json_object *j = json_object_new_object(), *runs = json_object_new_array();
@@ -400,7 +403,8 @@ int siox_capacity_validate_run(struct siox_cli *cli, int argc, char **argv) {
     m->class_concurrency = !a->flat;
     m->kernel_path = !a->no_kernel;
     m->collective = !a->no_collective;
-    m->client_cores = (uint32_t)a->client_cores;
+    siox_client_cores_apply(m, a->client_cores);
+    a->cores_used = m->client_cores;
     rc = validate_all(pg, a, cli, m);
   }
   else
