@@ -73,7 +73,10 @@
 # (--flat-concurrency --no-collective --no-kernel, capacity/README.md
 # "Concurrency per class", "Collective open and close", "The kernel's part"):
 # ..._<key>_flat, and each of the three alone: ..._<key>_conc,
-# ..._<key>_coll, ..._<key>_kernel; the model without the calibration job
+# ..._<key>_coll, ..._<key>_kernel; the model before its client's servers
+# were bounded by its node's cores (--client-cores 0; the default bound is
+# this machine's online cores: capacity/README.md "Bounding a client's
+# servers by its node's cores"): ..._<key>_nocores; the model without the calibration job
 # (its window starts after it): ..._<key>_nocal; with CV_BASELINE_CLI=PATH (a `siox` built
 # from the commit to compare with), its validate on the same runs:
 # ..._<key>_baseline;
@@ -248,6 +251,10 @@ validate_variant vf --flat-concurrency --no-collective --no-kernel
 validate_variant vc --no-collective --no-kernel
 validate_variant vo --flat-concurrency --no-kernel
 validate_variant vk --flat-concurrency --no-collective
+# The client's servers not bounded by its node's cores (capacity/README.md "Bounding a
+# client's servers by its node's cores"): the model before. The default bound is this
+# machine's online cores, where every replay ran.
+validate_variant vnocores --client-cores 0
 # The model without the calibration job (its window starts after it): the model before it.
 [ "$tc" = "$t0" ] || ARGS_VAR=args_nocal validate_variant vn
 [ -z "${CV_BASELINE_CLI:-}" ] || CLI=$CV_BASELINE_CLI validate_variant vb
@@ -289,7 +296,7 @@ for n in names:
           f"{100 * (c['measured_max_ns'] - c['measured_min_ns']) / c['measured_io_time_ns']:.1f} %")
     print(f"capacity_measured_runs_{k} {c['repeats']} count")
     for pre, suf in (("v0", "nocache"), ("vd", "delays"), ("vf", "flat"), ("vc", "conc"), ("vo", "coll"), ("vk", "kernel"),
-                     ("vn", "nocal"), ("vb", "baseline")):
+                     ("vn", "nocal"), ("vnocores", "nocores"), ("vb", "baseline")):
         c0 = case(pre, n)
         if c0 is not None:
             print(f"capacity_prediction_error_percent_{k}_{suf} {c0['error_pct']:.1f} %")

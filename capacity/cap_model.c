@@ -72,6 +72,7 @@ siox_cap_model *siox_cap_model_clone(const siox_cap_model *m) {
   c->class_concurrency = m->class_concurrency;
   c->kernel_path = m->kernel_path;
   c->collective = m->collective;
+  c->client_cores = m->client_cores;
   c->mpi_open_ns = m->mpi_open_ns;
   c->mpi_close_ns = m->mpi_close_ns;
   for (size_t i = 0; i < m->ncomp; i++) {
@@ -254,6 +255,15 @@ void siox_cap_model_healthy(const siox_cap_model *m, int cls, struct siox_cap_fi
   *out = *f[(k - 1) / 2];
 }
 
+uint32_t siox_cap_comp_servers(const siox_cap_model *m, uint32_t comp) {
+  const struct siox_cap_comp *c = &m->comp[comp];
+  uint32_t n = c->servers ? c->servers : 1;
+  /* A client's requests are its node's CPU work (FUSE's daemon threads):
+   * more in flight than cores are not served at once. */
+  if (c->kind == SIOX_CAP_CLIENT && m->client_cores && n > m->client_cores) n = m->client_cores;
+  return n;
+}
+
 double siox_cap_comp_capacity(const siox_cap_model *m, uint32_t comp, int cls, double *lo, double *hi) {
   const struct siox_cap_comp *c = &m->comp[comp];
   const struct siox_cap_fit *f = &c->fit[cls];
@@ -271,9 +281,10 @@ double siox_cap_comp_capacity(const siox_cap_model *m, uint32_t comp, int cls, d
   double t = siox_cap_fit_eval(f, x);
   if (t <= 0) return 0;
   double se = siox_cap_fit_se(f, x);
-  double cap = c->servers * per / (t * 1e-9);
-  if (lo) *lo = c->servers * per / ((t + 2 * se) * 1e-9);
-  if (hi) *hi = t - 2 * se > 0 ? c->servers * per / ((t - 2 * se) * 1e-9) : 0; /* 0: unbounded */
+  double srv = siox_cap_comp_servers(m, comp);
+  double cap = srv * per / (t * 1e-9);
+  if (lo) *lo = srv * per / ((t + 2 * se) * 1e-9);
+  if (hi) *hi = t - 2 * se > 0 ? srv * per / ((t - 2 * se) * 1e-9) : 0; /* 0: unbounded */
   return cap;
 }
 

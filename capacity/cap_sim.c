@@ -4,7 +4,8 @@
  * compute gaps and issues its operations' requests one at a time (a rank's
  * I/O is synchronous, as the replay's is), each through the client's FUSE
  * channel and then the brick that holds the file. Stations are the model's
- * components: FIFO, `servers` requests at once. A read of what the client
+ * components: FIFO, `servers` requests at once (a client's at most its
+ * node's cores, when the model has them). A read of what the client
  * node's page cache holds (cap_cache.c) makes no request for that part.
  */
 #include <errno.h>
@@ -492,7 +493,7 @@ int siox_cap_simulate(const siox_cap_model *m, const siox_workload *w, const str
   s.bytes_w = calloc(nc, sizeof(*s.bytes_w));
   s.rec_ns = calloc(siox_wl_nrecs(w) ? siox_wl_nrecs(w) : 1, sizeof(*s.rec_ns));
   if (!(s.st = calloc(nc, sizeof(*s.st))) || !s.bytes_r || !s.bytes_w || !s.rec_ns) goto out;
-  for (size_t c = 0; c < m->ncomp; c++) s.st[c].servers = m->comp[c].servers ? m->comp[c].servers : 1;
+  for (size_t c = 0; c < m->ncomp; c++) s.st[c].servers = siox_cap_comp_servers(m, (uint32_t)c);
   s.cache.limit = m->client_cache_bytes;
   if (build_slots(&s) < 0) goto out;
   if (build_ranks(&s) < 0 || build_sync(&s) < 0) goto out;

@@ -148,6 +148,13 @@ struct siox_cap_model {
   int collective;
   /* 1 (the default): operations pay their client's kernel_call_ns; 0: not (the model before). */
   int kernel_path;
+  /* The client node's cores (README "Bounding a client's servers by its
+   * node's cores"): a client component serves at most this many requests at
+   * once, whatever it was seen to have in flight (its requests are CPU
+   * work: a FUSE request in flight is not one being served). 0: no bound
+   * (the model before). Declared, not measured: the warehouse records no
+   * node's core count. */
+  uint32_t client_cores;
 };
 /* Defaults of siox_cap_model_new (README "The client's page cache"). */
 #define SIOX_CAP_CLIENT_CACHE_BYTES (1024ull * 1024 * 1024)
@@ -181,9 +188,12 @@ void siox_cap_model_healthy(const siox_cap_model *m, int cls, struct siox_cap_fi
 /* The client component all ranks' requests pass: the most sampled one
  * (-1: the model has no client). */
 int64_t siox_cap_model_main_client(const siox_cap_model *m);
+/* The requests component comp serves at once in the model: the most it was
+ * seen serving (at least 1), a client's at most m->client_cores when set. */
+uint32_t siox_cap_comp_servers(const siox_cap_model *m, uint32_t comp);
 /* Capacity of a component for class cls at chunk-sized requests (bytes/s;
  * requests/s for classes of no bytes): the declared bandwidth when there is
- * one, else servers * chunk / service time. lo and hi (may be NULL): the same
+ * one, else siox_cap_comp_servers * chunk / service time. lo and hi (may be NULL): the same
  * at the fit's +/- 2 standard errors. 0 when the class was never seen. */
 double siox_cap_comp_capacity(const siox_cap_model *m, uint32_t comp, int cls, double *lo, double *hi);
 

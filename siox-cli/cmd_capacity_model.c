@@ -16,6 +16,7 @@
 #include "format.h"
 #include "json_out.h"
 #include "session.h"
+#include "client_cores.h"
 #include "siox_capacity.h"
 #include "siox_workload.h"
 #include "bytes_arg.h"
@@ -34,7 +35,7 @@ static const char help[] =
     "  siox capacity what-if SCENARIO... (--job J | --workload FILE)... [--since T]\n"
     "                [--until T] [--mount DIR] [--prefix PATH]... [--no-gaps]\n"
     "                [--client-cache BYTES] [--with-delays] [--flat-concurrency]\n"
-    "                [--no-collective] [--no-kernel] [--json]\n"
+    "                [--no-collective] [--no-kernel] [--client-cores N] [--json]\n"
     "  siox capacity --what-if SCENARIO (--job J | --workload FILE)... [...]\n"
     "  siox capacity place --bricks N [--mount DIR] PATH...\n"
     "\n"
@@ -113,6 +114,12 @@ static const char help[] =
     "  --no-collective  MPI_File_open and _close cost only their requests (by\n"
     "                   default also the time the window's calls took beyond them:\n"
     "                   capacity/README.md, \"Collective open and close\")\n"
+    "  --client-cores N a client node's cores: its FUSE client serves at most N\n"
+    "                   requests at once, not the most it had in flight; 0: no\n"
+    "                   bound (the model before). Default: this machine's online\n"
+    "                   cores, an assumption the output states (the warehouse has no\n"
+    "                   node's core count; capacity/README.md, \"Bounding a client's\n"
+    "                   servers by its node's cores\")\n"
     "  --replay-dir DIR predict `siox replay --dir DIR` of the workload instead: its\n"
     "                   files DIR/f<ID>-<name> are placed by DHT\n"
     "  --bricks N       (place) the volume's brick count\n"
@@ -143,6 +150,7 @@ struct margs {
   int nprefix, no_gaps, residual;
   uint64_t client_cache; /* bytes */
   int with_delays, flat, no_collective, no_kernel;
+  long client_cores; /* 0: no bound; SIOX_CLIENT_CORES_ASSUMED: this machine's */
 };
 
 int siox_capacity_model_wanted(int argc, char **argv) {
@@ -158,7 +166,7 @@ int siox_capacity_model_wanted(int argc, char **argv) {
 static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
   const struct siox_cmd *self = &siox_cmd_capacity_model;
   enum { O_SINCE = 0x200, O_UNTIL, O_JOB, O_WL, O_MOUNT, O_PREFIX, O_NOGAPS, O_WHATIF, O_REPLAY, O_BRICKS, O_MODELONLY, O_CACHE, O_DELAYS, O_FLAT,
-         O_NOCOLL, O_NOKERNEL };
+         O_NOCOLL, O_NOKERNEL, O_CORES };
   static const struct option opts[] = {
       {"since", required_argument, NULL, O_SINCE},   {"until", required_argument, NULL, O_UNTIL},
       {"job", required_argument, NULL, O_JOB},       {"workload", required_argument, NULL, O_WL},
@@ -168,7 +176,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
       {"residual", no_argument, NULL, O_MODELONLY}, {"client-cache", required_argument, NULL, O_CACHE},
       {"with-delays", no_argument, NULL, O_DELAYS}, {"flat-concurrency", no_argument, NULL, O_FLAT},
       {"no-collective", no_argument, NULL, O_NOCOLL},
-      {"no-kernel", no_argument, NULL, O_NOKERNEL},
+      {"no-kernel", no_argument, NULL, O_NOKERNEL}, {"client-cores", required_argument, NULL, O_CORES},
       SIOX_GLOBAL_LONGOPTS,                          {0}};
   int c, rc;
   int64_t now = siox_time_now_ns();
@@ -209,6 +217,10 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
     case O_FLAT: a->flat = 1; break;
     case O_NOCOLL: a->no_collective = 1; break;
     case O_NOKERNEL: a->no_kernel = 1; break;
+    case O_CORES:
+      if (siox_cli_parse_long(optarg, 0, 65536, &a->client_cores) < 0)
+        return siox_cli_usage(self, "--client-cores takes a count from 0 (no bound) to 65536, not '%s'", optarg);
+      break;
     case O_CACHE:
       if (siox_bytes_arg(optarg, &a->client_cache) != 0)
         return siox_cli_usage(self, "--client-cache takes bytes (e.g. 0, 65536, 512M, 2G), not '%s'", optarg);
@@ -256,7 +268,7 @@ static const char *cost_str(const struct siox_cap_fit *f, int data, char *buf, s
   return buf;
 }
 
-static void print_model(const siox_cap_model *m) {
+static void print_model(const siox_cap_model *m, long cores_option) {
   char b[32];
   printf("storage model: %" PRIu64 " samples, %zu components, full-size request %s\n", m->samples, m->ncomp,
          siox_fmt_bytes((int64_t)m->chunk, b, sizeof b));
@@ -295,7 +307,7 @@ static void print_model(const siox_cap_model *m) {
       siox_fmt_duration((int64_t)llround(f->excess_ns), delay, sizeof delay);
       printf("%-32s %-6s %7s  %-7s %8s %6" PRIu64 " %5" PRIu64 "  %-48s %10s  %s\n", first ? c->name : "",
              first ? (c->kind == SIOX_CAP_BRICK ? "brick" : "client") : "",
-             first ? (snprintf(lo_s, sizeof lo_s, "%u", c->servers), lo_s) : "", siox_cap_class_name(cls), per, f->n,
+             first ? (snprintf(lo_s, sizeof lo_s, "%u", siox_cap_comp_servers(m, order[k])), lo_s) : "", siox_cap_class_name(cls), per, f->n,
              f->left_out, cost_str(f, data, cost, sizeof cost), f->left_out ? delay : "-", capb);
       first = 0;
     }
@@ -309,7 +321,12 @@ static void print_model(const siox_cap_model *m) {
              "%.3f ms per call%s",
              m->comp[i].name, m->comp[i].kernel_call_ns[SIOX_CAP_READ] / 1e6, m->comp[i].kernel_call_ns[SIOX_CAP_WRITE] / 1e6,
              m->kernel_path ? "" : " (not used: --no-kernel)");
+  for (uint32_t i = 0; i < m->ncomp; i++)
+    if (m->comp[i].kind == SIOX_CAP_CLIENT && m->client_cores)
+      printf("\n%s: SERVERS %u, its node's cores bounding the %u it was seen to have in flight", m->comp[i].name,
+             siox_cap_comp_servers(m, i), m->comp[i].servers);
   printf("\nplacement: %zu files with a recorded brick\n", m->nplace);
+  siox_client_cores_say(stdout, m, cores_option);
 }
 
 static json_object *fit_json(const struct siox_cap_fit *f) {
@@ -338,12 +355,14 @@ static json_object *model_json(const siox_cap_model *m) {
   json_object_object_add(o, "collective", json_object_new_boolean(m->collective));
   siox_json_dbl(o, "mpi_open_ns", m->mpi_open_ns);
   siox_json_dbl(o, "mpi_close_ns", m->mpi_close_ns);
+  siox_json_int(o, "client_cores", m->client_cores); /* 0: no bound */
   for (uint32_t i = 0; i < m->ncomp; i++) {
     const struct siox_cap_comp *c = &m->comp[i];
     json_object *j = json_object_new_object(), *cls = json_object_new_object();
     siox_json_str(j, "name", c->name);
     siox_json_str(j, "kind", c->kind == SIOX_CAP_BRICK ? "brick" : "client");
-    siox_json_int(j, "servers", c->servers);
+    siox_json_int(j, "servers", siox_cap_comp_servers(m, i));
+    siox_json_int(j, "servers_seen", c->servers);
     if (c->declared_bps > 0) siox_json_dbl(j, "declared_bytes_per_s", c->declared_bps);
     siox_json_int(j, "synthetic", c->synthetic);
     for (int k = 0; k < SIOX_CAP_NCLASS; k++) {
@@ -515,6 +534,7 @@ static int what_if(PGconn *pg, const struct margs *a, const struct siox_cli *cli
     }
   }
   int rc = SIOX_EXIT_OK;
+  if (!root) siox_client_cores_say(stdout, m, a->client_cores); /* an assumption the answers rest on */
   for (int i = 0; i < a->njob + a->nwl && rc == SIOX_EXIT_OK; i++) {
     siox_workload *w = NULL;
     const char *name = i < a->njob ? a->job[i] : a->wl[i - a->njob];
@@ -537,7 +557,7 @@ static int what_if(PGconn *pg, const struct margs *a, const struct siox_cli *cli
 }
 
 int siox_capacity_model_run(struct siox_cli *cli, int argc, char **argv) {
-  struct margs a = {.client_cache = SIOX_CAP_CLIENT_CACHE_BYTES};
+  struct margs a = {.client_cache = SIOX_CAP_CLIENT_CACHE_BYTES, .client_cores = SIOX_CLIENT_CORES_ASSUMED};
   int rc = parse(cli, argc, argv, &a);
   if (rc >= 0) return rc;
   if (a.place) {
@@ -567,9 +587,10 @@ int siox_capacity_model_run(struct siox_cli *cli, int argc, char **argv) {
   m->class_concurrency = !a.flat;
   m->kernel_path = !a.no_kernel;
   m->collective = !a.no_collective;
+  siox_client_cores_apply(m, a.client_cores);
   if (a.what_if) rc = what_if(pg, &a, cli, m);
   else if (cli->json) rc = siox_json_print(model_json(m)) == 0 ? SIOX_EXIT_OK : SIOX_EXIT_FAIL;
-  else print_model(m), rc = SIOX_EXIT_OK;
+  else print_model(m, a.client_cores), rc = SIOX_EXIT_OK;
   siox_cap_model_free(m);
   siox_wh_close(wh);
   return rc;

@@ -21,6 +21,7 @@
 #include "json_out.h"
 #include "session.h"
 #include "siox/siox_wh.h"
+#include "client_cores.h"
 #include "siox_capacity.h"
 #include "siox_workload.h"
 #include "time_arg.h"
@@ -36,7 +37,7 @@ static const char help[] =
     "  siox capacity validate --job J [--prefix PATH]... [--mount DIR] [--since T]\n"
     "                [--until T] [--tolerance PCT] [--no-gaps] [--residual]\n"
     "                [--client-cache BYTES] [--with-delays] [--flat-concurrency]\n"
-    "                [--no-collective] [--no-kernel] [--json] CASE...\n"
+    "                [--no-collective] [--no-kernel] [--client-cores N] [--json] CASE...\n"
     "  CASE:  --case NAME [--scenario SPEC] [--workload FILE] [--replay-dir DIR]\n"
     "         [--run-mount DIR] --measured JOB [--measured JOB]...\n"
     "\n"
@@ -97,6 +98,11 @@ static const char help[] =
     "  --no-collective   MPI_File_open and _close cost only their requests (by\n"
     "                    default also the time the window's calls took beyond them:\n"
     "                    capacity/README.md, \"Collective open and close\")\n"
+    "  --client-cores N  a client node's cores: its FUSE client serves at most N\n"
+    "                    requests at once, not the most it had in flight; 0: no\n"
+    "                    bound (the model before). Default: this machine's online\n"
+    "                    cores, an assumption the output states (capacity/README.md,\n"
+    "                    \"Bounding a client's servers by its node's cores\")\n"
     "  --case NAME       starts a case; the options below belong to the last --case\n"
     "  --scenario SPEC   the storage scenario, as siox capacity what-if takes it\n"
     "                    (bricks=N, heal=BRICK, device=BRICK:LAT_US:MBPS, load=K,\n"
@@ -145,6 +151,8 @@ struct vargs {
   int64_t since_ns, until_ns;
   uint64_t client_cache; /* bytes */
   int with_delays, flat, no_collective, no_kernel;
+  long client_cores; /* 0: no bound; SIOX_CLIENT_CORES_ASSUMED: this machine's */
+  uint32_t cores_used;  /* the model's bound (for --json) */
   double tolerance;
   struct vcase cs[MAX_CASES];
   int ncase;
@@ -170,7 +178,7 @@ static int case_opt(const struct siox_cmd *self, struct vargs *a, int c) {
 static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
   const struct siox_cmd *self = &siox_cmd_capacity_validate;
   enum { O_JOB = 0x200, O_PREFIX, O_MOUNT, O_SINCE, O_UNTIL, O_TOL, O_NOGAPS, O_RESID, O_CASE, O_CACHE, O_DELAYS, O_FLAT,
-         O_NOCOLL, O_NOKERNEL };
+         O_NOCOLL, O_NOKERNEL, O_CORES };
   static const struct option opts[] = {
       {"job", required_argument, NULL, O_JOB},       {"prefix", required_argument, NULL, O_PREFIX},
       {"mount", required_argument, NULL, O_MOUNT},   {"since", required_argument, NULL, O_SINCE},
@@ -181,12 +189,13 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
       {"workload", required_argument, NULL, 'w'},    {"replay-dir", required_argument, NULL, 'r'},
       {"run-mount", required_argument, NULL, 'm'},   {"measured", required_argument, NULL, 'M'},
       {"flat-concurrency", no_argument, NULL, O_FLAT}, {"no-collective", no_argument, NULL, O_NOCOLL},
-      {"no-kernel", no_argument, NULL, O_NOKERNEL},
+      {"no-kernel", no_argument, NULL, O_NOKERNEL}, {"client-cores", required_argument, NULL, O_CORES},
       SIOX_GLOBAL_LONGOPTS,                          {0}};
   int c, rc;
   int64_t now = siox_time_now_ns();
   a->tolerance = 10;
   a->client_cache = SIOX_CAP_CLIENT_CACHE_BYTES;
+  a->client_cores = SIOX_CLIENT_CORES_ASSUMED;
   a->since_ns = 0;
   a->until_ns = INT64_MAX;
   argc--, argv++; /* "validate" */
@@ -219,6 +228,10 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
     case O_FLAT: a->flat = 1; break;
     case O_NOCOLL: a->no_collective = 1; break;
     case O_NOKERNEL: a->no_kernel = 1; break;
+    case O_CORES:
+      if (siox_cli_parse_long(optarg, 0, 65536, &a->client_cores) < 0)
+        return siox_cli_usage(self, "--client-cores takes a count from 0 (no bound) to 65536, not '%s'", optarg);
+      break;
     case O_CACHE:
       if (siox_bytes_arg(optarg, &a->client_cache) != 0)
         return siox_cli_usage(self, "--client-cache takes bytes (e.g. 0, 65536, 512M, 2G), not '%s'", optarg);
@@ -284,6 +297,7 @@ static void print_text(const struct vargs *a, const siox_cap_model *m, const str
   char p[32], ms[32], lo[32], hi[32];
   printf("capacity validation of job %s: model of %" PRIu64 " samples, %zu components; tolerance %.0f%%\n", a->job,
          m->samples, m->ncomp, a->tolerance);
+  siox_client_cores_say(stdout, m, a->client_cores); /* not measured: said with the answers it changes */
   /* The scenario last: a brick's name makes it long. */
   printf("%-12s %5s %6s %7s %12s %12s %-29s %7s  %-7s  %s\n", "CASE", "RANKS", "COPIES", "REPEATS", "PREDICTED",
          "MEASURED", "(RUNS MIN .. MAX)", "ERROR", "VERDICT", "SCENARIO");
@@ -323,6 +337,7 @@ static json_object *to_json(const struct vargs *a, const struct siox_cap_validat
   int off = 0;
   siox_json_str(o, "job", a->job);
   siox_json_dbl(o, "tolerance_pct", a->tolerance);
+  siox_json_int(o, "client_cores", a->cores_used); /* 0: no bound */
   for (int i = 0; i < a->ncase; i++) {
     const struct siox_cap_validate_case *c = &a->cs[i].c;
     json_object *j = json_object_new_object(), *runs = json_object_new_array();
@@ -388,6 +403,8 @@ int siox_capacity_validate_run(struct siox_cli *cli, int argc, char **argv) {
     m->class_concurrency = !a->flat;
     m->kernel_path = !a->no_kernel;
     m->collective = !a->no_collective;
+    siox_client_cores_apply(m, a->client_cores);
+    a->cores_used = m->client_cores;
     rc = validate_all(pg, a, cli, m);
   }
   else

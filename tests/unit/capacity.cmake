@@ -12,3 +12,5 @@ siox_unit_test(test_capacity_concurrency SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_
 siox_unit_test(test_capacity_kernel SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capacity_kernel.c LIBS siox-capacity m)
 # The measured side of validate over repeated runs (median of the repeats' means per copy).
 siox_unit_test(test_capacity_measured SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capacity_measured.c LIBS siox-capacity m)
+# A client's servers bounded by its node's cores (--client-cores).
+siox_unit_test(test_capacity_cores SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capacity_cores.c LIBS siox-capacity m)
