@@ -275,6 +275,17 @@ static const char *cost_str(const struct siox_cap_fit *f, int data, char *buf, s
   return buf;
 }
 
+/* The components that share the client node's cores (README "The client node's CPU"). */
+static void print_node(const siox_cap_model *m) {
+  int64_t c = siox_cap_model_main_client(m);
+  if (c < 0 || !m->node_cpu || !m->client_cores) return;
+  size_t on = 0, bricks = 0;
+  for (size_t i = 0; i < m->ncomp; i++)
+    if (m->comp[i].kind == SIOX_CAP_BRICK) bricks++, on += (size_t)m->comp[i].on_client_node;
+  printf("\n%s: node CPU: %zu of %zu bricks run on the client's host (%s) and share its %u cores",
+         m->comp[c].name, on, bricks, m->comp[c].host[0] ? m->comp[c].host : m->comp[c].name, m->client_cores);
+}
+
 static void print_model(const siox_cap_model *m, long cores_option) {
   char b[32];
   printf("storage model: %" PRIu64 " samples, %zu components, full-size request %s\n", m->samples, m->ncomp,
@@ -332,6 +343,7 @@ static void print_model(const siox_cap_model *m, long cores_option) {
     if (m->comp[i].kind == SIOX_CAP_CLIENT && m->client_cores)
       printf("\n%s: SERVERS %u, its node's cores bounding the %u it was seen to have in flight", m->comp[i].name,
              siox_cap_comp_servers(m, i), m->comp[i].servers);
+  print_node(m);
   printf("\nplacement: %zu files with a recorded brick\n", m->nplace);
   siox_client_cores_say(stdout, m, cores_option);
 }
@@ -370,6 +382,7 @@ static json_object *model_json(const siox_cap_model *m) {
     siox_json_str(j, "name", c->name);
     siox_json_str(j, "kind", c->kind == SIOX_CAP_BRICK ? "brick" : "client");
     siox_json_int(j, "servers", siox_cap_comp_servers(m, i));
+    json_object_object_add(j, "on_client_node", json_object_new_boolean(m->comp[i].on_client_node));
     siox_json_int(j, "servers_seen", c->servers);
     if (c->declared_bps > 0) siox_json_dbl(j, "declared_bytes_per_s", c->declared_bps);
     siox_json_int(j, "synthetic", c->synthetic);
