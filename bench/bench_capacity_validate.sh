@@ -76,7 +76,9 @@
 # ..._<key>_coll, ..._<key>_kernel; the model before its client's servers
 # were bounded by its node's cores (--client-cores 0; the default bound is
 # this machine's online cores: capacity/README.md "Bounding a client's
-# servers by its node's cores"): ..._<key>_nocores; the model without the calibration job
+# servers by its node's cores"): ..._<key>_nocores; the model before the
+# client node's cores were shared by every component on the node (--no-node-cpu:
+# capacity/README.md "The client node's CPU"): ..._<key>_nonodecpu; the model without the calibration job
 # (its window starts after it): ..._<key>_nocal; with CV_BASELINE_CLI=PATH (a `siox` built
 # from the commit to compare with), its validate on the same runs:
 # ..._<key>_baseline;
@@ -95,6 +97,9 @@
 # T/case-NAME.args (T/job-2to4.args); start its PostgreSQL again (as user
 # postgres: pg_ctl -D T/server/pg start) and call `siox --data-dir T/server
 # capacity validate` with the recorded job's options and those cases.
+# Where a run's CPU goes (capacity/README.md "The client node's CPU"):
+# bench/capacity_cpu_share.py sample LOG in the background during the
+# bench, then capacity_cpu_share.py share LOG T0 T1 T over a run's window.
 #   bench/bench_capacity_validate.sh [BUILD_DIR]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -255,6 +260,9 @@ validate_variant vk --flat-concurrency --no-collective
 # client's servers by its node's cores"): the model before. The default bound is this
 # machine's online cores, where every replay ran.
 validate_variant vnocores --client-cores 0
+# Each component on the client node with its servers to itself (capacity/README.md "The
+# client node's CPU"): the model before the node's cores were shared.
+validate_variant vnonodecpu --no-node-cpu
 # The model without the calibration job (its window starts after it): the model before it.
 [ "$tc" = "$t0" ] || ARGS_VAR=args_nocal validate_variant vn
 [ -z "${CV_BASELINE_CLI:-}" ] || CLI=$CV_BASELINE_CLI validate_variant vb
@@ -296,7 +304,7 @@ for n in names:
           f"{100 * (c['measured_max_ns'] - c['measured_min_ns']) / c['measured_io_time_ns']:.1f} %")
     print(f"capacity_measured_runs_{k} {c['repeats']} count")
     for pre, suf in (("v0", "nocache"), ("vd", "delays"), ("vf", "flat"), ("vc", "conc"), ("vo", "coll"), ("vk", "kernel"),
-                     ("vn", "nocal"), ("vnocores", "nocores"), ("vb", "baseline")):
+                     ("vn", "nocal"), ("vnocores", "nocores"), ("vnonodecpu", "nonodecpu"), ("vb", "baseline")):
         c0 = case(pre, n)
         if c0 is not None:
             print(f"capacity_prediction_error_percent_{k}_{suf} {c0['error_pct']:.1f} %")

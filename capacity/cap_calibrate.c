@@ -1,6 +1,6 @@
 /*
- * The model calibrated from the warehouse: samples, placement and declared
- * bandwidths read by libsiox-warehouse (wh_capacity_samples.c), fitted here.
+ * The model calibrated from the warehouse: samples, placement, the
+ * components' hosts and declared bandwidths read by libsiox-warehouse (wh_capacity_samples.c), fitted here.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -67,6 +67,14 @@ static int on_mpi(void *ctx, int close, int64_t ns) {
   return 0;
 }
 
+/* A component's host: the first its processes report (a component runs on one). */
+static int on_host(void *ctx, const char *component, const char *host) {
+  struct cal *c = ctx;
+  int64_t k = siox_cap_model_find(c->m, component);
+  if (k >= 0 && !c->m->comp[k].host[0]) snprintf(c->m->comp[k].host, sizeof c->m->comp[k].host, "%s", host);
+  return 0;
+}
+
 static void cal_free(struct cal *c) {
   free(c->s);
   free(c->p);
@@ -101,6 +109,8 @@ int siox_cap_model_from_warehouse(PGconn *pg, int64_t since_ns, int64_t until_ns
     goto fail;
   }
   if ((rc = siox_cap_model_fit(c.m, c.s, c.n)) < 0) goto fail;
+  if ((rc = siox_wh_capacity_hosts(pg, on_host, &c, err, errlen)) < 0) goto fail;
+  siox_cap_model_nodes(c.m);
   if ((rc = siox_wh_capacity_posix(pg, since_ns, until_ns, on_posix, &c, err, errlen)) < 0 ||
       (rc = siox_cap_model_kernel(c.m, c.p, c.np, c.s, c.n)) < 0)
     goto fail;

@@ -59,6 +59,7 @@ static int serve(struct cap_evq *q, struct cap_station *s, uint32_t sid, uint32_
   s->busy++;
   s->requests++;
   s->busy_ns += svc;
+  if (s->hold) return cap_evq_push(q, q->now, CAP_EV_SERVED, who, sid);
   return cap_evq_push(q, q->now + svc, CAP_EV_DEPART, who, sid);
 }
 

@@ -38,6 +38,11 @@ struct cap_waiting {
 };
 struct cap_station {
   uint32_t servers, busy;
+  /* 1: a request that gets a server is not timed here: a CAP_EV_SERVED is
+   * scheduled at once and the caller schedules its CAP_EV_DEPART (the
+   * simulation's node CPU: the request holds the server while it waits for
+   * and uses a core; cap_sim.c). */
+  int hold;
   struct cap_waiting *q; /* ring */
   size_t head, len, cap;
   uint64_t requests;
@@ -45,9 +50,11 @@ struct cap_station {
 };
 
 #define CAP_EV_DEPART 1 /* who's service at station arg ended */
+#define CAP_EV_SERVED 3 /* who got a server of station arg, which holds it (hold) */
 
 /* who arrives at station s (index sid) needing svc ns: served at once when
- * a server is free (a CAP_EV_DEPART is scheduled), else queued. 0/-ENOMEM. */
+ * a server is free (a CAP_EV_DEPART is scheduled, a CAP_EV_SERVED at once
+ * when s->hold), else queued. 0/-ENOMEM. */
 int cap_station_arrive(struct cap_evq *q, struct cap_station *s, uint32_t sid, uint32_t who, double svc);
 /* A server of s finished (call on CAP_EV_DEPART): starts the next waiting
  * request, if any. 0/-ENOMEM. */

@@ -48,6 +48,7 @@ siox_cap_model *siox_cap_model_new(void) {
   m->class_concurrency = 1;
   m->kernel_path = 1;
   m->collective = 1;
+  m->node_cpu = 1;
   return m;
 }
 
@@ -73,6 +74,7 @@ siox_cap_model *siox_cap_model_clone(const siox_cap_model *m) {
   c->kernel_path = m->kernel_path;
   c->collective = m->collective;
   c->client_cores = m->client_cores;
+  c->node_cpu = m->node_cpu;
   c->mpi_open_ns = m->mpi_open_ns;
   c->mpi_close_ns = m->mpi_close_ns;
   for (size_t i = 0; i < m->ncomp; i++) {

@@ -123,6 +123,18 @@ static uint32_t healthy_servers(const siox_cap_model *m) {
   return s[(k - 1) / 2];
 }
 
+/* 1 when every measured brick runs on the client node (the testbed): a new
+ * brick is then taken to run there too, sharing its cores. */
+static int bricks_on_client_node(const siox_cap_model *m) {
+  int any = 0;
+  for (size_t i = 0; i < m->ncomp; i++) {
+    if (m->comp[i].kind != SIOX_CAP_BRICK || m->comp[i].synthetic) continue;
+    if (!m->comp[i].on_client_node) return 0;
+    any = 1;
+  }
+  return any;
+}
+
 /* Gives component c the healthy bricks' service times (from ref). */
 static void make_healthy(siox_cap_model *mm, const siox_cap_model *ref, uint32_t c) {
   for (int cls = 0; cls < SIOX_CAP_NCLASS; cls++) siox_cap_model_healthy(ref, cls, &mm->comp[c].fit[cls]);
@@ -171,6 +183,7 @@ static int apply(siox_cap_model *mm, const siox_cap_model *m, const struct siox_
       int64_t k = siox_cap_model_comp(mm, name, SIOX_CAP_BRICK);
       if (k < 0) return (int)k;
       make_healthy(mm, m, (uint32_t)k);
+      mm->comp[k].on_client_node = bricks_on_client_node(m);
       v->bricks[i] = (uint32_t)k;
     }
     v->moved |= s->n != v->nb;

@@ -5,7 +5,9 @@
  * I/O is synchronous, as the replay's is), each through the client's FUSE
  * channel and then the brick that holds the file. Stations are the model's
  * components: FIFO, `servers` requests at once (a client's at most its
- * node's cores, when the model has them). A read of what the client
+ * node's cores, when the model has them); a component on the client node
+ * also holds one of the node's cores (one more station, shared) for its
+ * request's CPU part (node_cpu; cap_cpu.c). A read of what the client
  * node's page cache holds (cap_cache.c) makes no request for that part.
  */
 #include <errno.h>
@@ -38,6 +40,8 @@ struct rank_st {
   struct cap_slots *slot;  /* the file's slots of the current request's class it holds, NULL: none */
   double slot_asked;       /* when it asked for a slot (waiting for one) */
   int local_done;          /* the operation's local time has passed */
+  uint32_t at;             /* the station of the current stage, while it holds a server of it */
+  double cpu_ns, rest_ns;  /* the stage's CPU part (on a core) and the rest (its own server only) */
 };
 
 struct sync_st {
@@ -50,7 +54,8 @@ struct sim {
   const siox_workload *w;
   const struct siox_cap_sim_opts *o;
   struct cap_evq q;
-  struct cap_station *st; /* one per model component */
+  struct cap_station *st; /* one per model component, then the client node's cores (cpu) */
+  uint32_t cpu;           /* the cores' station, UINT32_MAX: none (node_cpu off, no client_cores) */
   struct rank_st *r;
   uint32_t nr;
   uint64_t *bytes_r, *bytes_w; /* per component */
@@ -250,6 +255,11 @@ static int issue(struct sim *s, uint32_t id) {
     if (r->stage == 0 && s->m->kernel_path && r->req == 0 && bytes) /* the node's kernel: once per call */
       svc += s->m->comp[c].kernel_call_ns[cls];
     if (svc < 0) svc = 0;
+    r->at = (uint32_t)c;
+    if (s->st[c].hold) {
+      r->cpu_ns = siox_cap_comp_cpu_ns(s->m, (uint32_t)c, cls, (double)bytes, svc);
+      r->rest_ns = svc - r->cpu_ns;
+    }
     return cap_station_arrive(&s->q, &s->st[c], (uint32_t)c, id, svc);
   }
   /* Neither stage serves it: the request costs nothing in the model. */
@@ -402,19 +412,38 @@ static int build_ranks(struct sim *s) {
   return 0;
 }
 
+/* A stage at a component on the client node got its server: its CPU part
+ * waits for a core, FIFO (a core does one thing at a time: a FIFO station
+ * rather than the kernel's time slicing, the same total work). */
+static int use_cpu(struct sim *s, uint32_t id) {
+  return cap_station_arrive(&s->q, &s->st[s->cpu], s->cpu, id, s->r[id].cpu_ns);
+}
+
+/* The stage's CPU part is done: the core is free; the rest of its service
+ * (a device's wait) keeps only the component's server. */
+static int cpu_done(struct sim *s, uint32_t id) {
+  if (cap_station_depart(&s->q, &s->st[s->cpu], s->cpu) < 0) return -ENOMEM;
+  struct rank_st *r = &s->r[id];
+  return cap_evq_push(&s->q, s->q.now + r->rest_ns, CAP_EV_DEPART, id, r->at);
+}
+
+/* One event. */
+static int handle(struct sim *s, const struct cap_event *e) {
+  int rc;
+  if (e->kind == CAP_EV_SERVED) return use_cpu(s, e->who);
+  if (e->kind == CAP_EV_DEPART && e->arg == s->cpu) return cpu_done(s, e->who);
+  if (e->kind != CAP_EV_DEPART) return step(s, e->who);
+  if ((rc = cap_station_depart(&s->q, &s->st[e->arg], e->arg)) < 0) return rc;
+  return stage_done(s, e->who);
+}
+
 static int run(struct sim *s) {
   for (uint32_t id = 0; id < s->nr; id++)
     if (cap_evq_push(&s->q, 0, EV_WAKE, id, 0) < 0) return -ENOMEM;
   struct cap_event e;
   for (;;) {
     while (cap_evq_pop(&s->q, &e)) {
-      int rc;
-      if (e.kind == CAP_EV_DEPART) {
-        if ((rc = cap_station_depart(&s->q, &s->st[e.arg], e.arg)) < 0) return rc;
-        rc = stage_done(s, e.who);
-      } else {
-        rc = step(s, e.who);
-      }
+      int rc = handle(s, &e);
       if (rc < 0) return rc;
     }
     /* Nothing left to happen but ranks wait at synchronization points some
@@ -448,6 +477,10 @@ static int collect(struct sim *s, struct siox_cap_run *out) {
   out->events = s->q.popped;
   out->unmatched_syncs = s->unmatched;
   out->ncomp = s->m->ncomp;
+  if (s->cpu != UINT32_MAX) {
+    out->cpu_busy_ns = s->st[s->cpu].busy_ns;
+    out->cpu_wait_ns = s->st[s->cpu].wait_ns;
+  }
   out->rank_io_ns = calloc(s->nr, sizeof(*out->rank_io_ns));
   out->job_io_ns = calloc(s->o->copies, sizeof(*out->job_io_ns));
   out->stat = calloc(s->m->ncomp ? s->m->ncomp : 1, sizeof(*out->stat));
@@ -475,6 +508,17 @@ static int collect(struct sim *s, struct siox_cap_run *out) {
   return 0;
 }
 
+/* The client node's cores (README "The client node's CPU"): the station
+ * after the components', client_cores servers; every component on the node
+ * holds its server while its request's CPU part waits for and uses one. */
+static void set_cpu(struct sim *s) {
+  s->cpu = UINT32_MAX;
+  if (!s->m->node_cpu || !s->m->client_cores) return;
+  s->cpu = (uint32_t)s->m->ncomp;
+  s->st[s->cpu].servers = s->m->client_cores;
+  for (size_t c = 0; c < s->m->ncomp; c++) s->st[c].hold = s->m->comp[c].on_client_node;
+}
+
 int siox_cap_simulate(const siox_cap_model *m, const siox_workload *w, const struct siox_cap_sim_opts *o,
                       struct siox_cap_run *out, char *err, size_t errlen) {
   memset(out, 0, sizeof(*out));
@@ -488,12 +532,13 @@ int siox_cap_simulate(const siox_cap_model *m, const siox_workload *w, const str
   }
   struct sim s = {.m = m, .w = w, .o = o, .nfiles = siox_wl_nfiles(w), .err = err, .errlen = errlen};
   int rc = -ENOMEM;
-  size_t nc = m->ncomp ? m->ncomp : 1;
+  size_t nc = m->ncomp + 1; /* the components, then the client node's cores */
   s.bytes_r = calloc(nc, sizeof(*s.bytes_r));
   s.bytes_w = calloc(nc, sizeof(*s.bytes_w));
   s.rec_ns = calloc(siox_wl_nrecs(w) ? siox_wl_nrecs(w) : 1, sizeof(*s.rec_ns));
   if (!(s.st = calloc(nc, sizeof(*s.st))) || !s.bytes_r || !s.bytes_w || !s.rec_ns) goto out;
   for (size_t c = 0; c < m->ncomp; c++) s.st[c].servers = siox_cap_comp_servers(m, (uint32_t)c);
+  set_cpu(&s);
   s.cache.limit = m->client_cache_bytes;
   if (build_slots(&s) < 0) goto out;
   if (build_ranks(&s) < 0 || build_sync(&s) < 0) goto out;
@@ -502,7 +547,7 @@ int siox_cap_simulate(const siox_cap_model *m, const siox_workload *w, const str
 out:
   if (rc) siox_cap_run_free(out);
   cap_evq_free(&s.q);
-  for (size_t c = 0; s.st && c < m->ncomp; c++) cap_station_free(&s.st[c]);
+  for (size_t c = 0; s.st && c < nc; c++) cap_station_free(&s.st[c]);
   free(s.st);
   free(s.bytes_r);
   free(s.bytes_w);

@@ -103,6 +103,13 @@ struct siox_cap_comp {
    * stage of its first request. */
   double kernel_call_ns[SIOX_CAP_NCLASS];
   double declared_bps;        /* node/bandwidth attribute (bytes/s), 0: none */
+  /* The host its processes run on, as the warehouse's processes report it
+   * ("": not known; then the name's host part, up to the first ':'). */
+  char host[65];
+  /* 1: runs on the client node (the client itself; a brick whose host is
+   * the client's): its requests' CPU work holds one of that node's cores
+   * (README "The client node's CPU"; siox_cap_model_nodes). */
+  int on_client_node;
   int synthetic;              /* 1: not measured (a new brick, a replacement, a declared device) */
 };
 
@@ -155,6 +162,13 @@ struct siox_cap_model {
    * (the model before). Declared, not measured: the warehouse records no
    * node's core count. */
   uint32_t client_cores;
+  /* 1 (the default): every component on the client node (on_client_node)
+   * holds one of its client_cores cores for the CPU part of each request
+   * (siox_cap_comp_cpu_ns), so the client's, the bricks' and the kernel's
+   * work queue for the same cores; 0: each component has its servers to
+   * itself (the model before). No effect when client_cores is 0 (README
+   * "The client node's CPU"). */
+  int node_cpu;
 };
 /* Defaults of siox_cap_model_new (README "The client's page cache"). */
 #define SIOX_CAP_CLIENT_CACHE_BYTES (1024ull * 1024 * 1024)
@@ -191,6 +205,18 @@ int64_t siox_cap_model_main_client(const siox_cap_model *m);
 /* The requests component comp serves at once in the model: the most it was
  * seen serving (at least 1), a client's at most m->client_cores when set. */
 uint32_t siox_cap_comp_servers(const siox_cap_model *m, uint32_t comp);
+/* Marks the components on the client node (cap_cpu.c): the most sampled
+ * client, and every brick whose host is that client's (each one's `host`,
+ * else its name up to the first ':'). */
+void siox_cap_model_nodes(siox_cap_model *m);
+/* The CPU part of a request of class cls and `bytes` that takes svc ns at
+ * component comp (cap_cpu.c): all of it at a client (its exclusive time is
+ * its threads', the network's and the kernel's work on the node); at a
+ * brick at most the healthy reference's time for the request: what a brick
+ * takes beyond the healthy bricks is its device's wait (the testbed's
+ * slowed brick sleeps 5 ms per request), which holds no core (none when
+ * no measured brick served the class: every brick a declared device). */
+double siox_cap_comp_cpu_ns(const siox_cap_model *m, uint32_t comp, int cls, double bytes, double svc);
 /* Capacity of a component for class cls at chunk-sized requests (bytes/s;
  * requests/s for classes of no bytes): the declared bandwidth when there is
  * one, else siox_cap_comp_servers * chunk / service time. lo and hi (may be NULL): the same
@@ -249,6 +275,7 @@ struct siox_cap_run {
   struct siox_cap_comp_stat *stat; /* [ncomp of the model] */
   size_t ncomp;
   uint64_t events;
+  double cpu_busy_ns, cpu_wait_ns; /* the client node's cores (node_cpu): CPU time used, time waited for a core */
   uint64_t unmatched_syncs; /* synchronization points some rank of the group never reached: released when
                              * nothing else could happen (the trace's ranks disagree; a replay would hang) */
 };

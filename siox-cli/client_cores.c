@@ -11,7 +11,8 @@ void siox_client_cores_apply(siox_cap_model *m, long option) {
 
 void siox_client_cores_say(FILE *out, const siox_cap_model *m, long option) {
   if (!m->client_cores) return;
-  fprintf(out, "client cores: a client serves at most %u requests at once, its node's cores (%s)\n", m->client_cores,
+  fprintf(out, "client cores: a client serves at most %u requests at once, its node's cores%s (%s)\n", m->client_cores,
+          m->node_cpu ? ", which it shares with the bricks on its node" : "",
           option == SIOX_CLIENT_CORES_ASSUMED
               ? "assumed: this machine's online cores; --client-cores N declares the client node's, 0 no bound"
               : "--client-cores");

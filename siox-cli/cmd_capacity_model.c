@@ -35,7 +35,7 @@ static const char help[] =
     "  siox capacity what-if SCENARIO... (--job J | --workload FILE)... [--since T]\n"
     "                [--until T] [--mount DIR] [--prefix PATH]... [--no-gaps]\n"
     "                [--client-cache BYTES] [--with-delays] [--flat-concurrency]\n"
-    "                [--no-collective] [--no-kernel] [--client-cores N] [--json]\n"
+    "                [--no-collective] [--no-kernel] [--no-node-cpu] [--client-cores N] [--json]\n"
     "  siox capacity --what-if SCENARIO (--job J | --workload FILE)... [...]\n"
     "  siox capacity place --bricks N [--mount DIR] PATH...\n"
     "\n"
@@ -111,6 +111,11 @@ static const char help[] =
     "                   \"Concurrency per class\")\n"
     "  --no-kernel      requests do not pay the client node's kernel part (by\n"
     "                   default they do: capacity/README.md, \"The kernel's part\")\n"
+    "  --no-node-cpu    each component on the client node has its servers to\n"
+    "                   itself (by default the client, the bricks on its node and\n"
+    "                   the kernel's part share the node's --client-cores cores\n"
+    "                   for their CPU work: capacity/README.md, \"The client\n"
+    "                   node's CPU\")\n"
     "  --no-collective  MPI_File_open and _close cost only their requests (by\n"
     "                   default also the time the window's calls took beyond them:\n"
     "                   capacity/README.md, \"Collective open and close\")\n"
@@ -149,7 +154,7 @@ struct margs {
   const char *prefix[65];
   int nprefix, no_gaps, residual;
   uint64_t client_cache; /* bytes */
-  int with_delays, flat, no_collective, no_kernel;
+  int with_delays, flat, no_collective, no_kernel, no_node_cpu;
   long client_cores; /* 0: no bound; SIOX_CLIENT_CORES_ASSUMED: this machine's */
 };
 
@@ -166,7 +171,7 @@ int siox_capacity_model_wanted(int argc, char **argv) {
 static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
   const struct siox_cmd *self = &siox_cmd_capacity_model;
   enum { O_SINCE = 0x200, O_UNTIL, O_JOB, O_WL, O_MOUNT, O_PREFIX, O_NOGAPS, O_WHATIF, O_REPLAY, O_BRICKS, O_MODELONLY, O_CACHE, O_DELAYS, O_FLAT,
-         O_NOCOLL, O_NOKERNEL, O_CORES };
+         O_NOCOLL, O_NOKERNEL, O_CORES, O_NONODECPU };
   static const struct option opts[] = {
       {"since", required_argument, NULL, O_SINCE},   {"until", required_argument, NULL, O_UNTIL},
       {"job", required_argument, NULL, O_JOB},       {"workload", required_argument, NULL, O_WL},
@@ -177,6 +182,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
       {"with-delays", no_argument, NULL, O_DELAYS}, {"flat-concurrency", no_argument, NULL, O_FLAT},
       {"no-collective", no_argument, NULL, O_NOCOLL},
       {"no-kernel", no_argument, NULL, O_NOKERNEL}, {"client-cores", required_argument, NULL, O_CORES},
+      {"no-node-cpu", no_argument, NULL, O_NONODECPU},
       SIOX_GLOBAL_LONGOPTS,                          {0}};
   int c, rc;
   int64_t now = siox_time_now_ns();
@@ -217,6 +223,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
     case O_FLAT: a->flat = 1; break;
     case O_NOCOLL: a->no_collective = 1; break;
     case O_NOKERNEL: a->no_kernel = 1; break;
+    case O_NONODECPU: a->no_node_cpu = 1; break;
     case O_CORES:
       if (siox_cli_parse_long(optarg, 0, 65536, &a->client_cores) < 0)
         return siox_cli_usage(self, "--client-cores takes a count from 0 (no bound) to 65536, not '%s'", optarg);
@@ -266,6 +273,17 @@ static const char *cost_str(const struct siox_cap_fit *f, int data, char *buf, s
   if (data && f->b_ns > 0 && k > 0 && (size_t)k < len)
     snprintf(buf + k, len - (size_t)k, " + B/%.0f MB/s (+-%.0f%%)", 1e3 / f->b_ns, 100 * f->se_b / f->b_ns);
   return buf;
+}
+
+/* The components that share the client node's cores (README "The client node's CPU"). */
+static void print_node(const siox_cap_model *m) {
+  int64_t c = siox_cap_model_main_client(m);
+  if (c < 0 || !m->node_cpu || !m->client_cores) return;
+  size_t on = 0, bricks = 0;
+  for (size_t i = 0; i < m->ncomp; i++)
+    if (m->comp[i].kind == SIOX_CAP_BRICK) bricks++, on += (size_t)m->comp[i].on_client_node;
+  printf("\n%s: node CPU: %zu of %zu bricks run on the client's host (%s) and share its %u cores",
+         m->comp[c].name, on, bricks, m->comp[c].host[0] ? m->comp[c].host : m->comp[c].name, m->client_cores);
 }
 
 static void print_model(const siox_cap_model *m, long cores_option) {
@@ -325,6 +343,7 @@ static void print_model(const siox_cap_model *m, long cores_option) {
     if (m->comp[i].kind == SIOX_CAP_CLIENT && m->client_cores)
       printf("\n%s: SERVERS %u, its node's cores bounding the %u it was seen to have in flight", m->comp[i].name,
              siox_cap_comp_servers(m, i), m->comp[i].servers);
+  print_node(m);
   printf("\nplacement: %zu files with a recorded brick\n", m->nplace);
   siox_client_cores_say(stdout, m, cores_option);
 }
@@ -352,6 +371,7 @@ static json_object *model_json(const siox_cap_model *m) {
   json_object_object_add(o, "with_delays", json_object_new_boolean(m->with_delays));
   json_object_object_add(o, "class_concurrency", json_object_new_boolean(m->class_concurrency));
   json_object_object_add(o, "kernel_path", json_object_new_boolean(m->kernel_path));
+  json_object_object_add(o, "node_cpu", json_object_new_boolean(m->node_cpu && m->client_cores));
   json_object_object_add(o, "collective", json_object_new_boolean(m->collective));
   siox_json_dbl(o, "mpi_open_ns", m->mpi_open_ns);
   siox_json_dbl(o, "mpi_close_ns", m->mpi_close_ns);
@@ -362,6 +382,7 @@ static json_object *model_json(const siox_cap_model *m) {
     siox_json_str(j, "name", c->name);
     siox_json_str(j, "kind", c->kind == SIOX_CAP_BRICK ? "brick" : "client");
     siox_json_int(j, "servers", siox_cap_comp_servers(m, i));
+    json_object_object_add(j, "on_client_node", json_object_new_boolean(m->comp[i].on_client_node));
     siox_json_int(j, "servers_seen", c->servers);
     if (c->declared_bps > 0) siox_json_dbl(j, "declared_bytes_per_s", c->declared_bps);
     siox_json_int(j, "synthetic", c->synthetic);
@@ -586,6 +607,7 @@ int siox_capacity_model_run(struct siox_cli *cli, int argc, char **argv) {
   m->with_delays = a.with_delays;
   m->class_concurrency = !a.flat;
   m->kernel_path = !a.no_kernel;
+  m->node_cpu = !a.no_node_cpu;
   m->collective = !a.no_collective;
   siox_client_cores_apply(m, a.client_cores);
   if (a.what_if) rc = what_if(pg, &a, cli, m);

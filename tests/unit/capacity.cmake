@@ -14,3 +14,4 @@ siox_unit_test(test_capacity_kernel SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capac
 siox_unit_test(test_capacity_measured SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capacity_measured.c LIBS siox-capacity m)
 # A client's servers bounded by its node's cores (--client-cores).
 siox_unit_test(test_capacity_cores SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capacity_cores.c LIBS siox-capacity m)
+siox_unit_test(test_capacity_nodecpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capacity_nodecpu.c LIBS siox-capacity m)

@@ -68,6 +68,11 @@ static const char mpi_sql[] =
     " WHERE t.name IN ('MPI_File_open', 'MPI_File_close') AND a.err = 0"
     "   AND a.start_ns >= $1::bigint AND a.start_ns < $2::bigint";
 
+static const char hosts_sql[] =
+    "SELECT DISTINCT n.hwid, p.host FROM nodes n JOIN process_nodes pn ON pn.node_id = n.node_id"
+    "  JOIN processes p ON p.proc_id = pn.proc_id"
+    " WHERE n.swid IN ('GlusterFS-brick', 'GlusterFS-client') ORDER BY 1, 2";
+
 static const char declared_sql[] =
     "SELECT n.hwid, na.value_num FROM node_attributes na JOIN nodes n ON n.node_id = na.node_id"
     " WHERE n.swid = 'GlusterFS-brick' AND na.value_num > 0"
@@ -153,6 +158,15 @@ int siox_wh_capacity_declared(PGconn *c, siox_wh_cap_declared_cb cb, void *ctx, 
   if (!r) return -EIO;
   int rc = 0;
   for (int i = 0; !rc && i < PQntuples(r); i++) rc = cb(ctx, PQgetvalue(r, i, 0), strtod(PQgetvalue(r, i, 1), NULL));
+  PQclear(r);
+  return rc;
+}
+
+int siox_wh_capacity_hosts(PGconn *c, siox_wh_cap_host_cb cb, void *ctx, char *err, size_t errlen) {
+  PGresult *r = query(c, hosts_sql, 0, 0, err, errlen);
+  if (!r) return -EIO;
+  int rc = 0;
+  for (int i = 0; !rc && i < PQntuples(r); i++) rc = cb(ctx, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1));
   PQclear(r);
   return rc;
 }

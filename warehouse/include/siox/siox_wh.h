@@ -209,6 +209,11 @@ int siox_wh_capacity_mpi_opens(PGconn *c, int64_t since_ns, int64_t until_ns, si
  * brick that received most (the file's brick). */
 int siox_wh_capacity_placement(PGconn *c, int64_t since_ns, int64_t until_ns, siox_wh_cap_place_cb cb, void *ctx,
                                char *err, size_t errlen);
+/* The hosts (processes.host) of the processes that made each brick's and
+ * client's activities: where a component runs (a brick's name need not
+ * name its machine: the testbed's bricks are brickN:/dir on one host). */
+typedef int (*siox_wh_cap_host_cb)(void *ctx, const char *component, const char *host);
+int siox_wh_capacity_hosts(PGconn *c, siox_wh_cap_host_cb cb, void *ctx, char *err, size_t errlen);
 /* Bricks that declare a node/bandwidth attribute (bytes/s). */
 int siox_wh_capacity_declared(PGconn *c, siox_wh_cap_declared_cb cb, void *ctx, char *err, size_t errlen);
 
