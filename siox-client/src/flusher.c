@@ -102,6 +102,10 @@ static void populate_ahead(struct siox__thread *t) {
    * that made a few records must not pay for 1 MiB of faults. */
   uint64_t ahead = t->snap_head < POPULATE_AHEAD ? t->snap_head : POPULATE_AHEAD;
   uint64_t size = t->mask + 1, want = (t->snap_head + ahead + 4095) & ~(uint64_t)4095;
+  /* The pages up to the owner's write index are mapped already (it wrote
+   * them): a process of a few records makes no madvise for its one page. */
+  uint64_t written = t->snap_head < size ? (t->snap_head + 4095) & ~(uint64_t)4095 : size;
+  if (t->populated < written) t->populated = written;
   if (t->populated >= size || t->populated >= want) return;
   uint64_t end = want < size ? want : size;
   if (madvise(t->buf + t->populated, end - t->populated, MADV_POPULATE_WRITE) == 0) t->populated = end;
