@@ -315,6 +315,27 @@ void siox__ring_half_full(struct siox__thread *t) {
   errno = err;
 }
 
+/* Application threads, while no flusher thread runs (lifecycle.c,
+ * siox__start_due): one cycle on the calling thread, without waiting for
+ * the daemon: connect if need be (HELLO, registrations, records and STATS
+ * in one write), then send what the rings hold. The daemon's ACKs are read
+ * later, by the flusher or the exit flush; the frames stay held until
+ * then. Returns 1 when every record written so far is on the socket, 0
+ * when the flusher thread is needed (no daemon, a full socket, another
+ * thread at it). trylock: the caller may be a signal handler that
+ * interrupted a cycle. */
+int siox__flusher_send_here(void) {
+  if (pthread_mutex_trylock(&cycle_lock) != 0) return 0;
+  int sent = 0, fresh = !siox__conn_connected() && siox__conn_try_connect(0, 1) == 0;
+  if (siox__conn_connected() && (siox__conn_pending() == 0 || fresh)) { /* fresh: its HELLO waits */
+    int more;
+    fill(&more);
+    sent = !more && siox__conn_write() == 0 && siox__conn_pending() == 0;
+  }
+  pthread_mutex_unlock(&cycle_lock);
+  return sent;
+}
+
 int siox__flusher_started(void) {
   pthread_mutex_lock(&fl_lock);
   int s = started;
