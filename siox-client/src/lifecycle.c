@@ -165,15 +165,23 @@ static int nothing_to_hand_over(void) {
  * quiet still has its records at the daemon while it runs. With
  * SIOX_LATE_FLUSHER=1 the caller comes here only once the start is due.
  * trylock: the caller may be a signal handler that interrupted a holder
- * of init_lock, or the thread finalizing; then the next record tries
- * again. */
+ * of init_lock, or the thread finalizing. It leaves `due` raised, and the
+ * holder looks at it again after unlocking: a record another thread wrote
+ * during a send is sent too, not left in its ring until that thread's
+ * next record (which a quiet process never makes). */
 void siox__start_due(void) {
+  static _Atomic int due;
   int err = errno; /* inside a wrapper: the application's errno */
   siox__in_lib++;
-  if (pthread_mutex_trylock(&init_lock) == 0) {
-    if (atomic_load(&state) != ST_ON) atomic_store_explicit(&siox__start_by, 0, memory_order_relaxed);
-    else if (siox__cfg.start_ticks == 0 && eager_sends < EAGER_SENDS && siox__flusher_send_here()) eager_sends++;
-    else (void)siox__flusher_ensure();
+  atomic_store(&due, 1);
+  while (atomic_load(&due) && pthread_mutex_trylock(&init_lock) == 0) {
+    atomic_store(&due, 0);
+    if (atomic_load(&state) != ST_ON) {
+      atomic_store_explicit(&siox__start_by, 0, memory_order_relaxed);
+    } else if (atomic_load_explicit(&siox__start_by, memory_order_relaxed) != 0) { /* 0: the flusher runs */
+      if (siox__cfg.start_ticks == 0 && eager_sends < EAGER_SENDS && siox__flusher_send_here()) eager_sends++;
+      else (void)siox__flusher_ensure();
+    }
     pthread_mutex_unlock(&init_lock);
   }
   siox__in_lib--;
