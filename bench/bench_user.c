@@ -20,6 +20,8 @@
  *   process_start_overhead_ms_openwrite       open + 4 KiB write + close
  *   process_start_cpu_overhead_ms[_openwrite] the same in CPU time (user +
  *       system of the process, every thread), steadier on a loaded node
+ *   daemon_cpu_ms_per_process_openwrite       siox-daemon CPU over the
+ *       openwrite rounds (and 1 s after), per traced process
  *   daemon_cpu_ns_per_activity                siox-daemon CPU (user +
  *       system, from /proc) over the traced runs, per activity they made
  *
@@ -28,6 +30,8 @@
  *   multiples of it. SIOX_SOCKET must name the daemon's socket.
  *   USER_LONG=0 leaves the 1M-call loop out (an A/B on a machine so loaded
  *   that a bare 4 KiB pwrite takes 40 us: each 1M run then takes 40 s).
+ *   USER_LOOPS=0 leaves both loops (and the daemon's CPU) out: the start
+ *   figures alone, for an A/B of the process start.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -167,9 +171,13 @@ static int loop_bench(long calls, int rounds, const char *suffix) {
   return 0;
 }
 
-/* ABBA rounds of START_BATCH processes each; the figure is ms per process. */
-static int start_bench(char *const argv[], int rounds, const char *name, const char *cpu_name) {
+/* ABBA rounds of START_BATCH processes each; the figure is ms per process.
+ * daemon_name: also the daemon's CPU per traced process (after it settled),
+ * what a short process costs the node beyond itself. */
+static int start_bench(char *const argv[], int rounds, const char *name, const char *cpu_name,
+                       const char *daemon_name) {
   static double d[MAX_ROUNDS], dc[MAX_ROUNDS];
+  double d0 = daemon_cpu_ns();
   for (int r = 0; r < rounds; r++) {
     double sum[2] = {0, 0}, cpu[2] = {0, 0};
     for (int k = 0; k < 2; k++) {
@@ -188,6 +196,11 @@ static int start_bench(char *const argv[], int rounds, const char *name, const c
   printf("%s %.3f ms\n%s_ci95_low %.3f ms\n%s_ci95_high %.3f ms\n", name, e.median, name, e.lo, name, e.hi);
   printf("%s %.3f ms\n%s_ci95_low %.3f ms\n%s_ci95_high %.3f ms\n", cpu_name, c.median, cpu_name, c.lo, cpu_name,
          c.hi);
+  if (daemon_name) {
+    sleep(1);
+    double d1 = daemon_cpu_ns();
+    if (d0 >= 0 && d1 >= 0) printf("%s %.3f ms\n", daemon_name, (d1 - d0) / 1e6 / (rounds * START_BATCH));
+  }
   fflush(stdout);
   return 0;
 }
@@ -205,18 +218,22 @@ int main(int argc, char **argv) {
   char *once_argv[] = {(char *)pwrite_bin, "once", path, NULL};
   /* The daemon's CPU over every loop run and until it has settled (what it
    * does for a process it partly does while the next one runs). */
-  double d0 = daemon_cpu_ns();
-  int rc = loop_bench(200000, rounds, "4k_200k");
-  const char *longrun = getenv("USER_LONG");
-  if (rc == 0 && !(longrun && strcmp(longrun, "0") == 0))
-    rc = loop_bench(1000000, rounds * 3 / 4 > 6 ? rounds * 3 / 4 : 6, "4k_1m");
-  sleep(2);
-  double d1 = daemon_cpu_ns();
-  if (rc == 0 && d0 >= 0 && d1 >= 0)
-    printf("daemon_cpu_ns_per_activity %.1f ns\n", (d1 - d0) / activities_total);
-  if (rc == 0) rc = start_bench(true_argv, rounds * 2, "process_start_overhead_ms", "process_start_cpu_overhead_ms");
+  const char *loops = getenv("USER_LOOPS"), *longrun = getenv("USER_LONG");
+  int rc = 0;
+  if (!(loops && strcmp(loops, "0") == 0)) {
+    double d0 = daemon_cpu_ns();
+    rc = loop_bench(200000, rounds, "4k_200k");
+    if (rc == 0 && !(longrun && strcmp(longrun, "0") == 0))
+      rc = loop_bench(1000000, rounds * 3 / 4 > 6 ? rounds * 3 / 4 : 6, "4k_1m");
+    sleep(2);
+    double d1 = daemon_cpu_ns();
+    if (rc == 0 && d0 >= 0 && d1 >= 0)
+      printf("daemon_cpu_ns_per_activity %.1f ns\n", (d1 - d0) / activities_total);
+  }
+  if (rc == 0)
+    rc = start_bench(true_argv, rounds * 2, "process_start_overhead_ms", "process_start_cpu_overhead_ms", NULL);
   if (rc == 0) rc = start_bench(once_argv, rounds * 2, "process_start_overhead_ms_openwrite",
-                                "process_start_cpu_overhead_ms_openwrite");
+                                "process_start_cpu_overhead_ms_openwrite", "daemon_cpu_ms_per_process_openwrite");
   unlink(path);
   return rc == 0 ? 0 : 1;
 }

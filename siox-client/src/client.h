@@ -349,6 +349,7 @@ SIOX_HIDDEN uint64_t siox__dropped_exit(void);
 /* ---- flusher.c ---- */
 SIOX_HIDDEN int siox__flusher_ensure(void);
 SIOX_HIDDEN int siox__flusher_started(void); /* ever, in this process */
+SIOX_HIDDEN int siox__flusher_send_here(void); /* application threads, no flusher yet */
 SIOX_HIDDEN int siox__flusher_flush(unsigned timeout_ms);
 SIOX_HIDDEN int siox__flusher_flush_here(unsigned timeout_ms); /* flusher stopped */
 SIOX_HIDDEN void siox__flusher_stop(void);

@@ -102,6 +102,10 @@ static void populate_ahead(struct siox__thread *t) {
    * that made a few records must not pay for 1 MiB of faults. */
   uint64_t ahead = t->snap_head < POPULATE_AHEAD ? t->snap_head : POPULATE_AHEAD;
   uint64_t size = t->mask + 1, want = (t->snap_head + ahead + 4095) & ~(uint64_t)4095;
+  /* The pages up to the owner's write index are mapped already (it wrote
+   * them): a process of a few records makes no madvise for its one page. */
+  uint64_t written = t->snap_head < size ? (t->snap_head + 4095) & ~(uint64_t)4095 : size;
+  if (t->populated < written) t->populated = written;
   if (t->populated >= size || t->populated >= want) return;
   uint64_t end = want < size ? want : size;
   if (madvise(t->buf + t->populated, end - t->populated, MADV_POPULATE_WRITE) == 0) t->populated = end;
@@ -309,6 +313,27 @@ void siox__ring_half_full(struct siox__thread *t) {
   wake();
   siox__in_lib--;
   errno = err;
+}
+
+/* Application threads, while no flusher thread runs (lifecycle.c,
+ * siox__start_due): one cycle on the calling thread, without waiting for
+ * the daemon: connect if need be (HELLO, registrations, records and STATS
+ * in one write), then send what the rings hold. The daemon's ACKs are read
+ * later, by the flusher or the exit flush; the frames stay held until
+ * then. Returns 1 when every record written so far is on the socket, 0
+ * when the flusher thread is needed (no daemon, a full socket, another
+ * thread at it). trylock: the caller may be a signal handler that
+ * interrupted a cycle. */
+int siox__flusher_send_here(void) {
+  if (pthread_mutex_trylock(&cycle_lock) != 0) return 0;
+  int sent = 0, fresh = !siox__conn_connected() && siox__conn_try_connect(0, 1) == 0;
+  if (siox__conn_connected() && (siox__conn_pending() == 0 || fresh)) { /* fresh: its HELLO waits */
+    int more;
+    fill(&more);
+    sent = !more && siox__conn_write() == 0 && siox__conn_pending() == 0;
+  }
+  pthread_mutex_unlock(&cycle_lock);
+  return sent;
 }
 
 int siox__flusher_started(void) {

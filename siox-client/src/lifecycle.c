@@ -18,6 +18,12 @@ static int atfork_done;
 static int exec_handed;            /* init_lock: handed over, exec failed, no record since */
 static uint64_t exec_mark;         /* init_lock: records + drops at that hand-over */
 static _Atomic int restart_wanted; /* the flusher waits for the next record to restart */
+/* Records sent by their writer before the flusher thread starts (see
+ * siox__start_due): each send costs its writer a system call (~5 us here)
+ * and the daemon a wake-up, the thread ~0.1 ms of CPU and a join at exit;
+ * most short commands make fewer records than this. */
+#define EAGER_SENDS 16
+static unsigned eager_sends; /* init_lock */
 
 int siox_internal_in_library(void) {
   return siox__in_lib != 0;
@@ -86,6 +92,7 @@ static void fork_child(void) {
   siox__fd_after_fork_child();
   siox__identity_init(); /* new nonce: the child is a new process */
   exec_handed = 0;
+  eager_sends = 0;
   atomic_store(&restart_wanted, 0);
   siox__in_lib--;
 }
@@ -149,15 +156,32 @@ static int nothing_to_hand_over(void) {
 }
 
 /* Application threads, from the hot path (client.h, siox__start_check):
- * the flusher's start is due. trylock: the caller may be a signal handler
- * that interrupted a holder of init_lock, or the thread finalizing; then
- * the next record tries again. */
+ * a record was written while no flusher thread runs. By default its
+ * writer sends it at once (siox__flusher_send_here), for the first
+ * EAGER_SENDS records of the process; then, or when that cannot send
+ * everything (no daemon, a full socket), the flusher thread starts. So a
+ * short process (open, write, close, exit) never pays for a thread
+ * (README "Fork and threads"), and a process that records and then goes
+ * quiet still has its records at the daemon while it runs. With
+ * SIOX_LATE_FLUSHER=1 the caller comes here only once the start is due.
+ * trylock: the caller may be a signal handler that interrupted a holder
+ * of init_lock, or the thread finalizing. It leaves `due` raised, and the
+ * holder looks at it again after unlocking: a record another thread wrote
+ * during a send is sent too, not left in its ring until that thread's
+ * next record (which a quiet process never makes). */
 void siox__start_due(void) {
+  static _Atomic int due;
   int err = errno; /* inside a wrapper: the application's errno */
   siox__in_lib++;
-  if (pthread_mutex_trylock(&init_lock) == 0) {
-    if (atomic_load(&state) == ST_ON) (void)siox__flusher_ensure();
-    else atomic_store_explicit(&siox__start_by, 0, memory_order_relaxed);
+  atomic_store(&due, 1);
+  while (atomic_load(&due) && pthread_mutex_trylock(&init_lock) == 0) {
+    atomic_store(&due, 0);
+    if (atomic_load(&state) != ST_ON) {
+      atomic_store_explicit(&siox__start_by, 0, memory_order_relaxed);
+    } else if (atomic_load_explicit(&siox__start_by, memory_order_relaxed) != 0) { /* 0: the flusher runs */
+      if (siox__cfg.start_ticks == 0 && eager_sends < EAGER_SENDS && siox__flusher_send_here()) eager_sends++;
+      else (void)siox__flusher_ensure();
+    }
     pthread_mutex_unlock(&init_lock);
   }
   siox__in_lib--;
@@ -255,7 +279,11 @@ int siox_stats_get(struct siox_stats *out) {
   if (!out) return -EINVAL;
   memset(out, 0, sizeof *out);
   if (atomic_load(&state) == ST_NONE) return 0;
+  /* A signal handler recording meanwhile records nothing: it could need
+   * the threads lock held here (siox__flusher_send_here). */
+  siox__in_lib++;
   siox__stats_sum(&out->activities, &out->records, &out->dropped);
+  siox__in_lib--;
   out->bytes_sent = siox__conn_bytes_sent();
   out->connected = siox__conn_connected();
   out->dropped_exit = siox__dropped_exit();

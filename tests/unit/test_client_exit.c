@@ -5,7 +5,8 @@
  * forked before the fake daemon starts, so it carries no daemon state.
  * A process that only initialises and registers (a preloaded /bin/true)
  * starts no flusher thread and never connects: it pays no per-process tax.
- * Nor does one that records a few hundred calls and exits (no thread).
+ * Nor does one that records a few calls and exits (no thread: its writer
+ * sends them; with SIOX_LATE_FLUSHER=1, a few hundred, handed over at exit).
  */
 #include <dirent.h>
 #include <setjmp.h>
@@ -120,7 +121,7 @@ static void test_idle_process_costs_nothing(void **state) {
  * thread, still delivers every record. One that goes on recording starts
  * it: after 128 KiB of records, or at its first record past the start
  * time (~64-134 ms after its first). */
-enum { SHORT_N = 300, LONG_N = 5000 };
+enum { SHORT_N = 300, LONG_N = 5000, EAGER_N = 3 };
 
 /* flush_ms 0: the library's default period. */
 static int record_one_op(const char *path, unsigned flush_ms, siox_type_id *t) {
@@ -136,11 +137,15 @@ static void short_lived(int go_fd, const char *path, int mode) {
   char c;
   siox_type_id t;
   if (read(go_fd, &c, 1) != 1) _exit(4);
-  if (mode != 3) setenv("SIOX_LATE_FLUSHER", "1", 1); /* the opt-in late start */
-  if (record_one_op(path, mode == 3 ? 0 : 60000, &t) < 0) _exit(5);
+  if (mode < 3) setenv("SIOX_LATE_FLUSHER", "1", 1); /* the opt-in late start */
+  if (record_one_op(path, mode >= 3 ? 0 : 60000, &t) < 0) _exit(5);
   if (mode == 3) { /* records at its start, then quiet until killed */
     for (int i = 0; i < 3; i++) siox_activity_stop(siox_activity_start(t));
     for (;;) pause();
+  }
+  if (mode == 4) { /* by default: a few records, sent by their writer */
+    for (int i = 0; i < EAGER_N; i++) siox_activity_stop(siox_activity_start(t));
+    exit(thread_count() == 1 ? 0 : 6);
   }
   int n = mode == 0 ? SHORT_N : mode == 1 ? LONG_N : 1;
   for (int i = 0; i < n; i++) siox_activity_stop(siox_activity_start(t));
@@ -186,6 +191,14 @@ static void test_short_process_starts_no_thread(void **state) {
   run_short_lived(0, SHORT_N);
 }
 
+/* By default too, a process of a few records (open, write, close) starts
+ * no thread: each record is sent by the thread that wrote it, and the exit
+ * flush waits for the daemon's ACK. */
+static void test_default_short_process_starts_no_thread(void **state) {
+  (void)state;
+  run_short_lived(4, EAGER_N);
+}
+
 static void test_busy_process_starts_flusher(void **state) {
   (void)state;
   run_short_lived(1, LONG_N);
@@ -201,6 +214,7 @@ int main(void) {
                                      cmocka_unit_test(test_idle_process_costs_nothing),
                                      cmocka_unit_test(test_quiet_process_delivers_before_kill),
                                      cmocka_unit_test(test_short_process_starts_no_thread),
+                                     cmocka_unit_test(test_default_short_process_starts_no_thread),
                                      cmocka_unit_test(test_busy_process_starts_flusher),
                                      cmocka_unit_test(test_slow_process_starts_flusher)};
   return cmocka_run_group_tests(tests, NULL, NULL);
