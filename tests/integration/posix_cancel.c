@@ -16,12 +16,8 @@
 static int fd;
 static _Atomic long calls;
 
-/* Not on the thread's stack: in an ASan build the forced unwind of the
- * cancellation skips the epilogue that unpoisons a local array's redzones,
- * and ASan reports the thread's exit as a stack overflow. */
-static char b[4096];
-
 static void *writer(void *arg) {
+  char b[4096] = {0};
   for (long i = 0;; i++) {
     ssize_t r = arg ? pread(fd, b, sizeof b, 0) : pwrite(fd, b, sizeof b, (i % 16) * 4096);
     if (r < 0) return NULL;
