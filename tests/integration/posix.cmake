@@ -33,3 +33,12 @@ add_test(NAME integration_posix_pipe_eof
          COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_posix_pipe_eof.sh)
 set_tests_properties(integration_posix_pipe_eof PROPERTIES
   LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77 ENVIRONMENT "${SIOX_POSIX_IT_ENV}")
+
+# A preloaded pread/pwrite loop stays cancellable (the wrappers keep glibc's cancellation points).
+add_executable(posix_cancel ${CMAKE_CURRENT_LIST_DIR}/posix_cancel.c)
+target_link_libraries(posix_cancel PRIVATE Threads::Threads)
+add_test(NAME integration_posix_cancel
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_posix_cancel.sh)
+set_tests_properties(integration_posix_cancel PROPERTIES
+  LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
+  ENVIRONMENT "${SIOX_POSIX_IT_ENV};SIOX_POSIX_CANCEL=$<TARGET_FILE:posix_cancel>")
