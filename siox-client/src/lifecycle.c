@@ -171,7 +171,10 @@ static int nothing_to_hand_over(void) {
  * next record (which a quiet process never makes). */
 void siox__start_due(void) {
   static _Atomic int due;
-  int err = errno; /* inside a wrapper: the application's errno */
+  int err = errno, cancel; /* inside a wrapper: the application's errno */
+  /* The send is a cancellation point; cancelled there, the thread would
+   * leave init_lock and cycle_lock held and siox__in_lib raised. */
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
   siox__in_lib++;
   atomic_store(&due, 1);
   while (atomic_load(&due) && pthread_mutex_trylock(&init_lock) == 0) {
@@ -186,6 +189,7 @@ void siox__start_due(void) {
   }
   siox__in_lib--;
   errno = err;
+  pthread_setcancelstate(cancel, NULL);
 }
 
 /* Stops the flusher, flushes from this thread, then hands over or spills

@@ -141,7 +141,10 @@ void siox__fd_assist_release(void) {
 void siox__fd_assist(void) {
   if (atomic_exchange(&assisting, 1)) return;
   atomic_store(&siox__fd_wanted, 0); /* first: a request made meanwhile stays */
-  int err = errno;
+  int err = errno, cancel;
+  /* connect is a cancellation point: cancelled there, the thread would
+   * leave `assisting` set, and no thread could make a socket again. */
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
   siox__in_lib++; /* the wrappers of close/fcntl must not trace these */
   siox__identity_prepare();
   siox__own_fd_close_stale();
@@ -150,6 +153,7 @@ void siox__fd_assist(void) {
   siox__exec_restart();
   siox__flusher_assist(offered);
   siox__in_lib--;
+  pthread_setcancelstate(cancel, NULL);
   errno = err;
   atomic_store(&assisting, 0);
 }
