@@ -128,31 +128,74 @@ static int upsert(struct siox_db *db, const struct siox_mw_out *o, int want) {
   return 0;
 }
 
+/* The savepoint, the setting that keeps schema 034's link triggers off the
+ * window's statements (schema 035), and the window's own move of the
+ * unmatched count, as one string: they go with the COPY in one round trip.
+ * Returns the length written. */
+static int counted_head(char *sql, size_t size, const struct siox_mw_out *o) {
+  int k = snprintf(sql, size, "SAVEPOINT siox_links; SET LOCAL siox.links_counted = on;");
+  if (o->unmatched)
+    k += snprintf(sql + k, size - (size_t)k, " UPDATE match_state SET unmatched = unmatched + %lld;",
+                  (long long)o->unmatched);
+  return k;
+}
+
+static size_t changed_links(const struct siox_mw_out *o) {
+  size_t n = 0;
+  for (size_t i = 0; i < o->nlinks; i++) n += !o->links[i].fresh;
+  return n;
+}
+
 /* The links of pairs the window never linked before go straight into
  * causal_links with the batch's own kind of COPY: no staging table, no
  * conflict check (the upsert cost 6 us a link). The window remembers every
  * link it stored, and the SQL matcher never links a receive the window
- * still decides, so such a pair is not stored yet. Should it be all the
- * same (a daemon's clock uncertainty changed between the two matchers'
- * decisions, see README), the savepoint turns the unique violation into
- * the upsert of all of them: still exactly once, never a failed batch.
- * The savepoint goes with the COPY in one round trip and is not released
- * (the batch's COMMIT ends it): two round trips a batch fewer. */
-static int insert_fresh(struct siox_db *db, const struct siox_mw_out *o) {
-  struct siox_copybuf *c = &db->copy;
-  size_t n = link_rows(c, o, 1);
-  int rc = siox_copybuf_finish(c);
-  if (n == 0 || rc) return rc;
-  rc = siox_db_copy(db->conn, "SAVEPOINT siox_links; COPY causal_links" LINK_COLUMNS " FROM STDIN (FORMAT binary)",
-                    c->p, c->len);
-  if (rc == 0) {
-    db->links_memory += (int64_t)n;
-    return 0;
+ * still decides, so such a pair is not stored yet, and the window knows
+ * which receives get their first link: it moves match_state.unmatched
+ * once for the batch, and the link triggers' two index probes a link are
+ * skipped (schema 035). The usual batch is one round trip: the head, the
+ * COPY and the setting's reset after it. Stale and changed links (rare)
+ * go before the COPY, under the setting: they are other pairs than the
+ * fresh ones, so the order does not matter. The savepoint is not released
+ * (the batch's COMMIT ends it). -EEXIST: a fresh pair exists already
+ * (below). */
+static int store_counted(struct siox_db *db, const struct siox_mw_out *o) {
+  char sql[320];
+  int k = counted_head(sql, sizeof sql, o), rc = 0;
+  if (o->nstale || changed_links(o)) {
+    rc = siox_db_exec(db->conn, sql);
+    if (rc == 0 && o->nstale) rc = delete_stale(db, o);
+    if (rc == 0) rc = upsert(db, o, 0);
+    k = 0;
   }
+  struct siox_copybuf *c = &db->copy;
+  size_t n = rc ? 0 : link_rows(c, o, 1);
+  if (rc == 0) rc = siox_copybuf_finish(c);
+  if (rc) return rc;
+  if (n == 0) {
+    snprintf(sql + k, sizeof sql - (size_t)k, " SET LOCAL siox.links_counted = off");
+    return siox_db_exec(db->conn, sql);
+  }
+  snprintf(sql + k, sizeof sql - (size_t)k,
+           " COPY causal_links" LINK_COLUMNS " FROM STDIN (FORMAT binary); SET LOCAL siox.links_counted = off");
+  rc = siox_db_copy(db->conn, sql, c->p, c->len);
+  if (rc == 0) db->links_memory += (int64_t)n;
+  return rc;
+}
+
+/* Should a pair the window thinks new exist all the same (a daemon's clock
+ * uncertainty changed between the two matchers' decisions, see README),
+ * its idea of which receives are matched is wrong too: the savepoint
+ * undoes the batch's link writes, the count and the setting, and they are
+ * done again as any other writer's, the upsert and the triggers' count.
+ * Still exactly once, never a failed batch. */
+static int store_links(struct siox_db *db, const struct siox_mw_out *o) {
+  int rc = store_counted(db, o);
   if (rc != -EEXIST) return rc;
   siox_log("in-memory matcher: a link it had not stored exists already; upserting the batch's links");
   rc = siox_db_exec(db->conn, "ROLLBACK TO SAVEPOINT siox_links");
-  return rc ? rc : upsert(db, o, 1);
+  if (rc == 0 && o->nstale) rc = delete_stale(db, o);
+  return rc ? rc : upsert(db, o, -1);
 }
 
 /* ---- API ------------------------------------------------------------------------------ */
@@ -165,9 +208,7 @@ int siox_match_memory(struct siox_db *db, uint64_t daemon_id, int64_t unc_ns, st
   if (rc == 0 && d != UINT32_MAX) {
     for (size_t i = 0; i < n; i++) calls[i].daemon = d;
     if (siox_mw_batch(db->mw, calls, n, &out) != 0) siox_log("in-memory matcher: out of memory; the SQL matcher takes over");
-    if (out.nstale) rc = delete_stale(db, &out);
-    if (rc == 0 && out.nlinks) rc = insert_fresh(db, &out);
-    if (rc == 0 && out.nlinks) rc = upsert(db, &out, 0);
+    if (out.nlinks || out.nstale) rc = store_links(db, &out);
   } else {
     for (size_t i = 0; i < n; i++) calls[i].in_memory = 0;
   }

@@ -422,6 +422,10 @@ static int store(struct siox_mw *w, struct entry *r, size_t m, struct siox_mw_ou
   }
   for (size_t i = 0; i < on; i++)
     if (!with_parent(nl, m, ol[i].parent)) out->stale[out->nstale++] = (struct siox_mw_link){.parent = ol[i].parent, .child = r->aid};
+  /* A receive decided by the window is its activity's only receive record
+   * (objects.c's window_receive), and only the window links it: its row
+   * is matched exactly when the window's last decision gave it a link. */
+  if (!(r->flags & F_NEW)) out->unmatched += (m == 0) - (on == 0);
   struct siox_link *keep = m ? malloc(m * sizeof *keep) : NULL;
   if (m && !keep) return -ENOMEM;
   if (m) memcpy(keep, nl, m * sizeof *keep);
@@ -588,6 +592,7 @@ static int batch(struct siox_mw *w, struct siox_mw_call *calls, size_t n, struct
 
 int siox_mw_batch(struct siox_mw *w, struct siox_mw_call *calls, size_t n, struct siox_mw_out *out) {
   size_t nl = out->nlinks, ns = out->nstale;
+  int64_t um = out->unmatched;
   /* A batch larger than half the window would evict itself while it is
    * decided: the SQL matcher takes it (never at the default sizes). */
   int rc = 2 * n > w->mask + 1 ? -ENOSPC : batch(w, calls, n, out);
@@ -595,7 +600,7 @@ int siox_mw_batch(struct siox_mw *w, struct siox_mw_call *calls, size_t n, struc
     for (size_t i = 0; i < n; i++) /* they go to SQL: the floor must rise above them */
       if (calls[i].end > w->max_end) w->max_end = calls[i].end;
     siox_mw_reset(w);
-    out->nlinks = nl, out->nstale = ns;
+    out->nlinks = nl, out->nstale = ns, out->unmatched = um;
     for (size_t i = 0; i < n; i++) calls[i].in_memory = 0;
     return rc;
   }

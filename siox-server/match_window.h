@@ -51,10 +51,15 @@ struct siox_mw_link {
 /* What one batch decided: links to store (new, or changed: fresh 0) and
  * links no longer chosen (stale: parent and child only; delete them). A
  * receive whose links did not change appears nowhere. (Whether a receive
- * is matched follows from its links: schema 034.) */
+ * is matched follows from its links: schema 034.) unmatched: how these
+ * writes move match_state.unmatched (schema 035): -1 for each receive
+ * stored by an earlier batch that gets its first link, +1 for one that
+ * loses its last; a receive of this batch is stored after its links, and
+ * the insert trigger counts it then. */
 struct siox_mw_out {
   struct siox_mw_link *links, *stale;
   size_t nlinks, cap_links, nstale, cap_stale;
+  int64_t unmatched;
 };
 
 struct siox_mw;
