@@ -269,7 +269,7 @@ static int measure(const char *self, const char *full, const char *posix, const 
     s->vs_base[r] = (ns[1] / ns[3] - 1) * 100;
     s->drops += d[1] + d[3] + (env2 ? d[2] : 0);
     fprintf(stderr, "  %lld B round %d: bare %.0f both %.0f %s %.0f %s %.0f ns/call; a/b %.1f\n", block, r, ns[0],
-            ns[1], env2 ? "disabled" : "bare", ns[2], block == 4096 ? "posix" : "base", ns[3], ab[1]);
+            ns[1], env2 ? "disabled" : "bare", ns[2], block == 4096 ? "posix" : fourth ? "base" : "-", ns[3], ab[1]);
   }
   return 0;
 }
