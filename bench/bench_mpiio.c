@@ -6,10 +6,14 @@
  * (as IOR's). The bench runs mpirun on itself in rounds of four runs, bare,
  * both layers, bare again and libsiox-posix alone, the order turned around
  * every round (B F B' P, P B' F B), after one discarded bare run, while a
- * drain thread plays the daemon (bench_drain.c; or the daemon of SIOX_SOCKET). Each round
- * gives its own differences; every figure is the median of those with its
- * distribution-free 95% interval (_ci95_low, _ci95_high). "Bare" is the
- * mean of the round's two bare runs, which bracket the instrumented one:
+ * drain thread plays the daemon (bench_drain.c; or the daemon of
+ * SIOX_SOCKET). The 64 KiB rounds have no P run (no figure uses it: B F
+ * B', B' F B), unless BENCH_MPIIO_BASE names both layers of another build
+ * ("libsiox-mpi.so:libsiox-posix.so", e.g. of the commit before a change):
+ * then that build takes its place. Each round gives its own differences;
+ * every figure is the median of those with its distribution-free 95%
+ * interval (_ci95_low, _ci95_high). "Bare" is the mean of the round's two
+ * bare runs, which bracket the instrumented one:
  *   mpiio_overhead_ns_per_call        both layers - bare (4 KiB, wall, the
  *                                     slowest rank's loop)
  *   mpiio_layer_overhead_ns_per_call  both layers - POSIX alone: the MPI-IO
@@ -35,8 +39,12 @@
  *                                     run has both preloads and
  *                                     SIOX_DISABLE=1 (nothing recorded),
  *                                     printed as ior_like_disabled_percent
+ *   ior_like_base_slowdown_percent    with BENCH_MPIIO_BASE: 64 KiB, the
+ *                                     other build / bare - 1
+ *   ior_like_vs_base_percent          this build / the other build - 1, run
+ *                                     by run: the A/B of the two builds
  *
- * usage: bench_mpiio LIBSIOX_MPI_SO LIBSIOX_POSIX_SO [WRITES [ROUNDS]]  (100000, 5)
+ * usage: bench_mpiio LIBSIOX_MPI_SO LIBSIOX_POSIX_SO [WRITES [ROUNDS]]  (100000, 5; <= 201 rounds)
  *        bench_mpiio --rank FILE BLOCK WRITES      (what mpirun starts)
  */
 #include <dlfcn.h>
@@ -54,7 +62,7 @@
 
 #define RANKS 4
 #define SEGMENT (32LL << 20)
-#define MAX_REPS 101
+#define MAX_REPS 201
 
 /* ---- rank: the measured loop -------------------------------------------- */
 
@@ -192,6 +200,8 @@ struct series {
   double cpu_percent[MAX_REPS];
   double aa[MAX_REPS];         /* (second bare / first bare - 1) * 100: the floor */
   double ab[MAX_REPS];         /* in-run wrapper vs PMPI (ab_wrapper_ns) */
+  double base[MAX_REPS];       /* (other build / bare - 1) * 100 (BENCH_MPIIO_BASE) */
+  double vs_base[MAX_REPS];    /* (this build / other build - 1) * 100 */
   long long drops;
 };
 
@@ -203,14 +213,26 @@ static const char *second_env(void) {
   return m && strcmp(m, "disabled") == 0 ? "SIOX_DISABLE=1" : NULL;
 }
 
-/* Rounds of four runs: bare, both layers, bare again, the POSIX layer alone;
- * the order turns around every round (B F B' P, P B' F B: whatever drifts
- * during the series falls on all alike). Both layers run between the two
- * bare runs and are compared with their mean, so a linear drift within the
- * round cancels; the two bare runs compared with each other give the A/A
- * figure, the noise floor of the same rounds (a slightly wider one: two
- * single runs, not one against a mean of two). A discarded bare run first
- * warms the page cache and the file's pages. */
+/* The fourth run of a round. At 4 KiB the POSIX layer alone (the MPI-IO
+ * layer's own cost is both layers minus it). At 64 KiB no figure uses that
+ * run: there the round has only three, unless BENCH_MPIIO_BASE names both
+ * layers of another build ("libsiox-mpi.so:libsiox-posix.so", e.g. of the
+ * commit before a change): then that build, so that two builds are
+ * compared in the same rounds (ior_like_vs_base_percent). */
+static const char *fourth_preload(const char *posix, long long block) {
+  if (block == 4096) return posix;
+  const char *b = getenv("BENCH_MPIIO_BASE");
+  return b && *b ? b : NULL;
+}
+
+/* Rounds of four runs: bare, both layers, bare again, the fourth
+ * (fourth_preload); the order turns around every round (B F B' P, P B' F
+ * B: whatever drifts during the series falls on all alike). Both layers run
+ * between the two bare runs and are compared with their mean, so a linear
+ * drift within the round cancels; the two bare runs compared with each
+ * other give the A/A figure, the noise floor of the same rounds (a slightly
+ * wider one: two single runs, not one against a mean of two). A discarded
+ * bare run first warms the page cache and the file's pages. */
 static int measure(const char *self, const char *full, const char *posix, const char *sock, const char *file,
                    long long block, long long writes, int reps, struct series *s) {
   double warm_cpu, warm_ab;
@@ -220,15 +242,16 @@ static int measure(const char *self, const char *full, const char *posix, const 
   const char *no_ab = block == 4096 ? NULL : "BENCH_MPIIO_NO_AB=1";
   if (run_once(self, NULL, no_ab, sock, file, block, writes, &warm_cpu, &warm_d, &warm_ab) < 0) return -1;
   s->drops = 0;
-  const char *env2 = second_env();
+  const char *env2 = second_env(), *fourth = fourth_preload(posix, block);
+  int runs = fourth ? 4 : 3;
   for (int r = 0; r < reps; r++) {
-    /* 0 bare, 1 both layers, 2 bare again (or disabled preloads), 3 POSIX alone */
+    /* 0 bare, 1 both layers, 2 bare again (or disabled preloads), 3 the fourth */
     const char *third_env = env2 && no_ab ? "SIOX_DISABLE=1 -x BENCH_MPIIO_NO_AB=1" : env2 ? env2 : no_ab;
-    const char *pre[4] = {NULL, full, env2 ? full : NULL, posix}, *env[4] = {no_ab, no_ab, third_env, no_ab};
-    double ns[4], cpu[4], ab[4];
-    long long d[4];
-    for (int k = 0; k < 4; k++) {
-      int v = r % 2 ? 3 - k : k;
+    const char *pre[4] = {NULL, full, env2 ? full : NULL, fourth}, *env[4] = {no_ab, no_ab, third_env, no_ab};
+    double ns[4] = {0}, cpu[4] = {0}, ab[4] = {0};
+    long long d[4] = {0};
+    for (int k = 0; k < runs; k++) {
+      int v = r % 2 ? runs - 1 - k : k;
       ns[v] = run_once(self, pre[v], env[v], sock, file, block, writes, &cpu[v], &d[v], &ab[v]);
       if (ns[v] < 0) return -1;
     }
@@ -242,9 +265,11 @@ static int measure(const char *self, const char *full, const char *posix, const 
     s->cpu_percent[r] = (cpu[1] / bare_cpu - 1) * 100;
     s->aa[r] = (ns[2] / ns[0] - 1) * 100;
     s->ab[r] = ab[1];
+    s->base[r] = (ns[3] / bare - 1) * 100;
+    s->vs_base[r] = (ns[1] / ns[3] - 1) * 100;
     s->drops += d[1] + d[3] + (env2 ? d[2] : 0);
-    fprintf(stderr, "  %lld B round %d: bare %.0f both %.0f %s %.0f posix %.0f ns/call; a/b %.1f\n", block, r, ns[0],
-            ns[1], env2 ? "disabled" : "bare", ns[2], ns[3], ab[1]);
+    fprintf(stderr, "  %lld B round %d: bare %.0f both %.0f %s %.0f %s %.0f ns/call; a/b %.1f\n", block, r, ns[0],
+            ns[1], env2 ? "disabled" : "bare", ns[2], block == 4096 ? "posix" : fourth ? "base" : "-", ns[3], ab[1]);
   }
   return 0;
 }
@@ -299,6 +324,10 @@ int main(int argc, char **argv) {
   /* The same rounds' second bare run against the first: the bench cannot
    * tell a slowdown narrower than this interval from none. */
   print_ci(second_env() ? "ior_like_disabled_percent" : "ior_like_aa_percent", k64.aa, reps, "%");
+  if (fourth_preload(argv[2], 65536)) {
+    print_ci("ior_like_base_slowdown_percent", k64.base, reps, "%");
+    print_ci("ior_like_vs_base_percent", k64.vs_base, reps, "%");
+  }
   printf("mpiio_dropped_records %lld count\n", k4.drops + k64.drops);
   /* Dropped records are cheaper than recorded ones (bench_posix.c). */
   if (k4.drops + k64.drops)

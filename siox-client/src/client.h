@@ -187,9 +187,11 @@ SIOX_HIDDEN extern _Atomic int siox__fd_wanted;
 SIOX_HIDDEN void siox__fd_assist(void) __attribute__((cold));
 SIOX_HIDDEN void siox__fd_after_fork_child(void);
 
-/* The ring of t may be half full: refreshes t->tail_cache and, when it is,
- * wakes the flusher once (until the flusher has visited t). Keeps errno. */
-SIOX_HIDDEN void siox__ring_half_full(struct siox__thread *t);
+/* The ring of t may be past its fill mark (an eighth of it): refreshes
+ * t->tail_cache and, when it is, wakes the flusher once (until the flusher
+ * has visited t). Keeps errno. */
+#define SIOX_RING_MARK_SHIFT 3
+SIOX_HIDDEN void siox__ring_past_mark(struct siox__thread *t);
 
 /* Copies a record of `bytes` (a multiple of 8) with inline moves: a libc
  * memcpy call for ~80 bytes cost more than the copy itself. */
@@ -233,9 +235,10 @@ SIOX_HOT static inline int siox__ring_write2(struct siox__thread *t, const void 
    * 4 KiB pwrite loop). A prefetch never faults. */
   __builtin_prefetch(t->buf + ((head + bytes + 64) & t->mask), 1, 3);
   __builtin_prefetch(t->buf + ((head + bytes + 128) & t->mask), 1, 3);
-  /* Possibly half full (tail_cache lags): let the flusher know now rather
-   * than at its next timer tick, so that a burst does not overrun the ring. */
-  if (SIOX_UNLIKELY(head + bytes - t->tail_cache > size / 2)) siox__ring_half_full(t);
+  /* Possibly past the fill mark (tail_cache lags): a thread that streams
+   * records wakes the flusher itself, rather than the flusher polling it
+   * (flusher.c, STREAM_WAIT_MS), and a burst does not overrun the ring. */
+  if (SIOX_UNLIKELY(head + bytes - t->tail_cache > size >> SIOX_RING_MARK_SHIFT)) siox__ring_past_mark(t);
   if (SIOX_UNLIKELY(atomic_load_explicit(&siox__fd_wanted, memory_order_relaxed))) siox__fd_assist();
   return 0;
 }

@@ -337,10 +337,15 @@ static int take_acks(void) {
  * failed. */
 void siox__conn_check_peer(void) {
   while (sock >= 0) {
-    ssize_t n = recv(sock, rbuf + rlen, sizeof rbuf - rlen, MSG_DONTWAIT);
+    size_t room = sizeof rbuf - rlen;
+    ssize_t n = recv(sock, rbuf + rlen, room, MSG_DONTWAIT);
     if (n > 0) {
       rlen += (size_t)n;
       if (take_acks() < 0) siox__conn_close(); /* not a daemon we understand */
+      /* Less than asked for: a unix stream socket's recv takes all it
+       * holds, so it is empty now; one more recv would only say EAGAIN
+       * (a system call in every flusher cycle). */
+      if ((size_t)n < room) return;
       continue;
     }
     if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) siox__conn_close();
