@@ -171,6 +171,12 @@ static int loop_bench(long calls, int rounds, const char *suffix) {
   return 0;
 }
 
+/* 1 when the environment variable is set to "0" (a part left out). */
+static int env_off(const char *name) {
+  const char *v = getenv(name);
+  return v && strcmp(v, "0") == 0;
+}
+
 /* ABBA rounds of START_BATCH processes each; the figure is ms per process.
  * daemon_name: also the daemon's CPU per traced process (after it settled),
  * what a short process costs the node beyond itself. */
@@ -218,12 +224,11 @@ int main(int argc, char **argv) {
   char *once_argv[] = {(char *)pwrite_bin, "once", path, NULL};
   /* The daemon's CPU over every loop run and until it has settled (what it
    * does for a process it partly does while the next one runs). */
-  const char *loops = getenv("USER_LOOPS"), *longrun = getenv("USER_LONG");
   int rc = 0;
-  if (!(loops && strcmp(loops, "0") == 0)) {
+  if (!env_off("USER_LOOPS")) {
     double d0 = daemon_cpu_ns();
     rc = loop_bench(200000, rounds, "4k_200k");
-    if (rc == 0 && !(longrun && strcmp(longrun, "0") == 0))
+    if (rc == 0 && !env_off("USER_LONG"))
       rc = loop_bench(1000000, rounds * 3 / 4 > 6 ? rounds * 3 / 4 : 6, "4k_1m");
     sleep(2);
     double d1 = daemon_cpu_ns();
