@@ -9,6 +9,12 @@ add_executable(bench_match ${CMAKE_CURRENT_LIST_DIR}/bench_match.c)
 target_link_libraries(bench_match PRIVATE siox-server-harness Threads::Threads)
 add_dependencies(bench_match siox-server)
 
+# What a causal_links row costs PostgreSQL, by part (by hand, not in bench/run):
+#   bench_link_row $<TARGET_FILE:siox-server> [rounds]
+add_executable(bench_link_row ${CMAKE_CURRENT_LIST_DIR}/bench_link_row.c)
+target_link_libraries(bench_link_row PRIVATE siox-server-harness)
+add_dependencies(bench_link_row siox-server)
+
 # Hello round trip with MUNGE vs --auth none (bench/run): bench_auth $<TARGET_FILE:siox-server> [N]
 add_executable(bench_auth ${CMAKE_CURRENT_LIST_DIR}/bench_auth.c)
 target_link_libraries(bench_auth PRIVATE siox-server-harness)

@@ -3,16 +3,19 @@
  * with a plain COPY (issue 15 §1), and the receives' matched flag and the
  * unmatched count (schema 030) follow.
  *
- * A brick's batch stores a receive R (its sender not there yet) and a
- * decoy receive nobody sends to. Before the client's batch with R's
- * sender S arrives, a link (S, R) with a wrong confidence is put into
- * causal_links by hand: a pair the window has never linked, but stored
- * all the same (what a disagreement with the SQL matcher would leave).
- * The window's COPY then meets the primary key. The batch must still be
- * stored and acked, the pair must be there once with the window's values
- * (the savepoint's upsert), R matched; match_state.unmatched (kept by
- * triggers) and the status counter receives_unmatched must both say 1:
- * the decoy.
+ * A brick's batch stores NPAIR receives R_i (their senders not there yet)
+ * and a decoy receive nobody sends to. Before the client's batch with the
+ * senders S_i arrives, a link (S_K, R_K) with a wrong confidence is put
+ * into causal_links by hand: a pair the window has never linked, but
+ * stored all the same (what a disagreement with the SQL matcher would
+ * leave). The window's COPY meets the primary key at pair K, near the
+ * end of the batch's links, so after rows of its own that the fallback
+ * must undo too (and after any COPY before it, were the links split into
+ * several COPYs, as was tried: siox-server/README.md). The batch must
+ * still be stored and acked, every pair must be there once with the
+ * window's values (the savepoint's upsert), every R_i matched;
+ * match_state.unmatched (kept by triggers) and the status counter
+ * receives_unmatched must both say 1: the decoy.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +28,9 @@
 
 #define T0 1700000000000000000LL
 #define SEC 1000000000LL
+#define GAP (20 * 1000000LL) /* between pairs */
+#define NPAIR 150
+#define K 130 /* the pair stored by hand: far into the COPY */
 
 static void client_proc(struct siox_block *b, int with_send) {
   uint32_t p = block_proc(b, 100, "client1", "GlusterFS-client");
@@ -33,12 +39,14 @@ static void client_proc(struct siox_block *b, int with_send) {
   t->hwid = siox_block_strdup(b, "brick1", 6);
   t->swid = siox_block_strdup(b, "GlusterFS-brick", 15);
   if (!with_send) { /* registers the process, so that its proc_id is known */
-    block_act(b, p, 9, T0 - 5 * SEC, T0 - 5 * SEC + 1000);
+    block_act(b, p, 100000, T0 - 5 * SEC, T0 - 5 * SEC + 1000);
     return;
   }
-  block_act(b, p, 1, T0, T0 + 10 * 1000000); /* S: 10 ms */
-  struct siox_block_descriptor *d = block_desc(b, p, SIOX_DESC_SEND, 1, 1, SIOX_ATTR_TEST_HANDLE, "obj1", 4);
-  d->offset = 0, d->length = 65536;
+  for (uint64_t i = 1; i <= NPAIR; i++) { /* S_i: 10 ms, one every GAP */
+    block_act(b, p, i, T0 + (int64_t)i * GAP, T0 + (int64_t)i * GAP + 10 * 1000000);
+    struct siox_block_descriptor *d = block_desc(b, p, SIOX_DESC_SEND, i, 1, SIOX_ATTR_TEST_HANDLE, "obj1", 4);
+    d->offset = i * 65536, d->length = 65536;
+  }
 }
 
 static void client_first(struct siox_block *b) { client_proc(b, 0); }
@@ -46,11 +54,14 @@ static void client_send(struct siox_block *b) { client_proc(b, 1); }
 
 static void brick(struct siox_block *b) {
   uint32_t p = block_proc(b, 200, "brick1", "GlusterFS-brick");
-  block_act(b, p, 1, T0 + 2000000, T0 + 8000000);          /* R inside S */
-  block_act(b, p, 2, T0 + 20 * SEC, T0 + 20 * SEC + 1000); /* decoy: no sender near */
-  struct siox_block_descriptor *d = block_desc(b, p, SIOX_DESC_RECEIVE, 1, 1, SIOX_ATTR_TEST_HANDLE, "obj1", 4);
-  d->offset = 4096, d->length = 8192;
-  d = block_desc(b, p, SIOX_DESC_RECEIVE, 2, 1, SIOX_ATTR_TEST_HANDLE, "obj1", 4);
+  for (uint64_t i = 1; i <= NPAIR; i++) { /* R_i inside S_i */
+    block_act(b, p, i, T0 + (int64_t)i * GAP + 2000000, T0 + (int64_t)i * GAP + 8000000);
+    struct siox_block_descriptor *d = block_desc(b, p, SIOX_DESC_RECEIVE, i, 1, SIOX_ATTR_TEST_HANDLE, "obj1", 4);
+    d->offset = i * 65536 + 4096, d->length = 8192;
+  }
+  /* decoy: no sender near in time, none in its bytes */
+  block_act(b, p, NPAIR + 1, T0 + 20 * SEC, T0 + 20 * SEC + 1000);
+  struct siox_block_descriptor *d = block_desc(b, p, SIOX_DESC_RECEIVE, NPAIR + 1, 1, SIOX_ATTR_TEST_HANDLE, "obj1", 4);
   d->offset = 0, d->length = 4096;
 }
 
@@ -87,13 +98,19 @@ int main(int argc, char **argv) {
   long long bp = harness_scalar(c, "SELECT proc_id FROM processes WHERE pid = 200");
   char sql[256];
   snprintf(sql, sizeof sql, "INSERT INTO causal_links (parent_aid, child_aid, confidence, overlap_bytes) VALUES"
-                            " (%lld, %lld, 0.25, 1) RETURNING 1", cp << 32 | 1, bp << 32 | 1);
+                            " (%lld, %lld, 0.25, 1) RETURNING 1", cp << 32 | K, bp << 32 | K);
   CHECK(cp > 0 && bp > 0 && harness_scalar(c, sql) == 1, "the pair stored by hand");
   send_batch(cf, 1, 2, client_send);
   snprintf(sql, sizeof sql, "SELECT count(*) FROM causal_links WHERE parent_aid = %lld AND child_aid = %lld"
-                            " AND confidence = 1 AND overlap_bytes = 8192 AND flags = ''", cp << 32 | 1, bp << 32 | 1);
-  CHECK(harness_scalar(c, sql) == 1, "the pair once, with the window's values");
-  CHECK(harness_scalar(c, "SELECT count(*) FROM causal_links") == 1, "no other link");
+                            " AND confidence = 1 AND overlap_bytes = 8192 AND flags = ''", cp << 32 | K, bp << 32 | K);
+  CHECK(harness_scalar(c, sql) == 1, "the pair stored by hand once, with the window's values");
+  snprintf(sql, sizeof sql, "SELECT count(*) FROM causal_links WHERE parent_aid >> 32 = %lld AND child_aid >> 32 = %lld"
+                            " AND parent_aid & 4294967295 = child_aid & 4294967295"
+                            " AND confidence = 1 AND overlap_bytes = 8192 AND flags = ''", cp, bp);
+  long long n = harness_scalar(c, sql);
+  CHECK(n == NPAIR, "every pair S_i, R_i with the window's values: %lld of %d", n, NPAIR);
+  n = harness_scalar(c, "SELECT count(*) FROM causal_links");
+  CHECK(n == NPAIR, "no other link: %lld links", n);
   CHECK(harness_log_has(&h, "upserting the batch's links"), "the fallback said so");
   CHECK(harness_scalar(c, "SELECT count(*) FROM remote_calls r WHERE r.kind = 'R' AND NOT r.matched") == 1, "R matched");
   CHECK(harness_scalar(c, "SELECT unmatched FROM match_state") == 1, "match_state.unmatched: the decoy");

@@ -1,0 +1,230 @@
+/*
+ * What a link row costs PostgreSQL (issue 15 §1): the in-memory matcher's
+ * link statement, sent as match_memory.c sends it (the savepoint and the
+ * setting, then a binary COPY of a batch's 1000 links, one round trip per
+ * batch, one transaction per batch), into causal_links and into copies of
+ * it that each lack one part of a link's cost. The warehouse is a real
+ * siox-server's embedded one (all migrations applied); nothing else runs.
+ * Each round runs every variant once, interleaved, on an emptied table.
+ *   link_row_cpu_us_V      backend CPU per link (user + system, from
+ *                          log_statement_stats of the link statements
+ *                          only), median over rounds [95 % interval]
+ *   link_row_cpu_ratio_V   V / causal_links per round (paired), median
+ *                          [95 % interval]
+ *   link_row_wall_us_V     the statements' round trips per link, median
+ * Variants: full (causal_links), clone (LIKE ... INCLUDING ALL and the
+ * schema-035 insert trigger: the copies' baseline), no_capture (the clone
+ * without the trigger: no transition table), no_link_id_index, brin_link_id
+ * (a BRIN in place of the btree), no_link_id (no column: no nextval, no
+ * index), heap_only (no index at all), chunk56 (causal_links, the links in
+ * COPYs of 56 rows in the same round trip), unnest (causal_links, INSERT
+ * ... SELECT FROM unnest() of binary arrays; the head in a round trip of
+ * its own, not counted).
+ * Usage: bench_link_row SIOX_SERVER [rounds]
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "median_ci.h"
+#include "server_harness.h"
+
+#define LINKS 1000
+#define BATCHES 40
+#define MAX_ROUNDS 31
+#define HEAD "SAVEPOINT s; SET LOCAL siox.links_counted = on; UPDATE match_state SET unmatched = unmatched + 0;"
+#define COLS " (parent_aid, child_aid, confidence, overlap_bytes, flags)"
+
+enum shape { COPY_ONE, COPY_56, UNNEST };
+static const struct variant {
+  const char *name, *table;
+  enum shape shape;
+} variants[] = {
+    {"full", "causal_links", COPY_ONE},        {"clone", "v_clone", COPY_ONE},
+    {"no_capture", "v_nocap", COPY_ONE},       {"no_link_id_index", "v_noidx", COPY_ONE},
+    {"brin_link_id", "v_brin", COPY_ONE},      {"no_link_id", "v_noid", COPY_ONE},
+    {"heap_only", "v_heap", COPY_ONE},         {"chunk56", "causal_links", COPY_56},
+    {"unnest", "causal_links", UNNEST},
+};
+#define NV (sizeof variants / sizeof *variants)
+
+static const char setup_sql[] =
+    "CREATE TABLE v_clone (LIKE causal_links INCLUDING ALL);"
+    "CREATE TRIGGER t AFTER INSERT ON v_clone REFERENCING NEW TABLE AS cl_new FOR EACH STATEMENT"
+    " WHEN (current_setting('siox.links_counted', true) IS DISTINCT FROM 'on') EXECUTE FUNCTION siox_link_unmatched();"
+    "CREATE TABLE v_nocap (LIKE causal_links INCLUDING ALL);"
+    "CREATE TABLE v_noidx (LIKE causal_links INCLUDING ALL); DROP INDEX v_noidx_link_id_idx;"
+    "CREATE TABLE v_brin (LIKE causal_links INCLUDING ALL); DROP INDEX v_brin_link_id_idx;"
+    " CREATE INDEX ON v_brin USING brin (link_id);"
+    "CREATE TABLE v_noid (LIKE causal_links INCLUDING ALL); DROP INDEX v_noid_link_id_idx;"
+    " ALTER TABLE v_noid DROP COLUMN link_id;"
+    "CREATE TABLE v_heap (LIKE causal_links INCLUDING DEFAULTS INCLUDING CONSTRAINTS);"
+    "SET client_min_messages = log";
+
+/* ---- the backend's CPU, from log_statement_stats notices ---------------------- */
+
+static double cpu_s;
+static int grab;
+
+static void on_notice(void *arg, const PGresult *r) {
+  (void)arg;
+  const char *m = grab ? PQresultErrorField(r, PG_DIAG_MESSAGE_DETAIL) : NULL;
+  const char *p = m ? strstr(m, "!\t") : NULL;
+  double u, s;
+  if (p && sscanf(p, "!\t%lf s user, %lf s system", &u, &s) == 2) cpu_s += u + s;
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- binary data -------------------------------------------------------------- */
+
+struct buf {
+  uint8_t p[1 << 17];
+  size_t len;
+};
+
+static void put(struct buf *b, const void *p, size_t n) { memcpy(b->p + b->len, p, n), b->len += n; }
+static void p16(struct buf *b, uint16_t v) { v = htons(v), put(b, &v, 2); }
+static void p32(struct buf *b, uint32_t v) { v = htonl(v), put(b, &v, 4); }
+static void p64(struct buf *b, uint64_t v) { p32(b, (uint32_t)(v >> 32)), p32(b, (uint32_t)v); }
+static void copy_header(struct buf *b) { put(b, "PGCOPY\n\377\r\n\0", 11), p32(b, 0), p32(b, 0); }
+static uint32_t half(void) {
+  float f = 0.5f;
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+/* Batch k's links as COPY streams of at most per rows; off[i] is where
+ * stream i starts, off[n] the end. Returns n. */
+static size_t copy_rows(struct buf *b, int k, int per, size_t *off) {
+  size_t n = 0;
+  b->len = 0, off[0] = 0, copy_header(b);
+  for (int j = 0; j < LINKS; j++) {
+    if (j && j % per == 0) p16(b, 0xffff), off[++n] = b->len, copy_header(b);
+    uint64_t i = (uint64_t)k * LINKS + (uint64_t)j + 1;
+    p16(b, 5), p32(b, 8), p64(b, (100ull << 32) + i), p32(b, 8), p64(b, (200ull << 32) + i);
+    p32(b, 4), p32(b, half()), p32(b, 8), p64(b, 131072), p32(b, 0);
+  }
+  p16(b, 0xffff), off[++n] = b->len;
+  return n;
+}
+
+/* Column a of batch k's links as a binary one-dimensional array. */
+static void array_col(struct buf *b, int k, int a) {
+  static const uint32_t oid[5] = {20, 20, 700, 20, 25};
+  b->len = 0, p32(b, 1), p32(b, 0), p32(b, oid[a]), p32(b, LINKS), p32(b, 1);
+  for (int j = 0; j < LINKS; j++) {
+    uint64_t i = (uint64_t)k * LINKS + (uint64_t)j + 1;
+    if (a < 2) p32(b, 8), p64(b, ((a ? 200ull : 100ull) << 32) + i);
+    else if (a == 2) p32(b, 4), p32(b, half());
+    else if (a == 3) p32(b, 8), p64(b, 131072);
+    else p32(b, 0);
+  }
+}
+
+/* ---- one variant ---------------------------------------------------------------- */
+
+static int ok_cmd(PGresult *r) {
+  int ok = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK;
+  if (!ok) fprintf(stderr, "bench: %s", PQresultErrorMessage(r));
+  PQclear(r);
+  return ok;
+}
+
+/* The copy statement(s) of one batch, in one round trip. */
+static int send_copies(PGconn *c, const char *table, struct buf *b, int k, int per) {
+  size_t off[LINKS + 1], n = copy_rows(b, k, per, off), i = 0;
+  char sql[16384];
+  int len = snprintf(sql, sizeof sql, HEAD);
+  for (size_t s = 0; s < n; s++)
+    len += snprintf(sql + len, sizeof sql - (size_t)len, " COPY %s" COLS " FROM STDIN (FORMAT binary);", table);
+  snprintf(sql + len, sizeof sql - (size_t)len, " SET LOCAL siox.links_counted = off");
+  int ok = 1;
+  for (PGresult *r = PQexec(c, sql); r; r = PQgetResult(c)) {
+    if (PQresultStatus(r) == PGRES_COPY_IN && i < n) {
+      ok = PQputCopyData(c, (const char *)b->p + off[i], (int)(off[i + 1] - off[i])) == 1 && ok;
+      ok = PQputCopyEnd(c, NULL) == 1 && ok, i++;
+      PQclear(r);
+    } else ok = ok_cmd(r) && ok;
+  }
+  return ok && i == n ? 0 : -1;
+}
+
+static int send_unnest(PGconn *c, const char *table, int k) {
+  static struct buf col[5];
+  const char *v[5];
+  int len[5], fmt[5] = {1, 1, 1, 1, 1};
+  for (int a = 0; a < 5; a++) array_col(&col[a], k, a), v[a] = (const char *)col[a].p, len[a] = (int)col[a].len;
+  char sql[256];
+  snprintf(sql, sizeof sql,
+           "INSERT INTO %s" COLS " SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::real[], $4::bigint[], $5::text[])",
+           table);
+  return ok_cmd(PQexecParams(c, sql, 5, NULL, v, len, fmt, 0)) ? 0 : -1;
+}
+
+/* One run of a variant: BATCHES transactions. Fills CPU and wall seconds. */
+static int run(PGconn *c, const struct variant *v, double *cpu, double *wall) {
+  static struct buf b;
+  char sql[128];
+  snprintf(sql, sizeof sql, "TRUNCATE %s; CHECKPOINT", v->table);
+  if (!ok_cmd(PQexec(c, sql))) return -1;
+  cpu_s = 0, *wall = 0;
+  for (int k = 0; k < BATCHES; k++) {
+    int rc = ok_cmd(PQexec(c, "BEGIN")) ? 0 : -1;
+    if (rc == 0 && v->shape == UNNEST) rc = ok_cmd(PQexec(c, HEAD)) ? 0 : -1;
+    if (rc == 0) rc = ok_cmd(PQexec(c, "SET log_statement_stats = on")) ? 0 : -1;
+    double t0 = now_s();
+    grab = 1;
+    if (rc == 0)
+      rc = v->shape == UNNEST ? send_unnest(c, v->table, k) : send_copies(c, v->table, &b, k, v->shape == COPY_56 ? 56 : LINKS);
+    grab = 0;
+    *wall += now_s() - t0;
+    if (rc == 0) rc = ok_cmd(PQexec(c, "RESET log_statement_stats")) ? 0 : -1;
+    if (rc == 0 && v->shape == UNNEST) rc = ok_cmd(PQexec(c, "SET LOCAL siox.links_counted = off")) ? 0 : -1;
+    if (rc || !ok_cmd(PQexec(c, "COMMIT"))) return -1;
+  }
+  *cpu = cpu_s;
+  return 0;
+}
+
+static void print(const char *what, const char *name, double *v, int n, double scale, const char *unit) {
+  struct median_ci e = median_ci(v, n);
+  printf("link_row_%s_%s %.3f %s [%.3f, %.3f]\n", what, name, e.median * scale, unit, e.lo * scale, e.hi * scale);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) return fprintf(stderr, "usage: %s SIOX_SERVER [rounds]\n", argv[0]), 2;
+  int rounds = argc > 2 ? atoi(argv[2]) : 9;
+  if (rounds < 1 || rounds > MAX_ROUNDS) return fprintf(stderr, "bench: rounds 1..%d\n", MAX_ROUNDS), 2;
+  struct harness h;
+  const char *const args[] = {NULL};
+  if (harness_init(&h, argv[1]) != 0 || harness_start(&h, args) != 0) return harness_cleanup(&h), 1;
+  PGconn *c = harness_db(&h);
+  int rc = c && ok_cmd(PQexec(c, setup_sql)) ? 0 : 1;
+  if (c) PQsetNoticeReceiver(c, on_notice, NULL);
+  static double cpu[NV][MAX_ROUNDS], wall[NV][MAX_ROUNDS], ratio[NV][MAX_ROUNDS];
+  for (int r = 0; rc == 0 && r < rounds; r++)
+    for (size_t i = 0; rc == 0 && i < NV; i++) {
+      size_t v = r % 2 ? NV - 1 - i : i; /* each order half the rounds */
+      rc = run(c, &variants[v], &cpu[v][r], &wall[v][r]) ? 1 : 0;
+    }
+  for (size_t v = 0; v < NV; v++) /* before print() sorts cpu[0] */
+    for (int r = 0; r < rounds; r++) ratio[v][r] = cpu[v][r] / cpu[0][r];
+  for (size_t v = 0; rc == 0 && v < NV; v++) {
+    print("cpu_us", variants[v].name, cpu[v], rounds, 1e6 / (BATCHES * LINKS), "us");
+    print("cpu_ratio", variants[v].name, ratio[v], rounds, 1, "x");
+    print("wall_us", variants[v].name, wall[v], rounds, 1e6 / (BATCHES * LINKS), "us");
+  }
+  if (rc) fprintf(stderr, "bench: failed\n");
+  if (c) PQfinish(c);
+  harness_stop(&h);
+  harness_cleanup(&h);
+  return rc;
+}
