@@ -20,10 +20,12 @@
  *   process_start_overhead_ms_openwrite       open + 4 KiB write + close
  *   process_start_cpu_overhead_ms[_openwrite] the same in CPU time (user +
  *       system of the process, every thread), steadier on a loaded node
+ *   process_start_{vol,invol}_switches[_openwrite]  context switches added
+ *       per process (rusage), voluntary (blocked) and involuntary (preempted)
  *   daemon_cpu_ms_per_process_openwrite       siox-daemon CPU over the
  *       openwrite rounds (and 1 s after), per traced process
- *   daemon_cpu_ns_per_activity                siox-daemon CPU (user +
- *       system, from /proc) over the traced runs, per activity they made
+ *   daemon_cpu_ns_per_activity                siox-daemon CPU (all its
+ *       threads, the scheduler's ns) over the traced runs, per activity
  *
  * usage: bench_user BENCH_PWRITE LIBSIOX_POSIX_SO DAEMON_PID [ROUNDS]
  *   ROUNDS (default 16) pairs for 200k calls; 1M and start use their own
@@ -33,6 +35,7 @@
  *   USER_LOOPS=0 leaves both loops (and the daemon's CPU) out: the start
  *   figures alone, for an A/B of the process start.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -62,6 +65,7 @@ static double now_ns(void) {
 
 struct run {
   double wall_ns, cpu_ns, loop_ns;
+  long vcsw, ivcsw; /* voluntary (blocked) and involuntary (preempted) switches */
 };
 
 /* Runs argv bare or traced; fills *o (loop_ns: the number the program
@@ -104,6 +108,8 @@ static int run_one(char *const argv[], int traced, struct run *o) {
   o->cpu_ns = ((double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec) * 1e9 +
               ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e3;
   o->loop_ns = got > 0 ? atof(out) : 0;
+  o->vcsw = ru.ru_nvcsw;
+  o->ivcsw = ru.ru_nivcsw;
   return 0;
 }
 
@@ -119,19 +125,27 @@ static void print_est(const char *name, struct median_ci e, const char *unit) {
 
 static const char *daemon_pid;
 
-/* The daemon's user + system CPU in ns (from /proc/PID/stat), or -1. */
+/* The daemon's CPU time in ns, all its threads: the scheduler's own sum
+ * (/proc/PID/task/TID/schedstat, ns), or -1. /proc/PID/stat counts clock
+ * ticks (10 ms here): over a block of 320 short processes that was steps of
+ * 0.03 ms per process, coarser than what one process costs the daemon. */
 static double daemon_cpu_ns(void) {
-  char p[64], buf[1024];
-  snprintf(p, sizeof p, "/proc/%s/stat", daemon_pid);
-  FILE *f = fopen(p, "r");
-  if (!f) return -1;
-  size_t got = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[got] = '\0';
-  char *s = strrchr(buf, ')'); /* the command name may hold spaces */
-  unsigned long long ut, st;
-  if (!s || sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2) return -1;
-  return (double)(ut + st) * 1e9 / (double)sysconf(_SC_CLK_TCK);
+  char p[300], buf[128];
+  snprintf(p, sizeof p, "/proc/%s/task", daemon_pid);
+  DIR *dir = opendir(p);
+  if (!dir) return -1;
+  double sum = 0;
+  int n = 0;
+  for (struct dirent *e; (e = readdir(dir)) != NULL;) {
+    if (e->d_name[0] == '.') continue;
+    snprintf(p, sizeof p, "/proc/%s/task/%.32s/schedstat", daemon_pid, e->d_name);
+    FILE *f = fopen(p, "r");
+    unsigned long long run;
+    if (f && fgets(buf, sizeof buf, f) && sscanf(buf, "%llu", &run) == 1) sum += (double)run, n++;
+    if (f) fclose(f);
+  }
+  closedir(dir);
+  return n > 0 ? sum : -1;
 }
 
 /* ---- the measurements ----------------------------------------------------- */
@@ -178,14 +192,19 @@ static int env_off(const char *name) {
 }
 
 /* ABBA rounds of START_BATCH processes each; the figure is ms per process.
- * daemon_name: also the daemon's CPU per traced process (after it settled),
- * what a short process costs the node beyond itself. */
+ * Also the context switches added per process (`switches`: the suffix of
+ * the figures' names), voluntary (the process blocked: a wait for the
+ * daemon) and involuntary (preempted: on 2 cores the daemon, woken by a
+ * send, often runs on the sender's core at once); counts do not scale with
+ * the machine's load as times do. daemon_name: also the daemon's CPU per
+ * traced process (after it settled), what a short process costs the node
+ * beyond itself. */
 static int start_bench(char *const argv[], int rounds, const char *name, const char *cpu_name,
-                       const char *daemon_name) {
-  static double d[MAX_ROUNDS], dc[MAX_ROUNDS];
+                       const char *switches, const char *daemon_name) {
+  static double d[MAX_ROUNDS], dc[MAX_ROUNDS], dv[MAX_ROUNDS], di[MAX_ROUNDS];
   double d0 = daemon_cpu_ns();
   for (int r = 0; r < rounds; r++) {
-    double sum[2] = {0, 0}, cpu[2] = {0, 0};
+    double sum[2] = {0, 0}, cpu[2] = {0, 0}, vol[2] = {0, 0}, invol[2] = {0, 0};
     for (int k = 0; k < 2; k++) {
       int traced = (k == 0) == (r % 2 == 1);
       for (int i = 0; i < START_BATCH; i++) {
@@ -193,15 +212,21 @@ static int start_bench(char *const argv[], int rounds, const char *name, const c
         if (run_one(argv, traced, &o) < 0) return -1;
         sum[traced] += o.wall_ns;
         cpu[traced] += o.cpu_ns;
+        vol[traced] += (double)o.vcsw;
+        invol[traced] += (double)o.ivcsw;
       }
     }
     d[r] = (sum[1] - sum[0]) / START_BATCH / 1e6;
     dc[r] = (cpu[1] - cpu[0]) / START_BATCH / 1e6;
+    dv[r] = (vol[1] - vol[0]) / START_BATCH;
+    di[r] = (invol[1] - invol[0]) / START_BATCH;
   }
   struct median_ci e = median_ci(d, rounds), c = median_ci(dc, rounds);
   printf("%s %.3f ms\n%s_ci95_low %.3f ms\n%s_ci95_high %.3f ms\n", name, e.median, name, e.lo, name, e.hi);
   printf("%s %.3f ms\n%s_ci95_low %.3f ms\n%s_ci95_high %.3f ms\n", cpu_name, c.median, cpu_name, c.lo, cpu_name,
          c.hi);
+  printf("process_start_vol_switches%s %.2f switches\n", switches, median_ci(dv, rounds).median);
+  printf("process_start_invol_switches%s %.2f switches\n", switches, median_ci(di, rounds).median);
   if (daemon_name) {
     sleep(1);
     double d1 = daemon_cpu_ns();
@@ -236,9 +261,10 @@ int main(int argc, char **argv) {
       printf("daemon_cpu_ns_per_activity %.1f ns\n", (d1 - d0) / activities_total);
   }
   if (rc == 0)
-    rc = start_bench(true_argv, rounds * 2, "process_start_overhead_ms", "process_start_cpu_overhead_ms", NULL);
-  if (rc == 0) rc = start_bench(once_argv, rounds * 2, "process_start_overhead_ms_openwrite",
-                                "process_start_cpu_overhead_ms_openwrite", "daemon_cpu_ms_per_process_openwrite");
+    rc = start_bench(true_argv, rounds * 2, "process_start_overhead_ms", "process_start_cpu_overhead_ms", "", NULL);
+  if (rc == 0)
+    rc = start_bench(once_argv, rounds * 2, "process_start_overhead_ms_openwrite", "process_start_cpu_overhead_ms_openwrite",
+                     "_openwrite", "daemon_cpu_ms_per_process_openwrite");
   unlink(path);
   return rc == 0 ? 0 : 1;
 }

@@ -121,7 +121,8 @@ enum job_source { JOB_NONE, JOB_CGROUP, JOB_ENVIRON, JOB_CLAIMED, JOB_EXITED };
 #define JOB_ID_MAX 512
 /* Writes the client's job id to out ("" for none, "claimed:<claim>" when
  * only the HELLO of a live process says so, the claim itself for a process
- * that has exited) and returns where it came from. */
+ * that has exited) and returns where it came from. Not reentrant (one
+ * static read buffer): the loop thread's. */
 enum job_source job_id_of_peer(uint32_t pid, uint32_t uid, const char *claimed, char *out, size_t cap);
 /* Parsers, for the unit test: 0 with the id in out, or -ENOENT. */
 int job_id_from_cgroup(const char *text, char *out, size_t cap);
@@ -382,6 +383,11 @@ void journal_batch(struct daemon *d, struct loss_state *ls, const struct batcher
                    const struct client_ident *who, const uint8_t *p, uint32_t len);
 void journal_stats(struct daemon *d, struct loss_state *ls, const struct batcher_slot *slot,
                    const struct client_ident *who);
+/* Between hold and commit (one client read, before its ACK) the records
+ * are collected and written with one write(): a short process's read made
+ * five writev() calls (IDENT, REGS, two BATCH, STATS), each later one two. */
+void journal_hold(struct daemon *d);
+void journal_commit(struct daemon *d);
 /* The batch with this seq is spooled: its journal is no longer needed. */
 void journal_sealed(struct daemon *d, uint64_t seq);
 /* At start, before clients: replays journals of batches never sealed into

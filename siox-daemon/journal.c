@@ -62,6 +62,12 @@ struct journal {
   int fd;
   uint64_t seq; /* of the open file */
   bool failed;  /* a write failed: logged once */
+  /* Records held between journal_hold and journal_commit (one client
+   * read): written with one write() instead of one writev() each. */
+  bool holding;
+  uint8_t *held;
+  size_t held_len, held_cap;
+  uint64_t held_seq; /* the batch they belong to */
 };
 
 #define PAD8(n) (((size_t)(n) + 7u) & ~(size_t)7u)
@@ -94,27 +100,95 @@ static int open_for(struct daemon *d, struct journal *j) {
   return j->fd < 0 ? -errno : 0;
 }
 
-static void put(struct daemon *d, uint32_t kind, uint64_t sid, const void *a, size_t alen, const void *b,
-                size_t blen) {
-  static const uint8_t zeros[8];
-  struct journal *j = get(d);
-  int rc = j ? open_for(d, j) : -ENOMEM;
-  struct jnl_rec r = {kind, (uint32_t)(alen + blen), sid};
-  struct iovec v[4] = {{&r, sizeof r}, {(void *)a, alen}, {(void *)b, blen}, {(void *)zeros, PAD8(alen + blen) - (alen + blen)}};
-  size_t total = sizeof r + PAD8(alen + blen);
-  if (rc == 0) {
-    ssize_t n = writev(j->fd, v, 4);
-    rc = n == (ssize_t)total ? 0 : n < 0 ? -errno : -EIO;
-  }
-  if (rc < 0 && j && !j->failed) {
+/* Logs the first failure of a run of them; rc 0 ends the run. */
+static void report(struct daemon *d, struct journal *j, int rc) {
+  if (rc < 0 && !j->failed) {
     /* The records still go into the batch: only a kill -9 before the seal
      * could lose them now. */
     fprintf(stderr, "siox-daemon: journal %s/%" PRIu64 ".jnl: %s; the open batch is not protected\n", j->dir,
             d->spool.next_seq, strerror(-rc));
     j->failed = true;
-  } else if (rc == 0 && j) {
+  } else if (rc == 0) {
     j->failed = false;
   }
+}
+
+/* Appends v (total bytes) to the journal of the open batch. */
+static int append(struct daemon *d, struct journal *j, const struct iovec *v, int nv, size_t total) {
+  int rc = open_for(d, j);
+  if (rc == 0) {
+    ssize_t n = writev(j->fd, v, nv);
+    rc = n == (ssize_t)total ? 0 : n < 0 ? -errno : -EIO;
+  }
+  return rc;
+}
+
+/* Writes the held records into their batch's journal and forgets them.
+ * They all belong to one batch: a seal in the middle of a read drops them
+ * (journal_sealed: they are in the spooled batch), so records held later
+ * are the next batch's. Held records of a batch no longer open (sealed
+ * without that call) are not written: they would land in the wrong file. */
+static int write_held(struct daemon *d, struct journal *j) {
+  if (j->held_len == 0)
+    return 0;
+  struct iovec v = {j->held, j->held_len};
+  int rc = j->held_seq == d->spool.next_seq ? append(d, j, &v, 1, j->held_len) : 0;
+  j->held_len = 0;
+  return rc;
+}
+
+/* Copies v into the held records; false when they cannot grow. */
+static bool hold(struct journal *j, const struct iovec *v, int nv, size_t total, uint64_t seq) {
+  if (j->held_len + total > j->held_cap) {
+    size_t cap = j->held_cap ? j->held_cap : 4096;
+    while (cap < j->held_len + total)
+      cap *= 2;
+    uint8_t *nb = realloc(j->held, cap);
+    if (!nb)
+      return false;
+    j->held = nb;
+    j->held_cap = cap;
+  }
+  for (int i = 0; i < nv; i++) {
+    if (v[i].iov_len == 0)
+      continue; /* its base may be NULL, which memcpy must not get */
+    memcpy(j->held + j->held_len, v[i].iov_base, v[i].iov_len);
+    j->held_len += v[i].iov_len;
+  }
+  j->held_seq = seq;
+  return true;
+}
+
+static void put(struct daemon *d, uint32_t kind, uint64_t sid, const void *a, size_t alen, const void *b,
+                size_t blen) {
+  static const uint8_t zeros[8];
+  struct journal *j = get(d);
+  if (!j)
+    return;
+  struct jnl_rec r = {kind, (uint32_t)(alen + blen), sid};
+  struct iovec v[4] = {{&r, sizeof r}, {(void *)a, alen}, {(void *)b, blen}, {(void *)zeros, PAD8(alen + blen) - (alen + blen)}};
+  size_t total = sizeof r + PAD8(alen + blen);
+  if (j->holding && hold(j, v, 4, total, d->spool.next_seq))
+    return;
+  int rc = write_held(d, j); /* not held (no memory): in order, what is held goes first */
+  if (rc == 0)
+    rc = append(d, j, v, 4, total);
+  report(d, j, rc);
+}
+
+void journal_hold(struct daemon *d) {
+  struct journal *j = get(d);
+  if (j)
+    j->holding = true;
+}
+
+void journal_commit(struct daemon *d) {
+  struct journal *j = d->journal;
+  if (!j)
+    return;
+  j->holding = false;
+  if (j->held_len > 0)
+    report(d, j, write_held(d, j));
 }
 
 /* Writes the session's IDENT and REGS once per journal file. */
@@ -162,6 +236,8 @@ void journal_sealed(struct daemon *d, uint64_t seq) {
     return;
   char path[4200];
   path_of(j, seq, path, sizeof path);
+  if (j->held_seq == seq)
+    j->held_len = 0; /* they are in the batch just spooled */
   if (j->fd >= 0 && j->seq == seq) {
     close(j->fd);
     j->fd = -1;
@@ -173,6 +249,8 @@ void journal_sealed(struct daemon *d, uint64_t seq) {
 void journal_close(struct daemon *d) {
   if (d->journal && d->journal->fd >= 0)
     close(d->journal->fd);
+  if (d->journal)
+    free(d->journal->held);
   free(d->journal);
   d->journal = NULL;
 }

@@ -345,8 +345,14 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
     s->frame_start_ns = clock_realtime_ns();
   s->len = before;
   /* Clients are read while the spool is full too: on_batch discards and
-   * counts their activities (loss.c). */
-  if (consume(s) < 0)
+   * counts their activities (loss.c). What this read journals is written
+   * at once, before the ACK below (and before a session closed for a bad
+   * frame goes). */
+  struct daemon *d = s->d;
+  journal_hold(d);
+  int rc = consume(s);
+  journal_commit(d);
+  if (rc < 0)
     return;
   if (s->len != before)
     s->frame_start_ns = clock_realtime_ns(); /* a frame completed: the next one starts */
