@@ -7,6 +7,8 @@
 # measured in turn against the same daemon (e.g. a saved copy of the old
 # library, then the new one), each block of figures after a "# preload"
 # line, so that before and after come from one sitting.
+# USER_DAEMON=PATH runs that siox-daemon binary instead of BUILD_DIR's (an
+# A/B of the daemon's CPU per activity against a saved copy of main's).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${1:-$top/build}" && pwd)
@@ -14,7 +16,7 @@ ROUNDS=${2:-16}
 shift $(($# > 2 ? 2 : $#))
 PRELOADS=("$@")
 [ ${#PRELOADS[@]} -gt 0 ] || PRELOADS=("$B/instrumentation/posix/libsiox-posix.so")
-export SIOX_SERVER=$B/siox-server/siox-server SIOX_DAEMON=$B/siox-daemon/siox-daemon SIOX_CLI=$B/siox-cli/siox
+export SIOX_SERVER=$B/siox-server/siox-server SIOX_DAEMON=${USER_DAEMON:-$B/siox-daemon/siox-daemon} SIOX_CLI=$B/siox-cli/siox
 . "$top/tests/integration/lib.sh"
 exec 3>&1 1>&2 # figures on the caller's stdout, the rest on stderr
 
