@@ -13,6 +13,8 @@
 # blocks), each after a "# daemon" line: an A/B of the daemon in one sitting.
 # The slots are not alike: an A/A (one binary in both) favoured the first
 # daemon's figures (2026-12-07, bench/results.txt); run it both ways round.
+# USER_DAEMON=PATH runs that siox-daemon binary instead of BUILD_DIR's (an
+# A/B of the daemon's CPU per activity against a saved copy of main's).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${1:-$top/build}" && pwd)
@@ -20,7 +22,7 @@ ROUNDS=${2:-16}
 shift $(($# > 2 ? 2 : $#))
 PRELOADS=("$@")
 [ ${#PRELOADS[@]} -gt 0 ] || PRELOADS=("$B/instrumentation/posix/libsiox-posix.so")
-export SIOX_SERVER=$B/siox-server/siox-server SIOX_DAEMON=$B/siox-daemon/siox-daemon SIOX_CLI=$B/siox-cli/siox
+export SIOX_SERVER=$B/siox-server/siox-server SIOX_DAEMON=${USER_DAEMON:-$B/siox-daemon/siox-daemon} SIOX_CLI=$B/siox-cli/siox
 . "$top/tests/integration/lib.sh"
 exec 3>&1 1>&2 # figures on the caller's stdout, the rest on stderr
 

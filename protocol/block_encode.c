@@ -1,9 +1,11 @@
 /*
- * Block -> wire. siox-daemon calls siox_block_encode() when it seals a batch:
- * dictionaries become protobuf messages, activities become the delta-coded
- * columns described in siox.proto, protobuf-c packs the Block and lz4
- * compresses it. Every protobuf-c struct of one encode is carved from a single
- * allocation, so the cost does not grow with mallocs per record.
+ * Block -> wire. siox-daemon calls siox_block_encode_with() when it seals a
+ * batch: dictionaries become protobuf messages, activities become the
+ * delta-coded columns described in siox.proto, protobuf-c packs the Block
+ * and lz4 compresses it. Every protobuf-c struct of one encode is carved
+ * from one scratch area, and an encoder keeps that area, the packed bytes
+ * and the lz4 output from one block to the next: a warm encode allocates
+ * only the payload it returns.
  */
 #include <assert.h>
 #include <errno.h>
@@ -299,40 +301,88 @@ static int put_activities(Siox__Activities *pa, const struct siox_block *b, size
   return rc;
 }
 
-/* ---- pack + compress ------------------------------------------------------ */
+/* ---- the encoder: buffers kept from one block to the next ----------------- */
 
-/* On success *out is a new malloc'd buffer the caller frees. */
-static int pack_compress(const Siox__Block *pb, uint8_t **out, size_t *out_len, size_t *raw_len) {
-  size_t raw = siox__block__get_packed_size(pb);
-  if (raw > SIOX_FRAME_MAX_PAYLOAD) return -EOVERFLOW;
-  uint8_t *buf = malloc(raw ? raw : 1);
-  int bound = LZ4_compressBound((int)raw);
-  uint8_t *z = malloc((size_t)bound);
-  int rc = -ENOMEM;
-  if (!buf || !z) goto out;
-  siox__block__pack(pb, buf);
-  int zn = LZ4_compress_default((const char *)buf, (char *)z, (int)raw, bound);
-  rc = -EOVERFLOW; /* lz4 fails only when the bound is exceeded */
-  if (zn <= 0) goto out;
-  uint8_t *shrunk = realloc(z, (size_t)zn); /* batches may sit in a spool queue */
-  *out = shrunk ? shrunk : z;
-  *out_len = (size_t)zn;
-  *raw_len = raw;
-  z = NULL;
-  rc = 0;
-out:
-  free(buf);
-  free(z);
-  return rc;
+struct grow_buf {
+  void *p;
+  size_t cap;
+};
+
+struct siox_block_encoder {
+  struct grow_buf scratch, raw, z;
+};
+
+struct siox_block_encoder *siox_block_encoder_create(void) { return calloc(1, sizeof(struct siox_block_encoder)); }
+
+void siox_block_encoder_destroy(struct siox_block_encoder *e) {
+  if (!e) return;
+  free(e->scratch.p), free(e->raw.p), free(e->z.p);
+  free(e);
 }
 
-int siox_block_encode(const struct siox_block *b, uint8_t **out, size_t *out_len, size_t *raw_len) {
+/* Grows b to at least need bytes; its contents need not survive. */
+static int reserve(struct grow_buf *b, size_t need) {
+  if (need <= b->cap) return 0;
+  size_t cap = b->cap * 2 > need ? b->cap * 2 : need;
+  void *p = malloc(cap);
+  if (!p) return -ENOMEM;
+  free(b->p);
+  b->p = p, b->cap = cap;
+  return 0;
+}
+
+/* ---- pack + compress ------------------------------------------------------ */
+
+/* The most bytes protobuf can take for one entry of a packed column: a 64-bit
+ * varint 10, a 32-bit one 5 (sint32 zigzags to 32 bits), a bool 1, a double
+ * 8; each field adds a tag (1 byte: numbers below 16) and a length (<= 5). */
+static size_t activities_bound(size_t n, size_t m, size_t nf64) {
+  return 1 + 5 + 13 * (1 + 5) + n * (6 * 10 + 5 + 5) + m * (5 + 10 + 1 + 5) + nf64 * 8;
+}
+
+/* Packs pb into e->raw. protobuf-c's pack needs a buffer it cannot overrun;
+ * its get_packed_size() would walk every column once more only to size it,
+ * so the buffer is sized by a bound instead: the dictionaries' exact size
+ * (few entries) plus activities_bound(). Only a block that might exceed the
+ * frame limit is sized exactly, to refuse it without a huge buffer. */
+static int pack_raw(struct siox_block_encoder *e, Siox__Block *pb, size_t *raw) {
+  Siox__Activities *pa = pb->activities;
+  pb->activities = NULL;
+  size_t need = siox__block__get_packed_size(pb) + activities_bound(pa->n_duration, pa->n_attr_id, pa->n_attr_f64);
+  pb->activities = pa;
+  if (need > SIOX_FRAME_MAX_PAYLOAD && (need = siox__block__get_packed_size(pb)) > SIOX_FRAME_MAX_PAYLOAD)
+    return -EOVERFLOW;
+  if (reserve(&e->raw, need) < 0) return -ENOMEM;
+  *raw = siox__block__pack(pb, e->raw.p);
+  assert(*raw <= need);
+  return *raw > SIOX_FRAME_MAX_PAYLOAD ? -EOVERFLOW : 0;
+}
+
+/* On success *out is a new malloc'd copy of the payload the caller frees (the
+ * batch may sit in a spool queue; the encoder keeps its own buffers). */
+static int pack_compress(struct siox_block_encoder *e, Siox__Block *pb, uint8_t **out, size_t *out_len,
+                         size_t *raw_len) {
+  size_t raw;
+  int rc = pack_raw(e, pb, &raw);
+  if (rc < 0) return rc;
+  int bound = LZ4_compressBound((int)raw);
+  if (reserve(&e->z, (size_t)bound) < 0) return -ENOMEM;
+  int zn = LZ4_compress_default(e->raw.p, e->z.p, (int)raw, bound);
+  if (zn <= 0) return -EOVERFLOW; /* lz4 fails only when the bound is exceeded */
+  if (!(*out = malloc((size_t)zn))) return -ENOMEM;
+  memcpy(*out, e->z.p, (size_t)zn);
+  *out_len = (size_t)zn;
+  *raw_len = raw;
+  return 0;
+}
+
+int siox_block_encode_with(struct siox_block_encoder *e, const struct siox_block *b, uint8_t **out,
+                           size_t *out_len, size_t *raw_len) {
   size_t m;
   if (!dicts_ok(b) || !activities_ok(b, &m)) return -EINVAL;
   size_t sz = scratch_size(b, m);
-  char *mem = malloc(sz);
-  if (!mem) return -ENOMEM;
-  struct scratch s = {mem, mem + sz};
+  if (reserve(&e->scratch, sz) < 0) return -ENOMEM;
+  struct scratch s = {e->scratch.p, (char *)e->scratch.p + sz};
   Siox__Block pb = SIOX__BLOCK__INIT;
   Siox__Activities pa;
   put_processes(&pb, b, &s);
@@ -342,7 +392,13 @@ int siox_block_encode(const struct siox_block *b, uint8_t **out, size_t *out_len
   put_descriptors(&pb, b, &s);
   int rc = put_activities(&pa, b, m, &s);
   pb.activities = &pa;
-  if (!rc) rc = pack_compress(&pb, out, out_len, raw_len);
-  free(mem);
+  return rc ? rc : pack_compress(e, &pb, out, out_len, raw_len);
+}
+
+int siox_block_encode(const struct siox_block *b, uint8_t **out, size_t *out_len, size_t *raw_len) {
+  struct siox_block_encoder *e = siox_block_encoder_create();
+  if (!e) return -ENOMEM;
+  int rc = siox_block_encode_with(e, b, out, out_len, raw_len);
+  siox_block_encoder_destroy(e);
   return rc;
 }

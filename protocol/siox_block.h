@@ -160,6 +160,18 @@ int siox_block_set_bytes(struct siox_block *b, struct siox_value *v, const void 
  * (parent_back aid - parent == 0 means root on the wire). */
 int siox_block_encode(const struct siox_block *b, uint8_t **out, size_t *out_len, size_t *raw_len);
 
+/* An encoder keeps the buffers of siox_block_encode from one block to the
+ * next (the scratch of the protobuf-c structs, the packed bytes, the lz4
+ * output), so a warm encode allocates nothing but the payload it returns.
+ * Its memory stays at what the largest block encoded needed. create returns
+ * NULL on ENOMEM; destroy frees it (NULL is fine). siox_block_encode_with is siox_block_encode with
+ * e's buffers and gives the same bytes; one encoder serves one thread. */
+struct siox_block_encoder;
+struct siox_block_encoder *siox_block_encoder_create(void);
+void siox_block_encoder_destroy(struct siox_block_encoder *e);
+int siox_block_encode_with(struct siox_block_encoder *e, const struct siox_block *b, uint8_t **out,
+                           size_t *out_len, size_t *raw_len);
+
 /* Decodes an lz4 payload of raw_len uncompressed bytes into b (which must be
  * initialised; it is reset first). Every index (proc, attr slices) is checked.
  * Returns 0, or -EBADMSG with *why (static string) naming what was wrong, or

@@ -51,7 +51,7 @@ int daemon_seal(struct daemon *d) {
     return 0;
   struct spool_batch sb = {.h = {.magic = SPOOL_MAGIC, .version = SPOOL_VERSION, .seq = d->spool.next_seq}};
   size_t len, raw;
-  int rc = siox_block_encode(&bt->block, &sb.block, &len, &raw);
+  int rc = siox_block_encode_with(d->encoder, &bt->block, &sb.block, &len, &raw);
   if (rc == 0) {
     sb.h.activities = (uint32_t)bt->activities;
     sb.h.raw_bytes = (uint32_t)raw;
@@ -179,6 +179,8 @@ int daemon_start(struct daemon *d, uv_loop_t *loop, const struct daemon_config *
   if (gethostname(d->hostname, sizeof d->hostname - 1) < 0)
     snprintf(d->hostname, sizeof d->hostname, "unknown");
   batcher_init(&d->batcher);
+  if (!(d->encoder = siox_block_encoder_create()))
+    return -ENOMEM;
   int rc = open_state(d);
   if (rc == 0)
     rc = tls_link_init(d);
@@ -216,6 +218,7 @@ void daemon_close(struct daemon *d) {
   uplink_free(d->uplink);
   hints_free(d);
   batcher_destroy(&d->batcher);
+  siox_block_encoder_destroy(d->encoder);
   spool_close(&d->spool);
   journal_close(d);
   free(d->loss_dir);

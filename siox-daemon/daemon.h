@@ -417,6 +417,7 @@ struct daemon {
 
   struct client_budget budget;
   struct batcher batcher;
+  struct siox_block_encoder *encoder; /* sealing reuses its buffers */
   uv_timer_t batch_timer;
   struct spool spool;
   struct uplink *uplink;

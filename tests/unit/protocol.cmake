@@ -1,7 +1,8 @@
-# Protocol codec tests: frame header, block builders, block round trip,
+# Protocol codec tests: frame header, block builders, block round trip, the
+# reusable encoder (block_encoder: canonical bytes, bounded pack buffer),
 # rejection of bad payloads, a deterministic mutation fuzz, and the SPMD
 # compression figure (printed, never asserted).
-foreach(t frame block_builders block_roundtrip block_reject block_fuzz block_size hello_cred hostport)
+foreach(t frame block_builders block_roundtrip block_reject block_fuzz block_size block_encoder hello_cred hostport)
   siox_unit_test(test_protocol_${t} SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_protocol_${t}.c LIBS siox-protocol)
 endforeach()
 
