@@ -18,6 +18,7 @@
 #   mpi_polling_rank0_io_ms_others_wait    B: the same rank 0 with 3 ranks waiting (median)
 #   mpi_polling_slowdown_ratio             median over rounds of B / A of the same round
 #   mpi_polling_rounds_b_slower            rounds where B took longer than A
+#   mpi_polling_rounds                     rounds run
 # Needs root, FUSE, glusterfsd and mpirun (as testbed/siox-testbed, siox replay).
 #   bench/bench_mpi_polling.sh [BUILD_DIR] [ROUNDS]
 set -euo pipefail
@@ -73,5 +74,6 @@ b = [r[1] / 1e6 for r in rows]
 print(f"mpi_polling_rank0_io_ms_alone {statistics.median(a):.1f} ms")
 print(f"mpi_polling_rank0_io_ms_others_wait {statistics.median(b):.1f} ms")
 print(f"mpi_polling_slowdown_ratio {statistics.median(y / x for x, y in zip(a, b)):.2f} x")
-print(f"mpi_polling_rounds_b_slower {sum(y > x for x, y in zip(a, b))} of {len(rows)}")
+print(f"mpi_polling_rounds_b_slower {sum(y > x for x, y in zip(a, b))} count")
+print(f"mpi_polling_rounds {len(rows)} count")
 PY
