@@ -468,7 +468,7 @@ static void print_answer(const struct siox_cap_answer *ans, int64_t base_ns) {
  * `siox workload extract` of the run gives the same sums measured). */
 static json_object *ranks_json(const struct siox_cap_run *r, const siox_workload *w) {
   json_object *arr = json_object_new_array();
-  for (uint32_t k = 0; k < r->ranks; k++) {
+  for (uint32_t k = 0; r->rank_io_ns && r->rec_ns && k < r->ranks; k++) {
     json_object *j = json_object_new_object(), *ops = json_object_new_object();
     siox_json_int(j, "rank", k);
     siox_json_int(j, "io_time_ns", r->rank_io_ns[k]);
