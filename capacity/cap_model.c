@@ -49,6 +49,7 @@ siox_cap_model *siox_cap_model_new(void) {
   m->kernel_path = 1;
   m->collective = 1;
   m->node_cpu = 1;
+  m->mpi_polling = 1;
   return m;
 }
 
@@ -75,6 +76,7 @@ siox_cap_model *siox_cap_model_clone(const siox_cap_model *m) {
   c->collective = m->collective;
   c->client_cores = m->client_cores;
   c->node_cpu = m->node_cpu;
+  c->mpi_polling = m->mpi_polling;
   c->mpi_open_ns = m->mpi_open_ns;
   c->mpi_close_ns = m->mpi_close_ns;
   for (size_t i = 0; i < m->ncomp; i++) {

@@ -7,7 +7,8 @@
  * components: FIFO, `servers` requests at once (a client's at most its
  * node's cores, when the model has them); a component on the client node
  * also holds one of the node's cores (one more station, shared) for its
- * request's CPU part (node_cpu; cap_cpu.c). A read of what the client
+ * request's CPU part (node_cpu; cap_cpu.c), sharing it with the ranks
+ * that wait in MPI and poll (mpi_polling). A read of what the client
  * node's page cache holds (cap_cache.c) makes no request for that part.
  */
 #include <errno.h>
@@ -61,6 +62,8 @@ struct sim {
   uint64_t *bytes_r, *bytes_w; /* per component */
   int64_t *rec_ns;        /* per record, copy 0 */
   uint64_t unmatched;     /* synchronization points released without their whole group */
+  uint32_t polling;       /* ranks waiting in MPI now: at a synchronization point, or done (mpi_polling) */
+  uint32_t *done;         /* [copies]: ranks of the copy that finished their operations */
   struct sync_st *sync;   /* [copies * (1 + nfiles)]: group 0 all ranks, 1 + f the MPI ranks of file f */
   size_t nfiles;
   struct cap_cache cache; /* the client node's page cache: one node runs every rank and copy */
@@ -181,7 +184,11 @@ static int arrive_sync(struct sim *s, uint32_t id) {
   struct sync_st *g = group(s, r, cur(s, r));
   g->who[g->arrived++] = id;
   r->waiting = 1;
-  if (g->arrived < g->size) return 0;
+  if (g->arrived < g->size) {
+    s->polling++; /* it waits in MPI's progress loop, runnable (README "Ranks waiting in MPI") */
+    return 0;
+  }
+  s->polling -= g->size - 1;
   for (uint32_t i = 0; i < g->size; i++) {
     s->r[g->who[i]].waiting = 0;
     if (cap_evq_push(&s->q, s->q.now, EV_WAKE, g->who[i], 0) < 0) return -ENOMEM;
@@ -294,11 +301,21 @@ static int end_op(struct sim *s, struct rank_st *r) {
   return 0;
 }
 
+/* r finished its operations: it waits in MPI (the replay's closing
+ * MPI_Allreduce, MPI_Finalize) for the other ranks of its copy, polling;
+ * the last one releases them. */
+static void finish(struct sim *s, const struct rank_st *r) {
+  uint32_t ranks = siox_wl_ranks(s->w);
+  if (++s->done[r->copy] < ranks) s->polling++;
+  else s->polling -= ranks - 1;
+}
+
 /* Moves rank id on from where it stands until it waits for something. */
 static int step(struct sim *s, uint32_t id) {
   struct rank_st *r = &s->r[id];
   for (;;) {
     if (r->pos >= r->nrecs) {
+      if (r->ph != PH_DONE) finish(s, r);
       r->ph = PH_DONE;
       return 0;
     }
@@ -419,6 +436,18 @@ static int use_cpu(struct sim *s, uint32_t id) {
   return cap_station_arrive(&s->q, &s->st[s->cpu], s->cpu, id, s->r[id].cpu_ns);
 }
 
+/* A CPU part got a core (the cores' station holds, with mpi_polling): the
+ * ranks waiting in MPI poll on the same cores, so while p of them and n
+ * parts (this one included) are runnable on C cores each gets C / (n + p) of
+ * one: the part takes its work x (n + p) / C when that is above 1 (processor
+ * sharing, the share taken when the part starts). */
+static int cpu_served(struct sim *s, uint32_t id) {
+  const struct cap_station *c = &s->st[s->cpu];
+  double share = (double)(c->busy + s->polling) / c->servers;
+  double t = s->r[id].cpu_ns * (share > 1 ? share : 1);
+  return cap_evq_push(&s->q, s->q.now + t, CAP_EV_DEPART, id, s->cpu);
+}
+
 /* The stage's CPU part is done: the core is free; the rest of its service
  * (a device's wait) keeps only the component's server. */
 static int cpu_done(struct sim *s, uint32_t id) {
@@ -430,7 +459,7 @@ static int cpu_done(struct sim *s, uint32_t id) {
 /* One event. */
 static int handle(struct sim *s, const struct cap_event *e) {
   int rc;
-  if (e->kind == CAP_EV_SERVED) return use_cpu(s, e->who);
+  if (e->kind == CAP_EV_SERVED) return e->arg == s->cpu ? cpu_served(s, e->who) : use_cpu(s, e->who);
   if (e->kind == CAP_EV_DEPART && e->arg == s->cpu) return cpu_done(s, e->who);
   if (e->kind != CAP_EV_DEPART) return step(s, e->who);
   if ((rc = cap_station_depart(&s->q, &s->st[e->arg], e->arg)) < 0) return rc;
@@ -455,6 +484,7 @@ static int run(struct sim *s) {
       if (s->sync[g].arrived && (!best || s->sync[g].arrived > best->arrived)) best = &s->sync[g];
     if (!best) break;
     s->unmatched++;
+    s->polling -= best->arrived;
     for (uint32_t i = 0; i < best->arrived; i++) {
       s->r[best->who[i]].waiting = 0;
       if (cap_evq_push(&s->q, s->q.now, EV_WAKE, best->who[i], 0) < 0) return -ENOMEM;
@@ -516,6 +546,7 @@ static void set_cpu(struct sim *s) {
   if (!s->m->node_cpu || !s->m->client_cores) return;
   s->cpu = (uint32_t)s->m->ncomp;
   s->st[s->cpu].servers = s->m->client_cores;
+  s->st[s->cpu].hold = s->m->mpi_polling; /* cpu_served times a part by the share it gets */
   for (size_t c = 0; c < s->m->ncomp; c++) s->st[c].hold = s->m->comp[c].on_client_node;
 }
 
@@ -536,7 +567,8 @@ int siox_cap_simulate(const siox_cap_model *m, const siox_workload *w, const str
   s.bytes_r = calloc(nc, sizeof(*s.bytes_r));
   s.bytes_w = calloc(nc, sizeof(*s.bytes_w));
   s.rec_ns = calloc(siox_wl_nrecs(w) ? siox_wl_nrecs(w) : 1, sizeof(*s.rec_ns));
-  if (!(s.st = calloc(nc, sizeof(*s.st))) || !s.bytes_r || !s.bytes_w || !s.rec_ns) goto out;
+  s.done = calloc(o->copies, sizeof(*s.done));
+  if (!(s.st = calloc(nc, sizeof(*s.st))) || !s.bytes_r || !s.bytes_w || !s.rec_ns || !s.done) goto out;
   for (size_t c = 0; c < m->ncomp; c++) s.st[c].servers = siox_cap_comp_servers(m, (uint32_t)c);
   set_cpu(&s);
   s.cache.limit = m->client_cache_bytes;
@@ -552,6 +584,7 @@ out:
   free(s.bytes_r);
   free(s.bytes_w);
   free(s.rec_ns);
+  free(s.done);
   for (uint32_t i = 0; s.r && i < s.nr; i++) free(s.r[i].recs), free(s.r[i].gap);
   cap_cache_free(&s.cache);
   for (size_t i = 0; s.slots && i < s.nfiles * SIOX_CAP_NCLASS; i++) cap_slots_free(&s.slots[i]);

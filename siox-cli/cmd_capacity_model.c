@@ -35,7 +35,8 @@ static const char help[] =
     "  siox capacity what-if SCENARIO... (--job J | --workload FILE)... [--since T]\n"
     "                [--until T] [--mount DIR] [--prefix PATH]... [--no-gaps]\n"
     "                [--client-cache BYTES] [--with-delays] [--flat-concurrency]\n"
-    "                [--no-collective] [--no-kernel] [--no-node-cpu] [--client-cores N] [--json]\n"
+    "                [--no-collective] [--no-kernel] [--no-node-cpu] [--no-polling]\n"
+    "                [--client-cores N] [--json]\n"
     "  siox capacity --what-if SCENARIO (--job J | --workload FILE)... [...]\n"
     "  siox capacity place --bricks N [--mount DIR] PATH...\n"
     "\n"
@@ -116,6 +117,10 @@ static const char help[] =
     "                   the kernel's part share the node's --client-cores cores\n"
     "                   for their CPU work: capacity/README.md, \"The client\n"
     "                   node's CPU\")\n"
+    "  --no-polling     ranks waiting in MPI (at a barrier or collective, or done\n"
+    "                   and waiting for the others) take no CPU (by default they poll\n"
+    "                   and share the node's cores with the I/O path's CPU work:\n"
+    "                   capacity/README.md, \"Ranks waiting in MPI\")\n"
     "  --no-collective  MPI_File_open and _close cost only their requests (by\n"
     "                   default also the time the window's calls took beyond them:\n"
     "                   capacity/README.md, \"Collective open and close\")\n"
@@ -154,7 +159,7 @@ struct margs {
   const char *prefix[65];
   int nprefix, no_gaps, residual;
   uint64_t client_cache; /* bytes */
-  int with_delays, flat, no_collective, no_kernel, no_node_cpu;
+  int with_delays, flat, no_collective, no_kernel, no_node_cpu, no_polling;
   long client_cores; /* 0: no bound; SIOX_CLIENT_CORES_ASSUMED: this machine's */
 };
 
@@ -171,7 +176,7 @@ int siox_capacity_model_wanted(int argc, char **argv) {
 static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
   const struct siox_cmd *self = &siox_cmd_capacity_model;
   enum { O_SINCE = 0x200, O_UNTIL, O_JOB, O_WL, O_MOUNT, O_PREFIX, O_NOGAPS, O_WHATIF, O_REPLAY, O_BRICKS, O_MODELONLY, O_CACHE, O_DELAYS, O_FLAT,
-         O_NOCOLL, O_NOKERNEL, O_CORES, O_NONODECPU };
+         O_NOCOLL, O_NOKERNEL, O_CORES, O_NONODECPU, O_NOPOLL };
   static const struct option opts[] = {
       {"since", required_argument, NULL, O_SINCE},   {"until", required_argument, NULL, O_UNTIL},
       {"job", required_argument, NULL, O_JOB},       {"workload", required_argument, NULL, O_WL},
@@ -183,6 +188,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
       {"no-collective", no_argument, NULL, O_NOCOLL},
       {"no-kernel", no_argument, NULL, O_NOKERNEL}, {"client-cores", required_argument, NULL, O_CORES},
       {"no-node-cpu", no_argument, NULL, O_NONODECPU},
+      {"no-polling", no_argument, NULL, O_NOPOLL},
       SIOX_GLOBAL_LONGOPTS,                          {0}};
   int c, rc;
   int64_t now = siox_time_now_ns();
@@ -224,6 +230,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
     case O_NOCOLL: a->no_collective = 1; break;
     case O_NOKERNEL: a->no_kernel = 1; break;
     case O_NONODECPU: a->no_node_cpu = 1; break;
+    case O_NOPOLL: a->no_polling = 1; break;
     case O_CORES:
       if (siox_cli_parse_long(optarg, 0, 65536, &a->client_cores) < 0)
         return siox_cli_usage(self, "--client-cores takes a count from 0 (no bound) to 65536, not '%s'", optarg);
@@ -372,6 +379,7 @@ static json_object *model_json(const siox_cap_model *m) {
   json_object_object_add(o, "class_concurrency", json_object_new_boolean(m->class_concurrency));
   json_object_object_add(o, "kernel_path", json_object_new_boolean(m->kernel_path));
   json_object_object_add(o, "node_cpu", json_object_new_boolean(m->node_cpu && m->client_cores));
+  json_object_object_add(o, "mpi_polling", json_object_new_boolean(m->mpi_polling && m->node_cpu && m->client_cores));
   json_object_object_add(o, "collective", json_object_new_boolean(m->collective));
   siox_json_dbl(o, "mpi_open_ns", m->mpi_open_ns);
   siox_json_dbl(o, "mpi_close_ns", m->mpi_close_ns);
@@ -455,7 +463,30 @@ static void print_answer(const struct siox_cap_answer *ans, int64_t base_ns) {
            ans->model->comp[ans->saturates_first].name, ans->saturates_at);
 }
 
-static json_object *answer_json(const struct siox_cap_answer *ans) {
+/* Copy 0's ranks: each one's predicted I/O time and its parts per kind of
+ * operation (the simulation's explanation, to set beside a run's trace:
+ * `siox workload extract` of the run gives the same sums measured). */
+static json_object *ranks_json(const struct siox_cap_run *r, const siox_workload *w) {
+  json_object *arr = json_object_new_array();
+  for (uint32_t k = 0; r->rank_io_ns && r->rec_ns && k < r->ranks; k++) {
+    json_object *j = json_object_new_object(), *ops = json_object_new_object();
+    siox_json_int(j, "rank", k);
+    siox_json_int(j, "io_time_ns", r->rank_io_ns[k]);
+    for (int op = 0; op < SIOX_WL_NOPS; op++) {
+      int64_t t = 0, n = 0;
+      for (size_t i = 0; i < siox_wl_nrecs(w); i++) {
+        const struct siox_wl_rec *x = siox_wl_rec(w, i);
+        if (x->rank == k && (int)x->op == op) t += r->rec_ns[i], n++;
+      }
+      if (n) siox_json_int(ops, siox_wl_op_name(op), t);
+    }
+    json_object_object_add(j, "by_op_ns", ops);
+    json_object_array_add(arr, j);
+  }
+  return arr;
+}
+
+static json_object *answer_json(const struct siox_cap_answer *ans, const siox_workload *w) {
   const struct siox_cap_run *r = &ans->run;
   json_object *o = json_object_new_object(), *jobs = json_object_new_array(), *comps = json_object_new_array();
   siox_json_str(o, "scenario", ans->label);
@@ -479,6 +510,7 @@ static json_object *answer_json(const struct siox_cap_answer *ans) {
     json_object_array_add(comps, j);
   }
   json_object_object_add(o, "components", comps);
+  json_object_object_add(o, "ranks", ranks_json(r, w));
   if (ans->saturates_first >= 0) {
     siox_json_str(o, "saturates_first", ans->model->comp[ans->saturates_first].name);
     siox_json_dbl(o, "saturates_at_copies", ans->saturates_at);
@@ -521,7 +553,7 @@ static int predict_all(const struct margs *a, const siox_cap_model *m, const cha
     struct siox_cap_answer ans;
     if (siox_cap_predict(m, w, s, (size_t)ns, &po, &ans, err, sizeof err) < 0) goto bad;
     if (i < 0) base = ans.run.job_io_ns[0];
-    if (arr) json_object_array_add(js, answer_json(&ans));
+    if (arr) json_object_array_add(js, answer_json(&ans, w));
     else print_answer(&ans, i < 0 ? 0 : base);
     siox_cap_answer_free(&ans);
   }
@@ -608,6 +640,7 @@ int siox_capacity_model_run(struct siox_cli *cli, int argc, char **argv) {
   m->class_concurrency = !a.flat;
   m->kernel_path = !a.no_kernel;
   m->node_cpu = !a.no_node_cpu;
+  m->mpi_polling = !a.no_polling;
   m->collective = !a.no_collective;
   siox_client_cores_apply(m, a.client_cores);
   if (a.what_if) rc = what_if(pg, &a, cli, m);

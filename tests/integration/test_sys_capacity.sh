@@ -94,6 +94,13 @@ assert dmax(two) > dmax(four), \
     "2 bricks alike predict no less throughput than 4: busiest brick %.0f ns a copy, on 4 %.0f ns" % (dmax(two), dmax(four))
 assert asis["saturates_first"] == slow, f"{asis['saturates_first']} saturates first, not the slow {slow}"
 assert len(sc["load=2"]["io_time_ns"]) == 2
+# The explanation: per rank of copy 0 its time and its parts per kind of
+# operation, which add up to it; the slowest rank's is the copy's time.
+for name, s in sc.items():
+    rk = s["ranks"]
+    assert max(x["io_time_ns"] for x in rk) == s["io_time_ns"][0], f"{name}: no rank has the copy's time"
+    for x in rk:
+        assert sum(x["by_op_ns"].values()) == x["io_time_ns"], f"{name}: rank {x['rank']}'s parts do not add up"
 print("what-if ok: as-is %.1f ms, healed %.1f ms, busiest of 4 bricks %.1f ms a copy, of 2 bricks %.1f ms" % (
     asis["io_time_ns"][0] / 1e6, heal["io_time_ns"][0] / 1e6, dmax(four) / 1e6, dmax(two) / 1e6))
 PY

@@ -15,3 +15,5 @@ siox_unit_test(test_capacity_measured SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cap
 # A client's servers bounded by its node's cores (--client-cores).
 siox_unit_test(test_capacity_cores SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capacity_cores.c LIBS siox-capacity m)
 siox_unit_test(test_capacity_nodecpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capacity_nodecpu.c LIBS siox-capacity m)
+# Ranks waiting in MPI poll on the client node's cores (processor sharing with the I/O path's CPU work).
+siox_unit_test(test_capacity_polling SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capacity_polling.c LIBS siox-capacity m)
