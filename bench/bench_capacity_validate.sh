@@ -80,9 +80,7 @@
 # client node's cores were shared by every component on the node (--no-node-cpu:
 # capacity/README.md "The client node's CPU"): ..._<key>_nonodecpu; the model before ranks
 # waiting in MPI shared the node's cores (--no-polling: capacity/README.md "Ranks waiting
-# in MPI"): ..._<key>_nopoll; the model before the client's part was fitted per brick
-# (--pooled-client: capacity/README.md "The client's part per brick"): ..._<key>_pooled;
-# the model without the calibration job
+# in MPI"): ..._<key>_nopoll; the model without the calibration job
 # (its window starts after it): ..._<key>_nocal; with CV_BASELINE_CLI=PATH (a `siox` built
 # from the commit to compare with), its validate on the same runs:
 # ..._<key>_baseline;
@@ -269,8 +267,6 @@ validate_variant vnocores --client-cores 0
 validate_variant vnonodecpu --no-node-cpu
 # Ranks waiting in MPI take no CPU (capacity/README.md "Ranks waiting in MPI"): the model before.
 validate_variant vnopoll --no-polling
-# One client line for every brick (capacity/README.md "The client's part per brick"): the model before.
-validate_variant vpooled --pooled-client
 # The model without the calibration job (its window starts after it): the model before it.
 [ "$tc" = "$t0" ] || ARGS_VAR=args_nocal validate_variant vn
 [ -z "${CV_BASELINE_CLI:-}" ] || CLI=$CV_BASELINE_CLI validate_variant vb
@@ -312,8 +308,7 @@ for n in names:
           f"{100 * (c['measured_max_ns'] - c['measured_min_ns']) / c['measured_io_time_ns']:.1f} %")
     print(f"capacity_measured_runs_{k} {c['repeats']} count")
     for pre, suf in (("v0", "nocache"), ("vd", "delays"), ("vf", "flat"), ("vc", "conc"), ("vo", "coll"), ("vk", "kernel"),
-                     ("vn", "nocal"), ("vnocores", "nocores"), ("vnonodecpu", "nonodecpu"), ("vnopoll", "nopoll"),
-                     ("vpooled", "pooled"), ("vb", "baseline")):
+                     ("vn", "nocal"), ("vnocores", "nocores"), ("vnonodecpu", "nonodecpu"), ("vnopoll", "nopoll"), ("vb", "baseline")):
         c0 = case(pre, n)
         if c0 is not None:
             print(f"capacity_prediction_error_percent_{k}_{suf} {c0['error_pct']:.1f} %")

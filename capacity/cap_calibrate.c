@@ -10,8 +10,6 @@
 #include "siox/siox_wh.h"
 #include "siox_capacity.h"
 
-#define MAX_SERVED 256 /* bricks told apart for the client's part per brick */
-
 struct cal {
   siox_cap_model *m;
   struct siox_cap_sample *s;
@@ -20,31 +18,7 @@ struct cal {
   size_t np, capp;
   int64_t *mpi[2]; /* durations of the window's MPI_File_open [0] and _close [1] */
   size_t nmpi[2], capmpi[2];
-  char *served[MAX_SERVED]; /* the bricks named as serving a client's request */
-  size_t nserved;
 };
-
-/* 1 + the index of brick name in c->served (added when new), or -ENOMEM. A
- * client's request starts before its brick's, so the brick may not be a
- * component yet: resolve_served maps these to components after the walk. */
-static int served_name(struct cal *c, const char *name) {
-  for (size_t i = 0; i < c->nserved; i++)
-    if (!strcmp(c->served[i], name)) return (int)i + 1;
-  if (c->nserved == MAX_SERVED) return 0; /* more bricks than that: the client's own line for the rest */
-  if (!(c->served[c->nserved] = strdup(name))) return -ENOMEM;
-  return (int)++c->nserved;
-}
-
-/* served_by: from 1 + index in c->served to 1 + component index (0: a brick with no sample of its own). */
-static void resolve_served(struct cal *c) {
-  uint32_t comp[MAX_SERVED];
-  for (size_t i = 0; i < c->nserved; i++) {
-    int64_t k = siox_cap_model_find(c->m, c->served[i]);
-    comp[i] = k >= 0 && c->m->comp[k].kind == SIOX_CAP_BRICK ? (uint32_t)k + 1 : 0;
-  }
-  for (size_t i = 0; i < c->n; i++)
-    if (c->s[i].served_by) c->s[i].served_by = comp[c->s[i].served_by - 1];
-}
 
 static int on_sample(void *ctx, const struct siox_wh_cap_sample *w) {
   struct cal *c = ctx;
@@ -59,10 +33,8 @@ static int on_sample(void *ctx, const struct siox_wh_cap_sample *w) {
     c->s = s;
     c->cap = nc;
   }
-  int served_by = !w->brick && w->served_by && w->served_by[0] ? served_name(c, w->served_by) : 0;
-  if (served_by < 0) return served_by;
   c->s[c->n++] = (struct siox_cap_sample){(uint32_t)k, (uint32_t)cls, w->bytes, w->start_ns, w->ns, w->span_ns,
-                                            w->object, (uint32_t)served_by};
+                                            w->object};
   return 0;
 }
 
@@ -104,7 +76,6 @@ static int on_host(void *ctx, const char *component, const char *host) {
 }
 
 static void cal_free(struct cal *c) {
-  for (size_t i = 0; i < c->nserved; i++) free(c->served[i]);
   free(c->s);
   free(c->p);
   free(c->mpi[0]);
@@ -137,7 +108,6 @@ int siox_cap_model_from_warehouse(PGconn *pg, int64_t since_ns, int64_t until_ns
     rc = -ENOENT;
     goto fail;
   }
-  resolve_served(&c);
   if ((rc = siox_cap_model_fit(c.m, c.s, c.n)) < 0) goto fail;
   if ((rc = siox_wh_capacity_hosts(pg, on_host, &c, err, errlen)) < 0) goto fail;
   siox_cap_model_nodes(c.m);

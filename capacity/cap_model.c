@@ -50,7 +50,6 @@ siox_cap_model *siox_cap_model_new(void) {
   m->collective = 1;
   m->node_cpu = 1;
   m->mpi_polling = 1;
-  m->client_per_brick = 1;
   return m;
 }
 
@@ -78,7 +77,6 @@ siox_cap_model *siox_cap_model_clone(const siox_cap_model *m) {
   c->client_cores = m->client_cores;
   c->node_cpu = m->node_cpu;
   c->mpi_polling = m->mpi_polling;
-  c->client_per_brick = m->client_per_brick;
   c->mpi_open_ns = m->mpi_open_ns;
   c->mpi_close_ns = m->mpi_close_ns;
   for (size_t i = 0; i < m->ncomp; i++) {
@@ -156,67 +154,13 @@ static int in_flight(const struct siox_cap_sample *s, size_t n, uint32_t c, int 
   return 0;
 }
 
-/* Brick b's client_fit[cls]: the client's exclusive times of the requests
- * b served, fitted as the client's own are (robustly). Why per brick: the
- * same client's 128 KiB writes, in one replay at one time, took a median
- * 82-123 us beyond a healthy brick's part and 186-324 us beyond the slowed
- * brick's (README "The client's part per brick"); one line over both
- * charged a healed brick's requests the slow brick's way there and back. */
-static int fit_client_part(siox_cap_model *m, const struct siox_cap_sample *s, size_t n, const unsigned char *queued,
-                           uint32_t b, int cls, double *x, double *y) {
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++)
-    if (s[i].served_by == b + 1 && s[i].cls == (uint32_t)cls && !queued[i] &&
-        m->comp[s[i].comp].kind == SIOX_CAP_CLIENT)
-      x[k] = (double)s[i].bytes, y[k++] = (double)s[i].ns;
-  return k ? siox_cap_fit_robust(x, y, k, &m->comp[b].client_fit[cls]) : 0;
-}
-
-static int by_served_start(const void *a, const void *b) {
-  const struct siox_cap_sample *x = *(const struct siox_cap_sample *const *)a, *y = *(const struct siox_cap_sample *const *)b;
-  if (x->comp != y->comp) return x->comp < y->comp ? -1 : 1;
-  if (x->served_by != y->served_by) return x->served_by < y->served_by ? -1 : 1;
-  return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
-}
-
-/* queued[i] = 1 for a client's request that started while an earlier one of
- * the same client to the same brick was still in flight: it waited for the
- * brick behind it (the brick reads a client's requests one at a time), and
- * its exclusive time holds that wait, which the simulation makes itself at
- * the brick's station. In one recording (2026-12-07) such reads on the
- * slowed brick were 5.2-5.4 ms beyond the brick's part (one brick request),
- * the others 0.25 ms, and they were more than half of the brick's: the
- * robust fit, never leaving out more than half, kept the wait as service. */
-static int mark_queued(const struct siox_cap_sample *s, size_t n, unsigned char *queued) {
-  const struct siox_cap_sample **o = malloc((n ? n : 1) * sizeof(*o));
-  if (!o) return -ENOMEM;
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++) {
-    queued[i] = 0;
-    if (s[i].served_by) o[k++] = &s[i];
-  }
-  qsort(o, k, sizeof(*o), by_served_start);
-  int64_t busy_until = 0;
-  for (size_t i = 0; i < k; i++) {
-    int same = i && o[i]->comp == o[i - 1]->comp && o[i]->served_by == o[i - 1]->served_by;
-    if (!same) busy_until = 0;
-    if (same && busy_until > o[i]->start_ns) queued[o[i] - s] = 1;
-    int64_t end = o[i]->start_ns + (o[i]->span_ns > 0 ? o[i]->span_ns : o[i]->ns);
-    if (end > busy_until) busy_until = end;
-  }
-  free(o);
-  return 0;
-}
-
 int siox_cap_model_fit(siox_cap_model *m, const struct siox_cap_sample *s, size_t n) {
   double *x = malloc((n ? n : 1) * sizeof(*x)), *y = malloc((n ? n : 1) * sizeof(*y));
-  unsigned char *queued = malloc(n ? n : 1);
   int rc = 0;
-  if (!x || !y || !queued) {
+  if (!x || !y) {
     rc = -ENOMEM;
     goto out;
   }
-  if ((rc = mark_queued(s, n, queued)) < 0) goto out;
   uint64_t chunk = 0;
   for (size_t i = 0; i < n; i++) {
     if (s[i].comp >= m->ncomp || s[i].cls >= SIOX_CAP_NCLASS) {
@@ -240,7 +184,6 @@ int siox_cap_model_fit(siox_cap_model *m, const struct siox_cap_sample *s, size_
       int (*fit)(const double *, const double *, size_t, struct siox_cap_fit *) =
           m->comp[c].kind == SIOX_CAP_CLIENT ? siox_cap_fit_robust : siox_cap_fit_line;
       if (k && (rc = fit(x, y, k, &m->comp[c].fit[cls])) < 0) goto out;
-      if (m->comp[c].kind == SIOX_CAP_BRICK && (rc = fit_client_part(m, s, n, queued, c, cls, x, y)) < 0) goto out;
     }
     if ((rc = in_flight(s, n, c, -1, &m->comp[c].servers)) < 0) goto out;
     for (int cls = 0; m->comp[c].kind == SIOX_CAP_CLIENT && cls < SIOX_CAP_NCLASS; cls++)
@@ -250,7 +193,6 @@ int siox_cap_model_fit(siox_cap_model *m, const struct siox_cap_sample *s, size_
 out:
   free(x);
   free(y);
-  free(queued);
   return rc;
 }
 
@@ -300,16 +242,13 @@ static double chunk_cost(const siox_cap_model *m, const struct siox_cap_fit *f, 
   return siox_cap_fit_eval(f, cls == SIOX_CAP_READ || cls == SIOX_CAP_WRITE ? (double)m->chunk : 0);
 }
 
-/* The lower median by chunk cost of the measured bricks' fit[cls]
- * (client 0) or client_fit[cls] (client 1). */
-static void lower_median(const siox_cap_model *m, int cls, int client, struct siox_cap_fit *out) {
+void siox_cap_model_healthy(const siox_cap_model *m, int cls, struct siox_cap_fit *out) {
   memset(out, 0, sizeof(*out));
   const struct siox_cap_fit *f[256];
   size_t k = 0;
-  for (size_t i = 0; i < m->ncomp && k < 256; i++) {
-    const struct siox_cap_fit *g = client ? &m->comp[i].client_fit[cls] : &m->comp[i].fit[cls];
-    if (m->comp[i].kind == SIOX_CAP_BRICK && !m->comp[i].synthetic && g->n) f[k++] = g;
-  }
+  for (size_t i = 0; i < m->ncomp && k < 256; i++)
+    if (m->comp[i].kind == SIOX_CAP_BRICK && !m->comp[i].synthetic && m->comp[i].fit[cls].n)
+      f[k++] = &m->comp[i].fit[cls];
   if (!k) return;
   for (size_t i = 1; i < k; i++) /* insertion sort by cost: k is a handful of bricks */
     for (size_t j = i; j > 0 && chunk_cost(m, f[j], cls) < chunk_cost(m, f[j - 1], cls); j--) {
@@ -318,14 +257,6 @@ static void lower_median(const siox_cap_model *m, int cls, int client, struct si
       f[j - 1] = t;
     }
   *out = *f[(k - 1) / 2];
-}
-
-void siox_cap_model_healthy(const siox_cap_model *m, int cls, struct siox_cap_fit *out) {
-  lower_median(m, cls, 0, out);
-}
-
-void siox_cap_model_healthy_client(const siox_cap_model *m, int cls, struct siox_cap_fit *out) {
-  lower_median(m, cls, 1, out);
 }
 
 uint32_t siox_cap_comp_servers(const siox_cap_model *m, uint32_t comp) {

@@ -137,10 +137,7 @@ static int bricks_on_client_node(const siox_cap_model *m) {
 
 /* Gives component c the healthy bricks' service times (from ref). */
 static void make_healthy(siox_cap_model *mm, const siox_cap_model *ref, uint32_t c) {
-  for (int cls = 0; cls < SIOX_CAP_NCLASS; cls++) {
-    siox_cap_model_healthy(ref, cls, &mm->comp[c].fit[cls]);
-    siox_cap_model_healthy_client(ref, cls, &mm->comp[c].client_fit[cls]);
-  }
+  for (int cls = 0; cls < SIOX_CAP_NCLASS; cls++) siox_cap_model_healthy(ref, cls, &mm->comp[c].fit[cls]);
   mm->comp[c].servers = healthy_servers(ref);
   mm->comp[c].synthetic = 1;
   mm->comp[c].declared_bps = 0;
@@ -151,7 +148,6 @@ static void make_device(siox_cap_model *mm, uint32_t c, double lat_ns, double bp
     struct siox_cap_fit *f = &mm->comp[c].fit[cls];
     int data = cls == SIOX_CAP_READ || cls == SIOX_CAP_WRITE;
     *f = (struct siox_cap_fit){.n = 1, .a_ns = lat_ns, .b_ns = data ? 1e9 / bps : 0};
-    mm->comp[c].client_fit[cls] = (struct siox_cap_fit){0}; /* unknown: the client's own line */
   }
   mm->comp[c].synthetic = 1;
   mm->comp[c].declared_bps = bps;

@@ -258,8 +258,6 @@ static int issue(struct sim *s, uint32_t id) {
     int64_t c = r->stage == 0 ? s->o->client : b;
     if (c < 0 || !s->m->comp[c].fit[cls].n) continue; /* no such stage, or a class it never served */
     const struct siox_cap_fit *f = &s->m->comp[c].fit[cls];
-    if (r->stage == 0 && b >= 0 && s->m->client_per_brick && s->m->comp[b].client_fit[cls].n) /* the client's part for this brick */
-      f = &s->m->comp[b].client_fit[cls];
     double svc = siox_cap_fit_eval(f, (double)bytes) + (s->m->with_delays ? f->excess_ns : 0);
     if (r->stage == 0 && s->m->kernel_path && r->req == 0 && bytes) /* the node's kernel: once per call */
       svc += s->m->comp[c].kernel_call_ns[cls];

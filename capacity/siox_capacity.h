@@ -111,12 +111,6 @@ struct siox_cap_comp {
    * (README "The client node's CPU"; siox_cap_model_nodes). */
   int on_client_node;
   int synthetic;              /* 1: not measured (a new brick, a replacement, a declared device) */
-  /* A brick's: the client's exclusive time of the requests this brick
-   * served, per class (n 0: none seen; the client's own fit then). A
-   * client's exclusive time holds the way to the brick and back outside
-   * the brick's translator, which is longer for a slow brick (README
-   * "The client's part per brick"). */
-  struct siox_cap_fit client_fit[SIOX_CAP_NCLASS];
 };
 
 struct siox_cap_sample {
@@ -127,7 +121,6 @@ struct siox_cap_sample {
   int64_t ns;        /* exclusive service time */
   int64_t span_ns;   /* the activity's whole time (a client's includes its brick's); 0: ns */
   int64_t object;    /* the file it was a call on, 0: not known (all such count as one file) */
-  uint32_t served_by; /* a client's: 1 + the index of the brick that served it; 0: not known */
 };
 
 typedef struct siox_cap_model siox_cap_model;
@@ -183,10 +176,6 @@ struct siox_cap_model {
    * shared (README "Ranks waiting in MPI"); 0: waiting ranks take no CPU
    * (the model before). Only with node_cpu and client_cores. */
   int mpi_polling;
-  /* 1 (default): a client's request is served in the client stage by the
-   * client's line for the brick that serves it (siox_cap_comp.client_fit)
-   * when there is one; 0: the client's one line (the model before). */
-  int client_per_brick;
 };
 /* Defaults of siox_cap_model_new (README "The client's page cache"). */
 #define SIOX_CAP_CLIENT_CACHE_BYTES (1024ull * 1024 * 1024)
@@ -217,9 +206,6 @@ size_t siox_cap_model_bricks(const siox_cap_model *m, uint32_t *out, size_t max)
  * median brick by service time of a chunk-sized request (one slow brick in
  * two or more never sets it). *out zeroed when no brick served the class. */
 void siox_cap_model_healthy(const siox_cap_model *m, int cls, struct siox_cap_fit *out);
-/* The same for the client's part of a request (siox_cap_comp.client_fit):
- * the lower median over the measured bricks that have one. */
-void siox_cap_model_healthy_client(const siox_cap_model *m, int cls, struct siox_cap_fit *out);
 /* The client component all ranks' requests pass: the most sampled one
  * (-1: the model has no client). */
 int64_t siox_cap_model_main_client(const siox_cap_model *m);

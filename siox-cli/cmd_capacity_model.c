@@ -36,7 +36,6 @@ static const char help[] =
     "                [--until T] [--mount DIR] [--prefix PATH]... [--no-gaps]\n"
     "                [--client-cache BYTES] [--with-delays] [--flat-concurrency]\n"
     "                [--no-collective] [--no-kernel] [--no-node-cpu] [--no-polling]\n"
-    "                [--pooled-client]\n"
     "                [--client-cores N] [--json]\n"
     "  siox capacity --what-if SCENARIO (--job J | --workload FILE)... [...]\n"
     "  siox capacity place --bricks N [--mount DIR] PATH...\n"
@@ -118,9 +117,6 @@ static const char help[] =
     "                   the kernel's part share the node's --client-cores cores\n"
     "                   for their CPU work: capacity/README.md, \"The client\n"
     "                   node's CPU\")\n"
-    "  --pooled-client  one line for the client's part of every request (by default\n"
-    "                   the client's part is fitted per brick that served it:\n"
-    "                   capacity/README.md, \"The client's part per brick\")\n"
     "  --no-polling     ranks waiting in MPI (at a barrier or collective, or done\n"
     "                   and waiting for the others) take no CPU (by default they poll\n"
     "                   and share the node's cores with the I/O path's CPU work:\n"
@@ -163,7 +159,7 @@ struct margs {
   const char *prefix[65];
   int nprefix, no_gaps, residual;
   uint64_t client_cache; /* bytes */
-  int with_delays, flat, no_collective, no_kernel, no_node_cpu, no_polling, pooled_client;
+  int with_delays, flat, no_collective, no_kernel, no_node_cpu, no_polling;
   long client_cores; /* 0: no bound; SIOX_CLIENT_CORES_ASSUMED: this machine's */
 };
 
@@ -180,7 +176,7 @@ int siox_capacity_model_wanted(int argc, char **argv) {
 static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
   const struct siox_cmd *self = &siox_cmd_capacity_model;
   enum { O_SINCE = 0x200, O_UNTIL, O_JOB, O_WL, O_MOUNT, O_PREFIX, O_NOGAPS, O_WHATIF, O_REPLAY, O_BRICKS, O_MODELONLY, O_CACHE, O_DELAYS, O_FLAT,
-         O_NOCOLL, O_NOKERNEL, O_CORES, O_NONODECPU, O_NOPOLL, O_POOLED };
+         O_NOCOLL, O_NOKERNEL, O_CORES, O_NONODECPU, O_NOPOLL };
   static const struct option opts[] = {
       {"since", required_argument, NULL, O_SINCE},   {"until", required_argument, NULL, O_UNTIL},
       {"job", required_argument, NULL, O_JOB},       {"workload", required_argument, NULL, O_WL},
@@ -193,7 +189,6 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
       {"no-kernel", no_argument, NULL, O_NOKERNEL}, {"client-cores", required_argument, NULL, O_CORES},
       {"no-node-cpu", no_argument, NULL, O_NONODECPU},
       {"no-polling", no_argument, NULL, O_NOPOLL},
-      {"pooled-client", no_argument, NULL, O_POOLED},
       SIOX_GLOBAL_LONGOPTS,                          {0}};
   int c, rc;
   int64_t now = siox_time_now_ns();
@@ -236,7 +231,6 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
     case O_NOKERNEL: a->no_kernel = 1; break;
     case O_NONODECPU: a->no_node_cpu = 1; break;
     case O_NOPOLL: a->no_polling = 1; break;
-    case O_POOLED: a->pooled_client = 1; break;
     case O_CORES:
       if (siox_cli_parse_long(optarg, 0, 65536, &a->client_cores) < 0)
         return siox_cli_usage(self, "--client-cores takes a count from 0 (no bound) to 65536, not '%s'", optarg);
@@ -299,21 +293,6 @@ static void print_node(const siox_cap_model *m) {
          m->comp[c].name, on, bricks, m->comp[c].host[0] ? m->comp[c].host : m->comp[c].name, m->client_cores);
 }
 
-/* Per brick, the client's part of the reads and writes it served (README
- * "The client's part per brick"). */
-static void print_client_parts(const siox_cap_model *m) {
-  for (uint32_t i = 0; i < m->ncomp; i++) {
-    const struct siox_cap_comp *c = &m->comp[i];
-    if (c->kind != SIOX_CAP_BRICK || (!c->client_fit[SIOX_CAP_READ].n && !c->client_fit[SIOX_CAP_WRITE].n)) continue;
-    char r[96] = "-", w[96] = "-";
-    if (c->client_fit[SIOX_CAP_READ].n) cost_str(&c->client_fit[SIOX_CAP_READ], 1, r, sizeof r);
-    if (c->client_fit[SIOX_CAP_WRITE].n) cost_str(&c->client_fit[SIOX_CAP_WRITE], 1, w, sizeof w);
-    printf("\n%s: the client's part of its requests, read %s (N %" PRIu64 "), write %s (N %" PRIu64 ")%s", c->name, r,
-           c->client_fit[SIOX_CAP_READ].n, w, c->client_fit[SIOX_CAP_WRITE].n,
-           m->client_per_brick ? "" : " (not used: --pooled-client)");
-  }
-}
-
 static void print_model(const siox_cap_model *m, long cores_option) {
   char b[32];
   printf("storage model: %" PRIu64 " samples, %zu components, full-size request %s\n", m->samples, m->ncomp,
@@ -367,7 +346,6 @@ static void print_model(const siox_cap_model *m, long cores_option) {
              "%.3f ms per call%s",
              m->comp[i].name, m->comp[i].kernel_call_ns[SIOX_CAP_READ] / 1e6, m->comp[i].kernel_call_ns[SIOX_CAP_WRITE] / 1e6,
              m->kernel_path ? "" : " (not used: --no-kernel)");
-  print_client_parts(m);
   for (uint32_t i = 0; i < m->ncomp; i++)
     if (m->comp[i].kind == SIOX_CAP_CLIENT && m->client_cores)
       printf("\n%s: SERVERS %u, its node's cores bounding the %u it was seen to have in flight", m->comp[i].name,
@@ -402,7 +380,6 @@ static json_object *model_json(const siox_cap_model *m) {
   json_object_object_add(o, "kernel_path", json_object_new_boolean(m->kernel_path));
   json_object_object_add(o, "node_cpu", json_object_new_boolean(m->node_cpu && m->client_cores));
   json_object_object_add(o, "mpi_polling", json_object_new_boolean(m->mpi_polling && m->node_cpu && m->client_cores));
-  json_object_object_add(o, "client_per_brick", json_object_new_boolean(m->client_per_brick));
   json_object_object_add(o, "collective", json_object_new_boolean(m->collective));
   siox_json_dbl(o, "mpi_open_ns", m->mpi_open_ns);
   siox_json_dbl(o, "mpi_close_ns", m->mpi_close_ns);
@@ -427,8 +404,6 @@ static json_object *model_json(const siox_cap_model *m) {
       if (c->kind == SIOX_CAP_CLIENT) siox_json_int(f, "in_flight_per_file", c->class_servers[k]);
       if (c->kind == SIOX_CAP_CLIENT && (k == SIOX_CAP_READ || k == SIOX_CAP_WRITE))
         siox_json_dbl(f, "kernel_ns_per_call", c->kernel_call_ns[k]);
-      if (c->kind == SIOX_CAP_BRICK && c->client_fit[k].n) /* the client's part of this brick's requests */
-        json_object_object_add(f, "client_part", fit_json(&c->client_fit[k]));
       json_object_object_add(cls, siox_cap_class_name(k), f);
     }
     json_object_object_add(j, "classes", cls);
@@ -666,7 +641,6 @@ int siox_capacity_model_run(struct siox_cli *cli, int argc, char **argv) {
   m->kernel_path = !a.no_kernel;
   m->node_cpu = !a.no_node_cpu;
   m->mpi_polling = !a.no_polling;
-  m->client_per_brick = !a.pooled_client;
   m->collective = !a.no_collective;
   siox_client_cores_apply(m, a.client_cores);
   if (a.what_if) rc = what_if(pg, &a, cli, m);

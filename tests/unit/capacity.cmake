@@ -17,4 +17,3 @@ siox_unit_test(test_capacity_cores SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capaci
 siox_unit_test(test_capacity_nodecpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capacity_nodecpu.c LIBS siox-capacity m)
 # Ranks waiting in MPI poll on the client node's cores (processor sharing with the I/O path's CPU work).
 siox_unit_test(test_capacity_polling SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capacity_polling.c LIBS siox-capacity m)
-siox_unit_test(test_capacity_client_part SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capacity_client_part.c LIBS siox-capacity m)
