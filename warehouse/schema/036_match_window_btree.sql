@@ -20,7 +20,7 @@
 --    SQL matcher handles as new (in_memory = false: every row of a server
 --    run with --match-memory off) and the rare long calls, which a range
 --    scan on the start could not bound.
--- The SQL matcher (match.c, NEAR) asks both, for the two halves of its
+-- The SQL matcher (match.c, NEAR_GIST and NEAR_WIN) asks both, for the two halves of its
 -- candidates: same rows, same links. 100 ms widens the btree's scan of a
 -- receive's senders from the 3 s the rules already span (2 s late, 1 s
 -- read-ahead) by a thirtieth. Neither index can serve the other's half
@@ -31,10 +31,10 @@
 -- (object, kind, false) prefix over the GiST and filtered every sender of
 -- the object, 1.5 ms a receive: bench_match's SQL-only figure fell from
 -- 4-15k to 0.7-2.3k pairs/s.)
--- Plain boolean algebra, so that the planner estimates it from
--- in_memory's statistics (a CASE got a default guess, and with it plans
--- that read all new receives once per sender, 11 s a pass in
--- bench_match's SQL-only rounds).
+-- Plain boolean algebra, not a CASE (tried first): the planner estimates
+-- it from in_memory's statistics, where a CASE is opaque to it. The
+-- partial indexes' predicates and match.c's conditions are the same
+-- expression, so the planner proves which index serves which branch.
 CREATE FUNCTION siox_rc_window(in_memory boolean, s bigint, e bigint) RETURNS boolean
   LANGUAGE sql IMMUTABLE PARALLEL SAFE
   AS $$ SELECT in_memory AND e - s <= 100000000 $$;
