@@ -18,15 +18,40 @@
 #define SLACK_NS "100000"         /* widening on top of the clock uncertainties */
 #define READAHEAD_NS "1000000000" /* how far before S a read-ahead R may start */
 
+/* x, a remote call of kind k on o's object, whose interval meets [a, b]
+ * and whose bytes overlap o's: join conditions for one of the two indexes
+ * of schema 036 each. NEAR_GIST: the GiST of schema 010, which holds the
+ * calls the SQL matcher handles as new (and long ones). NEAR_WIN: the
+ * btree remote_calls_win, which holds those the window decided; they are
+ * at most WIN_NS long (siox_rc_window), so start in [a - WIN_NS, b]. A
+ * query asks both, as two branches of the same join (a UNION ALL
+ * subquery per receive made the planner take remote_calls_obj over the
+ * GiST); tr, named by both, is NOT MATERIALIZED so that each is planned
+ * as the one join was before (a materialized CTE's row estimate is its
+ * plan's guess). */
+#define WIN_NS "100000000"
+#define NEAR_GIST(x, k, o, a, b) \
+    " " x ".object_id = " o ".object_id AND " x ".kind = '" k "' AND " x ".start_ns IS NOT NULL" \
+    "   AND NOT siox_rc_window(" x ".in_memory, " x ".start_ns, " x ".end_ns)" \
+    "   AND int8range(" x ".start_ns, " x ".end_ns, '[]') && int8range(" a ", " b ", '[]')" \
+    "   AND siox_rc_bytes(" x ".offset_b, " x ".length_b) && siox_rc_bytes(" o ".offset_b, " o ".length_b)"
+#define NEAR_WIN(x, k, o, a, b) \
+    " " x ".object_id = " o ".object_id AND " x ".kind = '" k "'" \
+    "   AND siox_rc_window(" x ".in_memory, " x ".start_ns, " x ".end_ns)" \
+    "   AND " x ".start_ns >= (" a ") - " WIN_NS " AND " x ".start_ns <= (" b ") AND " x ".end_ns >= (" a ")" \
+    "   AND siox_rc_lo(" x ".offset_b, " x ".length_b) < siox_rc_hi(" o ".offset_b, " o ".length_b)" \
+    "   AND siox_rc_hi(" x ".offset_b, " x ".length_b) > siox_rc_lo(" o ".offset_b, " o ".length_b)"
+
 /* Receives to (re)examine: new ones (rc_id above the watermark: stored,
  * woken or moved by a merge since the last pass) and those near a new
  * sender on the same object, which is how a late sender finds its
  * receives. Nothing else can change a receive's candidates, so unmatched
  * receives are not rescanned every pass (they were, for 60 s: under load
  * thousands of them, each joined with all its object's senders).
- * Candidate senders come from a GiST search (schema 010) on the object,
- * the byte ranges (siox_rc_bytes: length 0 overlaps all) and time: every
- * class below needs S's interval to meet [R.start - w - $4, R.start + $3].
+ * Candidate senders come from an index search (NEAR_*, schemas 010, 036)
+ * on the object, the byte ranges (siox_rc_bytes: length 0 overlaps all)
+ * and time: every class below needs S's interval to meet
+ * [R.start - w - $4, R.start + $3].
  * $1 watermark, $2 slack, $3 read-ahead window, $4 lateness window (0: off),
  * $5 the widest w of any pair of daemons (a plain parameter, so that the
  * bounds it takes part in are index conditions). A sender's process is its
@@ -37,15 +62,15 @@
  * are not new here; as candidates and as receives near a new sender they
  * count like any other (match_memory.c). compute() gives the same links
  * whatever order the rows of one (receive, sender) come in. */
+#define TR_NEAR(near) \
+    "  UNION SELECT r.aid FROM remote_calls s JOIN remote_calls r ON" \
+    near("r", "R", "s", "s.start_ns - $3::bigint - $5::bigint", "s.end_ns + $4::bigint + $5::bigint") \
+    "   WHERE s.kind = 'S' AND s.rc_id > $1 AND NOT s.in_memory AND s.start_ns IS NOT NULL"
 #define CAND_HEAD \
-    "WITH tr AS (" \
+    "WITH tr AS NOT MATERIALIZED (" \
     "  SELECT aid FROM remote_calls WHERE kind = 'R' AND rc_id > $1 AND NOT in_memory AND start_ns IS NOT NULL" \
-    "  UNION SELECT r.aid FROM remote_calls s JOIN remote_calls r ON r.object_id = s.object_id" \
-    "   AND r.kind = 'R' AND r.start_ns IS NOT NULL" \
-    "   AND int8range(r.start_ns, r.end_ns, '[]')" \
-    "    && int8range(s.start_ns - $3::bigint - $5::bigint, s.end_ns + $4::bigint + $5::bigint, '[]')" \
-    "   AND siox_rc_bytes(r.offset_b, r.length_b) && siox_rc_bytes(s.offset_b, s.length_b)" \
-    "   WHERE s.kind = 'S' AND s.rc_id > $1 AND NOT s.in_memory AND s.start_ns IS NOT NULL)" \
+    TR_NEAR(NEAR_GIST) TR_NEAR(NEAR_WIN) ")"
+#define CAND_SELECT \
     " SELECT r.aid, s.aid," \
     "  CASE WHEN r.start_ns >= s.start_ns - w.w AND r.end_ns <= s.end_ns + w.w THEN 0" \
     "   WHEN r.start_ns < s.start_ns - w.w THEN 1 ELSE 2 END," \
@@ -57,11 +82,9 @@
     "  (s.length_b > 0)::int," \
     "  (r.start_ns >= s.start_ns AND r.end_ns <= s.end_ns)::int" \
     " FROM tr JOIN remote_calls r ON r.aid = tr.aid AND r.kind = 'R'"
-#define CAND_SENDERS \
-    "  JOIN remote_calls s ON s.object_id = r.object_id AND s.kind = 'S' AND s.aid <> r.aid" \
-    "   AND s.start_ns IS NOT NULL AND int8range(s.start_ns, s.end_ns, '[]')" \
-    "    && int8range(r.start_ns - $4::bigint - $5::bigint, r.start_ns + $3::bigint, '[]')" \
-    "   AND siox_rc_bytes(s.offset_b, s.length_b) && siox_rc_bytes(r.offset_b, r.length_b)"
+#define CAND_SENDERS(near) \
+    "  JOIN remote_calls s ON s.aid <> r.aid AND" \
+    near("s", "S", "r", "r.start_ns - $4::bigint - $5::bigint", "r.start_ns + $3::bigint")
 /* w from R's and S's uncertainties, then the target and the classes. */
 #define CAND_WHERE(r_unc, s_unc) \
     "  CROSS JOIN LATERAL (SELECT " r_unc " + " s_unc " + $2::bigint AS w) w" \
@@ -72,14 +95,16 @@
     "   OR ($4::bigint > 0 AND r.start_ns >= s.start_ns - w.w AND r.end_ns > s.end_ns + w.w" \
     "    AND r.start_ns <= s.end_ns + w.w + $4::bigint))"
 
-static const char candidates_sql[] =
-    CAND_HEAD
-    "  JOIN activities ra ON ra.aid = r.aid JOIN nodes rn ON rn.node_id = ra.node_id"
-    "  JOIN processes rp ON rp.proc_id = ra.proc_id JOIN daemons rd ON rd.daemon_id = rp.daemon_id"
-    CAND_SENDERS
-    "  JOIN processes sp ON sp.proc_id = (s.aid >> 32)::int JOIN daemons sd ON sd.daemon_id = sp.daemon_id"
+#define CAND_LOCAL(near) \
+    CAND_SELECT \
+    "  JOIN activities ra ON ra.aid = r.aid JOIN nodes rn ON rn.node_id = ra.node_id" \
+    "  JOIN processes rp ON rp.proc_id = ra.proc_id JOIN daemons rd ON rd.daemon_id = rp.daemon_id" \
+    CAND_SENDERS(near) \
+    "  JOIN processes sp ON sp.proc_id = (s.aid >> 32)::int JOIN daemons sd ON sd.daemon_id = sp.daemon_id" \
     CAND_WHERE("rd.clock_uncertainty_ns", "sd.clock_uncertainty_ns")
-    " ORDER BY 1, 2";
+
+static const char candidates_sql[] =
+    CAND_HEAD CAND_LOCAL(NEAR_GIST) " UNION ALL" CAND_LOCAL(NEAR_WIN) " ORDER BY 1, 2";
 
 /* A shard with peers (forward.c): a remote call forwarded from shard
  * `origin` has its activity there, so its node and its daemon's
@@ -89,19 +114,21 @@ static const char candidates_sql[] =
  * (both are stored there), never the owner's. A local receive that went
  * to its owner elsewhere (away, schema 033) is decided there with the
  * other shards' senders: here only with this shard's own. */
-static const char candidates_shard_sql[] =
-    CAND_HEAD
-    "  CROSS JOIN LATERAL (SELECT n.hwid, n.swid, d.clock_uncertainty_ns AS unc FROM activities a"
-    "   JOIN nodes n ON n.node_id = a.node_id JOIN processes p ON p.proc_id = a.proc_id"
-    "   JOIN daemons d ON d.daemon_id = p.daemon_id WHERE a.aid = r.aid"
-    "   UNION ALL SELECT x.hwid, x.swid, x.unc_ns FROM shard_actors x WHERE x.aid = r.aid) rn"
-    CAND_SENDERS
-    "  CROSS JOIN LATERAL (SELECT d.clock_uncertainty_ns AS unc FROM processes p"
-    "   JOIN daemons d ON d.daemon_id = p.daemon_id WHERE p.proc_id = (s.aid >> 32)::int"
-    "   UNION ALL SELECT x.unc_ns FROM shard_actors x WHERE x.aid = s.aid) su"
-    CAND_WHERE("rn.unc", "su.unc")
+#define CAND_SHARD(near) \
+    CAND_SELECT \
+    "  CROSS JOIN LATERAL (SELECT n.hwid, n.swid, d.clock_uncertainty_ns AS unc FROM activities a" \
+    "   JOIN nodes n ON n.node_id = a.node_id JOIN processes p ON p.proc_id = a.proc_id" \
+    "   JOIN daemons d ON d.daemon_id = p.daemon_id WHERE a.aid = r.aid" \
+    "   UNION ALL SELECT x.hwid, x.swid, x.unc_ns FROM shard_actors x WHERE x.aid = r.aid) rn" \
+    CAND_SENDERS(near) \
+    "  CROSS JOIN LATERAL (SELECT d.clock_uncertainty_ns AS unc FROM processes p" \
+    "   JOIN daemons d ON d.daemon_id = p.daemon_id WHERE p.proc_id = (s.aid >> 32)::int" \
+    "   UNION ALL SELECT x.unc_ns FROM shard_actors x WHERE x.aid = s.aid) su" \
+    CAND_WHERE("rn.unc", "su.unc") \
     "  AND (r.origin IS NULL OR s.origin IS DISTINCT FROM r.origin) AND (s.origin IS NULL OR NOT r.away)"
-    " ORDER BY 1, 2";
+
+static const char candidates_shard_sql[] =
+    CAND_HEAD CAND_SHARD(NEAR_GIST) " UNION ALL" CAND_SHARD(NEAR_WIN) " ORDER BY 1, 2";
 
 /* Remote calls whose activity row has arrived since they were parked: they
  * take its interval, and a fresh rc_id makes them new to this pass (and to
@@ -313,17 +340,21 @@ static int link_new(struct siox_db *db, struct siox_match_result *res, struct ba
  * warehouse doubles it faster than autovacuum looks (once a minute), and a
  * plan made for "53 rows" is a nested loop over the whole object (or a
  * sequential scan of activities). So the matcher refreshes the statistics
- * of both each time remote_calls has doubled since it last did (and on its
- * first pass): a handful of ANALYZEs over a warehouse's life, each a sample
- * of 30,000 rows per table, and only before a candidate search: a pass
- * whose rows the window decided runs only statements whose plans do not
- * depend on them (max and a LIMIT 1 on the rc_id index; the wake-up scan
- * only when something is parked, see wake), nor do the window's link
- * writes (match_memory.c). Those ANALYZEs were a fifth of the
- * window's time in bench_match. *at: max(rc_id) when that table was last
- * analyzed. */
+ * of both each time remote_calls has grown by a quarter since it last did
+ * (and on its first pass): a few dozen ANALYZEs over a warehouse's life,
+ * each a sample of 30,000 rows per table, and only before a candidate
+ * search. (It was each doubling: receives usually come first, so the
+ * statistics of a young warehouse said "no senders" until it doubled
+ * again, and with schema 036's partial indexes the planner then took
+ * remote_calls_obj over the GiST or read every new receive once per
+ * sender: bench_match's SQL-only rounds at a quarter of their speed.) A
+ * pass whose rows the window decided runs only statements whose plans do
+ * not depend on them (max and a LIMIT 1 on the rc_id index; the wake-up
+ * scan only when something is parked, see wake), nor do the window's link
+ * writes (match_memory.c). Those ANALYZEs were a fifth of the window's
+ * time in bench_match. *at: max(rc_id) when that table was last analyzed. */
 static int refresh_stats(struct siox_db *db, int64_t top, int64_t *at, const char *sql) {
-  if (top < 1000 || (*at && top < 2 * *at)) return 0;
+  if (top < 1000 || (*at && top < *at + *at / 4)) return 0;
   int rc = siox_db_exec(db->conn, sql);
   if (rc == 0) *at = top;
   return rc;
