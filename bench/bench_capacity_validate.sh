@@ -78,9 +78,9 @@
 # this machine's online cores: capacity/README.md "Bounding a client's
 # servers by its node's cores"): ..._<key>_nocores; the model before the
 # client node's cores were shared by every component on the node (--no-node-cpu:
-# capacity/README.md "The client node's CPU"): ..._<key>_nonodecpu; the model before ranks
-# waiting in MPI shared the node's cores (--no-polling: capacity/README.md "Ranks waiting
-# in MPI"): ..._<key>_nopoll; the model without the calibration job
+# capacity/README.md "The client node's CPU"): ..._<key>_nonodecpu; ranks waiting in MPI
+# sharing the node's cores (--polling, off by default: capacity/README.md "Ranks waiting
+# in MPI"): ..._<key>_poll; the model without the calibration job
 # (its window starts after it): ..._<key>_nocal; with CV_BASELINE_CLI=PATH (a `siox` built
 # from the commit to compare with), its validate on the same runs:
 # ..._<key>_baseline;
@@ -265,8 +265,9 @@ validate_variant vnocores --client-cores 0
 # Each component on the client node with its servers to itself (capacity/README.md "The
 # client node's CPU"): the model before the node's cores were shared.
 validate_variant vnonodecpu --no-node-cpu
-# Ranks waiting in MPI take no CPU (capacity/README.md "Ranks waiting in MPI"): the model before.
-validate_variant vnopoll --no-polling
+# Ranks waiting in MPI poll on the node's cores (capacity/README.md "Ranks waiting in MPI";
+# off by default).
+validate_variant vpoll --polling
 # The model without the calibration job (its window starts after it): the model before it.
 [ "$tc" = "$t0" ] || ARGS_VAR=args_nocal validate_variant vn
 [ -z "${CV_BASELINE_CLI:-}" ] || CLI=$CV_BASELINE_CLI validate_variant vb
@@ -308,7 +309,7 @@ for n in names:
           f"{100 * (c['measured_max_ns'] - c['measured_min_ns']) / c['measured_io_time_ns']:.1f} %")
     print(f"capacity_measured_runs_{k} {c['repeats']} count")
     for pre, suf in (("v0", "nocache"), ("vd", "delays"), ("vf", "flat"), ("vc", "conc"), ("vo", "coll"), ("vk", "kernel"),
-                     ("vn", "nocal"), ("vnocores", "nocores"), ("vnonodecpu", "nonodecpu"), ("vnopoll", "nopoll"), ("vb", "baseline")):
+                     ("vn", "nocal"), ("vnocores", "nocores"), ("vnonodecpu", "nonodecpu"), ("vpoll", "poll"), ("vb", "baseline")):
         c0 = case(pre, n)
         if c0 is not None:
             print(f"capacity_prediction_error_percent_{k}_{suf} {c0['error_pct']:.1f} %")

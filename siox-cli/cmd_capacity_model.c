@@ -35,7 +35,7 @@ static const char help[] =
     "  siox capacity what-if SCENARIO... (--job J | --workload FILE)... [--since T]\n"
     "                [--until T] [--mount DIR] [--prefix PATH]... [--no-gaps]\n"
     "                [--client-cache BYTES] [--with-delays] [--flat-concurrency]\n"
-    "                [--no-collective] [--no-kernel] [--no-node-cpu] [--no-polling]\n"
+    "                [--no-collective] [--no-kernel] [--no-node-cpu] [--polling]\n"
     "                [--client-cores N] [--json]\n"
     "  siox capacity --what-if SCENARIO (--job J | --workload FILE)... [...]\n"
     "  siox capacity place --bricks N [--mount DIR] PATH...\n"
@@ -117,9 +117,10 @@ static const char help[] =
     "                   the kernel's part share the node's --client-cores cores\n"
     "                   for their CPU work: capacity/README.md, \"The client\n"
     "                   node's CPU\")\n"
-    "  --no-polling     ranks waiting in MPI (at a barrier or collective, or done\n"
-    "                   and waiting for the others) take no CPU (by default they poll\n"
-    "                   and share the node's cores with the I/O path's CPU work:\n"
+    "  --polling        ranks waiting in MPI (at a barrier or collective, or done\n"
+    "                   and waiting for the others) poll and share the node's cores\n"
+    "                   with the I/O path's CPU work (off by default: it over-predicted\n"
+    "                   on a quiet node; --no-polling, the default, is still accepted:\n"
     "                   capacity/README.md, \"Ranks waiting in MPI\")\n"
     "  --no-collective  MPI_File_open and _close cost only their requests (by\n"
     "                   default also the time the window's calls took beyond them:\n"
@@ -159,7 +160,7 @@ struct margs {
   const char *prefix[65];
   int nprefix, no_gaps, residual;
   uint64_t client_cache; /* bytes */
-  int with_delays, flat, no_collective, no_kernel, no_node_cpu, no_polling;
+  int with_delays, flat, no_collective, no_kernel, no_node_cpu, polling;
   long client_cores; /* 0: no bound; SIOX_CLIENT_CORES_ASSUMED: this machine's */
 };
 
@@ -176,7 +177,7 @@ int siox_capacity_model_wanted(int argc, char **argv) {
 static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
   const struct siox_cmd *self = &siox_cmd_capacity_model;
   enum { O_SINCE = 0x200, O_UNTIL, O_JOB, O_WL, O_MOUNT, O_PREFIX, O_NOGAPS, O_WHATIF, O_REPLAY, O_BRICKS, O_MODELONLY, O_CACHE, O_DELAYS, O_FLAT,
-         O_NOCOLL, O_NOKERNEL, O_CORES, O_NONODECPU, O_NOPOLL };
+         O_NOCOLL, O_NOKERNEL, O_CORES, O_NONODECPU, O_NOPOLL, O_POLL };
   static const struct option opts[] = {
       {"since", required_argument, NULL, O_SINCE},   {"until", required_argument, NULL, O_UNTIL},
       {"job", required_argument, NULL, O_JOB},       {"workload", required_argument, NULL, O_WL},
@@ -189,6 +190,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
       {"no-kernel", no_argument, NULL, O_NOKERNEL}, {"client-cores", required_argument, NULL, O_CORES},
       {"no-node-cpu", no_argument, NULL, O_NONODECPU},
       {"no-polling", no_argument, NULL, O_NOPOLL},
+      {"polling", no_argument, NULL, O_POLL},
       SIOX_GLOBAL_LONGOPTS,                          {0}};
   int c, rc;
   int64_t now = siox_time_now_ns();
@@ -230,7 +232,8 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
     case O_NOCOLL: a->no_collective = 1; break;
     case O_NOKERNEL: a->no_kernel = 1; break;
     case O_NONODECPU: a->no_node_cpu = 1; break;
-    case O_NOPOLL: a->no_polling = 1; break;
+    case O_NOPOLL: a->polling = 0; break;
+    case O_POLL: a->polling = 1; break;
     case O_CORES:
       if (siox_cli_parse_long(optarg, 0, 65536, &a->client_cores) < 0)
         return siox_cli_usage(self, "--client-cores takes a count from 0 (no bound) to 65536, not '%s'", optarg);
@@ -640,7 +643,7 @@ int siox_capacity_model_run(struct siox_cli *cli, int argc, char **argv) {
   m->class_concurrency = !a.flat;
   m->kernel_path = !a.no_kernel;
   m->node_cpu = !a.no_node_cpu;
-  m->mpi_polling = !a.no_polling;
+  m->mpi_polling = a.polling;
   m->collective = !a.no_collective;
   siox_client_cores_apply(m, a.client_cores);
   if (a.what_if) rc = what_if(pg, &a, cli, m);

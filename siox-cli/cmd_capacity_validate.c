@@ -37,7 +37,7 @@ static const char help[] =
     "  siox capacity validate --job J [--prefix PATH]... [--mount DIR] [--since T]\n"
     "                [--until T] [--tolerance PCT] [--no-gaps] [--residual]\n"
     "                [--client-cache BYTES] [--with-delays] [--flat-concurrency]\n"
-    "                [--no-collective] [--no-kernel] [--no-node-cpu] [--no-polling]\n"
+    "                [--no-collective] [--no-kernel] [--no-node-cpu] [--polling]\n"
     "                [--client-cores N] [--json] CASE...\n"
     "  CASE:  --case NAME [--scenario SPEC] [--workload FILE] [--replay-dir DIR]\n"
     "         [--run-mount DIR] --measured JOB [--measured JOB]...\n"
@@ -101,9 +101,10 @@ static const char help[] =
     "                    the kernel's part share the node's --client-cores cores\n"
     "                    for their CPU work: capacity/README.md, \"The client\n"
     "                    node's CPU\")\n"
-    "  --no-polling      ranks waiting in MPI (at a barrier or collective, or done\n"
-    "                    and waiting for the others) take no CPU (by default they poll\n"
-    "                    and share the node's cores with the I/O path's CPU work:\n"
+    "  --polling         ranks waiting in MPI (at a barrier or collective, or done\n"
+    "                    and waiting for the others) poll and share the node's cores\n"
+    "                    with the I/O path's CPU work (off by default: it over-predicted\n"
+    "                    on a quiet node; --no-polling, the default, is still accepted:\n"
     "                    capacity/README.md, \"Ranks waiting in MPI\")\n"
     "  --no-collective   MPI_File_open and _close cost only their requests (by\n"
     "                    default also the time the window's calls took beyond them:\n"
@@ -160,7 +161,7 @@ struct vargs {
   int nprefix, no_gaps, residual, window;
   int64_t since_ns, until_ns;
   uint64_t client_cache; /* bytes */
-  int with_delays, flat, no_collective, no_kernel, no_node_cpu, no_polling;
+  int with_delays, flat, no_collective, no_kernel, no_node_cpu, polling;
   long client_cores; /* 0: no bound; SIOX_CLIENT_CORES_ASSUMED: this machine's */
   uint32_t cores_used;  /* the model's bound (for --json) */
   double tolerance;
@@ -188,7 +189,7 @@ static int case_opt(const struct siox_cmd *self, struct vargs *a, int c) {
 static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
   const struct siox_cmd *self = &siox_cmd_capacity_validate;
   enum { O_JOB = 0x200, O_PREFIX, O_MOUNT, O_SINCE, O_UNTIL, O_TOL, O_NOGAPS, O_RESID, O_CASE, O_CACHE, O_DELAYS, O_FLAT,
-         O_NOCOLL, O_NOKERNEL, O_CORES, O_NONODECPU, O_NOPOLL };
+         O_NOCOLL, O_NOKERNEL, O_CORES, O_NONODECPU, O_NOPOLL, O_POLL };
   static const struct option opts[] = {
       {"job", required_argument, NULL, O_JOB},       {"prefix", required_argument, NULL, O_PREFIX},
       {"mount", required_argument, NULL, O_MOUNT},   {"since", required_argument, NULL, O_SINCE},
@@ -202,6 +203,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
       {"no-kernel", no_argument, NULL, O_NOKERNEL}, {"client-cores", required_argument, NULL, O_CORES},
       {"no-node-cpu", no_argument, NULL, O_NONODECPU},
       {"no-polling", no_argument, NULL, O_NOPOLL},
+      {"polling", no_argument, NULL, O_POLL},
       SIOX_GLOBAL_LONGOPTS,                          {0}};
   int c, rc;
   int64_t now = siox_time_now_ns();
@@ -241,7 +243,8 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
     case O_NOCOLL: a->no_collective = 1; break;
     case O_NOKERNEL: a->no_kernel = 1; break;
     case O_NONODECPU: a->no_node_cpu = 1; break;
-    case O_NOPOLL: a->no_polling = 1; break;
+    case O_NOPOLL: a->polling = 0; break;
+    case O_POLL: a->polling = 1; break;
     case O_CORES:
       if (siox_cli_parse_long(optarg, 0, 65536, &a->client_cores) < 0)
         return siox_cli_usage(self, "--client-cores takes a count from 0 (no bound) to 65536, not '%s'", optarg);
@@ -353,7 +356,7 @@ static json_object *to_json(const struct vargs *a, const struct siox_cap_validat
   siox_json_dbl(o, "tolerance_pct", a->tolerance);
   siox_json_int(o, "client_cores", a->cores_used); /* 0: no bound */
   json_object_object_add(o, "node_cpu", json_object_new_boolean(!a->no_node_cpu && a->cores_used));
-  json_object_object_add(o, "mpi_polling", json_object_new_boolean(!a->no_polling && !a->no_node_cpu && a->cores_used));
+  json_object_object_add(o, "mpi_polling", json_object_new_boolean(a->polling && !a->no_node_cpu && a->cores_used));
   for (int i = 0; i < a->ncase; i++) {
     const struct siox_cap_validate_case *c = &a->cs[i].c;
     json_object *j = json_object_new_object(), *runs = json_object_new_array();
@@ -419,7 +422,7 @@ int siox_capacity_validate_run(struct siox_cli *cli, int argc, char **argv) {
     m->class_concurrency = !a->flat;
     m->kernel_path = !a->no_kernel;
     m->node_cpu = !a->no_node_cpu;
-    m->mpi_polling = !a->no_polling;
+    m->mpi_polling = a->polling;
     m->collective = !a->no_collective;
     siox_client_cores_apply(m, a->client_cores);
     a->cores_used = m->client_cores;
