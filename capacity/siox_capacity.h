@@ -169,12 +169,12 @@ struct siox_cap_model {
    * itself (the model before). No effect when client_cores is 0 (README
    * "The client node's CPU"). */
   int node_cpu;
-  /* 1 (the default): ranks waiting at a synchronization point poll (MPI's
+  /* 1 (--polling; 0 is the default): ranks waiting at a synchronization point poll (MPI's
    * progress loop: a waiting rank stays runnable), so while p of them wait
    * and n CPU parts are in service on the node's client_cores cores C, a CPU
    * part that starts takes its work x max(1, (n + p) / C): the cores are
    * shared (README "Ranks waiting in MPI"); 0: waiting ranks take no CPU
-   * (the model before). Only with node_cpu and client_cores. */
+   * (it over-predicted on a quiet node). Only with node_cpu and client_cores. */
   int mpi_polling;
 };
 /* Defaults of siox_cap_model_new (README "The client's page cache"). */

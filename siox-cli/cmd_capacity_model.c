@@ -468,24 +468,32 @@ static void print_answer(const struct siox_cap_answer *ans, int64_t base_ns) {
 
 /* Copy 0's ranks: each one's predicted I/O time and its parts per kind of
  * operation (the simulation's explanation, to set beside a run's trace:
- * `siox workload extract` of the run gives the same sums measured). */
+ * `siox workload extract` of the run gives the same sums measured). The
+ * parts are summed in one walk over the records (a kind a rank never made
+ * is left out). */
 static json_object *ranks_json(const struct siox_cap_run *r, const siox_workload *w) {
   json_object *arr = json_object_new_array();
-  for (uint32_t k = 0; r->rank_io_ns && r->rec_ns && k < r->ranks; k++) {
+  size_t cells = (size_t)r->ranks * SIOX_WL_NOPS;
+  int64_t *t = r->rank_io_ns && r->rec_ns ? calloc(cells ? cells : 1, sizeof *t) : NULL;
+  uint32_t *n = t ? calloc(cells ? cells : 1, sizeof *n) : NULL;
+  for (size_t i = 0; n && i < siox_wl_nrecs(w); i++) {
+    const struct siox_wl_rec *x = siox_wl_rec(w, i);
+    if (x->rank < r->ranks && (int)x->op < SIOX_WL_NOPS) {
+      size_t c = (size_t)x->rank * SIOX_WL_NOPS + x->op;
+      t[c] += r->rec_ns[i], n[c]++;
+    }
+  }
+  for (uint32_t k = 0; n && k < r->ranks; k++) {
     json_object *j = json_object_new_object(), *ops = json_object_new_object();
     siox_json_int(j, "rank", k);
     siox_json_int(j, "io_time_ns", r->rank_io_ns[k]);
-    for (int op = 0; op < SIOX_WL_NOPS; op++) {
-      int64_t t = 0, n = 0;
-      for (size_t i = 0; i < siox_wl_nrecs(w); i++) {
-        const struct siox_wl_rec *x = siox_wl_rec(w, i);
-        if (x->rank == k && (int)x->op == op) t += r->rec_ns[i], n++;
-      }
-      if (n) siox_json_int(ops, siox_wl_op_name(op), t);
-    }
+    for (int op = 0; op < SIOX_WL_NOPS; op++)
+      if (n[(size_t)k * SIOX_WL_NOPS + op]) siox_json_int(ops, siox_wl_op_name(op), t[(size_t)k * SIOX_WL_NOPS + op]);
     json_object_object_add(j, "by_op_ns", ops);
     json_object_array_add(arr, j);
   }
+  free(t);
+  free(n);
   return arr;
 }
 
