@@ -14,9 +14,10 @@
  *   link_row_wall_us_V     the statements' round trips per link, median
  * Variants: full (causal_links), clone (LIKE ... INCLUDING ALL and the
  * schema-035 insert trigger: the copies' baseline), no_capture (the clone
- * without the trigger: no transition table), no_link_id_index, brin_link_id
- * (a BRIN in place of the btree), no_link_id (no column: no nextval, no
- * index), heap_only (no index at all), chunk56 (causal_links, the links in
+ * without the trigger: no transition table), link_id (the clone with
+ * schema 011's link_id, a bigserial and its btree, which schema 037
+ * dropped: the row before it), link_id_brin (a BRIN in place of that
+ * btree), heap_only (no index at all), chunk56 (causal_links, the links in
  * COPYs of 56 rows in the same round trip), unnest (causal_links, INSERT
  * ... SELECT FROM unnest() of binary arrays; the head in a round trip of
  * its own, not counted).
@@ -43,8 +44,8 @@ static const struct variant {
   enum shape shape;
 } variants[] = {
     {"full", "causal_links", COPY_ONE},        {"clone", "v_clone", COPY_ONE},
-    {"no_capture", "v_nocap", COPY_ONE},       {"no_link_id_index", "v_noidx", COPY_ONE},
-    {"brin_link_id", "v_brin", COPY_ONE},      {"no_link_id", "v_noid", COPY_ONE},
+    {"no_capture", "v_nocap", COPY_ONE},       {"link_id", "v_linkid", COPY_ONE},
+    {"link_id_brin", "v_brin", COPY_ONE},
     {"heap_only", "v_heap", COPY_ONE},         {"chunk56", "causal_links", COPY_56},
     {"unnest", "causal_links", UNNEST},
 };
@@ -55,11 +56,10 @@ static const char setup_sql[] =
     "CREATE TRIGGER t AFTER INSERT ON v_clone REFERENCING NEW TABLE AS cl_new FOR EACH STATEMENT"
     " WHEN (current_setting('siox.links_counted', true) IS DISTINCT FROM 'on') EXECUTE FUNCTION siox_link_unmatched();"
     "CREATE TABLE v_nocap (LIKE causal_links INCLUDING ALL);"
-    "CREATE TABLE v_noidx (LIKE causal_links INCLUDING ALL); DROP INDEX v_noidx_link_id_idx;"
-    "CREATE TABLE v_brin (LIKE causal_links INCLUDING ALL); DROP INDEX v_brin_link_id_idx;"
+    "CREATE TABLE v_linkid (LIKE causal_links INCLUDING ALL); ALTER TABLE v_linkid ADD COLUMN link_id bigserial;"
+    " CREATE INDEX ON v_linkid (link_id);"
+    "CREATE TABLE v_brin (LIKE causal_links INCLUDING ALL); ALTER TABLE v_brin ADD COLUMN link_id bigserial;"
     " CREATE INDEX ON v_brin USING brin (link_id);"
-    "CREATE TABLE v_noid (LIKE causal_links INCLUDING ALL); DROP INDEX v_noid_link_id_idx;"
-    " ALTER TABLE v_noid DROP COLUMN link_id;"
     "CREATE TABLE v_heap (LIKE causal_links INCLUDING DEFAULTS INCLUDING CONSTRAINTS);"
     "SET client_min_messages = log";
 

@@ -471,6 +471,7 @@ static int transaction(struct siox_batch_ctx *x, struct siox_ingest_result *res,
   if (rc == 0) rc = set_acked(x);
   if (rc == 0) rc = siox_db_exec(x->db->conn, "COMMIT");
   if (rc == 0) {
+    siox_grant_queue_commit(&x->db->grants);
     res->activities = x->blk.n_activities;
     x->db->activities_arrived = 1; /* the matcher may wake parked remote calls */
   } else {

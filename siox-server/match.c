@@ -198,9 +198,10 @@ struct batch {
   size_t nlinks;
 };
 
-static void add_links(struct batch *b, int64_t child, const struct siox_link *L, size_t n) {
+static void add_links(struct siox_db *db, struct batch *b, int64_t child, const struct siox_link *L, size_t n) {
   char v[64];
   for (size_t i = 0; i < n; i++) {
+    siox_grant_queue_add(&db->grants, L[i].parent, child);
     snprintf(v, sizeof v, "%lld", (long long)child), lit_add(&b->child, v);
     snprintf(v, sizeof v, "%lld", (long long)L[i].parent), lit_add(&b->parent, v);
     snprintf(v, sizeof v, "%.9g", L[i].confidence), lit_add(&b->conf, v);
@@ -212,7 +213,7 @@ static void add_links(struct batch *b, int64_t child, const struct siox_link *L,
 
 /* Groups candidate rows (sorted by child, parent) per receive and computes
  * each receive's links. Owns nothing after return except b's buffers. */
-static int compute(PGresult *r, struct batch *b) {
+static int compute(struct siox_db *db, PGresult *r, struct batch *b) {
   int rows = PQntuples(r);
   struct siox_link_cand *c = malloc(((size_t)rows + 1) * sizeof *c);
   struct siox_link *out = malloc(((size_t)rows + 1) * sizeof *out);
@@ -236,7 +237,7 @@ static int compute(PGresult *r, struct batch *b) {
       }
       c[n++] = k;
     }
-    add_links(b, child, out, siox_link_confidence(c, n, r_len, out));
+    add_links(db, b, child, out, siox_link_confidence(c, n, r_len, out));
   }
   free(c);
   free(out);
@@ -328,7 +329,7 @@ static int link_new(struct siox_db *db, struct siox_match_result *res, struct ba
   snprintf(maxw, sizeof maxw, "%lld", (long long)w);
   PGresult *r = rc ? NULL : siox_db_query(db->conn, db->forward ? candidates_shard_sql : candidates_sql, 5, p);
   if (!r) return -EIO;
-  rc = compute(r, b);
+  rc = compute(db, r, b);
   PQclear(r);
   if (rc == 0 && b->nlinks) rc = write_links(db, b, res);
   const char *q[] = {tp};
@@ -470,10 +471,12 @@ int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result
     rc = scalar(db, "SELECT unmatched FROM match_state", 0, NULL, &unmatched); /* kept by triggers (schema 034) */
   if (rc == 0) rc = siox_db_exec(db->conn, "COMMIT");
   if (rc == 0) {
+    siox_grant_queue_commit(&db->grants);
     if (top > db->match_watermark) db->match_watermark = top;
     db->activities_arrived = 0;
     res->receives_unmatched = (uint64_t)unmatched;
   } else {
+    siox_grant_queue_rollback(&db->grants);
     PQclear(PQexec(db->conn, "ROLLBACK"));
     db->match_watermark = -1;
     db->parked = -1;

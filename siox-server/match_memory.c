@@ -209,6 +209,7 @@ int siox_match_memory(struct siox_db *db, uint64_t daemon_id, int64_t unc_ns, st
     for (size_t i = 0; i < n; i++) calls[i].daemon = d;
     if (siox_mw_batch(db->mw, calls, n, &out) != 0) siox_log("in-memory matcher: out of memory; the SQL matcher takes over");
     if (out.nlinks || out.nstale) rc = store_links(db, &out);
+    for (size_t i = 0; rc == 0 && i < out.nlinks; i++) siox_grant_queue_add(&db->grants, out.links[i].parent, out.links[i].child);
   } else {
     for (size_t i = 0; i < n; i++) calls[i].in_memory = 0;
   }

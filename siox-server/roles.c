@@ -29,8 +29,6 @@ struct siox_roles {
   uv_timer_t timer;
   struct siox_server *srv;
   int pending, closed, off;      /* off: the database refused CREATE ROLE */
-  int64_t seen_links;            /* links_implicit at the last grant pass */
-  long long granted_upto;        /* causal_links.link_id granted so far (worker thread) */
   uid_t skipped[MAX_SKIPPED];
   size_t n_skipped;
 };
@@ -38,47 +36,54 @@ struct siox_roles {
 struct roles_job {
   struct siox_job base;
   struct siox_roles *r;
-  int grants; /* the matcher made links since the last pass */
 };
 
 /* Every causal link from one uid's activity to another uid's makes the
  * child, and everything below it (explicit children, further links),
  * readable by the parent's owner; so does a link from an activity already
- * granted (a brick's write to its device). Only links above the last pass's
- * link_id ($1, up to $2) seed a pass; ON CONFLICT keeps it idempotent. The
- * recursion looks children up by index, one level at a time. */
-static const char grants_sql[] =
-    "INSERT INTO siox_activity_grants (uid, aid)"
-    " WITH RECURSIVE seed(uid, aid) AS ("
-    "   SELECT pp.uid, l.child_aid FROM causal_links l"
-    "     JOIN processes pp ON pp.proc_id = (l.parent_aid >> 32)::integer"
-    "     JOIN processes pc ON pc.proc_id = (l.child_aid >> 32)::integer"
-    "    WHERE l.link_id > $1::bigint AND l.link_id <= $2::bigint AND pc.uid <> pp.uid"
-    "   UNION"
-    "   SELECT x.uid, l.child_aid FROM causal_links l JOIN siox_activity_grants x ON x.aid = l.parent_aid"
-    "    WHERE l.link_id > $1::bigint AND l.link_id <= $2::bigint),"
-    " g(uid, aid) AS ("
-    "   SELECT uid, aid FROM seed"
-    "   UNION"
-    "   SELECT g.uid, e.child_aid FROM g, LATERAL ("
-    "     SELECT a.aid AS child_aid FROM activities a WHERE a.parent_aid = g.aid"
-    "     UNION ALL SELECT l.child_aid FROM causal_links l WHERE l.parent_aid = g.aid) e)"
-    " SELECT uid, aid FROM g ON CONFLICT DO NOTHING";
+ * granted (a brick's write to its device). A pass is seeded by the links
+ * stored since the last one (grant_queue.c: $1 parents, $2 children, each
+ * still in causal_links: a link withdrawn before the pass grants nothing),
+ * or by every link (start, reconnect, overflow); ON CONFLICT keeps it
+ * idempotent. The recursion looks children up by index, one level at a
+ * time. */
+#define SEED(LINKS, COND)                                                                  \
+  "   SELECT pp.uid, l.child_aid FROM " LINKS                                              \
+  "     JOIN processes pp ON pp.proc_id = (l.parent_aid >> 32)::integer"                  \
+  "     JOIN processes pc ON pc.proc_id = (l.child_aid >> 32)::integer"                   \
+  "    WHERE pc.uid <> pp.uid" COND                                                       \
+  "   UNION"                                                                               \
+  "   SELECT x.uid, l.child_aid FROM " LINKS " JOIN siox_activity_grants x ON x.aid = l.parent_aid" \
+  "    WHERE true" COND
+#define GRANTS(LINKS, COND)                                                                \
+  "INSERT INTO siox_activity_grants (uid, aid)"                                            \
+  " WITH RECURSIVE seed(uid, aid) AS (" SEED(LINKS, COND) "),"                             \
+  " g(uid, aid) AS ("                                                                      \
+  "   SELECT uid, aid FROM seed"                                                           \
+  "   UNION"                                                                               \
+  "   SELECT g.uid, e.child_aid FROM g, LATERAL ("                                         \
+  "     SELECT a.aid AS child_aid FROM activities a WHERE a.parent_aid = g.aid"            \
+  "     UNION ALL SELECT l.child_aid FROM causal_links l WHERE l.parent_aid = g.aid) e)"   \
+  " SELECT uid, aid FROM g ON CONFLICT DO NOTHING"
 
-/* One grant pass over the links made since the last one. */
-static void grant_pass(struct siox_roles *r, PGconn *c) {
-  PGresult *res = siox_db_query(c, "SELECT coalesce(max(link_id), 0) FROM causal_links", 0, NULL);
-  if (!res) return;
-  long long top = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+static const char grants_new_sql[] =
+    GRANTS("unnest($1::bigint[], $2::bigint[]) l(parent_aid, child_aid)",
+           " AND EXISTS (SELECT 1 FROM causal_links k WHERE k.parent_aid = l.parent_aid AND k.child_aid = l.child_aid)");
+static const char grants_all_sql[] = GRANTS("causal_links l", "");
+
+/* One grant pass over the links stored since the last one. */
+static void grant_pass(struct siox_db *db) {
+  struct siox_grant_queue *q = &db->grants;
+  int all = q->all;
+  if (!all && q->committed == 0) return;
+  char *par = NULL, *chi = NULL;
+  size_t n = 0;
+  if (!all && siox_grant_queue_arrays(q, &par, &chi, &n) != 0) return; /* kept for the next pass */
+  const char *p[] = {par, chi};
+  PGresult *res = siox_db_query(db->conn, all ? grants_all_sql : grants_new_sql, all ? 0 : 2, p);
+  if (res) siox_grant_queue_taken(q, n, all);
   PQclear(res);
-  if (top <= r->granted_upto) return;
-  char from[24], to[24];
-  snprintf(from, sizeof from, "%lld", r->granted_upto);
-  snprintf(to, sizeof to, "%lld", top);
-  const char *p[] = {from, to};
-  res = siox_db_query(c, grants_sql, 2, p);
-  if (res) r->granted_upto = top;
-  PQclear(res);
+  free(par), free(chi);
 }
 
 /* 1 when user (name, primary gid) is in group, else 0. */
@@ -207,7 +212,7 @@ static void roles_run(struct siox_job *j, struct siox_db *db) {
   struct roles_job *rj = (struct roles_job *)j;
   if (!db->conn || PQstatus(db->conn) != CONNECTION_OK) return;
   if (!rj->r->off) new_users(rj->r, db->conn);
-  if (rj->grants) grant_pass(rj->r, db->conn);
+  grant_pass(db);
 }
 
 static void roles_done(struct siox_job *j, struct siox_db *db) {
@@ -227,10 +232,6 @@ static void on_tick(uv_timer_t *t) {
   j->base.run = roles_run;
   j->base.done = roles_done;
   j->r = r;
-  /* links of both matchers: the in-memory one counts on the db thread */
-  int64_t links = s->n.links_implicit + s->worker.db.links_memory;
-  j->grants = links != r->seen_links;
-  r->seen_links = links;
   r->pending = 1;
   siox_worker_submit(&s->worker, &j->base);
 }
@@ -239,7 +240,6 @@ int siox_roles_start(struct siox_server *s) {
   struct siox_roles *r = calloc(1, sizeof *r);
   if (!r) return -ENOMEM;
   r->srv = s;
-  r->seen_links = -1; /* one grant pass at start: links of an earlier run */
   uv_timer_init(s->loop, &r->timer);
   r->timer.data = r;
   uv_timer_start(&r->timer, on_tick, ROLES_PERIOD_MS, ROLES_PERIOD_MS);

@@ -69,6 +69,17 @@ void siox_pg_users_socket_dir(const struct siox_pg *pg, char *out, size_t cap);
 /* Everything the database thread owns: the connection and the caches that
  * mirror warehouse ids (all cleared on any rollback, since a rolled-back
  * transaction may have put ids in them that never committed). */
+/* grant_queue.c: the causal links this thread stored since the last grant
+ * pass (roles.c), which seeds from them instead of reading causal_links by
+ * an id: pairs (parent, child) of committed transactions first, then those
+ * of the open one. all: the next pass reads every link instead (at start,
+ * after a reconnect, after an overflow). */
+struct siox_grant_queue {
+  int64_t *pairs; /* parent, child, parent, child, ... */
+  size_t n, committed, cap; /* in pairs */
+  int all;
+};
+
 struct siox_db {
   PGconn *conn;
   char *conninfo;
@@ -99,6 +110,7 @@ struct siox_db {
   int64_t match_busy_ns; /* time spent matching, in memory and in SQL passes */
   int64_t links_memory;  /* links the window stored new */
   struct siox_hmap node_names; /* node_id -> (hwid, swid) ids of mw */
+  struct siox_grant_queue grants; /* links stored here that no grant pass has read */
   /* --shard K/N with --shard-peer (forward.c): remote calls another shard
    * owns go to shard_outbox too, and the SQL matcher reads forwarded ones.
    * forward 0: a server on its own, or a shard without peers: as before. */
@@ -139,6 +151,20 @@ void siox_worker_submit(struct siox_worker *w, struct siox_job *j);
 void siox_worker_stop(struct siox_worker *w);
 /* Drops every cache (after a rollback). */
 void siox_db_caches_clear(struct siox_db *db);
+
+/* ---- grant_queue.c: links for the next grant pass --------------------------- */
+
+/* Notes a link (parent, child) written in the open transaction. */
+void siox_grant_queue_add(struct siox_grant_queue *q, int64_t parent, int64_t child);
+/* The open transaction committed / rolled back. */
+void siox_grant_queue_commit(struct siox_grant_queue *q);
+void siox_grant_queue_rollback(struct siox_grant_queue *q);
+/* The committed pairs as two array literals "{...}" (caller frees both);
+ * -ENOMEM, or 0 (*n: how many pairs). */
+int siox_grant_queue_arrays(const struct siox_grant_queue *q, char **parents, char **children, size_t *n);
+/* A grant pass read the first n pairs (or, with all, every link). */
+void siox_grant_queue_taken(struct siox_grant_queue *q, size_t n, int all);
+void siox_grant_queue_free(struct siox_grant_queue *q);
 
 /* ---- auth.c: who is at the other end (--auth) --------------------------- */
 

@@ -23,6 +23,7 @@ void siox_db_caches_clear(struct siox_db *db) {
   siox_uf_clear(&db->objects);
   siox_hmap_clear(&db->node_names);
   if (db->mw) siox_mw_reset(db->mw); /* it may hold calls of a rolled-back batch */
+  siox_grant_queue_rollback(&db->grants);
   for (size_t i = 0; i < db->n_targets * 2; i++) free(db->target_names[i]);
   db->n_targets = 0;
 }
@@ -68,6 +69,7 @@ static void ensure_connected(struct siox_worker *w) {
   db->conn = connect_db(db->conninfo);
   if (!db->conn && siox_pg_revive() == 0) db->conn = connect_db(db->conninfo);
   siox_db_caches_clear(db);
+  db->grants.all = 1; /* whether the last COMMIT landed is not known */
   db->match_watermark = -1; /* reload from match_state */
   db->activities_arrived = 1;
   db->parked = -1;
@@ -143,6 +145,7 @@ int siox_worker_start(struct siox_worker *w, uv_loop_t *loop, const char *connin
   w->db.activities_arrived = 1; /* remote calls parked by an earlier run may be complete now */
   w->db.parked = -1;
   w->db.sql_left = 1;
+  w->db.grants.all = 1; /* the first grant pass reads the links of earlier runs */
   w->db_ok = 1;
   pthread_mutex_init(&w->mu, NULL);
   pthread_cond_init(&w->cv, NULL);
@@ -172,6 +175,7 @@ void siox_worker_stop(struct siox_worker *w) {
   siox_copybuf_free(&w->db.copy);
   siox_copybuf_free(&w->db.copy2);
   siox_mw_free(w->db.mw);
+  siox_grant_queue_free(&w->db.grants);
   PQfinish(w->db.conn);
   free(w->db.conninfo);
 }

@@ -9,6 +9,14 @@
  * users' socket (peer authentication), read their own two activities plus
  * the brick's R and its child, and nothing else of the brick: not 4, not
  * the brick's global descriptors (paths of every user).
+ *
+ * The grant pass learns the new links from the database thread, which
+ * stored them (siox-server/grant_queue.c; schema 037 took causal_links'
+ * link_id away): the link above must come from the in-memory window, and
+ * two more cases must be granted too: links of an earlier run (the grants
+ * deleted, the server restarted: its first pass reads every link) and a
+ * link the SQL matcher stored (a restart with --match-memory off, a second
+ * pair on "obj2").
  */
 #include <grp.h>
 #include <pwd.h>
@@ -49,12 +57,42 @@ static void brick_batch(struct siox_block *b) {
   d->offset = 0, d->length = 4096;
 }
 
-static void send_one(int port, uint64_t daemon, const char *host, struct siox_block *b) {
+/* The second pair, 60 s later on "obj2": client activity 5 sends, brick
+ * activity 5 receives inside it. */
+static void second_pair(struct siox_block *b, int brick, uint32_t uid) {
+  uint32_t p = brick ? block_proc(b, 200, "brick1", "GlusterFS-brick") : block_proc(b, 100, "client1", "GlusterFS-client");
+  b->processes[p].uid = uid;
+  int64_t s = T0 + 60 * SEC;
+  if (brick) block_act(b, p, 5, s + 2000000, s + 8000000);
+  else block_act(b, p, 5, s, s + 10 * 1000000);
+  struct siox_block_descriptor *d =
+      block_desc(b, p, brick ? SIOX_DESC_RECEIVE : SIOX_DESC_SEND, 5, 1, SIOX_ATTR_TEST_HANDLE, "obj2", 4);
+  d->offset = 0, d->length = 4096;
+}
+
+static void send_one(int port, uint64_t daemon, const char *host, uint64_t seq, struct siox_block *b) {
   int fd = cli_connect(port);
-  CHECK(cli_hello(fd, daemon, host, NULL) == 0, "hello");
-  CHECK(cli_batch(fd, daemon, 1, 0, 20000, b) == 0, "send");
-  CHECK(cli_wait_ack(fd, 1, 60000) == 1, "ack");
+  CHECK(cli_hello(fd, daemon, host, NULL) == (long long)seq - 1, "hello");
+  CHECK(cli_batch(fd, daemon, seq, 0, 20000, b) == 0, "send");
+  CHECK(cli_wait_ack(fd, seq, 60000) == (long long)seq, "ack");
   close(fd);
+}
+
+static long long counter(int port, const char *name) {
+  int fd = cli_connect(port);
+  Siox__StatusReply *r = fd >= 0 ? cli_status(fd, 1) : NULL;
+  long long v = r ? status_counter(r, name) : -1;
+  if (r) siox__status_reply__free_unpacked(r, NULL);
+  if (fd >= 0) close(fd);
+  return v;
+}
+
+/* Waits up to 20 s for want grants; returns how many there are. */
+static long long wait_grants(PGconn *c, long long want) {
+  long long n = 0;
+  for (int i = 0; c && i < 200 && (n = harness_scalar(c, "SELECT count(*) FROM siox_activity_grants")) < want; i++)
+    usleep(100000);
+  return n;
 }
 
 /* Runs sql as Unix user pw through DIR/conninfo (a forked child that drops
@@ -90,17 +128,16 @@ int main(int argc, char **argv) {
   struct siox_block b;
   siox_block_init(&b);
   brick_batch(&b);
-  send_one(h.port, 2, "brick1", &b);
+  send_one(h.port, 2, "brick1", 1, &b);
   siox_block_free(&b);
   siox_block_init(&b);
   client_batch(&b, nobody.pw_uid);
-  send_one(h.port, 1, "client1", &b);
+  send_one(h.port, 1, "client1", 1, &b);
   siox_block_free(&b);
   PGconn *c = harness_db(&h);
-  long long n = 0;
-  for (int i = 0; c && i < 200 && (n = harness_scalar(c, "SELECT count(*) FROM siox_activity_grants")) < 2; i++)
-    usleep(100000);
+  long long n = wait_grants(c, 2);
   CHECK(n == 2, "the brick's R and its child granted to nobody (%lld grants)", n);
+  CHECK(counter(h.port, "links_memory") == 1, "the link came from the in-memory window");
   CHECK(harness_scalar(c, "SELECT count(*) FROM activities") == 5, "root (superuser) sees all 5 activities");
   long long seen = as_user(&h, &nobody,
                            "SELECT sum(CASE WHEN p.pid = 100 THEN 100 ELSE 0 END + CASE WHEN p.pid = 200 THEN"
@@ -111,6 +148,30 @@ int main(int argc, char **argv) {
   CHECK(as_user(&h, &nobody, "SELECT count(*) FROM descriptors WHERE scope_key = ''") == 0,
         "global descriptors (every user's paths) hidden");
   CHECK(harness_scalar(c, "SELECT count(*) FROM descriptors WHERE scope_key = ''") > 0, "there are global ones");
+
+  /* Links of an earlier run: granted by the next start's first pass. */
+  CHECK(harness_scalar(c, "WITH d AS (DELETE FROM siox_activity_grants RETURNING 1) SELECT count(*) FROM d") == 2, "grants deleted");
+  PQfinish(c);
+  const char *const sql_only[] = {"--match-ms", "200", "--match-memory", "off", NULL};
+  CHECK(harness_stop(&h) == 0, "clean stop");
+  CHECK(harness_start(&h, sql_only) == 0, "restart with --match-memory off");
+  c = harness_db(&h);
+  CHECK((n = wait_grants(c, 2)) == 2, "an earlier run's link granted again after a start (%lld grants)", n);
+
+  /* A link the SQL matcher stored. */
+  siox_block_init(&b);
+  second_pair(&b, 1, 0);
+  send_one(h.port, 2, "brick1", 2, &b);
+  siox_block_free(&b);
+  siox_block_init(&b);
+  second_pair(&b, 0, nobody.pw_uid);
+  send_one(h.port, 1, "client1", 2, &b);
+  siox_block_free(&b);
+  CHECK((n = wait_grants(c, 3)) == 3, "the SQL matcher's link granted too (%lld grants)", n);
+  CHECK(counter(h.port, "links_memory") == 0 && counter(h.port, "links_implicit") == 1,
+        "that link came from the SQL matcher");
+  CHECK(as_user(&h, &nobody, "SELECT count(*) FROM activities WHERE aid & 255 = 5") == 2,
+        "nobody reads both ends of the second pair");
   PQfinish(c);
   return harness_finish(&h, "server_grants");
 }
