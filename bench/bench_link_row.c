@@ -16,11 +16,12 @@
  * schema-035 insert trigger: the copies' baseline), no_capture (the clone
  * without the trigger: no transition table), link_id (the clone with
  * schema 011's link_id, a bigserial and its btree, which schema 037
- * dropped: the row before it), link_id_brin (a BRIN in place of that
- * btree), heap_only (no index at all), chunk56 (causal_links, the links in
+ * dropped: the row before it; compare it with clone), link_id_brin (a BRIN
+ * in place of that btree), heap_only (no index at all), chunk56 (causal_links, the links in
  * COPYs of 56 rows in the same round trip), unnest (causal_links, INSERT
  * ... SELECT FROM unnest() of binary arrays; the head in a round trip of
- * its own, not counted).
+ * its own, not counted), unnest_pipeline (the head, that INSERT and the
+ * setting's reset as one libpq pipeline: one round trip, all counted).
  * Usage: bench_link_row SIOX_SERVER [rounds]
  */
 #include <arpa/inet.h>
@@ -38,7 +39,7 @@
 #define HEAD "SAVEPOINT s; SET LOCAL siox.links_counted = on; UPDATE match_state SET unmatched = unmatched + 0;"
 #define COLS " (parent_aid, child_aid, confidence, overlap_bytes, flags)"
 
-enum shape { COPY_ONE, COPY_56, UNNEST };
+enum shape { COPY_ONE, COPY_56, UNNEST, PIPELINE };
 static const struct variant {
   const char *name, *table;
   enum shape shape;
@@ -47,19 +48,21 @@ static const struct variant {
     {"no_capture", "v_nocap", COPY_ONE},       {"link_id", "v_linkid", COPY_ONE},
     {"link_id_brin", "v_brin", COPY_ONE},
     {"heap_only", "v_heap", COPY_ONE},         {"chunk56", "causal_links", COPY_56},
-    {"unnest", "causal_links", UNNEST},
+    {"unnest", "causal_links", UNNEST},        {"unnest_pipeline", "causal_links", PIPELINE},
 };
 #define NV (sizeof variants / sizeof *variants)
 
+/* causal_links' insert trigger (schema 035) on a copy */
+#define CLONE_TRIGGER(T)                                                                                \
+  "CREATE TRIGGER t AFTER INSERT ON " T " REFERENCING NEW TABLE AS cl_new FOR EACH STATEMENT"             \
+  " WHEN (current_setting('siox.links_counted', true) IS DISTINCT FROM 'on') EXECUTE FUNCTION siox_link_unmatched();"
 static const char setup_sql[] =
-    "CREATE TABLE v_clone (LIKE causal_links INCLUDING ALL);"
-    "CREATE TRIGGER t AFTER INSERT ON v_clone REFERENCING NEW TABLE AS cl_new FOR EACH STATEMENT"
-    " WHEN (current_setting('siox.links_counted', true) IS DISTINCT FROM 'on') EXECUTE FUNCTION siox_link_unmatched();"
+    "CREATE TABLE v_clone (LIKE causal_links INCLUDING ALL);" CLONE_TRIGGER("v_clone")
     "CREATE TABLE v_nocap (LIKE causal_links INCLUDING ALL);"
     "CREATE TABLE v_linkid (LIKE causal_links INCLUDING ALL); ALTER TABLE v_linkid ADD COLUMN link_id bigserial;"
-    " CREATE INDEX ON v_linkid (link_id);"
+    " CREATE INDEX ON v_linkid (link_id);" CLONE_TRIGGER("v_linkid")
     "CREATE TABLE v_brin (LIKE causal_links INCLUDING ALL); ALTER TABLE v_brin ADD COLUMN link_id bigserial;"
-    " CREATE INDEX ON v_brin USING brin (link_id);"
+    " CREATE INDEX ON v_brin USING brin (link_id);" CLONE_TRIGGER("v_brin")
     "CREATE TABLE v_heap (LIKE causal_links INCLUDING DEFAULTS INCLUDING CONSTRAINTS);"
     "SET client_min_messages = log";
 
@@ -157,7 +160,7 @@ static int send_copies(PGconn *c, const char *table, struct buf *b, int k, int p
   return ok && i == n ? 0 : -1;
 }
 
-static int send_unnest(PGconn *c, const char *table, int k) {
+static int send_unnest(PGconn *c, const char *table, int k, int pipeline) {
   static struct buf col[5];
   const char *v[5];
   int len[5], fmt[5] = {1, 1, 1, 1, 1};
@@ -166,7 +169,27 @@ static int send_unnest(PGconn *c, const char *table, int k) {
   snprintf(sql, sizeof sql,
            "INSERT INTO %s" COLS " SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::real[], $4::bigint[], $5::text[])",
            table);
-  return ok_cmd(PQexecParams(c, sql, 5, NULL, v, len, fmt, 0)) ? 0 : -1;
+  if (!pipeline) return ok_cmd(PQexecParams(c, sql, 5, NULL, v, len, fmt, 0)) ? 0 : -1;
+  /* Each statement of the head on its own (a pipeline takes no multi-statement
+   * string), then the INSERT and the reset, one sync: one round trip. */
+  static const char *const stmt[] = {"SAVEPOINT s", "SET LOCAL siox.links_counted = on",
+                                     "UPDATE match_state SET unmatched = unmatched + 0", NULL,
+                                     "SET LOCAL siox.links_counted = off"};
+  int ok = PQenterPipelineMode(c) == 1;
+  for (int i = 0; ok && i < 5; i++)
+    ok = stmt[i] ? PQsendQueryParams(c, stmt[i], 0, NULL, NULL, NULL, NULL, 0) == 1
+                 : PQsendQueryParams(c, sql, 5, NULL, v, len, fmt, 0) == 1;
+  ok = ok && PQpipelineSync(c) == 1;
+  for (int i = 0; ok && i < 5; i++) {
+    ok = ok_cmd(PQgetResult(c));
+    PGresult *end = PQgetResult(c); /* NULL after each statement's result */
+    ok = ok && !end;
+    PQclear(end);
+  }
+  PGresult *sync = ok ? PQgetResult(c) : NULL;
+  ok = ok && PQresultStatus(sync) == PGRES_PIPELINE_SYNC;
+  PQclear(sync);
+  return ok && PQexitPipelineMode(c) == 1 ? 0 : -1;
 }
 
 /* One run of a variant: BATCHES transactions. Fills CPU and wall seconds. */
@@ -183,7 +206,8 @@ static int run(PGconn *c, const struct variant *v, double *cpu, double *wall) {
     double t0 = now_s();
     grab = 1;
     if (rc == 0)
-      rc = v->shape == UNNEST ? send_unnest(c, v->table, k) : send_copies(c, v->table, &b, k, v->shape == COPY_56 ? 56 : LINKS);
+      rc = v->shape == UNNEST || v->shape == PIPELINE ? send_unnest(c, v->table, k, v->shape == PIPELINE)
+                                                      : send_copies(c, v->table, &b, k, v->shape == COPY_56 ? 56 : LINKS);
     grab = 0;
     *wall += now_s() - t0;
     if (rc == 0) rc = ok_cmd(PQexec(c, "RESET log_statement_stats")) ? 0 : -1;
