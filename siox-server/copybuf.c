@@ -107,12 +107,8 @@ void siox_copybuf_text(struct siox_copybuf *c, const char *s, size_t len) {
 }
 
 void siox_copybuf_array(struct siox_copybuf *c, uint32_t elem_oid, uint32_t n, uint32_t elem_size) {
-  siox_copybuf_array_bytes(c, elem_oid, n, n * (4 + elem_size));
-}
-
-void siox_copybuf_array_bytes(struct siox_copybuf *c, uint32_t elem_oid, uint32_t n, uint32_t bytes) {
   /* An empty array has no dimension: ndim 0 and no (size, lbound) pair. */
-  uint32_t body = 12 + (n ? 8 : 0) + bytes;
+  uint32_t body = 12 + (n ? 8 : 0) + n * (4 + elem_size);
   put32(c, body);
   put32(c, n ? 1 : 0); /* ndim */
   put32(c, 0);         /* no NULL elements */

@@ -14,8 +14,6 @@
 #define SIOX_PG_INT4_OID 23u
 #define SIOX_PG_INT8_OID 20u
 #define SIOX_PG_FLOAT8_OID 701u
-#define SIOX_PG_FLOAT4_OID 700u
-#define SIOX_PG_TEXT_OID 25u
 
 struct siox_copybuf {
   uint8_t *p;
@@ -41,8 +39,5 @@ void siox_copybuf_text(struct siox_copybuf *c, const char *s, size_t len);
 /* Starts a one-dimensional array field of n elements of elem_size bytes;
  * the caller then appends exactly n elements with _i32/_i64/_f64. */
 void siox_copybuf_array(struct siox_copybuf *c, uint32_t elem_oid, uint32_t n, uint32_t elem_size);
-/* The same for elements of any size: bytes is what the n elements take,
- * their length words included (a text array: n * 4 + their lengths). */
-void siox_copybuf_array_bytes(struct siox_copybuf *c, uint32_t elem_oid, uint32_t n, uint32_t bytes);
 
 #endif

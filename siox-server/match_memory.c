@@ -140,85 +140,6 @@ static int counted_head(char *sql, size_t size, const struct siox_mw_out *o) {
   return k;
 }
 
-/* The fresh links as the five binary arrays of fresh_sql's parameters, one
- * after another in c (after its COPY header, unused); val and len point
- * into c. Returns how many links, or -ENOMEM. */
-static long link_arrays(struct siox_copybuf *c, const struct siox_mw_out *o, const char *val[5], int len[5]) {
-  static const uint32_t oid[5] = {SIOX_PG_INT8_OID, SIOX_PG_INT8_OID, SIOX_PG_FLOAT4_OID, SIOX_PG_INT8_OID,
-                                  SIOX_PG_TEXT_OID};
-  size_t n = 0, text = 0, at[6];
-  for (size_t i = 0; i < o->nlinks; i++)
-    if (o->links[i].fresh) n++, text += strlen(o->links[i].flags);
-  siox_copybuf_start(c);
-  for (int a = 0; a < 5; a++) {
-    at[a] = c->len;
-    uint32_t elem = a == 2 ? 4 : 8;
-    siox_copybuf_array_bytes(c, oid[a], (uint32_t)n, (uint32_t)(a == 4 ? n * 4 + text : n * (4 + elem)));
-    for (size_t i = 0; i < o->nlinks; i++) {
-      const struct siox_mw_link *l = &o->links[i];
-      if (!l->fresh) continue;
-      if (a == 0) siox_copybuf_i64(c, l->parent);
-      else if (a == 1) siox_copybuf_i64(c, l->child);
-      else if (a == 2) siox_copybuf_f32(c, (float)as_real(l->confidence));
-      else if (a == 3) siox_copybuf_i64(c, (int64_t)l->overlap);
-      else siox_copybuf_text(c, l->flags, strlen(l->flags));
-    }
-  }
-  at[5] = c->len;
-  if (c->err) return -ENOMEM;
-  for (int a = 0; a < 5; a++) val[a] = (const char *)c->p + at[a] + 4, len[a] = (int)(at[a + 1] - at[a] - 4);
-  return (long)n;
-}
-
-static const char fresh_sql[] = "INSERT INTO causal_links" LINK_COLUMNS
-                                " SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::real[], $4::bigint[], $5::text[])";
-
-/* Reads a pipeline's results up to its sync. 0, -EEXIST (a unique
- * violation, not logged) or -EIO. */
-static int pipeline_results(PGconn *c) {
-  int rc = 0;
-  for (int idle = 0; idle < 2;) {
-    PGresult *r = PQgetResult(c);
-    if (!r) { /* the end of one statement's results */
-      idle = PQstatus(c) == CONNECTION_OK ? 0 : idle + 1;
-      continue;
-    }
-    ExecStatusType st = PQresultStatus(r);
-    if (st == PGRES_PIPELINE_SYNC) return PQclear(r), rc;
-    if (st == PGRES_FATAL_ERROR && rc == 0) {
-      const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
-      rc = state && strcmp(state, "23505") == 0 ? -EEXIST : -EIO;
-      if (rc == -EIO) siox_log("database: the window's links: %s", PQresultErrorMessage(r));
-    }
-    PQclear(r);
-  }
-  return -EIO;
-}
-
-/* The fresh links by INSERT ... SELECT FROM unnest() of binary arrays (10 %
- * less of PostgreSQL's CPU a link than the COPY, bench_link_row), with the
- * head (when head) and the setting's reset, as one libpq pipeline: one
- * round trip, as the COPY was. */
-static int insert_fresh(struct siox_db *db, const struct siox_mw_out *o, int head, const char *const val[5],
-                        const int len[5]) {
-  static const int binary[5] = {1, 1, 1, 1, 1};
-  PGconn *c = db->conn;
-  char d[24];
-  const char *dp[] = {siox_i64s(d, o->unmatched)};
-  int ok = PQenterPipelineMode(c) == 1;
-  if (ok && head)
-    ok = PQsendQueryParams(c, "SAVEPOINT siox_links", 0, NULL, NULL, NULL, NULL, 0) == 1 &&
-         PQsendQueryParams(c, "SET LOCAL siox.links_counted = on", 0, NULL, NULL, NULL, NULL, 0) == 1 &&
-         (!o->unmatched ||
-          PQsendQueryParams(c, "UPDATE match_state SET unmatched = unmatched + $1", 1, NULL, dp, NULL, NULL, 0) == 1);
-  ok = ok && PQsendQueryParams(c, fresh_sql, 5, NULL, val, len, binary, 0) == 1;
-  ok = ok && PQsendQueryParams(c, "SET LOCAL siox.links_counted = off", 0, NULL, NULL, NULL, NULL, 0) == 1;
-  ok = ok && PQpipelineSync(c) == 1;
-  int rc = ok ? pipeline_results(c) : (siox_log("database: the window's links: %s", PQerrorMessage(c)), -EIO);
-  if (PQexitPipelineMode(c) != 1 && rc == 0) rc = -EIO;
-  return rc;
-}
-
 static size_t changed_links(const struct siox_mw_out *o) {
   size_t n = 0;
   for (size_t i = 0; i < o->nlinks; i++) n += !o->links[i].fresh;
@@ -247,16 +168,18 @@ static int store_counted(struct siox_db *db, const struct siox_mw_out *o) {
     if (rc == 0) rc = upsert(db, o, 0);
     k = 0;
   }
-  const char *val[5];
-  int len[5];
-  long n = rc ? 0 : link_arrays(&db->copy, o, val, len);
-  if (rc || n < 0) return rc ? rc : (int)n;
+  struct siox_copybuf *c = &db->copy;
+  size_t n = rc ? 0 : link_rows(c, o, 1);
+  if (rc == 0) rc = siox_copybuf_finish(c);
+  if (rc) return rc;
   if (n == 0) {
     snprintf(sql + k, sizeof sql - (size_t)k, " SET LOCAL siox.links_counted = off");
     return siox_db_exec(db->conn, sql);
   }
-  rc = insert_fresh(db, o, k != 0, val, len);
-  if (rc == 0) db->links_memory += n;
+  snprintf(sql + k, sizeof sql - (size_t)k,
+           " COPY causal_links" LINK_COLUMNS " FROM STDIN (FORMAT binary); SET LOCAL siox.links_counted = off");
+  rc = siox_db_copy(db->conn, sql, c->p, c->len);
+  if (rc == 0) db->links_memory += (int64_t)n;
   return rc;
 }
 
