@@ -42,34 +42,35 @@ struct roles_job {
  * child, and everything below it (explicit children, further links),
  * readable by the parent's owner; so does a link from an activity already
  * granted (a brick's write to its device). A pass is seeded by the links
- * stored since the last one (grant_queue.c: $1 parents, $2 children, each
- * still in causal_links: a link withdrawn before the pass grants nothing),
- * or by every link (start, reconnect, overflow); ON CONFLICT keeps it
- * idempotent. The recursion looks children up by index, one level at a
- * time. */
-#define SEED(LINKS, COND)                                                                  \
-  "   SELECT pp.uid, l.child_aid FROM " LINKS                                              \
-  "     JOIN processes pp ON pp.proc_id = (l.parent_aid >> 32)::integer"                  \
-  "     JOIN processes pc ON pc.proc_id = (l.child_aid >> 32)::integer"                   \
-  "    WHERE pc.uid <> pp.uid" COND                                                       \
-  "   UNION"                                                                               \
-  "   SELECT x.uid, l.child_aid FROM " LINKS " JOIN siox_activity_grants x ON x.aid = l.parent_aid" \
-  "    WHERE true" COND
-#define GRANTS(LINKS, COND)                                                                \
-  "INSERT INTO siox_activity_grants (uid, aid)"                                            \
-  " WITH RECURSIVE seed(uid, aid) AS (" SEED(LINKS, COND) "),"                             \
-  " g(uid, aid) AS ("                                                                      \
-  "   SELECT uid, aid FROM seed"                                                           \
-  "   UNION"                                                                               \
-  "   SELECT g.uid, e.child_aid FROM g, LATERAL ("                                         \
-  "     SELECT a.aid AS child_aid FROM activities a WHERE a.parent_aid = g.aid"            \
-  "     UNION ALL SELECT l.child_aid FROM causal_links l WHERE l.parent_aid = g.aid) e)"   \
+ * stored since the last one (grant_queue.c: $1 parents, $2 children), of
+ * which only those that pass these tests are looked up in causal_links
+ * (the OFFSET keeps that probe after the tests): a link withdrawn before
+ * the pass grants nothing. Or by every link (start, reconnect, overflow).
+ * ON CONFLICT keeps it idempotent. The recursion looks children up by
+ * index, one level at a time. */
+#define SEED(LINKS)                                                                           \
+  "   SELECT pp.uid, l.parent_aid, l.child_aid FROM " LINKS                                   \
+  "     JOIN processes pp ON pp.proc_id = (l.parent_aid >> 32)::integer"                     \
+  "     JOIN processes pc ON pc.proc_id = (l.child_aid >> 32)::integer"                      \
+  "    WHERE pc.uid <> pp.uid"                                                                \
+  "   UNION ALL"                                                                              \
+  "   SELECT x.uid, l.parent_aid, l.child_aid FROM " LINKS                                    \
+  "     JOIN siox_activity_grants x ON x.aid = l.parent_aid"
+#define GRANTS(SEED_SQL)                                                                      \
+  "INSERT INTO siox_activity_grants (uid, aid)"                                               \
+  " WITH RECURSIVE seed(uid, aid) AS (" SEED_SQL "),"                                         \
+  " g(uid, aid) AS ("                                                                         \
+  "   SELECT uid, aid FROM seed"                                                              \
+  "   UNION"                                                                                  \
+  "   SELECT g.uid, e.child_aid FROM g, LATERAL ("                                            \
+  "     SELECT a.aid AS child_aid FROM activities a WHERE a.parent_aid = g.aid"               \
+  "     UNION ALL SELECT l.child_aid FROM causal_links l WHERE l.parent_aid = g.aid) e)"      \
   " SELECT uid, aid FROM g ON CONFLICT DO NOTHING"
 
-static const char grants_new_sql[] =
-    GRANTS("unnest($1::bigint[], $2::bigint[]) l(parent_aid, child_aid)",
-           " AND EXISTS (SELECT 1 FROM causal_links k WHERE k.parent_aid = l.parent_aid AND k.child_aid = l.child_aid)");
-static const char grants_all_sql[] = GRANTS("causal_links l", "");
+static const char grants_new_sql[] = GRANTS(
+    "SELECT s.uid, s.child_aid FROM (" SEED("unnest($1::bigint[], $2::bigint[]) l(parent_aid, child_aid)") " OFFSET 0) s"
+    " WHERE EXISTS (SELECT 1 FROM causal_links k WHERE k.parent_aid = s.parent_aid AND k.child_aid = s.child_aid)");
+static const char grants_all_sql[] = GRANTS("SELECT s.uid, s.child_aid FROM (" SEED("causal_links l") ") s");
 
 /* One grant pass over the links stored since the last one. */
 static void grant_pass(struct siox_db *db) {
