@@ -99,6 +99,12 @@
 # T/case-NAME.args (T/job-2to4.args); start its PostgreSQL again (as user
 # postgres: pg_ctl -D T/server/pg start) and call `siox --data-dir T/server
 # capacity validate` with the recorded job's options and those cases.
+# Reproducible runs (capacity/README.md "Reproducible runs"): before each
+# calibrating or measured run the warehouse has stored the runs before it
+# and their dirty pages are written (cv_quiesce; CV_QUIESCE=0: back to back
+# as before), and the warehouse runs at nice CV_SERVER_NICE (default 10; 0
+# as before). CV_OPS=1 prints, per case, repeat, rank and operation, where
+# the measured runs spent their time (bench/capacity_run_ops.py).
 # Where a run's CPU goes (capacity/README.md "The client node's CPU"):
 # bench/capacity_cpu_share.py sample LOG in the background during the
 # bench, then capacity_cpu_share.py share LOG T0 T1 T over a run's window.
@@ -126,7 +132,12 @@ want() {
   [[ " $CASES " == *" $1 "* ]] || { [[ " $CASES " == *" 2to4 "* ]] && [[ "$1" = healed || "$1" = 4to2 ]]; } ||
     { [[ " $CASES " == *" fpp_2to4 "* ]] && [[ "$1" = fpp_healed || "$1" = fpp_4to2 ]]; }
 }
-start_server >&2
+# The warehouse (siox-server and its PostgreSQL) is not part of the system
+# modelled (in a deployment it runs on another host); here it shares the
+# client node's 2 cores. At nice CV_SERVER_NICE (default 10) its ingest takes
+# the cores the runs leave; cv_quiesce waits for it between runs.
+# capacity/README.md "Reproducible runs". CV_SERVER_NICE=0: as before.
+SIOX_SERVER_NICE=${CV_SERVER_NICE:-10} start_server >&2
 start_daemon "" --batch-ms 50 >&2
 JOB="cv-$$"
 
@@ -143,6 +154,7 @@ fi
 tc=$(date +%s) # the window without the calibration job: the _nocal variant
 echo "calibration: the demo job (brick 3 slowed)" >&2
 pick_files cal
+cv_quiesce
 run_workload "$JOB-demo" "$T/demo.out" "$SIOX_CLI" run --layers posix,mpi,hdf5 --socket "$SIOX_SOCKET" --
 wait_finalized "$JOB-demo" 4 300
 echo "the recorded job: strided writes, one shared file" >&2
@@ -157,7 +169,7 @@ siox_cli workload transform "$T/$JOB.wl" --ranks 8 -o "$T/ranks8.wl"
 sleep 1 # the runs start after the model's window
 run_case() { # NAME WORKLOAD COPIES SPEC
   want "$1" || return 0
-  echo "case $1: $4, $3 cop$([ "$3" = 1 ] && echo y || echo ies) of $(basename "$2"), $CV_REPEAT time(s)" >&2
+  echo "case $1: $4, $3 cop$([ "$3" = 1 ] && echo y || echo ies) of $(basename "$2"), $CV_REPEAT time(s); $(uptime)" >&2
   local s
   s=$(date +%s)
   cv_replay "$@"
@@ -272,6 +284,8 @@ validate_variant vpoll --polling
 [ "$tc" = "$t0" ] || ARGS_VAR=args_nocal validate_variant vn
 [ -z "${CV_BASELINE_CLI:-}" ] || CLI=$CV_BASELINE_CLI validate_variant vb
 cat "$T/refused" >&2
+# CV_OPS=1: per case, repeat, rank and operation, where the measured runs spent their time.
+[ "${CV_OPS:-0}" = 0 ] || python3 "$top/bench/capacity_run_ops.py" "$SIOX_CLI" "$SERVER_DIR" "$T" "${CV_NAMES[@]}" >&2
 python3 - "$T" "${ALL_NAMES[@]}" <<'PY'
 import json, os, statistics, sys
 t, names = sys.argv[1], sys.argv[2:]

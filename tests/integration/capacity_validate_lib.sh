@@ -14,6 +14,7 @@ declare -gA CV_DIR # their replay directories, volume-relative
 cv_record() {
   local job=$1
   mkdir -p "$MNT/job" "$T/tmp-$job"
+  cv_quiesce
   TMPDIR="$T/tmp-$job" LD_PRELOAD=$ASAN_RT SIOX_JOB_ID=$job "$SIOX_CLI" run --layers posix,mpi --socket "$SIOX_SOCKET" -- \
     mpirun --oversubscribe -np 4 -x ASAN_OPTIONS "$SIOX_STRIDED" "$MNT/job/strided.dat" "${CV_ARGS[@]}" \
     >"$T/$job.out" 2>&1 || { cat "$T/$job.out" >&2; fail "the strided job failed"; }
@@ -46,6 +47,20 @@ cv_pick_dir() {
   fail "no directory r-$name-I places $f on brick $want"
 }
 
+# cv_quiesce: before a measured or calibrating run, the machine's own
+# backlog of the runs before it is gone: the warehouse has stored every
+# activity sent (wait_settled: the daemon, siox-server and PostgreSQL
+# ingesting the last run's trace took the cores the next run wanted) and
+# the dirty pages of the bricks' files and PostgreSQL's are written (sync:
+# else the kernel writes them back 30 s later, during some other run).
+# CV_QUIESCE=0 leaves it out (the runs back to back, as before).
+# capacity/README.md "Reproducible runs".
+cv_quiesce() {
+  [ "${CV_QUIESCE:-1}" = 1 ] || return 0
+  wait_settled
+  sync
+}
+
 # cv_replay NAME WORKLOAD COPIES SPEC: COPIES concurrent traced replays of
 # WORKLOAD into $MNT/r-NAME, CV_REPEAT times (default 1; the replay's files
 # removed between repeats, so that each repeat creates them as the first
@@ -63,6 +78,7 @@ cv_replay() {
   mkdir -p "$MNT/$dir"
   for j in $(seq "${CV_REPEAT:-1}"); do
     [ "$j" = 1 ] || rm -f "$MNT/$dir"/*
+    cv_quiesce
     pids=()
     for k in $(seq "$copies"); do
       job="$name-$k" && [ "$j" = 1 ] || job="$name-r$j-$k"
@@ -132,6 +148,7 @@ cv_calibrate() {
   cv_cal_workload write "$mib" "${names[@]}" >"$T/cal-w.wl"
   cv_cal_workload read "$mib" "${names[@]}" >"$T/cal-r.wl"
   for j in w r; do
+    cv_quiesce
     if [ $j = r ]; then
       for k in "${!names[@]}"; do dd if="$MNT/$d/f$k-${names[$k]}" iflag=nocache count=0 status=none; done
     fi

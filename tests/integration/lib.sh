@@ -88,10 +88,12 @@ SERVER_PORT=${SERVER_PORT:-$(free_port)}
 SERVER_DIR="$T/server"
 SERVER_PID=""
 
+# SIOX_SERVER_NICE=N: the server (and the PostgreSQL it starts) at nice N,
+# for benches whose measured runs share the machine with the warehouse.
 start_server() {
   mkdir -p "$SERVER_DIR"
   start_munged
-  "$SIOX_SERVER" --listen "127.0.0.1:$SERVER_PORT" --data-dir "$SERVER_DIR" --munge-socket "$MUNGE_SOCK" "$@" \
+  ${SIOX_SERVER_NICE:+nice -n "$SIOX_SERVER_NICE"} "$SIOX_SERVER" --listen "127.0.0.1:$SERVER_PORT" --data-dir "$SERVER_DIR" --munge-socket "$MUNGE_SOCK" "$@" \
     >>"$T/server.log" 2>&1 &
   SERVER_PID=$!
   PIDS+=("$SERVER_PID")
