@@ -22,7 +22,8 @@
  * activity in the next or the one after (two receives, a send and a
  * receive, ...); activities held back one or two batches; and a daemon that
  * lost its state and resends its last batch together with the next under a
- * new seq (the server keeps the first copies and stores the rest).
+ * new seq (the server keeps the first copies and stores the rest). Half
+ * way through, every server restarts on its warehouse.
  * Usage: server_test_match_memory SIOX_SERVER [first_seed [scenarios]]
  * (SIOX_KEEP_TEST_DIR=1 keeps the servers' directories for a look.)
  */
@@ -233,6 +234,18 @@ static int start(struct server *s, const char *bin, const char *name, const char
   return (s->db = harness_db(&s->h)) ? 0 : -1;
 }
 
+/* Stops the server and starts it again on its warehouse (mid-stream: the
+ * records some activities left in their first batch wait in the
+ * warehouse, their activities come after the restart). */
+static int restart(struct server *s, const char *const *args) {
+  PQfinish(s->db), s->db = NULL;
+  for (int d = 0; d < NDAEMON; d++) close(s->fd[d]), s->fd[d] = -1;
+  if (harness_stop(&s->h) != 0 || harness_start(&s->h, args) != 0) return -1;
+  for (int d = 0; d < NDAEMON; d++)
+    if ((s->fd[d] = cli_connect(s->h.port)) < 0 || cli_hello(s->fd[d], (uint64_t)d + 1, hosts[d], NULL) < 0) return -1;
+  return (s->db = harness_db(&s->h)) ? 0 : -1;
+}
+
 static int send_step(struct server *s, const struct step *st) {
   struct siox_block b;
   siox_block_init(&b);
@@ -358,6 +371,12 @@ static void first_diff(struct server *m, struct server *q, const char *a, const 
   }
 }
 
+static int restart_all(struct server *srv, const char *const *const *args) {
+  for (int i = 0; i < 3; i++)
+    if (restart(&srv[i], args[i]) != 0) return fprintf(stderr, "FAIL: cannot restart server %s\n", srv[i].name), 0;
+  return 1;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) return fprintf(stderr, "usage: %s SIOX_SERVER [first_seed]\n", argv[0]), 2;
   uint64_t seed0 = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
@@ -383,7 +402,7 @@ int main(int argc, char **argv) {
     }
   for (int k = 0; k < nsched; k++)
     for (int i = 0; i < 3; i++)
-      if (send_step(&srv[i], &sched[k]) != 0) {
+      if ((k == nsched / 2 && i == 0 && !restart_all(srv, args)) || send_step(&srv[i], &sched[k]) != 0) {
         CHECK(0, "%s: batch %llu of daemon %d stored", names[i], (unsigned long long)sched[k].seq, sched[k].d + 1);
         k = nsched;
         break;
