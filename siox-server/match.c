@@ -443,6 +443,7 @@ int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result
   db->sql_left = 0;
   if (!db->forward && db->match_watermark >= 0 && (!db->activities_arrived || db->parked == 0)) {
     int done = 0, rc = quick_pass(db, res, &done);
+    if (rc == 0 && done) rc = siox_rc_waiting_reload(db);
     if (rc || done) {
       if (rc) db->match_watermark = -1, db->sql_left = 1;
       db->match_busy_ns += siox_limits_now() - t0;
@@ -475,8 +476,11 @@ int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result
     if (top > db->match_watermark) db->match_watermark = top;
     db->activities_arrived = 0;
     res->receives_unmatched = (uint64_t)unmatched;
+    rc = siox_rc_waiting_reload(db);
   } else {
     siox_grant_queue_rollback(&db->grants);
+  }
+  if (rc) {
     PQclear(PQexec(db->conn, "ROLLBACK"));
     db->match_watermark = -1;
     db->parked = -1;

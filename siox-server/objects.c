@@ -430,14 +430,39 @@ static int one_record(struct siox_db *db, const struct siox_block *b, int64_t pr
 
 /* A receive the window can take: its interval and node known, and the only
  * receive record of its activity (the SQL matcher joins an activity's
- * receive records on several objects into one candidate set). */
-static int window_receive(const struct rc_rows *rows, size_t i) {
+ * receive records on several objects into one candidate set): none other
+ * in the batch, nor stored by an earlier one (rc_waiting.c). */
+static int window_receive(const struct siox_db *db, const struct rc_rows *rows, size_t i) {
   const struct rc_row *w = &rows->v[i];
   for (size_t k = i; k > 0 && rows->v[k - 1].aid == w->aid; k--)
     if (rows->v[k - 1].kind == 'R') return 0;
   for (size_t k = i + 1; k < rows->n && rows->v[k].aid == w->aid; k++)
     if (rows->v[k].kind == 'R') return 0;
-  return w->node_id != 0;
+  return w->node_id != 0 && !siox_rc_waiting_has(db, w->aid);
+}
+
+/* Receive records stored without their activity go to the SQL matcher:
+ * noted, so that the activity's other receive records follow them. With
+ * the map unknown, the warehouse is asked about this batch's receives. */
+static int note_waiting(struct siox_db *db, const struct rc_rows *rows) {
+  int64_t *ask = db->rc_waiting_unknown ? malloc((rows->n + 1) * sizeof *ask) : NULL;
+  size_t n = 0;
+  if (db->rc_waiting_unknown && !ask) return -ENOMEM;
+  for (size_t i = 0; i < rows->n; i++) {
+    const struct rc_row *w = &rows->v[i];
+    if (w->kind != 'R') continue;
+    if (!w->has_times) siox_rc_waiting_add(db, w->aid);
+    else if (ask && (n == 0 || ask[n - 1] != w->aid)) ask[n++] = w->aid;
+  }
+  int rc = siox_rc_waiting_ask(db, ask, n);
+  free(ask);
+  return rc;
+}
+
+/* The batch's activities have arrived: no record of theirs waits now. */
+static void arrived(struct siox_db *db, const struct siox_block *b, const int64_t *proc_ids) {
+  for (size_t i = 0; db->rc_waiting.n && i < b->n_activities; i++)
+    siox_rc_waiting_arrived(db, siox_global_aid(proc_ids[b->activities[i].proc], b->activities[i].aid));
 }
 
 /* Tells the window of rows it will not link (a resent batch's): as ghosts,
@@ -456,7 +481,7 @@ static void ghost_rows(struct siox_db *db, const struct rc_rows *rows) {
 static int link_in_memory(struct siox_db *db, uint64_t daemon_id, int64_t unc_ns, struct rc_rows *rows) {
   struct siox_mw_call *calls = malloc((rows->n + 1) * sizeof *calls);
   size_t *at = malloc((rows->n + 1) * sizeof *at), n = 0;
-  int rc = calls && at ? 0 : -ENOMEM;
+  int rc = calls && at ? note_waiting(db, rows) : -ENOMEM;
   for (size_t i = 0; rc == 0 && i < rows->n; i++) {
     struct rc_row *w = &rows->v[i];
     int64_t root = siox_uf_find(&db->objects, w->object_id);
@@ -465,7 +490,7 @@ static int link_in_memory(struct siox_db *db, uint64_t daemon_id, int64_t unc_ns
      * owned here) may meet other shards' calls, which reach the warehouse
      * outside ingest (forward.c): the SQL matcher links its object, and as
      * a ghost it sends what meets it there too. */
-    if ((w->owner && siox_shards_has(&w->fan, db->shard)) || (w->kind == 'R' && !window_receive(rows, i))) {
+    if ((w->owner && siox_shards_has(&w->fan, db->shard)) || (w->kind == 'R' && !window_receive(db, rows, i))) {
       siox_mw_ghost(db->mw, w->kind, root, w->start, w->end, w->offset, w->length);
       continue;
     }
@@ -500,6 +525,7 @@ int siox_objects_ingest(struct siox_db *db, const struct siox_block *b, const in
     if (rc == 0) rc = copy_remote_calls(db, &rows);
     if (rc == 0 && db->forward) rc = copy_outbox(db, &rows);
   }
+  if (rc == 0 && db->mw) arrived(db, b, proc_ids);
   free(rows.v);
   return rc == -EEXIST ? -EIO : rc;
 }

@@ -111,6 +111,11 @@ struct siox_db {
   int64_t links_memory;  /* links the window stored new */
   struct siox_hmap node_names; /* node_id -> (hwid, swid) ids of mw */
   struct siox_grant_queue grants; /* links stored here that no grant pass has read */
+  /* rc_waiting.c: aids of activities with a receive record stored without
+   * its interval (the window never saw it), until the activity arrives;
+   * unknown: the map may miss some, batches ask the warehouse. */
+  struct siox_hmap rc_waiting;
+  int rc_waiting_unknown;
   /* --shard K/N with --shard-peer (forward.c): remote calls another shard
    * owns go to shard_outbox too, and the SQL matcher reads forwarded ones.
    * forward 0: a server on its own, or a shard without peers: as before. */
@@ -271,6 +276,16 @@ int siox_match_memory_node(struct siox_db *db, int64_t node_id, uint32_t *hw, ui
  * rows: kind, object_id, start_ns, end_ns, offset_b, length_b): the window
  * must know they exist. */
 void siox_match_memory_ghosts(struct siox_db *db, PGresult *r);
+
+/* rc_waiting.c: activities with a receive record the window did not see
+ * (stored before the activity's batch); their later receive records go to
+ * the SQL matcher, which decides an activity's receive records together. */
+void siox_rc_waiting_unknown(struct siox_db *db);
+void siox_rc_waiting_add(struct siox_db *db, int64_t aid);
+int siox_rc_waiting_has(const struct siox_db *db, int64_t aid);
+void siox_rc_waiting_arrived(struct siox_db *db, int64_t aid);
+int siox_rc_waiting_ask(struct siox_db *db, const int64_t *aids, size_t n);
+int siox_rc_waiting_reload(struct siox_db *db);
 
 /* One matcher pass over receives that are new or may have new candidates
  * (late_ns: the after-parent window, 0 turns that class off).

@@ -24,6 +24,7 @@ void siox_db_caches_clear(struct siox_db *db) {
   siox_hmap_clear(&db->node_names);
   if (db->mw) siox_mw_reset(db->mw); /* it may hold calls of a rolled-back batch */
   siox_grant_queue_rollback(&db->grants);
+  siox_rc_waiting_unknown(db); /* and may have taken out aids whose activity was rolled back */
   for (size_t i = 0; i < db->n_targets * 2; i++) free(db->target_names[i]);
   db->n_targets = 0;
 }
@@ -146,6 +147,7 @@ int siox_worker_start(struct siox_worker *w, uv_loop_t *loop, const char *connin
   w->db.parked = -1;
   w->db.sql_left = 1;
   w->db.grants.all = 1; /* the first grant pass reads the links of earlier runs */
+  w->db.rc_waiting_unknown = 1; /* receive records an earlier run stored may wait */
   w->db_ok = 1;
   pthread_mutex_init(&w->mu, NULL);
   pthread_cond_init(&w->cv, NULL);

@@ -17,6 +17,13 @@
  * objects, records whose activity comes a batch later (parked, woken), a
  * MAP that merges two objects mid-stream, and a daemon whose batches lag
  * (a spool: its calls reach the server after the window has moved on).
+ * Records split across batches, as a daemon's batch boundary can cut an
+ * activity's records: the first record in one batch, the other with the
+ * activity in the next or the one after (two receives, a send and a
+ * receive, ...); activities held back one or two batches; and a daemon that
+ * lost its state and resends its last batch together with the next under a
+ * new seq (the server keeps the first copies and stores the rest). Half
+ * way through, every server restarts on its warehouse.
  * Usage: server_test_match_memory SIOX_SERVER [first_seed [scenarios]]
  * (SIOX_KEEP_TEST_DIR=1 keeps the servers' directories for a look.)
  */
@@ -62,7 +69,9 @@ struct event {
   uint64_t aid;
   int64_t start, end;
   struct rec r[2];
-  int nrec, late; /* late: the activity goes in the daemon's next batch */
+  int nrec;
+  int late;  /* the activity goes this many batches later (0..2) */
+  int split; /* records 1.. go with the activity, record 0 in the event's own batch */
 };
 
 static struct event ev[SCENARIOS * EVENTS + SCENARIOS];
@@ -83,7 +92,7 @@ static void scenario(int s, uint64_t seed) {
     e->start = anchor[rnd(16)] + (int64_t)rnd(60000) * 1000 - 30 * MS;
     uint32_t dur = rnd(10);
     e->end = e->start + (dur == 0 ? 1200 * MS : dur < 3 ? (int64_t)rnd(40) * MS + 1000 : (int64_t)rnd(5000) * 1000 + 1000);
-    e->nrec = rnd(12) == 0 ? 2 : 1;
+    e->nrec = rnd(6) == 0 ? 2 : 1;
     for (int k = 0; k < e->nrec; k++) {
       struct rec *r = &e->r[k];
       r->kind = rnd(2) ? 'S' : 'R';
@@ -92,7 +101,8 @@ static void scenario(int s, uint64_t seed) {
       else r->off = 4096 * (int64_t)rnd(16), r->len = 4096 * (int64_t)(1 + rnd(4));
       r->target = 1 + (int)rnd(4);
     }
-    e->late = rnd(20) == 0;
+    e->late = rnd(20) == 0 ? 1 + (int)rnd(2) : 0;
+    if (e->nrec == 2 && rnd(2) == 0) e->split = 1, e->late = 1 + (int)rnd(2);
   }
   /* One merge, mid-stream: object 3 into object 2's (a path and its gfid). */
   struct event *m = &ev[nev++];
@@ -149,7 +159,29 @@ static void cut(void) {
   }
 }
 
-static void fill(struct siox_block *b, int d, int k) {
+/* The batch an event of batch k holds its activity (and, split, its
+ * other records) back for. */
+static int target(int d, int k, const struct event *e) {
+  return k + e->late < nbatches[d] ? k + e->late : nbatches[d] - 1;
+}
+
+/* Batch k of daemon d: its events' records (the first only, of a split
+ * event that waits) and activities, and what earlier batches held back. */
+static void fill_one(struct siox_block *b, const uint32_t *p, int d, int k) {
+  for (int j = k > 2 ? k - 2 : 0; j <= k; j++) {
+    const struct dbatch *bt = &batches[d][j];
+    for (int i = 0; i < bt->n; i++) {
+      const struct event *e = &ev[order[d][bt->first + i]];
+      int here = target(d, j, e) == k, waits = target(d, j, e) != j;
+      for (int r = 0; r < e->nrec; r++)
+        if (j == k ? r == 0 || !e->split || !waits : here && e->split && r > 0) add_record(b, p[e->p], e, &e->r[r]);
+      if (e->aid && here) block_act(b, p[e->p], e->aid, e->start, e->end);
+    }
+  }
+}
+
+/* One block: batches k0..k1 of daemon d (k0 < k1: a resend). */
+static void fill(struct siox_block *b, int d, int k0, int k1) {
   uint32_t p[NPROC];
   for (int j = 0; j < NPROC; j++) {
     p[j] = block_proc(b, (uint32_t)(100 * (d + 1) + j), hosts[d], swids[j]);
@@ -160,35 +192,29 @@ static void fill(struct siox_block *b, int d, int k) {
       tg->swid = siox_block_strdup(b, t_sw[t], strlen(t_sw[t]));
     }
   }
-  const struct dbatch *bt = &batches[d][k];
-  for (int i = 0; i < bt->n; i++) {
-    const struct event *e = &ev[order[d][bt->first + i]];
-    for (int r = 0; r < e->nrec; r++) add_record(b, p[e->p], e, &e->r[r]);
-    if (e->aid && !(e->late && k + 1 < nbatches[d])) block_act(b, p[e->p], e->aid, e->start, e->end);
-  }
-  if (k == 0) return;
-  const struct dbatch *prev = &batches[d][k - 1]; /* the activities held back by the previous batch */
-  for (int i = 0; i < prev->n; i++) {
-    const struct event *e = &ev[order[d][prev->first + i]];
-    if (e->aid && e->late) block_act(b, p[e->p], e->aid, e->start, e->end);
-  }
+  for (int k = k0; k <= k1; k++) fill_one(b, p, d, k);
 }
 
 /* The send schedule: daemons 1 and 2 in turns, daemon 3 (a spool) starts
- * once the others are a third through and then goes at half their pace. */
+ * once the others are a third through and then goes at half their pace.
+ * Now and then a daemon lost its state after its last batch was stored:
+ * it sends that batch again with the next, under a new seq. */
 struct step {
-  int d, k;
+  int d, k, k0;
+  uint64_t seq;
 };
 static struct step sched[NDAEMON * SCENARIOS * EVENTS];
 static int nsched;
 
 static void schedule(void) {
   int k[NDAEMON] = {0}, third = (nbatches[0] + nbatches[1]) / 3, sent = 0;
+  uint64_t seq[NDAEMON] = {0};
   while (k[0] < nbatches[0] || k[1] < nbatches[1] || k[2] < nbatches[2]) {
     int d = (int)rnd(2);
     if (sent > third && rnd(3) == 0) d = 2;
     if (k[d] >= nbatches[d]) d = k[0] < nbatches[0] ? 0 : k[1] < nbatches[1] ? 1 : 2;
-    sched[nsched++] = (struct step){d, k[d]++};
+    int k0 = k[d] > 0 && rnd(25) == 0 ? k[d] - 1 : k[d];
+    sched[nsched++] = (struct step){d, k[d]++, k0, ++seq[d]};
     sent++;
   }
 }
@@ -208,11 +234,23 @@ static int start(struct server *s, const char *bin, const char *name, const char
   return (s->db = harness_db(&s->h)) ? 0 : -1;
 }
 
+/* Stops the server and starts it again on its warehouse (mid-stream: the
+ * records some activities left in their first batch wait in the
+ * warehouse, their activities come after the restart). */
+static int restart(struct server *s, const char *const *args) {
+  PQfinish(s->db), s->db = NULL;
+  for (int d = 0; d < NDAEMON; d++) close(s->fd[d]), s->fd[d] = -1;
+  if (harness_stop(&s->h) != 0 || harness_start(&s->h, args) != 0) return -1;
+  for (int d = 0; d < NDAEMON; d++)
+    if ((s->fd[d] = cli_connect(s->h.port)) < 0 || cli_hello(s->fd[d], (uint64_t)d + 1, hosts[d], NULL) < 0) return -1;
+  return (s->db = harness_db(&s->h)) ? 0 : -1;
+}
+
 static int send_step(struct server *s, const struct step *st) {
   struct siox_block b;
   siox_block_init(&b);
-  fill(&b, st->d, st->k);
-  uint64_t seq = (uint64_t)st->k + 1;
+  fill(&b, st->d, st->k0, st->k);
+  uint64_t seq = st->seq;
   int rc = cli_batch(s->fd[st->d], (uint64_t)st->d + 1, seq, 0, (uint64_t)unc[st->d], &b);
   siox_block_free(&b);
   return rc == 0 && cli_wait_ack(s->fd[st->d], seq, 60000) == (long long)seq ? 0 : -1;
@@ -333,6 +371,12 @@ static void first_diff(struct server *m, struct server *q, const char *a, const 
   }
 }
 
+static int restart_all(struct server *srv, const char *const *const *args) {
+  for (int i = 0; i < 3; i++)
+    if (restart(&srv[i], args[i]) != 0) return fprintf(stderr, "FAIL: cannot restart server %s\n", srv[i].name), 0;
+  return 1;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) return fprintf(stderr, "usage: %s SIOX_SERVER [first_seed]\n", argv[0]), 2;
   uint64_t seed0 = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
@@ -358,8 +402,8 @@ int main(int argc, char **argv) {
     }
   for (int k = 0; k < nsched; k++)
     for (int i = 0; i < 3; i++)
-      if (send_step(&srv[i], &sched[k]) != 0) {
-        CHECK(0, "%s: batch %d of daemon %d stored", names[i], sched[k].k + 1, sched[k].d + 1);
+      if ((k == nsched / 2 && i == 0 && !restart_all(srv, args)) || send_step(&srv[i], &sched[k]) != 0) {
+        CHECK(0, "%s: batch %llu of daemon %d stored", names[i], (unsigned long long)sched[k].seq, sched[k].d + 1);
         k = nsched;
         break;
       }
