@@ -299,14 +299,23 @@ static void add_times(struct siox_db *db, const struct siox_block *b, const int6
 /* With peers, also whether a receive went to its owner elsewhere (schema 033). */
 #define RC_COLUMNS_AWAY RC_COLUMNS ", away"
 
-/* A resent batch: only the remote calls of activities new in it (ingest.c's
- * siox_new); the others are stored, and a second row would be matched
- * twice. */
+/* A resent batch (a daemon that lost its state sends stored batches again
+ * under new seqs): of k identical calls of one activity staged, those past
+ * the number stored already are stored. Keying on the activity's being new
+ * (ingest.c's siox_new) was wrong both ways: a call stored before its
+ * activity (an earlier batch) was stored twice when the resend brought the
+ * activity, and a call whose activity comes in a later batch was never
+ * stored. Left: an activity with two identical calls, the first stored
+ * earlier without its activity and the second resent without the first,
+ * keeps one row (records carry no identity of their own). */
+#define RC_SAME "aid, kind, desc_id, offset_b, length_b, target_hwid, target_swid"
 #define RESENT_SQL(cols)                                                                                               \
   {"CREATE TEMP TABLE IF NOT EXISTS siox_stage_rc ON COMMIT DELETE ROWS AS SELECT " cols                               \
    " FROM remote_calls WITH NO DATA",                                                                                  \
    "COPY siox_stage_rc (" cols ") FROM STDIN (FORMAT binary)",                                                         \
-   "INSERT INTO remote_calls (" cols ") SELECT " cols " FROM siox_stage_rc WHERE aid IN (SELECT aid FROM siox_new)"}
+   "INSERT INTO remote_calls (" cols ") SELECT " cols " FROM (SELECT *, row_number() OVER (PARTITION BY " RC_SAME      \
+   ") AS nth FROM siox_stage_rc) s WHERE s.nth > (SELECT count(*) FROM remote_calls r WHERE (" RC_SAME ") ="           \
+   " (s.aid, s.kind, s.desc_id, s.offset_b, s.length_b, s.target_hwid, s.target_swid))"}
 static int copy_remote_calls_resent(struct siox_db *db, const struct siox_copybuf *c) {
   static const char *const sql[2][3] = {RESENT_SQL(RC_COLUMNS), RESENT_SQL(RC_COLUMNS_AWAY)};
   const char *const *q = sql[db->forward != 0];

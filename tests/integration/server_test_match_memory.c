@@ -434,6 +434,13 @@ int main(int argc, char **argv) {
           "%s: every link stored once", names[i]);
   }
   for (int i = 0; i < 3; i++) unmatched_exact(&srv[i]);
+  long long made = 0;
+  for (int i = 0; i < nev; i++) made += ev[i].r[0].kind == 'M' ? 0 : ev[i].nrec; /* a MAP is no call */
+  for (int i = 0; i < 3; i++) { /* a resend must not store a record a second time */
+    long long stored = harness_scalar(srv[i].db, "SELECT count(*) FROM remote_calls");
+    CHECK(stored == made, "%s: every remote-call record stored once (%lld rows, %lld records made)", names[i], stored,
+          made);
+  }
   for (int i = 0; i < 3; i++) {
     free(links[i]), free(unmatched[i]);
     PQfinish(srv[i].db);
