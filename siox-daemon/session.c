@@ -306,24 +306,16 @@ static bool session_budget(struct session *s, size_t want) {
 }
 
 /* Room for the rest of the frame in progress (its header tells how much),
- * at least READ_CHUNK. Frames are bounded, so is the buffer. A read into a
- * large frame stops at its end: what a read brings past the last complete
- * frame is moved to the buffer's start (consume), which for 256 KiB BATCH
- * frames moved about a quarter of the client's bytes a second time; libuv
- * reads again at once when a read fills its buffer. */
-#define READ_TO_END (16u << 10)
-
+ * at least READ_CHUNK. Frames are bounded, so is the buffer. */
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *out) {
   (void)suggested;
   struct session *s = h->data;
-  size_t want = s->len + READ_CHUNK, end = 0;
+  size_t want = s->len + READ_CHUNK;
   if (s->len >= HDR_LEN) {
     struct siox_cw_frame_hdr fh;
     memcpy(&fh, s->buf, HDR_LEN);
-    if (fh.length <= SIOX_CW_MAX_PAYLOAD && HDR_LEN + fh.length > s->len) {
-      end = HDR_LEN + fh.length;
-      want = end > want ? end : want;
-    }
+    if (fh.length <= SIOX_CW_MAX_PAYLOAD && HDR_LEN + fh.length > s->len)
+      want = HDR_LEN + fh.length > want ? HDR_LEN + fh.length : want;
   }
   if (want > s->cap && !session_budget(s, want)) {
     *out = uv_buf_init(NULL, 0); /* libuv reports UV_ENOBUFS to on_read */
@@ -339,10 +331,7 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *out) {
     s->buf = nb;
     s->cap = want;
   }
-  size_t room = s->cap - s->len;
-  if (end && end - s->len >= READ_TO_END && end - s->len < room)
-    room = end - s->len;
-  *out = uv_buf_init((char *)s->buf + s->len, (unsigned)room);
+  *out = uv_buf_init((char *)s->buf + s->len, (unsigned)(s->cap - s->len));
 }
 
 static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
