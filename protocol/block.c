@@ -83,6 +83,19 @@ static char *arena_alloc(struct siox_block *b, size_t need) {
   return p;
 }
 
+size_t siox_block_arena_used(const struct siox_block *b) { return b->arena_cur ? b->arena_cur->used : 0; }
+
+/* Back to a position siox_block_arena_used() and arena_cur gave: chunks
+ * after it are marked empty when the arena advances into them again. */
+void siox_block_arena_rewind(struct siox_block *b, struct siox_block_chunk *cur, size_t used) {
+  if (!cur) { /* empty then: the chunks allocated since stay, empty */
+    cur = b->arena_head;
+    used = 0;
+  }
+  b->arena_cur = cur;
+  if (cur) cur->used = used;
+}
+
 char *siox_block_strdup(struct siox_block *b, const char *s, size_t len) {
   if (len >= SIZE_MAX / 2) return NULL;
   char *p = arena_alloc(b, len + 1);

@@ -255,9 +255,29 @@ static void carve_columns(Siox__Activities *pa, size_t n, size_t m, struct scrat
   pa->attr_f64 = carve(s, m * sizeof(double)); /* n_attr_f64 counts the used part */
 }
 
+/* The previous-value slot of the attribute at each position of the last
+ * activity: consecutive activities mostly carry the same ids in the same
+ * order, so a compare replaces the hash probe (about 20 instructions an
+ * attribute). Slots move when the map grows: the cache is then emptied. */
+#define POS_CACHE 8
+
+struct attr_pos {
+  uint64_t id1[POS_CACHE]; /* attribute id + 1; 0: empty */
+  uint64_t *slot[POS_CACHE];
+};
+
+static uint64_t *prev_slot(struct attr_prev *prev, struct attr_pos *pc, uint32_t k, uint32_t id) {
+  if (k < POS_CACHE && pc->id1[k] == (uint64_t)id + 1) return pc->slot[k];
+  const struct attr_prev_slot *s = prev->s;
+  uint64_t *last = attr_prev_get(prev, id);
+  if (prev->s != s) memset(pc, 0, sizeof *pc);
+  if (last && k < POS_CACHE) pc->id1[k] = (uint64_t)id + 1, pc->slot[k] = last;
+  return last;
+}
+
 /* Appends activity a's attributes at entry *j. Returns 0 or -ENOMEM. */
 static int put_attr_entries(Siox__Activities *pa, const struct siox_block *b, const struct siox_block_activity *a,
-                            size_t *j, struct attr_prev *prev) {
+                            size_t *j, struct attr_prev *prev, struct attr_pos *pc) {
   for (uint32_t k = 0; k < a->nattr; k++, (*j)++) {
     const struct siox_value *v = &b->attrs[a->attr_first + k];
     pa->attr_id[*j] = v->attr;
@@ -268,7 +288,7 @@ static int put_attr_entries(Siox__Activities *pa, const struct siox_block *b, co
       pa->attr_f64[pa->n_attr_f64++] = v->v.f64;
       continue;
     }
-    uint64_t *last = attr_prev_get(prev, v->attr);
+    uint64_t *last = prev_slot(prev, pc, k, v->attr);
     if (!last) return -ENOMEM;
     pa->attr_delta[*j] = (int64_t)(v->v.u64 - *last);
     *last = v->v.u64;
@@ -280,11 +300,13 @@ static int put_attr_entries(Siox__Activities *pa, const struct siox_block *b, co
  * decoder undoes it exactly, whatever the values. */
 static int put_activities(Siox__Activities *pa, const struct siox_block *b, size_t m, struct scratch *s) {
   struct attr_prev prev;
+  struct attr_pos pc;
   uint64_t proc = 0, aid = 0, type = 0, start = 0;
   size_t j = 0;
   int rc = 0;
   carve_columns(pa, b->n_activities, m, s);
   attr_prev_init(&prev);
+  memset(&pc, 0, sizeof pc);
   for (size_t i = 0; i < b->n_activities && !rc; i++) {
     const struct siox_block_activity *a = &b->activities[i];
     pa->proc_delta[i] = (int64_t)(a->proc - proc), proc = a->proc;
@@ -295,7 +317,7 @@ static int put_activities(Siox__Activities *pa, const struct siox_block *b, size
     pa->duration[i] = (uint64_t)a->end_ns - (uint64_t)a->start_ns;
     pa->err[i] = a->err;
     pa->nattr[i] = a->nattr;
-    rc = put_attr_entries(pa, b, a, &j, &prev);
+    rc = put_attr_entries(pa, b, a, &j, &prev, &pc);
   }
   attr_prev_free(&prev);
   return rc;

@@ -10,16 +10,7 @@
 
 #include "siox_client_wire.h"
 
-const char *siox_rule_aid(uint64_t aid, uint64_t parent) {
-  return (aid | parent) >> 32 ? "activity id (or parent id) exceeds 32 bits" : NULL;
-}
-
 const char *siox_rule_attr(uint32_t attr) { return siox_attr_lookup(attr) ? NULL : "unknown attribute id"; }
-
-const char *siox_rule_numeric_attr(uint32_t attr, uint32_t vtype) {
-  if (!siox_attr_lookup(attr)) return "unknown attribute id";
-  return vtype > SIOX_VT_F64 ? "a string among numeric attributes" : NULL;
-}
 
 const char *siox_rule_desc_value(uint32_t attr) {
   const struct siox_attr_info *a = siox_attr_lookup(attr);

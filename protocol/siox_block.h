@@ -146,6 +146,10 @@ struct siox_value *siox_block_add_attrs(struct siox_block *b, struct siox_block_
  * block-owned memory and appends a NUL. Returns the copy, or NULL on ENOMEM.
  * No malloc per string: the block's arena is reused after a reset. */
 char *siox_block_strdup(struct siox_block *b, const char *s, size_t len);
+/* The arena's position (arena_cur and this), and a return to it: what was
+ * allocated since is given back (siox-daemon takes back a refused frame). */
+size_t siox_block_arena_used(const struct siox_block *b);
+void siox_block_arena_rewind(struct siox_block *b, struct siox_block_chunk *cur, size_t used);
 
 /* Sets v's bytes/len to a block-owned copy of (p, len). Returns 0 or -ENOMEM. */
 int siox_block_set_bytes(struct siox_block *b, struct siox_value *v, const void *p, size_t len);

@@ -132,6 +132,7 @@ struct batcher {
   struct siox_block block;
   uint64_t generation; /* bumped on every seal: sessions re-register */
   uint64_t activities; /* in the open block */
+  const char *why;     /* the walker's reason when batcher_add_records said -EBADMSG */
 };
 
 /* What a session keeps so that the batcher can find its process entry,
@@ -165,10 +166,12 @@ int validate_import(struct batcher_slot *slot, const uint64_t *keys, size_t n);
 
 void batcher_init(struct batcher *b);
 void batcher_destroy(struct batcher *b);
-/* Adds the records of one walked BATCH payload for client `who`; a record
- * that fails validate_record is dropped alone, counted in *ctr and in the
- * slot (it reaches the warehouse with the client's next Stats) and logged
- * with the client's pid and uid. */
+/* Adds the records of one BATCH payload for client `who`, walking (and so
+ * checking) each before it is added; a malformed one makes it return
+ * -EBADMSG with nothing of the payload added. A record that fails
+ * validate_record is dropped alone, counted in *ctr and in the slot (it
+ * reaches the warehouse with the client's next Stats) and logged with the
+ * client's pid and uid. */
 int batcher_add_records(struct batcher *b, struct batcher_slot *slot, const struct client_ident *who,
                         const struct clock_conv *cc, const uint8_t *recs, size_t len, struct daemon_counters *ctr);
 int batcher_add_stats(struct batcher *b, struct batcher_slot *slot, const struct client_ident *who,
@@ -377,17 +380,27 @@ int loss_dir_start(struct daemon *d);
 void loss_dir_scan(struct daemon *d);
 void loss_dir_stop(struct daemon *d);
 
-/* Appends one record of a session to the open batch's journal before the
- * batch takes it (so a kill -9 keeps it). Errors are logged, not fatal. */
+/* Appends one record of a session to the open batch's journal (so a kill
+ * -9 keeps it), before the client's ACK. Errors are logged, not fatal.
+ * journal_session goes before the batch takes a BATCH (the session's
+ * IDENT and the registrations its records were validated against),
+ * journal_batch after the batch took it (a frame refused half way is then
+ * not journaled: a replay would stop at it). */
+void journal_session(struct daemon *d, struct loss_state *ls, const struct batcher_slot *slot,
+                     const struct client_ident *who);
 void journal_batch(struct daemon *d, struct loss_state *ls, const struct batcher_slot *slot,
                    const struct client_ident *who, const uint8_t *p, uint32_t len);
 void journal_stats(struct daemon *d, struct loss_state *ls, const struct batcher_slot *slot,
                    const struct client_ident *who);
 /* Between hold and commit (one client read, before its ACK) the records
- * are collected and written with one write(): a short process's read made
+ * are collected and written with one writev(): a short process's read made
  * five writev() calls (IDENT, REGS, two BATCH, STATS), each later one two. */
 void journal_hold(struct daemon *d);
 void journal_commit(struct daemon *d);
+/* Writes what is held now (holding goes on). A held BATCH payload is not
+ * copied but referenced: the caller keeps journal_batch's bytes unmoved
+ * until this or journal_commit. */
+void journal_flush(struct daemon *d);
 /* The batch with this seq is spooled: its journal is no longer needed. */
 void journal_sealed(struct daemon *d, uint64_t seq);
 /* At start, before clients: replays journals of batches never sealed into

@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,16 +58,29 @@ struct jnl_stats {
   uint64_t activities, records, dropped, dropped_exit, daemon_dropped_spool, daemon_dropped_invalid;
 };
 
+/* A piece of the held records: `ext` bytes of the caller's, or (ext NULL)
+ * bytes of j->held from `off` (an offset: j->held may move as it grows). */
+struct held_seg {
+  const uint8_t *ext;
+  size_t off, len;
+};
+
 struct journal {
   char dir[4096];
   int fd;
   uint64_t seq; /* of the open file */
   bool failed;  /* a write failed: logged once */
   /* Records held between journal_hold and journal_commit (one client
-   * read): written with one write() instead of one writev() each. */
+   * read): written with one writev() instead of one writev() each. Record
+   * headers, padding and small records are copied into `held`; a BATCH
+   * payload is referenced where it lies (the session's read buffer, which
+   * the caller keeps until journal_flush/commit), so the client's records
+   * are copied once, into the page cache, not first into `held`. */
   bool holding;
   uint8_t *held;
   size_t held_len, held_cap;
+  struct held_seg *segs;
+  size_t n_segs, cap_segs;
   uint64_t held_seq; /* the batch they belong to */
 };
 
@@ -123,44 +137,104 @@ static int append(struct daemon *d, struct journal *j, const struct iovec *v, in
   return rc;
 }
 
+/* Writes the held segments with writev() calls of at most IOV_MAX pieces. */
+static int write_segs(struct daemon *d, struct journal *j) {
+  int rc = open_for(d, j);
+  struct iovec v[IOV_MAX];
+  for (size_t i = 0; rc == 0 && i < j->n_segs;) {
+    int nv = 0;
+    size_t total = 0;
+    for (; i < j->n_segs && nv < IOV_MAX; i++, nv++) {
+      const struct held_seg *g = &j->segs[i];
+      v[nv] = (struct iovec){(void *)(g->ext ? g->ext : j->held + g->off), g->len};
+      total += g->len;
+    }
+    ssize_t n = writev(j->fd, v, nv);
+    rc = n == (ssize_t)total ? 0 : n < 0 ? -errno : -EIO;
+  }
+  return rc;
+}
+
 /* Writes the held records into their batch's journal and forgets them.
  * They all belong to one batch: a seal in the middle of a read drops them
  * (journal_sealed: they are in the spooled batch), so records held later
  * are the next batch's. Held records of a batch no longer open (sealed
  * without that call) are not written: they would land in the wrong file. */
 static int write_held(struct daemon *d, struct journal *j) {
-  if (j->held_len == 0)
+  if (j->n_segs == 0)
     return 0;
-  struct iovec v = {j->held, j->held_len};
-  int rc = j->held_seq == d->spool.next_seq ? append(d, j, &v, 1, j->held_len) : 0;
-  j->held_len = 0;
+  int rc = j->held_seq == d->spool.next_seq ? write_segs(d, j) : 0;
+  j->held_len = j->n_segs = 0;
   return rc;
 }
 
-/* Copies v into the held records; false when they cannot grow. */
-static bool hold(struct journal *j, const struct iovec *v, int nv, size_t total, uint64_t seq) {
-  if (j->held_len + total > j->held_cap) {
-    size_t cap = j->held_cap ? j->held_cap : 4096;
-    while (cap < j->held_len + total)
-      cap *= 2;
-    uint8_t *nb = realloc(j->held, cap);
-    if (!nb)
+static bool seg_room(struct journal *j) {
+  if (j->n_segs < j->cap_segs)
+    return true;
+  size_t cap = j->cap_segs ? j->cap_segs * 2 : 64;
+  struct held_seg *ns = realloc(j->segs, cap * sizeof *ns);
+  if (!ns)
+    return false;
+  j->segs = ns;
+  j->cap_segs = cap;
+  return true;
+}
+
+/* Holds n bytes at p: referenced (ext) or copied into j->held; a copy
+ * next to the previous copied segment extends it. */
+static bool hold_piece(struct journal *j, const void *p, size_t n, bool ext) {
+  if (n == 0)
+    return true; /* p may be NULL, which memcpy must not get */
+  struct held_seg *last = j->n_segs ? &j->segs[j->n_segs - 1] : NULL;
+  if (ext) {
+    if (!seg_room(j))
       return false;
-    j->held = nb;
-    j->held_cap = cap;
+    j->segs[j->n_segs++] = (struct held_seg){p, 0, n};
+  } else {
+    if (j->held_len + n > j->held_cap) {
+      size_t cap = j->held_cap ? j->held_cap : 4096;
+      while (cap < j->held_len + n)
+        cap *= 2;
+      uint8_t *nb = realloc(j->held, cap);
+      if (!nb)
+        return false;
+      j->held = nb;
+      j->held_cap = cap;
+    }
+    if (last && !last->ext && last->off + last->len == j->held_len) {
+      last->len += n;
+    } else {
+      if (!seg_room(j))
+        return false;
+      j->segs[j->n_segs++] = (struct held_seg){NULL, j->held_len, n};
+    }
+    memcpy(j->held + j->held_len, p, n);
+    j->held_len += n;
   }
+  return true;
+}
+
+/* Holds v (piece ext_i referenced, the others copied; -1: none); on
+ * failure (no memory) the pieces already held are taken back. */
+static bool hold(struct journal *j, const struct iovec *v, int nv, int ext_i, uint64_t seq) {
+  size_t n_segs = j->n_segs, held_len = j->held_len;
+  size_t last_len = n_segs ? j->segs[n_segs - 1].len : 0;
   for (int i = 0; i < nv; i++) {
-    if (v[i].iov_len == 0)
-      continue; /* its base may be NULL, which memcpy must not get */
-    memcpy(j->held + j->held_len, v[i].iov_base, v[i].iov_len);
-    j->held_len += v[i].iov_len;
+    if (!hold_piece(j, v[i].iov_base, v[i].iov_len, i == ext_i)) {
+      j->n_segs = n_segs, j->held_len = held_len;
+      if (n_segs)
+        j->segs[n_segs - 1].len = last_len;
+      return false;
+    }
   }
   j->held_seq = seq;
   return true;
 }
 
+/* One journal record: header, a (alen), b (blen), padding. With ext_b, b
+ * stays valid until journal_flush/commit and is not copied while holding. */
 static void put(struct daemon *d, uint32_t kind, uint64_t sid, const void *a, size_t alen, const void *b,
-                size_t blen) {
+                size_t blen, bool ext_b) {
   static const uint8_t zeros[8];
   struct journal *j = get(d);
   if (!j)
@@ -168,7 +242,7 @@ static void put(struct daemon *d, uint32_t kind, uint64_t sid, const void *a, si
   struct jnl_rec r = {kind, (uint32_t)(alen + blen), sid};
   struct iovec v[4] = {{&r, sizeof r}, {(void *)a, alen}, {(void *)b, blen}, {(void *)zeros, PAD8(alen + blen) - (alen + blen)}};
   size_t total = sizeof r + PAD8(alen + blen);
-  if (j->holding && hold(j, v, 4, total, d->spool.next_seq))
+  if (j->holding && hold(j, v, 4, ext_b ? 2 : -1, d->spool.next_seq))
     return;
   int rc = write_held(d, j); /* not held (no memory): in order, what is held goes first */
   if (rc == 0)
@@ -182,13 +256,16 @@ void journal_hold(struct daemon *d) {
     j->holding = true;
 }
 
-void journal_commit(struct daemon *d) {
+void journal_flush(struct daemon *d) {
   struct journal *j = d->journal;
-  if (!j)
-    return;
-  j->holding = false;
-  if (j->held_len > 0)
+  if (j && j->n_segs > 0)
     report(d, j, write_held(d, j));
+}
+
+void journal_commit(struct daemon *d) {
+  journal_flush(d);
+  if (d->journal)
+    d->journal->holding = false;
 }
 
 /* Writes the session's IDENT and REGS once per journal file. */
@@ -205,20 +282,25 @@ static void ident(struct daemon *d, struct loss_state *ls, const struct batcher_
   memcpy(s, who->exe, id.exe_len);
   memcpy(s + id.exe_len, who->args, id.args_len);
   memcpy(s + id.exe_len + id.args_len, who->job, id.job_len);
-  put(d, JNL_IDENT, ls->sid, &id, sizeof id, s, n);
+  put(d, JNL_IDENT, ls->sid, &id, sizeof id, s, n, false);
   free(s);
   uint64_t *keys;
   size_t nk = validate_export(slot, &keys);
   if (nk)
-    put(d, JNL_REGS, ls->sid, keys, nk * sizeof *keys, NULL, 0);
+    put(d, JNL_REGS, ls->sid, keys, nk * sizeof *keys, NULL, 0, false);
   free(keys);
   ls->jnl_gen = d->batcher.generation;
+}
+
+void journal_session(struct daemon *d, struct loss_state *ls, const struct batcher_slot *slot,
+                     const struct client_ident *who) {
+  ident(d, ls, slot, who);
 }
 
 void journal_batch(struct daemon *d, struct loss_state *ls, const struct batcher_slot *slot,
                    const struct client_ident *who, const uint8_t *p, uint32_t len) {
   ident(d, ls, slot, who);
-  put(d, JNL_BATCH, ls->sid, p, len, NULL, 0);
+  put(d, JNL_BATCH, ls->sid, NULL, 0, p, len, true);
 }
 
 void journal_stats(struct daemon *d, struct loss_state *ls, const struct batcher_slot *slot,
@@ -227,7 +309,7 @@ void journal_stats(struct daemon *d, struct loss_state *ls, const struct batcher
   struct jnl_stats st = {c->activities,   c->records, c->dropped, c->dropped_exit, c->daemon_dropped_spool,
                          c->daemon_dropped_invalid};
   ident(d, ls, slot, who);
-  put(d, JNL_STATS, ls->sid, &st, sizeof st, NULL, 0);
+  put(d, JNL_STATS, ls->sid, &st, sizeof st, NULL, 0, false);
 }
 
 void journal_sealed(struct daemon *d, uint64_t seq) {
@@ -237,7 +319,7 @@ void journal_sealed(struct daemon *d, uint64_t seq) {
   char path[4200];
   path_of(j, seq, path, sizeof path);
   if (j->held_seq == seq)
-    j->held_len = 0; /* they are in the batch just spooled */
+    j->held_len = j->n_segs = 0; /* they are in the batch just spooled */
   if (j->fd >= 0 && j->seq == seq) {
     close(j->fd);
     j->fd = -1;
@@ -249,8 +331,10 @@ void journal_sealed(struct daemon *d, uint64_t seq) {
 void journal_close(struct daemon *d) {
   if (d->journal && d->journal->fd >= 0)
     close(d->journal->fd);
-  if (d->journal)
+  if (d->journal) {
     free(d->journal->held);
+    free(d->journal->segs);
+  }
   free(d->journal);
   d->journal = NULL;
 }
@@ -332,16 +416,16 @@ static int put_stats(struct daemon *d, struct replayed *x) {
 }
 
 /* Validated as the live daemon did (REGS + the BATCH records before this
- * one): a record it dropped is dropped again. Its count normally came in
+ * one): a record it dropped is dropped again. A malformed one (not ours)
+ * adds nothing (batcher_add_records takes the frame back). Its count normally came in
  * the STATS record journaled after this BATCH, which overwrites ours; if
  * the kill cut that one off, ours keeps the count. */
 static int on_batch(struct daemon *d, struct replayed *x, const uint8_t *p, uint32_t len) {
   struct siox_cw_batch b;
-  const char *why;
   if (len < sizeof b)
     return -EBADMSG;
   memcpy(&b, p, sizeof b);
-  if (b.bytes != len - sizeof b || cw_walk(p + sizeof b, b.bytes, NULL, NULL, &why) < 0)
+  if (b.bytes != len - sizeof b)
     return -EBADMSG;
   struct clock_conv cc;
   clock_conv_init(&cc, x->ls.clock_flags, x->ls.tsc0, x->ls.ns0, b.tsc_ref, b.ns_ref);

@@ -168,16 +168,22 @@ static int take_batch(struct daemon *d, struct loss_state *ls, struct batcher_sl
   if (len < sizeof b)
     return -EBADMSG;
   memcpy(&b, p, sizeof b);
-  if (b.bytes != len - sizeof b || cw_walk(p + sizeof b, b.bytes, NULL, NULL, &why) < 0)
+  if (b.bytes != len - sizeof b)
     return -EBADMSG;
   if (d->reading_paused && b.thread != 0)
-    return loss_drop(d, ls, slot, who, LOSS_SPOOL, loss_count_activities(p + sizeof b, b.bytes));
-  journal_batch(d, ls, slot, who, p, len);
+    return cw_walk(p + sizeof b, b.bytes, NULL, NULL, &why) < 0
+               ? -EBADMSG
+               : loss_drop(d, ls, slot, who, LOSS_SPOOL, loss_count_activities(p + sizeof b, b.bytes));
+  journal_session(d, ls, slot, who);
   struct clock_conv cc;
   clock_conv_init(&cc, ls->clock_flags, ls->tsc0, ls->ns0, b.tsc_ref, b.ns_ref);
   clock_conv_shift(&cc, d->cfg.test_clock_shift_ns);
   uint64_t before = d->batcher.activities, invalid = slot->dropped_validation;
+  /* The walk checks every record: a malformed one adds nothing. */
   int rc = batcher_add_records(&d->batcher, slot, who, &cc, p + sizeof b, b.bytes, &d->ctr);
+  if (rc < 0)
+    return rc;
+  journal_batch(d, ls, slot, who, p, len);
   d->ctr.activities_received += d->batcher.activities - before;
   /* Validated as a live session's records (the file starts with the whole
    * registration log): what it refused is counted where it happened. */

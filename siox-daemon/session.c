@@ -128,27 +128,31 @@ static int on_batch(struct session *s, const uint8_t *p, uint32_t len) {
   if (b.bytes != len - sizeof b)
     return violation(s, "BATCH byte count does not match the frame");
   const uint8_t *recs = p + sizeof b;
-  /* Validate the whole frame first so that a bad record leaves no part of
-   * the frame in the batch. */
-  if (cw_walk(recs, b.bytes, NULL, NULL, &why) < 0)
-    return violation(s, why);
   /* Spool full: take the frame off the socket anyway, so that what comes
    * behind it (STATS) gets through, and count its activities as dropped
    * here. Registrations (thread 0) are kept: they are small. */
-  if (s->d->reading_paused && b.thread != 0)
+  if (s->d->reading_paused && b.thread != 0) {
+    if (cw_walk(recs, b.bytes, NULL, NULL, &why) < 0)
+      return violation(s, why);
     return loss_drop(s->d, &s->loss, &s->slot, &s->ident, LOSS_SPOOL, loss_count_activities(recs, b.bytes)) < 0
                ? violation(s, "out of memory counting a drop")
                : 0;
-  journal_batch(s->d, &s->loss, &s->slot, &s->ident, p, len);
+  }
+  journal_session(s->d, &s->loss, &s->slot, &s->ident);
   struct clock_conv cc;
   clock_conv_init(&cc, s->clock_flags, s->tsc0, s->ns0, b.tsc_ref, b.ns_ref);
   clock_conv_shift(&cc, s->d->cfg.test_clock_shift_ns);
   struct batcher *bt = &s->d->batcher;
   uint64_t before = bt->activities, invalid = s->slot.dropped_validation;
+  /* The walk checks every record; a bad one leaves no part of the frame in
+   * the batch (nor in the journal). */
   int rc = batcher_add_records(bt, &s->slot, &s->ident, &cc, recs, b.bytes, &s->d->ctr);
-  s->d->ctr.activities_received += bt->activities - before;
+  if (rc == -EBADMSG)
+    return violation(s, bt->why);
   if (rc < 0)
     return violation(s, "out of memory adding records");
+  journal_batch(s->d, &s->loss, &s->slot, &s->ident, p, len);
+  s->d->ctr.activities_received += bt->activities - before;
   /* Activities validation refused (batcher.c logged them) reach the
    * warehouse in this client's Stats, as daemon_dropped_invalid. */
   if (loss_drop(s->d, &s->loss, &s->slot, &s->ident, LOSS_INVALID, s->slot.dropped_validation - invalid) < 0)
@@ -250,7 +254,9 @@ static int consume(struct session *s) {
   int rc = 0;
   while (rc == 0 && s->len - off >= HDR_LEN) {
     if ((uintptr_t)(s->buf + off) % 8 != 0) {
-      /* HELLO strings are unpadded: realign so records can be read in place. */
+      /* HELLO strings are unpadded: realign so records can be read in place.
+       * The journal references the frames before off: written first. */
+      journal_flush(s->d);
       memmove(s->buf, s->buf + off, s->len - off);
       s->len -= off;
       off = 0;
@@ -268,7 +274,10 @@ static int consume(struct session *s) {
   }
   if (rc < 0)
     return rc;
-  memmove(s->buf, s->buf + off, s->len - off);
+  if (off > 0 && off < s->len) {
+    journal_flush(s->d); /* it references the consumed frames */
+    memmove(s->buf, s->buf + off, s->len - off);
+  }
   s->len -= off;
   return 0;
 }

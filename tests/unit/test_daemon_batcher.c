@@ -4,6 +4,7 @@
  * activities grouped per buffer with converted timestamps, their numeric
  * attributes sliced in order, and dictionaries (nodes, types) kept.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +27,56 @@ static void rank_records(struct synth_buf *b, uint64_t first_aid, uint64_t off0,
     uint64_t t = 3000 + (uint64_t)i * 300; /* TSC ticks */
     synth_activity(b, 2, first_aid + (uint64_t)i, 0, t, t + 30, 0, 2, at);
   }
+}
+
+/* One walk checks and adds: a frame whose last record is malformed must
+ * leave nothing of itself in the block (process entry, dictionaries,
+ * activities, attributes, strings, drop counts), and the next good frame
+ * must be taken as if the bad one had never come. */
+static void test_malformed_frame_adds_nothing(void **state) {
+  (void)state;
+  struct batcher bt;
+  batcher_init(&bt);
+  struct client_ident a = {100, 1000, 0xa, "nodeX", "/bin/ior", "ior -w", "j1"};
+  struct batcher_slot sa = {0};
+  struct daemon_counters ctr = {0};
+  struct clock_conv cc;
+  clock_conv_init(&cc, 0, 0, 0, 0, 0);
+  struct synth_buf r = {0};
+  rank_records(&r, 1, 0, 3, true);
+  synth_activity(&r, 9, 7, 0, 1, 2, 0, 0, NULL); /* unregistered type: a validation drop */
+  uint8_t *bad = synth_reserve(&r, 8);
+  memset(bad, 0, 8);
+  bad[0] = 99; /* record type 99, 1 word: unknown */
+  bad[2] = 1;
+  assert_int_equal(batcher_add_records(&bt, &sa, &a, &cc, r.p, r.len, &ctr), -EBADMSG);
+  assert_string_equal(bt.why, "unknown record type");
+  synth_buf_free(&r);
+  const struct siox_block *k = &bt.block;
+  assert_int_equal(k->n_processes, 0);
+  assert_int_equal(k->n_nodes, 0);
+  assert_int_equal(k->n_types, 0);
+  assert_int_equal(k->n_activities, 0);
+  assert_int_equal(k->n_attrs, 0);
+  assert_int_equal(bt.activities, 0);
+  assert_int_equal(sa.dropped_records, 0);
+  assert_int_equal(ctr.records_dropped_validation, 0);
+
+  rank_records(&r, 1, 0, 2, true);
+  assert_int_equal(batcher_add_records(&bt, &sa, &a, &cc, r.p, r.len, &ctr), 0);
+  synth_buf_free(&r);
+  assert_int_equal(k->n_processes, 1);
+  assert_string_equal(k->processes[0].exe, "/bin/ior");
+  assert_int_equal(k->n_nodes, 1);
+  assert_string_equal(k->nodes[0].hwid, "host1");
+  assert_int_equal(k->n_types, 1);
+  assert_string_equal(k->types[0].name, "write");
+  assert_int_equal(k->n_activities, 2);
+  assert_int_equal(k->n_attrs, 4);
+  assert_int_equal(k->activities[0].proc, 0);
+  assert_int_equal(bt.activities, 2);
+  batcher_destroy(&bt);
+  validate_free(&sa);
 }
 
 static void test_two_processes(void **state) {
@@ -100,6 +151,7 @@ static void test_two_processes(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_two_processes)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_two_processes),
+                                     cmocka_unit_test(test_malformed_frame_adds_nothing)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
