@@ -78,7 +78,11 @@ run_chain backlog
 made=$((4 * WRITES))
 spooled=$(ls "$T/daemon/spool" | grep -c '\.sxb$' || true)
 log "daemon spooled $spooled batches"
-[ "$spooled" -gt 20 ] || fail "only $spooled batches spooled: no backlog"
+# A batch is sealed per client frame of >= 256 activities, and the clients'
+# frames follow their flushers' timing: 20-23 batches here on 2026-12-07
+# (the old "> 20" failed one run in three with either daemon). Ten leave
+# the backend kills below a backlog to interrupt.
+[ "$spooled" -ge 10 ] || fail "only $spooled batches spooled: no backlog"
 start_server --pg-bindir "$T/pgbin"
 kill_backends 12 0.25 "$made"
 check_accounting "$made"
