@@ -137,15 +137,6 @@ struct result {
   double t, q[2], lag_ms, busy_s;
 };
 
-static long long counter(int port, const char *name) {
-  int fd = cli_connect(port);
-  Siox__StatusReply *r = fd >= 0 ? cli_status(fd, 1) : NULL;
-  long long v = r ? status_counter(r, name) : -1;
-  if (r) siox__status_reply__free_unpacked(r, NULL);
-  if (fd >= 0) close(fd);
-  return v;
-}
-
 /* One run on a fresh server: step k sends brick batch k and client batch
  * k - LAG. With linked, waits until every pair is linked (memory: the
  * in-memory matcher on). Returns 0 and fills *res, or -1. */
@@ -179,7 +170,7 @@ static int run(const char *bin, int nbatch, int linked, int memory, struct resul
   res->t = now_s() - t0;
   if (polling) p.stop = 1, pthread_join(p.t, NULL), polling = 0;
   res->lag_ms = linked ? lag_p95(&p, ack, nbatch) : 0;
-  res->busy_s = counter(h.port, "match_busy_us") / 1e6;
+  res->busy_s = server_counter(h.port, "match_busy_us") / 1e6;
   rc = 0;
 out:
   if (polling) p.stop = 1, pthread_join(p.t, NULL);

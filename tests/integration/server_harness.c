@@ -380,6 +380,15 @@ long long status_counter(const Siox__StatusReply *r, const char *name) {
   return -1;
 }
 
+long long server_counter(int port, const char *name) {
+  int fd = cli_connect(port);
+  Siox__StatusReply *r = fd >= 0 ? cli_status(fd, 1) : NULL;
+  long long v = r ? status_counter(r, name) : -1;
+  if (r) siox__status_reply__free_unpacked(r, NULL);
+  if (fd >= 0) close(fd);
+  return v;
+}
+
 int cli_batch(int fd, uint64_t daemon_id, uint64_t seq, int64_t offset_ns, uint64_t unc_ns, const struct siox_block *blk) {
   uint8_t *out;
   size_t out_len, raw;

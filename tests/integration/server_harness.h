@@ -104,6 +104,9 @@ long long cli_hello_msg(int fd, const Siox__Hello *m);
 Siox__StatusReply *cli_status(int fd, int sign);
 /* A counter of a StatusReply, -1 when absent. */
 long long status_counter(const Siox__StatusReply *r, const char *name);
+/* A counter of the server on port (a signed StatusRequest on a new
+ * connection), -1 when it cannot be read. */
+long long server_counter(int port, const char *name);
 /* Encodes blk and sends it as Batch seq. 0 or -1. */
 int cli_batch(int fd, uint64_t daemon_id, uint64_t seq, int64_t offset_ns, uint64_t unc_ns, const struct siox_block *blk);
 /* Waits for Ack >= seq. Returns the acked seq, -1 on EOF/Error, -2 on timeout. */

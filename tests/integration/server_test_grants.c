@@ -78,15 +78,6 @@ static void send_one(int port, uint64_t daemon, const char *host, uint64_t seq, 
   close(fd);
 }
 
-static long long counter(int port, const char *name) {
-  int fd = cli_connect(port);
-  Siox__StatusReply *r = fd >= 0 ? cli_status(fd, 1) : NULL;
-  long long v = r ? status_counter(r, name) : -1;
-  if (r) siox__status_reply__free_unpacked(r, NULL);
-  if (fd >= 0) close(fd);
-  return v;
-}
-
 /* Waits up to 20 s for want grants; returns how many there are. */
 static long long wait_grants(PGconn *c, long long want) {
   long long n = 0;
@@ -137,7 +128,7 @@ int main(int argc, char **argv) {
   PGconn *c = harness_db(&h);
   long long n = wait_grants(c, 2);
   CHECK(n == 2, "the brick's R and its child granted to nobody (%lld grants)", n);
-  CHECK(counter(h.port, "links_memory") == 1, "the link came from the in-memory window");
+  CHECK(server_counter(h.port, "links_memory") == 1, "the link came from the in-memory window");
   CHECK(harness_scalar(c, "SELECT count(*) FROM activities") == 5, "root (superuser) sees all 5 activities");
   long long seen = as_user(&h, &nobody,
                            "SELECT sum(CASE WHEN p.pid = 100 THEN 100 ELSE 0 END + CASE WHEN p.pid = 200 THEN"
@@ -168,7 +159,7 @@ int main(int argc, char **argv) {
   send_one(h.port, 1, "client1", 2, &b);
   siox_block_free(&b);
   CHECK((n = wait_grants(c, 3)) == 3, "the SQL matcher's link granted too (%lld grants)", n);
-  CHECK(counter(h.port, "links_memory") == 0 && counter(h.port, "links_implicit") == 1,
+  CHECK(server_counter(h.port, "links_memory") == 0 && server_counter(h.port, "links_implicit") == 1,
         "that link came from the SQL matcher");
   CHECK(as_user(&h, &nobody, "SELECT count(*) FROM activities WHERE aid & 255 = 5") == 2,
         "nobody reads both ends of the second pair");
