@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -97,4 +98,13 @@ PGconn *siox_db_connect(const char *conninfo, int wait_ms) {
     PQfinish(c);
     usleep(100 * 1000);
   }
+}
+
+char *siox_int_array(const void *v, size_t n, size_t stride) {
+  char *s = malloc(n * 21 + 3), *p = s;
+  if (!s) return NULL;
+  *p++ = '{';
+  for (size_t i = 0; i < n; i++) p += sprintf(p, i ? ",%lld" : "%lld", (long long)*(const int64_t *)((const char *)v + i * stride));
+  strcpy(p, "}");
+  return s;
 }

@@ -49,20 +49,10 @@ void siox_grant_queue_commit(struct siox_grant_queue *q) { q->committed = q->n; 
 
 void siox_grant_queue_rollback(struct siox_grant_queue *q) { q->n = q->committed; }
 
-/* "{a,b,...}" of every other value from start. */
-static char *literal(const int64_t *v, size_t n) {
-  char *s = malloc(n * 21 + 3), *p = s;
-  if (!s) return NULL;
-  *p++ = '{';
-  for (size_t i = 0; i < n; i++) p += sprintf(p, i ? ",%lld" : "%lld", (long long)v[2 * i]);
-  strcpy(p, "}");
-  return s;
-}
-
 int siox_grant_queue_arrays(const struct siox_grant_queue *q, char **parents, char **children, size_t *n) {
   *n = q->committed;
-  *parents = literal(q->pairs, q->committed);
-  *children = literal(q->pairs ? q->pairs + 1 : NULL, q->committed);
+  *parents = siox_int_array(q->pairs, q->committed, 2 * sizeof *q->pairs);
+  *children = siox_int_array(q->pairs ? q->pairs + 1 : NULL, q->committed, 2 * sizeof *q->pairs);
   if (*parents && *children) return 0;
   free(*parents), free(*children);
   *parents = *children = NULL;

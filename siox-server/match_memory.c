@@ -49,21 +49,11 @@ int siox_match_memory_node(struct siox_db *db, int64_t node_id, uint32_t *hw, ui
 
 /* ---- storing the links ---------------------------------------------------------- */
 
-/* Array literal "{a,b,...}" of n integers, stride bytes apart. */
-static char *int_array(const void *v, size_t n, size_t stride) {
-  char *s = malloc(n * 21 + 3), *p = s;
-  if (!s) return NULL;
-  *p++ = '{';
-  for (size_t i = 0; i < n; i++) p += sprintf(p, i ? ",%lld" : "%lld", (long long)*(const int64_t *)((const char *)v + i * stride));
-  strcpy(p, "}");
-  return s;
-}
-
 /* Links the window no longer chooses (a before-parent guess once a sender
  * that fits inside arrived): by primary key. */
 static int delete_stale(struct siox_db *db, const struct siox_mw_out *o) {
-  char *par = int_array(&o->stale[0].parent, o->nstale, sizeof *o->stale);
-  char *chi = int_array(&o->stale[0].child, o->nstale, sizeof *o->stale);
+  char *par = siox_int_array(&o->stale[0].parent, o->nstale, sizeof *o->stale);
+  char *chi = siox_int_array(&o->stale[0].child, o->nstale, sizeof *o->stale);
   const char *p[] = {par, chi};
   PGresult *r = par && chi ? siox_db_query(db->conn,
                                            "DELETE FROM causal_links c USING unnest($1::bigint[], $2::bigint[]) d(p, ch)"

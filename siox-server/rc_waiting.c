@@ -51,11 +51,8 @@ void siox_rc_waiting_arrived(struct siox_db *db, int64_t aid) {
  * siox_rc_waiting_arrived takes them out again). 0 or -EIO. */
 int siox_rc_waiting_ask(struct siox_db *db, const int64_t *aids, size_t n) {
   if (!db->rc_waiting_unknown || n == 0) return 0;
-  char *lit = malloc(n * 21 + 3), *p = lit;
+  char *lit = siox_int_array(aids, n, sizeof *aids);
   if (!lit) return -EIO;
-  *p++ = '{';
-  for (size_t i = 0; i < n; i++) p += sprintf(p, i ? ",%lld" : "%lld", (long long)aids[i]);
-  p[0] = '}', p[1] = '\0';
   const char *v[] = {lit};
   PGresult *r = siox_db_query(db->conn, "SELECT DISTINCT aid FROM remote_calls WHERE aid = ANY($1::bigint[]) AND kind = 'R'",
                               1, v);

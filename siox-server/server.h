@@ -512,4 +512,8 @@ void siox_kb_thread_stop(struct siox_server *s);
 /* ---- log ------------------------------------------------------------------- */
 void siox_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* PostgreSQL array literal "{a,b,...}" of n int64 values, stride bytes
+ * apart (a field of an array of structs); malloc'ed, NULL without memory. */
+char *siox_int_array(const void *v, size_t n, size_t stride);
+
 #endif
