@@ -321,17 +321,18 @@ static int build_string_attrs(struct siox_batch_ctx *x) {
 
 /* Activities already stored (a daemon that lost its state and resent them
  * under new seqs) would fail the plain COPY; this path keeps the first copy.
- * The rows that hang off an activity (text attributes here, remote calls and
- * descriptor mappings in objects.c) are added only for the activities new in
- * this batch, which siox_new lists until the transaction ends. */
+ * The rows that hang off an activity (text attributes here, remote calls,
+ * descriptor mappings and the outbox in objects.c) are not keyed on the
+ * activity's being new: the client writes them at once, so one may be
+ * stored before its activity, or come in a batch after it. Each is stored
+ * by count instead (db->resend): of k identical rows staged, those past the
+ * number stored already. */
 static int copy_facts_dedup(struct siox_batch_ctx *x) {
   PGconn *c = x->db->conn;
   siox_log("batch %llu: some activities already stored; keeping the first copies", (unsigned long long)x->msg->seq);
   if (siox_db_exec(c, "CREATE TEMP TABLE IF NOT EXISTS siox_stage (LIKE activities) ON COMMIT DELETE ROWS") ||
-      siox_db_exec(c, "CREATE TEMP TABLE IF NOT EXISTS siox_new (aid bigint PRIMARY KEY) ON COMMIT DELETE ROWS") ||
       siox_db_copy(c, "COPY siox_stage" COPY_ACTIVITIES " FROM STDIN (FORMAT binary)", x->db->copy.p, x->db->copy.len) ||
-      siox_db_exec(c, "WITH ins AS (INSERT INTO activities SELECT * FROM siox_stage ON CONFLICT (aid) DO NOTHING"
-                      " RETURNING aid) INSERT INTO siox_new SELECT aid FROM ins"))
+      siox_db_exec(c, "INSERT INTO activities SELECT * FROM siox_stage ON CONFLICT (aid) DO NOTHING"))
     return -EIO;
   x->db->resend = 1;
   return 0;
@@ -346,8 +347,10 @@ static int copy_text_attrs(struct siox_batch_ctx *x) {
                       " SELECT aid, attr_id, value FROM activity_text_attrs WITH NO DATA") ||
       siox_db_copy(c, "COPY siox_stage_text (aid, attr_id, value) FROM STDIN (FORMAT binary)", x->db->copy2.p,
                    x->db->copy2.len) ||
-      siox_db_exec(c, "INSERT INTO activity_text_attrs (aid, attr_id, value) SELECT aid, attr_id, value"
-                      " FROM siox_stage_text JOIN siox_new USING (aid)"))
+      siox_db_exec(c, "INSERT INTO activity_text_attrs (aid, attr_id, value) SELECT aid, attr_id, value FROM"
+                      " (SELECT *, row_number() OVER (PARTITION BY aid, attr_id, value) AS nth FROM siox_stage_text) s"
+                      " WHERE s.nth > (SELECT count(*) FROM activity_text_attrs t"
+                      " WHERE (t.aid, t.attr_id, t.value) = (s.aid, s.attr_id, s.value))"))
     return -EIO;
   return 0;
 }

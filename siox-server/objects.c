@@ -179,17 +179,36 @@ static int add_mapping(struct siox_db *db, int64_t proc_id, const struct siox_bl
   int have_node = r->node && siox_node_of(db, proc_id, r->node, &node_id) == 0;
   const char *v[] = {siox_i64s(p, proc_id), have_node ? siox_i64s(n, node_id) : NULL,
                      r->aid ? siox_i64s(a, siox_global_aid(proc_id, r->aid)) : NULL, siox_i64s(f, from), siox_i64s(t, to)};
-  /* A resent batch (db->resend) maps again what is already stored. */
+  /* A resent batch (db->resend) maps again what is already stored: its
+   * mappings are staged, and stored by count (store_mappings_resent). */
   PGresult *res = siox_db_query(db->conn,
-                                db->resend ? "INSERT INTO descriptor_mappings SELECT $1::int, $2::int, $3::bigint,"
-                                             " $4::bigint, $5::bigint WHERE NOT EXISTS (SELECT 1 FROM"
-                                             " descriptor_mappings m WHERE m.proc_id = $1::int AND m.from_desc ="
-                                             " $4::bigint AND m.to_desc = $5::bigint AND m.aid IS NOT DISTINCT FROM"
-                                             " $3::bigint)"
+                                db->resend ? "INSERT INTO siox_stage_map VALUES ($1, $2, $3, $4, $5)"
                                            : "INSERT INTO descriptor_mappings VALUES ($1, $2, $3, $4, $5)",
                                 5, v);
   PQclear(res);
   return res ? 0 : -EIO;
+}
+
+/* Of k identical mappings (process, node, activity, both descriptors) a
+ * resent batch staged, those past the number stored already are stored:
+ * a MAP of an activity may be stored before its activity (an earlier
+ * batch) or come in a batch after it, so the activity's being new says
+ * nothing. One scan of the process's stored mappings (no index). */
+#define MAP_SAME "proc_id, node_id, aid, from_desc, to_desc"
+static int stage_mappings(struct siox_db *db) {
+  return siox_db_exec(db->conn, "CREATE TEMP TABLE IF NOT EXISTS siox_stage_map ON COMMIT DELETE ROWS AS"
+                                " SELECT " MAP_SAME " FROM descriptor_mappings WITH NO DATA");
+}
+
+static int store_mappings_resent(struct siox_db *db) {
+  return siox_db_exec(db->conn,
+                      "INSERT INTO descriptor_mappings (" MAP_SAME ") SELECT s.proc_id, s.node_id, s.aid, s.from_desc,"
+                      " s.to_desc FROM (SELECT *, row_number() OVER (PARTITION BY " MAP_SAME ") AS nth"
+                      " FROM siox_stage_map) s LEFT JOIN (SELECT " MAP_SAME ", count(*) AS n FROM descriptor_mappings"
+                      " WHERE proc_id IN (SELECT proc_id FROM siox_stage_map) GROUP BY " MAP_SAME ") c"
+                      " ON (c.proc_id, c.from_desc, c.to_desc) = (s.proc_id, s.from_desc, s.to_desc)"
+                      " AND c.node_id IS NOT DISTINCT FROM s.node_id AND c.aid IS NOT DISTINCT FROM s.aid"
+                      " WHERE s.nth > COALESCE(c.n, 0)");
 }
 
 /* Target (hwid, swid) of a SEND: cache, then process_targets (ingest.c
@@ -302,20 +321,24 @@ static void add_times(struct siox_db *db, const struct siox_block *b, const int6
 /* A resent batch (a daemon that lost its state sends stored batches again
  * under new seqs): of k identical calls of one activity staged, those past
  * the number stored already are stored. Keying on the activity's being new
- * (ingest.c's siox_new) was wrong both ways: a call stored before its
+ * (ingest.c's siox_new, gone) was wrong both ways: a call stored before its
  * activity (an earlier batch) was stored twice when the resend brought the
  * activity, and a call whose activity comes in a later batch was never
- * stored. Left: an activity with two identical calls, the first stored
- * earlier without its activity and the second resent without the first,
- * keeps one row (records carry no identity of their own). */
+ * stored. The calls stored are listed in siox_rc_new (copy_outbox forwards
+ * those). Left: an activity with two identical calls, the first stored
+ * earlier and the second resent without the first, keeps one row (records
+ * carry no identity of their own; README, "Ingest"). */
 #define RC_SAME "aid, kind, desc_id, offset_b, length_b, target_hwid, target_swid"
 #define RESENT_SQL(cols)                                                                                               \
   {"CREATE TEMP TABLE IF NOT EXISTS siox_stage_rc ON COMMIT DELETE ROWS AS SELECT " cols                               \
+   " FROM remote_calls WITH NO DATA;"                                                                                  \
+   " CREATE TEMP TABLE IF NOT EXISTS siox_rc_new ON COMMIT DELETE ROWS AS SELECT " RC_SAME                             \
    " FROM remote_calls WITH NO DATA",                                                                                  \
    "COPY siox_stage_rc (" cols ") FROM STDIN (FORMAT binary)",                                                         \
-   "INSERT INTO remote_calls (" cols ") SELECT " cols " FROM (SELECT *, row_number() OVER (PARTITION BY " RC_SAME      \
-   ") AS nth FROM siox_stage_rc) s WHERE s.nth > (SELECT count(*) FROM remote_calls r WHERE (" RC_SAME ") ="           \
-   " (s.aid, s.kind, s.desc_id, s.offset_b, s.length_b, s.target_hwid, s.target_swid))"}
+   "WITH ins AS (INSERT INTO remote_calls (" cols ") SELECT " cols " FROM (SELECT *, row_number() OVER (PARTITION BY " \
+   RC_SAME ") AS nth FROM siox_stage_rc) s WHERE s.nth > (SELECT count(*) FROM remote_calls r WHERE (" RC_SAME ") ="  \
+   " (s.aid, s.kind, s.desc_id, s.offset_b, s.length_b, s.target_hwid, s.target_swid)) RETURNING " RC_SAME ")"        \
+   " INSERT INTO siox_rc_new SELECT * FROM ins"}
 static int copy_remote_calls_resent(struct siox_db *db, const struct siox_copybuf *c) {
   static const char *const sql[2][3] = {RESENT_SQL(RC_COLUMNS), RESENT_SQL(RC_COLUMNS_AWAY)};
   const char *const *q = sql[db->forward != 0];
@@ -378,8 +401,9 @@ static int fan_out(struct siox_db *db, struct rc_rows *rows) {
 
 /* The batch's remote calls other shards own go to shard_outbox, a row per
  * shard (fan_out), in the batch's transaction: the outbox holds a call
- * exactly when it is stored. A resent batch forwards only the calls of its
- * new activities, as it stores only those. */
+ * exactly when it is stored. A resent batch forwards, to each shard, as
+ * many copies of a call as it stored (siox_rc_new): the n-th staged row of
+ * a shard and call goes when n <= that number. */
 static int copy_outbox(struct siox_db *db, const struct rc_rows *rows) {
   struct siox_copybuf *c = &db->copy2;
   size_t n = 0;
@@ -406,8 +430,10 @@ static int copy_outbox(struct siox_db *db, const struct rc_rows *rows) {
   if (siox_db_exec(db->conn, "CREATE TEMP TABLE IF NOT EXISTS siox_stage_ob ON COMMIT DELETE ROWS AS"
                              " SELECT " OB_COLUMNS " FROM shard_outbox WITH NO DATA") ||
       siox_db_copy(db->conn, "COPY siox_stage_ob (" OB_COLUMNS ") FROM STDIN (FORMAT binary)", c->p, c->len) ||
-      siox_db_exec(db->conn, "INSERT INTO shard_outbox (" OB_COLUMNS ") SELECT " OB_COLUMNS
-                             " FROM siox_stage_ob WHERE aid IN (SELECT aid FROM siox_new)"))
+      siox_db_exec(db->conn, "INSERT INTO shard_outbox (" OB_COLUMNS ") SELECT " OB_COLUMNS " FROM (SELECT *,"
+                             " row_number() OVER (PARTITION BY owner, " RC_SAME ") AS nth FROM siox_stage_ob) s"
+                             " WHERE s.nth <= (SELECT count(*) FROM siox_rc_new r WHERE (" RC_SAME ") = (s.aid, s.kind,"
+                             " s.desc_id, s.offset_b, s.length_b, s.target_hwid, s.target_swid))"))
     return -EIO;
   return 0;
 }
@@ -520,9 +546,10 @@ static int link_in_memory(struct siox_db *db, uint64_t daemon_id, int64_t unc_ns
 int siox_objects_ingest(struct siox_db *db, const struct siox_block *b, const int64_t *proc_ids, int64_t clock_offset_ns,
                         uint64_t daemon_id, int64_t unc_ns, char *reason, size_t reason_len) {
   struct rc_rows rows = {NULL, 0, 0};
-  int rc = 0;
+  int rc = db->resend ? stage_mappings(db) : 0;
   for (size_t i = 0; rc == 0 && i < b->n_descriptors; i++)
     rc = one_record(db, b, proc_ids[b->descriptors[i].proc], &b->descriptors[i], reason, reason_len, &rows);
+  if (rc == 0 && db->resend) rc = store_mappings_resent(db);
   if (rc == 0 && rows.n) {
     add_times(db, b, proc_ids, clock_offset_ns, &rows);
     if (db->forward) rc = fan_out(db, &rows);

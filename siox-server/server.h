@@ -101,7 +101,7 @@ struct siox_db {
   int64_t match_analyzed;   /* max(rc_id) when match.c last analyzed remote_calls (0 at start) */
   int64_t match_analyzed_acts; /* ... and activities */
   int resend;               /* this transaction's batch repeats stored activities: rows that hang off an
-                             * activity are added only for the new ones, listed in temp table siox_new */
+                             * activity are stored by count of identical rows (ingest.c, objects.c) */
   /* match_memory.c: the in-memory matcher's window (NULL: --match-memory
    * off), the after-parent window it applies, and what it did (written
    * here, read by status: aligned ints, atomic enough). */

@@ -24,6 +24,13 @@
  * lost its state and resends its last batch together with the next under a
  * new seq (the server keeps the first copies and stores the rest). Half
  * way through, every server restarts on its warehouse.
+ * Activities also carry text attributes and descriptor mappings (MAP
+ * records with their aid, between names that carry no calls, so that the
+ * links do not change), drawn from a stream of their own, some of them
+ * identical: the client writes them at once, so each goes with its
+ * activity or in the event's own batch, before a held-back activity. Every
+ * server must store each record made exactly once: remote calls, text
+ * attributes and mappings are compared row by row with what was made.
  * Usage: server_test_match_memory SIOX_SERVER [first_seed [scenarios]]
  * (SIOX_KEEP_TEST_DIR=1 keeps the servers' directories for a look.)
  */
@@ -44,11 +51,12 @@
 #define NDAEMON 3
 #define NPROC 2
 
-static uint64_t rng;
-static uint32_t rnd(uint32_t n) {
-  rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-  return (uint32_t)(rng % n);
+static uint64_t rng, rng_child; /* the calls' and schedule's stream; the text attributes' and mappings' */
+static uint32_t draw(uint64_t *s, uint32_t n) {
+  *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+  return (uint32_t)(*s % n);
 }
+static uint32_t rnd(uint32_t n) { return draw(&rng, n); }
 
 static const int64_t unc[NDAEMON] = {20000, 500000, 3000000};
 static const char *const hosts[NDAEMON] = {"h1", "h2", "h3"};
@@ -64,12 +72,22 @@ struct rec {
   int target;
 };
 
+/* A row that hangs off an activity besides its calls: a text attribute
+ * (value "v<a>") or a mapping (MAP "s<scen>-x<a>" -> "s<scen>-y<b>"). */
+struct child {
+  char kind; /* 'T' or 'M' */
+  int a, b;
+  int early; /* in the event's own batch, ahead of its held-back activity */
+};
+
 struct event {
   int d, p, scen;
   uint64_t aid;
   int64_t start, end;
   struct rec r[2];
   int nrec;
+  struct child c[3];
+  int nchild;
   int late;  /* the activity goes this many batches later (0..2) */
   int split; /* records 1.. go with the activity, record 0 in the event's own batch */
 };
@@ -80,8 +98,25 @@ static uint64_t next_aid[NDAEMON][NPROC];
 
 static int nscen = SCENARIOS;
 
+/* Events first..first+EVENTS-1 get their text attributes and mappings,
+ * from their own stream (the calls and batches stay as they were). */
+static void children(int first, uint64_t seed) {
+  rng_child = seed * 0x9E3779B97F4A7C15ull + 1442695040888963407ull;
+  for (int i = first; i < first + EVENTS; i++) {
+    struct event *e = &ev[i];
+    e->nchild = (int)draw(&rng_child, 4);
+    for (int k = 0; k < e->nchild; k++) {
+      struct child *c = &e->c[k];
+      c->kind = draw(&rng_child, 2) ? 'T' : 'M';
+      c->a = (int)draw(&rng_child, 2), c->b = (int)draw(&rng_child, 2);
+      c->early = e->late && draw(&rng_child, 2);
+    }
+  }
+}
+
 static void scenario(int s, uint64_t seed) {
   rng = seed * 2654435761u + 88172645463325252ull;
+  int first = nev;
   int64_t base = T0 + (int64_t)s * 1000 * SEC, anchor[16];
   for (int i = 0; i < 16; i++) anchor[i] = base + (int64_t)rnd(8000) * MS;
   for (int i = 0; i < EVENTS; i++) {
@@ -104,6 +139,7 @@ static void scenario(int s, uint64_t seed) {
     e->late = rnd(20) == 0 ? 1 + (int)rnd(2) : 0;
     if (e->nrec == 2 && rnd(2) == 0) e->split = 1, e->late = 1 + (int)rnd(2);
   }
+  children(first, seed);
   /* One merge, mid-stream: object 3 into object 2's (a path and its gfid). */
   struct event *m = &ev[nev++];
   memset(m, 0, sizeof *m);
@@ -129,6 +165,24 @@ static void add_record(struct siox_block *b, uint32_t p, const struct event *e, 
   struct siox_block_descriptor *d =
       block_desc(b, p, kind, e->aid, r->kind == 'S' ? (uint32_t)r->target : 1, SIOX_ATTR_TEST_HANDLE, h, strlen(h));
   d->offset = (uint64_t)r->off, d->length = (uint64_t)r->len;
+}
+
+static void add_child(struct siox_block *b, uint32_t p, const struct event *e, const struct child *c) {
+  char v[32], w[32];
+  if (c->kind == 'T') {
+    struct siox_block_string_attr *s = siox_block_add_string_attr(b);
+    snprintf(v, sizeof v, "v%d", c->a);
+    s->proc = p, s->aid = e->aid;
+    s->value.attr = SIOX_ATTR_POSIX_PATH, s->value.vtype = SIOX_VT_STR;
+    siox_block_set_bytes(b, &s->value, v, strlen(v));
+    return;
+  }
+  snprintf(v, sizeof v, "s%d-x%d", e->scen, c->a);
+  snprintf(w, sizeof w, "s%d-y%d", e->scen, c->b);
+  struct siox_block_descriptor *m = block_desc(b, p, SIOX_DESC_MAP, e->aid, 1, SIOX_ATTR_TEST_HANDLE, v, strlen(v));
+  m->nvalues = 2;
+  m->values[1].attr = SIOX_ATTR_TEST_HANDLE, m->values[1].vtype = SIOX_VT_STR;
+  siox_block_set_bytes(b, &m->values[1], w, strlen(w));
 }
 
 /* A daemon's batches: its events in order of end (a client writes a record
@@ -175,6 +229,8 @@ static void fill_one(struct siox_block *b, const uint32_t *p, int d, int k) {
       int here = target(d, j, e) == k, waits = target(d, j, e) != j;
       for (int r = 0; r < e->nrec; r++)
         if (j == k ? r == 0 || !e->split || !waits : here && e->split && r > 0) add_record(b, p[e->p], e, &e->r[r]);
+      for (int c = 0; c < e->nchild; c++)
+        if (e->c[c].early ? j == k : here) add_child(b, p[e->p], e, &e->c[c]);
       if (e->aid && here) block_act(b, p[e->p], e->aid, e->start, e->end);
     }
   }
@@ -371,6 +427,83 @@ static void first_diff(struct server *m, struct server *q, const char *a, const 
   }
 }
 
+/* Every row that hangs off an activity, as (pid, local aid, what): what
+ * the server stored, and (made_sql) what the test made. */
+static const char stored_sql[] =
+    "SELECT p.pid, r.aid & 4294967295, 'C ' || r.kind::text || ' ' || d.value || ' ' || COALESCE(r.offset_b, 0) || '+' ||"
+    " COALESCE(r.length_b, 0) FROM remote_calls r JOIN processes p ON p.proc_id = (r.aid >> 32)::int"
+    " JOIN descriptors d ON d.desc_id = r.desc_id"
+    " UNION ALL SELECT p.pid, t.aid & 4294967295, 'T ' || t.value FROM activity_text_attrs t"
+    " JOIN processes p ON p.proc_id = (t.aid >> 32)::int"
+    " UNION ALL SELECT p.pid, COALESCE(m.aid & 4294967295, 0), 'M ' || f.value || ' ' || t.value"
+    " FROM descriptor_mappings m JOIN processes p ON p.proc_id = m.proc_id JOIN descriptors f ON f.desc_id = m.from_desc"
+    " JOIN descriptors t ON t.desc_id = m.to_desc";
+
+static void put_row(char **sql, size_t *len, size_t *cap, const struct event *e, const char *what) {
+  char row[128];
+  int n = snprintf(row, sizeof row, "%s(%d, %llu, '%s')", *len ? ", " : "", 100 * (e->d + 1) + e->p,
+                   (unsigned long long)e->aid, what);
+  if (*len + (size_t)n + 1 > *cap) {
+    *cap = 2 * (*cap + (size_t)n + 1);
+    *sql = realloc(*sql, *cap);
+    if (!*sql) abort();
+  }
+  memcpy(*sql + *len, row, (size_t)n + 1), *len += (size_t)n;
+}
+
+/* The VALUES list of every record made: calls, MAPs, text attributes. */
+static char *made_rows(void) {
+  char *sql = NULL, what[96], h[32], h2[32];
+  size_t len = 0, cap = 0;
+  for (int i = 0; i < nev; i++) {
+    const struct event *e = &ev[i];
+    for (int k = 0; k < e->nrec; k++) {
+      const struct rec *r = &e->r[k];
+      handle(h, sizeof h, e->scen, r->obj), handle(h2, sizeof h2, e->scen, r->obj2);
+      if (r->kind == 'M') snprintf(what, sizeof what, "M %s %s", h, h2);
+      else snprintf(what, sizeof what, "C %c %s %lld+%lld", r->kind, h, (long long)r->off, (long long)r->len);
+      put_row(&sql, &len, &cap, e, what);
+    }
+    for (int k = 0; k < e->nchild; k++) {
+      const struct child *c = &e->c[k];
+      if (c->kind == 'T') snprintf(what, sizeof what, "T v%d", c->a);
+      else snprintf(what, sizeof what, "M s%d-x%d s%d-y%d", e->scen, c->a, e->scen, c->b);
+      put_row(&sql, &len, &cap, e, what);
+    }
+  }
+  return sql;
+}
+
+/* Each record made is stored exactly once (a resend, a record ahead of
+ * its activity, a restart): per kind of row, how many made were not
+ * stored and how many stored were not made (a second copy). */
+static void stored_once(struct server *s, const char *made) {
+  size_t n = strlen(made) + sizeof stored_sql + 512;
+  char *sql = malloc(n);
+  if (!sql) abort();
+  snprintf(sql, n, "CREATE TEMP TABLE made (pid int, aid bigint, what text); INSERT INTO made VALUES %s", made);
+  PGresult *r = PQexec(s->db, sql);
+  CHECK(PQresultStatus(r) == PGRES_COMMAND_OK, "%s: the records made listed (%s)", s->name, PQerrorMessage(s->db));
+  PQclear(r);
+  for (const char *k = "CTM"; *k; k++) {
+    snprintf(sql, n,
+             "WITH s AS (SELECT * FROM (%s) x(pid, aid, what) WHERE left(what, 1) = '%c'),"
+             " m AS (SELECT * FROM made WHERE left(what, 1) = '%c')"
+             " SELECT (SELECT count(*) FROM m) || ' ' || (SELECT count(*) FROM s) || ' ' ||"
+             " (SELECT count(*) FROM (SELECT * FROM m EXCEPT ALL SELECT * FROM s) x) || ' ' ||"
+             " (SELECT count(*) FROM (SELECT * FROM s EXCEPT ALL SELECT * FROM m) x)",
+             stored_sql, *k, *k);
+    char *t = text(s->db, sql);
+    long long made_n = -1, stored_n = -1, lost = -1, extra = -1;
+    if (t) sscanf(t, "%lld %lld %lld %lld", &made_n, &stored_n, &lost, &extra);
+    free(t);
+    const char *what = *k == 'C' ? "remote calls" : *k == 'T' ? "text attributes" : "descriptor mappings";
+    CHECK(made_n > 0 && lost == 0 && extra == 0, "%s: %s stored once each (%lld made, %lld rows; %lld lost, %lld extra)",
+          s->name, what, made_n, stored_n, lost, extra);
+  }
+  free(sql);
+}
+
 static int restart_all(struct server *srv, const char *const *const *args) {
   for (int i = 0; i < 3; i++)
     if (restart(&srv[i], args[i]) != 0) return fprintf(stderr, "FAIL: cannot restart server %s\n", srv[i].name), 0;
@@ -436,11 +569,14 @@ int main(int argc, char **argv) {
   for (int i = 0; i < 3; i++) unmatched_exact(&srv[i]);
   long long made = 0;
   for (int i = 0; i < nev; i++) made += ev[i].r[0].kind == 'M' ? 0 : ev[i].nrec; /* a MAP is no call */
-  for (int i = 0; i < 3; i++) { /* a resend must not store a record a second time */
+  char *made_sql = made_rows();
+  for (int i = 0; i < 3; i++) { /* a resend must not store a record a second time, nor leave one out */
     long long stored = harness_scalar(srv[i].db, "SELECT count(*) FROM remote_calls");
     CHECK(stored == made, "%s: every remote-call record stored once (%lld rows, %lld records made)", names[i], stored,
           made);
+    stored_once(&srv[i], made_sql);
   }
+  free(made_sql);
   for (int i = 0; i < 3; i++) {
     free(links[i]), free(unmatched[i]);
     PQfinish(srv[i].db);
