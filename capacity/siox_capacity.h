@@ -146,7 +146,8 @@ struct siox_cap_model {
   struct siox_cap_fit cache_read;
   /* 0 (the default): the simulation serves each request in its class's
    * line's time; 1: plus the class's excess_ns, the recording's delays on
-   * average (README "Disturbed samples"). */
+   * average (README "Disturbed samples"), and each read/write call its
+   * client's kernel_fit excess_ns (README "The kernel's part"). */
   int with_delays;
   /* 1 (the default): a client's classes are limited to their class_servers
    * per file; 0: one concurrency (servers) for every class, the model
