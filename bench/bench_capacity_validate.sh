@@ -80,7 +80,9 @@
 # client node's cores were shared by every component on the node (--no-node-cpu:
 # capacity/README.md "The client node's CPU"): ..._<key>_nonodecpu; ranks waiting in MPI
 # sharing the node's cores (--polling, off by default: capacity/README.md "Ranks waiting
-# in MPI"): ..._<key>_poll; the model without the calibration job
+# in MPI"): ..._<key>_poll; the kernel's part per call as the plain mean over the
+# window's calls (--kernel-mean, the estimate before the robust one: capacity/README.md
+# "The kernel's part"): ..._<key>_kmean; the model without the calibration job
 # (its window starts after it): ..._<key>_nocal; with CV_BASELINE_CLI=PATH (a `siox` built
 # from the commit to compare with), its validate on the same runs:
 # ..._<key>_baseline;
@@ -280,6 +282,11 @@ validate_variant vnonodecpu --no-node-cpu
 # Ranks waiting in MPI poll on the node's cores (capacity/README.md "Ranks waiting in MPI";
 # off by default).
 validate_variant vpoll --polling
+# The kernel's part per call as the plain mean over the window's calls (capacity/README.md "The
+# kernel's part"): the estimate before the robust one.
+validate_variant vkmean --kernel-mean
+# The model's kernel part (robust, its standard error, the calls left out, the plain mean) on stderr.
+siox_cli capacity model --since "@$t0" --until "@$t1" | grep -A2 "kernel's part" >&2 || true
 # The model without the calibration job (its window starts after it): the model before it.
 [ "$tc" = "$t0" ] || ARGS_VAR=args_nocal validate_variant vn
 [ -z "${CV_BASELINE_CLI:-}" ] || CLI=$CV_BASELINE_CLI validate_variant vb
@@ -323,7 +330,8 @@ for n in names:
           f"{100 * (c['measured_max_ns'] - c['measured_min_ns']) / c['measured_io_time_ns']:.1f} %")
     print(f"capacity_measured_runs_{k} {c['repeats']} count")
     for pre, suf in (("v0", "nocache"), ("vd", "delays"), ("vf", "flat"), ("vc", "conc"), ("vo", "coll"), ("vk", "kernel"),
-                     ("vn", "nocal"), ("vnocores", "nocores"), ("vnonodecpu", "nonodecpu"), ("vpoll", "poll"), ("vb", "baseline")):
+                     ("vn", "nocal"), ("vnocores", "nocores"), ("vnonodecpu", "nonodecpu"), ("vpoll", "poll"), ("vkmean", "kmean"),
+                     ("vb", "baseline")):
         c0 = case(pre, n)
         if c0 is not None:
             print(f"capacity_prediction_error_percent_{k}_{suf} {c0['error_pct']:.1f} %")

@@ -54,18 +54,94 @@ static int64_t outside(const struct iv *a, size_t na, const struct iv *b, size_t
   return t;
 }
 
-/* The client's kernel_call_ns of class cls: the outside time over the calls. */
-static void one_class(siox_cap_model *m, uint32_t c, uint32_t cls, const struct siox_cap_posix_op *p, size_t np,
-                     const struct iv *busy, size_t nbusy, struct iv *buf) {
+/* A breakpoint of the sweep: a call of the class starting (+1) or ending
+ * (-1), or a busy interval's edge (0: only splits the time). */
+struct bp {
+  int64_t t;
+  int d;
+};
+
+static int by_t(const void *a, const void *b) {
+  int64_t x = ((const struct bp *)a)->t, y = ((const struct bp *)b)->t;
+  return (x > y) - (x < y);
+}
+
+/* F at each of the nt distinct times t[]: the outside time up to there,
+ * each moment shared equally by the calls in progress (so a stretch two
+ * overlapping calls both wait through counts once, half to each). */
+static size_t share_curve(struct bp *e, size_t ne, const struct iv *busy, size_t nbusy, int64_t *t, double *F) {
+  qsort(e, ne, sizeof(*e), by_t);
+  size_t nt = 0, j = 0;
+  int active = 0;
+  double acc = 0;
+  for (size_t i = 0; i < ne;) {
+    int64_t now = e[i].t;
+    if (nt) { /* the stretch [t[nt-1], now) had `active` calls */
+      int64_t lo = t[nt - 1];
+      if (active > 0) {
+        struct iv seg = {lo, now};
+        while (j < nbusy && busy[j].hi <= lo) j++;
+        acc += (double)outside(&seg, 1, busy + j, nbusy - j) / active;
+      }
+    }
+    t[nt] = now;
+    F[nt++] = acc;
+    for (; i < ne && e[i].t == now; i++) active += e[i].d;
+  }
+  return nt;
+}
+
+static double curve_at(const int64_t *t, const double *F, size_t nt, int64_t x) {
+  size_t lo = 0, hi = nt; /* t[] holds every call's ends: an exact hit */
+  while (hi - lo > 1) {
+    size_t mid = (lo + hi) / 2;
+    if (t[mid] <= x) lo = mid;
+    else hi = mid;
+  }
+  return F[lo];
+}
+
+/* The client's kernel_fit and kernel_call_ns of class cls: each call's
+ * share of the outside time, fitted robustly (README "The kernel's part":
+ * a disturbed call's stall is left out of the estimate and kept apart as
+ * the fit's excess_ns, its mean over all calls). */
+static int one_class(siox_cap_model *m, uint32_t c, uint32_t cls, const struct siox_cap_posix_op *p, size_t np,
+                     const struct iv *busy, size_t nbusy) {
   size_t k = 0;
+  for (size_t i = 0; i < np; i++)
+    if (p[i].comp == c && p[i].cls == cls && p[i].end_ns > p[i].start_ns) k++;
+  if (!k) return 0;
+  size_t ne = 2 * k + 2 * nbusy;
+  struct bp *e = malloc(ne * sizeof(*e));
+  int64_t *t = malloc(ne * sizeof(*t));
+  double *F = malloc(ne * sizeof(*F)), *x = calloc(k, sizeof(*x)), *y = malloc(k * sizeof(*y));
+  int rc = -ENOMEM;
+  if (!e || !t || !F || !x || !y) goto out;
+  ne = 0;
   for (size_t i = 0; i < np; i++) {
     if (p[i].comp != c || p[i].cls != cls || p[i].end_ns <= p[i].start_ns) continue;
-    buf[k++] = (struct iv){p[i].start_ns, p[i].end_ns};
+    e[ne++] = (struct bp){p[i].start_ns, 1};
+    e[ne++] = (struct bp){p[i].end_ns, -1};
   }
-  if (!k) return;
-  size_t calls = k;
-  k = merge(buf, k);
-  m->comp[c].kernel_call_ns[cls] = (double)outside(buf, k, busy, nbusy) / (double)calls;
+  for (size_t i = 0; i < nbusy; i++) {
+    e[ne++] = (struct bp){busy[i].lo, 0};
+    e[ne++] = (struct bp){busy[i].hi, 0};
+  }
+  size_t nt = share_curve(e, ne, busy, nbusy, t, F), n = 0;
+  for (size_t i = 0; i < np; i++)
+    if (p[i].comp == c && p[i].cls == cls && p[i].end_ns > p[i].start_ns)
+      y[n++] = curve_at(t, F, nt, p[i].end_ns) - curve_at(t, F, nt, p[i].start_ns);
+  struct siox_cap_fit *f = &m->comp[c].kernel_fit[cls];
+  if ((rc = siox_cap_fit_robust(x, y, n, f)) < 0) goto out;
+  m->comp[c].kernel_call_ns[cls] = f->a_ns;
+  rc = 0;
+out:
+  free(e);
+  free(t);
+  free(F);
+  free(x);
+  free(y);
+  return rc;
 }
 
 int siox_cap_model_kernel(siox_cap_model *m, const struct siox_cap_posix_op *p, size_t np,
@@ -74,22 +150,25 @@ int siox_cap_model_kernel(siox_cap_model *m, const struct siox_cap_posix_op *p, 
     if (p[i].comp >= m->ncomp || m->comp[p[i].comp].kind != SIOX_CAP_CLIENT ||
         (p[i].cls != SIOX_CAP_READ && p[i].cls != SIOX_CAP_WRITE))
       return -EINVAL;
-  struct iv *busy = malloc((n ? n : 1) * sizeof(*busy)), *buf = malloc((np ? np : 1) * sizeof(*buf));
-  if (!busy || !buf) {
-    free(busy);
-    free(buf);
-    return -ENOMEM;
-  }
+  struct iv *busy = malloc((n ? n : 1) * sizeof(*busy));
+  if (!busy) return -ENOMEM;
+  int rc = 0;
   for (uint32_t c = 0; c < m->ncomp; c++) {
     if (m->comp[c].kind != SIOX_CAP_CLIENT) continue;
     size_t nb = 0; /* when the client had a request in GlusterFS (any class) */
     for (size_t i = 0; i < n; i++)
       if (s[i].comp == c) busy[nb++] = (struct iv){s[i].start_ns, s[i].start_ns + (s[i].span_ns > 0 ? s[i].span_ns : s[i].ns)};
     nb = merge(busy, nb);
-    one_class(m, c, SIOX_CAP_READ, p, np, busy, nb, buf);
-    one_class(m, c, SIOX_CAP_WRITE, p, np, busy, nb, buf);
+    if ((rc = one_class(m, c, SIOX_CAP_READ, p, np, busy, nb)) < 0 ||
+        (rc = one_class(m, c, SIOX_CAP_WRITE, p, np, busy, nb)) < 0)
+      break;
   }
   free(busy);
-  free(buf);
-  return 0;
+  return rc;
+}
+
+double siox_cap_kernel_ns(const siox_cap_model *m, uint32_t c, int cls) {
+  if (!m->kernel_path) return 0;
+  const struct siox_cap_comp *k = &m->comp[c];
+  return k->kernel_call_ns[cls] + (m->with_delays || m->kernel_mean ? k->kernel_fit[cls].excess_ns : 0);
 }

@@ -73,6 +73,7 @@ siox_cap_model *siox_cap_model_clone(const siox_cap_model *m) {
   c->with_delays = m->with_delays;
   c->class_concurrency = m->class_concurrency;
   c->kernel_path = m->kernel_path;
+  c->kernel_mean = m->kernel_mean;
   c->collective = m->collective;
   c->client_cores = m->client_cores;
   c->node_cpu = m->node_cpu;

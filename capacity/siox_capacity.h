@@ -100,8 +100,14 @@ struct siox_cap_comp {
    * (writes) on the volume spent while no request of the client was in
    * GlusterFS (the kernel's FUSE path, the CPU waited for; README "The
    * kernel's part"). Added once per read/write operation, to the client
-   * stage of its first request. */
+   * stage of its first request. The robust estimate: kernel_fit's a_ns. */
   double kernel_call_ns[SIOX_CAP_NCLASS];
+  /* Its fit over the calls (siox_cap_fit_robust of each call's share, no
+   * size: b 0): a_ns the estimate, se_a its standard error, n the calls
+   * kept, left_out the disturbed ones, excess_ns what they add per call on
+   * average (a_ns + excess_ns is the plain mean over all calls, the
+   * estimate before; README "The kernel's part"). Zero when not calibrated. */
+  struct siox_cap_fit kernel_fit[SIOX_CAP_NCLASS];
   double declared_bps;        /* node/bandwidth attribute (bytes/s), 0: none */
   /* The host its processes run on, as the warehouse's processes report it
    * ("": not known; then the name's host part, up to the first ':'). */
@@ -140,7 +146,8 @@ struct siox_cap_model {
   struct siox_cap_fit cache_read;
   /* 0 (the default): the simulation serves each request in its class's
    * line's time; 1: plus the class's excess_ns, the recording's delays on
-   * average (README "Disturbed samples"). */
+   * average (README "Disturbed samples"), and each read/write call its
+   * client's kernel_fit excess_ns (README "The kernel's part"). */
   int with_delays;
   /* 1 (the default): a client's classes are limited to their class_servers
    * per file; 0: one concurrency (servers) for every class, the model
@@ -155,6 +162,11 @@ struct siox_cap_model {
   int collective;
   /* 1 (the default): operations pay their client's kernel_call_ns; 0: not (the model before). */
   int kernel_path;
+  /* 1: the kernel's part per call is the plain mean over the window's calls
+   * (kernel_call_ns + kernel_fit's excess_ns; the estimate before the robust
+   * one); 0 (the default): the robust estimate, plus the excess only
+   * with with_delays (README "The kernel's part"). */
+  int kernel_mean;
   /* The client node's cores (README "Bounding a client's servers by its
    * node's cores"): a client component serves at most this many requests at
    * once, whatever it was seen to have in flight (its requests are CPU
@@ -237,13 +249,20 @@ struct siox_cap_posix_op {
   uint64_t bytes;
   int64_t start_ns, end_ns;
 };
-/* Sets each client's kernel_call_ns[READ/WRITE] from its node's POSIX calls p
- * and the client's samples s (their whole spans): the time some call of the
- * class was in progress and no request of the client was, over the number
- * of calls. A class without calls keeps 0. 0, -EINVAL (a call names no client
- * component), -ENOMEM. */
+/* Sets each client's kernel_call_ns[READ/WRITE] and kernel_fit from its
+ * node's POSIX calls p and the client's samples s (their whole spans): each
+ * call's share of the time some call of the class was in progress and no
+ * request of the client was (a moment shared by k calls in progress counts
+ * 1/k to each, so the shares add up to that time), fitted per class by
+ * siox_cap_fit_robust with no size (a per-call constant; disturbed calls
+ * left out and their excess kept). A class without calls keeps 0. 0,
+ * -EINVAL (a call names no client component), -ENOMEM. */
 int siox_cap_model_kernel(siox_cap_model *m, const struct siox_cap_posix_op *p, size_t np,
                           const struct siox_cap_sample *s, size_t n);
+/* The kernel's part a call of class cls at client c pays in the simulation:
+ * kernel_call_ns, plus kernel_fit's excess_ns with with_delays or
+ * kernel_mean (then the plain mean); 0 with kernel_path 0. */
+double siox_cap_kernel_ns(const siox_cap_model *m, uint32_t c, int cls);
 
 /* Calibrates mpi_open_ns (mpi_close_ns) from the durations of MPI_File_open
  * (MPI_File_close) calls (cap_collective.c): their median beyond the model's

@@ -35,8 +35,8 @@ static const char help[] =
     "  siox capacity what-if SCENARIO... (--job J | --workload FILE)... [--since T]\n"
     "                [--until T] [--mount DIR] [--prefix PATH]... [--no-gaps]\n"
     "                [--client-cache BYTES] [--with-delays] [--flat-concurrency]\n"
-    "                [--no-collective] [--no-kernel] [--no-node-cpu] [--polling]\n"
-    "                [--client-cores N] [--json]\n"
+    "                [--no-collective] [--no-kernel] [--kernel-mean] [--no-node-cpu]\n"
+    "                [--polling] [--client-cores N] [--json]\n"
     "  siox capacity --what-if SCENARIO (--job J | --workload FILE)... [...]\n"
     "  siox capacity place --bricks N [--mount DIR] PATH...\n"
     "\n"
@@ -105,13 +105,18 @@ static const char help[] =
     "                   sends every read to its brick. Default 1G (capacity/README.md,\n"
     "                   \"The client's page cache\")\n"
     "  --with-delays    add to each client request the mean delay the recording's\n"
-    "                   requests met beyond their fitted time (capacity/README.md,\n"
-    "                   \"Disturbed samples\"); by default the fitted time only\n"
+    "                   requests met beyond their fitted time, and to each read and\n"
+    "                   write call the kernel part's (capacity/README.md, \"Disturbed\n"
+    "                   samples\", \"The kernel's part\"); by default the fitted time only\n"
     "  --flat-concurrency  one concurrency for every class of the client (the model\n"
     "                   before it had classes' own: capacity/README.md,\n"
     "                   \"Concurrency per class\")\n"
     "  --no-kernel      requests do not pay the client node's kernel part (by\n"
     "                   default they do: capacity/README.md, \"The kernel's part\")\n"
+    "  --kernel-mean    the kernel part per call is the plain mean over the window's\n"
+    "                   calls (the estimate before); by default a robust one, the\n"
+    "                   disturbed calls left out (their excess added with\n"
+    "                   --with-delays: capacity/README.md, \"The kernel's part\")\n"
     "  --no-node-cpu    each component on the client node has its servers to\n"
     "                   itself (by default the client, the bricks on its node and\n"
     "                   the kernel's part share the node's --client-cores cores\n"
@@ -160,7 +165,7 @@ struct margs {
   const char *prefix[65];
   int nprefix, no_gaps, residual;
   uint64_t client_cache; /* bytes */
-  int with_delays, flat, no_collective, no_kernel, no_node_cpu, polling;
+  int with_delays, flat, no_collective, no_kernel, kernel_mean, no_node_cpu, polling;
   long client_cores; /* 0: no bound; SIOX_CLIENT_CORES_ASSUMED: this machine's */
 };
 
@@ -177,7 +182,7 @@ int siox_capacity_model_wanted(int argc, char **argv) {
 static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
   const struct siox_cmd *self = &siox_cmd_capacity_model;
   enum { O_SINCE = 0x200, O_UNTIL, O_JOB, O_WL, O_MOUNT, O_PREFIX, O_NOGAPS, O_WHATIF, O_REPLAY, O_BRICKS, O_MODELONLY, O_CACHE, O_DELAYS, O_FLAT,
-         O_NOCOLL, O_NOKERNEL, O_CORES, O_NONODECPU, O_NOPOLL, O_POLL };
+         O_NOCOLL, O_NOKERNEL, O_KMEAN, O_CORES, O_NONODECPU, O_NOPOLL, O_POLL };
   static const struct option opts[] = {
       {"since", required_argument, NULL, O_SINCE},   {"until", required_argument, NULL, O_UNTIL},
       {"job", required_argument, NULL, O_JOB},       {"workload", required_argument, NULL, O_WL},
@@ -188,7 +193,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
       {"with-delays", no_argument, NULL, O_DELAYS}, {"flat-concurrency", no_argument, NULL, O_FLAT},
       {"no-collective", no_argument, NULL, O_NOCOLL},
       {"no-kernel", no_argument, NULL, O_NOKERNEL}, {"client-cores", required_argument, NULL, O_CORES},
-      {"no-node-cpu", no_argument, NULL, O_NONODECPU},
+      {"no-node-cpu", no_argument, NULL, O_NONODECPU}, {"kernel-mean", no_argument, NULL, O_KMEAN},
       {"no-polling", no_argument, NULL, O_NOPOLL},
       {"polling", no_argument, NULL, O_POLL},
       SIOX_GLOBAL_LONGOPTS,                          {0}};
@@ -231,6 +236,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
     case O_FLAT: a->flat = 1; break;
     case O_NOCOLL: a->no_collective = 1; break;
     case O_NOKERNEL: a->no_kernel = 1; break;
+    case O_KMEAN: a->kernel_mean = 1; break;
     case O_NONODECPU: a->no_node_cpu = 1; break;
     case O_NOPOLL: a->polling = 0; break;
     case O_POLL: a->polling = 1; break;
@@ -296,6 +302,22 @@ static void print_node(const siox_cap_model *m) {
          m->comp[c].name, on, bricks, m->comp[c].host[0] ? m->comp[c].host : m->comp[c].name, m->client_cores);
 }
 
+/* A client's kernel part per call, read and write: the robust estimate with
+ * its standard error, the calls it is over, those left out as disturbed and
+ * what they add per call (README "The kernel's part"). */
+static void print_kernel(const siox_cap_model *m, uint32_t c) {
+  printf("\n%s: kernel's part (no request in GlusterFS during the node's POSIX calls) per call%s", m->comp[c].name,
+         !m->kernel_path ? " (not used: --no-kernel)"
+         : m->kernel_mean ? " (used: the plain mean, --kernel-mean)"
+         : m->with_delays ? " (used: with the delay, --with-delays)" : "");
+  for (int cls = SIOX_CAP_READ; cls <= SIOX_CAP_WRITE; cls++) {
+    const struct siox_cap_fit *f = &m->comp[c].kernel_fit[cls];
+    printf("\n  %-5s %.3f ms +- %.3f over %" PRIu64 " calls, %" PRIu64 " left out (delay %.3f ms; plain mean %.3f ms)",
+           siox_cap_class_name(cls), m->comp[c].kernel_call_ns[cls] / 1e6, f->se_a / 1e6, f->n, f->left_out,
+           f->excess_ns / 1e6, (m->comp[c].kernel_call_ns[cls] + f->excess_ns) / 1e6);
+  }
+}
+
 static void print_model(const siox_cap_model *m, long cores_option) {
   char b[32];
   printf("storage model: %" PRIu64 " samples, %zu components, full-size request %s\n", m->samples, m->ncomp,
@@ -344,11 +366,7 @@ static void print_model(const siox_cap_model *m, long cores_option) {
          "median)%s",
          m->mpi_open_ns / 1e6, m->mpi_close_ns / 1e6, m->collective ? "" : " (not used: --no-collective)");
   for (uint32_t i = 0; i < m->ncomp; i++)
-    if (m->comp[i].kind == SIOX_CAP_CLIENT)
-      printf("\n%s: kernel's part (no request in GlusterFS during the node's POSIX calls) read %.3f ms, write "
-             "%.3f ms per call%s",
-             m->comp[i].name, m->comp[i].kernel_call_ns[SIOX_CAP_READ] / 1e6, m->comp[i].kernel_call_ns[SIOX_CAP_WRITE] / 1e6,
-             m->kernel_path ? "" : " (not used: --no-kernel)");
+    if (m->comp[i].kind == SIOX_CAP_CLIENT) print_kernel(m, i);
   for (uint32_t i = 0; i < m->ncomp; i++)
     if (m->comp[i].kind == SIOX_CAP_CLIENT && m->client_cores)
       printf("\n%s: SERVERS %u, its node's cores bounding the %u it was seen to have in flight", m->comp[i].name,
@@ -381,6 +399,7 @@ static json_object *model_json(const siox_cap_model *m) {
   json_object_object_add(o, "with_delays", json_object_new_boolean(m->with_delays));
   json_object_object_add(o, "class_concurrency", json_object_new_boolean(m->class_concurrency));
   json_object_object_add(o, "kernel_path", json_object_new_boolean(m->kernel_path));
+  json_object_object_add(o, "kernel_mean", json_object_new_boolean(m->kernel_mean));
   json_object_object_add(o, "node_cpu", json_object_new_boolean(m->node_cpu && m->client_cores));
   json_object_object_add(o, "mpi_polling", json_object_new_boolean(m->mpi_polling && m->node_cpu && m->client_cores));
   json_object_object_add(o, "collective", json_object_new_boolean(m->collective));
@@ -405,8 +424,10 @@ static json_object *model_json(const siox_cap_model *m) {
       siox_json_dbl(f, "capacity_low", lo);
       siox_json_dbl(f, "capacity_high", hi);
       if (c->kind == SIOX_CAP_CLIENT) siox_json_int(f, "in_flight_per_file", c->class_servers[k]);
-      if (c->kind == SIOX_CAP_CLIENT && (k == SIOX_CAP_READ || k == SIOX_CAP_WRITE))
+      if (c->kind == SIOX_CAP_CLIENT && (k == SIOX_CAP_READ || k == SIOX_CAP_WRITE)) {
         siox_json_dbl(f, "kernel_ns_per_call", c->kernel_call_ns[k]);
+        json_object_object_add(f, "kernel_fit", fit_json(&c->kernel_fit[k])); /* a_ns + excess_ns: the plain mean */
+      }
       json_object_object_add(cls, siox_cap_class_name(k), f);
     }
     json_object_object_add(j, "classes", cls);
@@ -650,6 +671,7 @@ int siox_capacity_model_run(struct siox_cli *cli, int argc, char **argv) {
   m->with_delays = a.with_delays;
   m->class_concurrency = !a.flat;
   m->kernel_path = !a.no_kernel;
+  m->kernel_mean = a.kernel_mean;
   m->node_cpu = !a.no_node_cpu;
   m->mpi_polling = a.polling;
   m->collective = !a.no_collective;

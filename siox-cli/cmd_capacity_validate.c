@@ -37,8 +37,8 @@ static const char help[] =
     "  siox capacity validate --job J [--prefix PATH]... [--mount DIR] [--since T]\n"
     "                [--until T] [--tolerance PCT] [--no-gaps] [--residual]\n"
     "                [--client-cache BYTES] [--with-delays] [--flat-concurrency]\n"
-    "                [--no-collective] [--no-kernel] [--no-node-cpu] [--polling]\n"
-    "                [--client-cores N] [--json] CASE...\n"
+    "                [--no-collective] [--no-kernel] [--kernel-mean] [--no-node-cpu]\n"
+    "                [--polling] [--client-cores N] [--json] CASE...\n"
     "  CASE:  --case NAME [--scenario SPEC] [--workload FILE] [--replay-dir DIR]\n"
     "         [--run-mount DIR] --measured JOB [--measured JOB]...\n"
     "\n"
@@ -89,13 +89,18 @@ static const char help[] =
     "                    0 sends every read to its brick. Default 1G\n"
     "                    (capacity/README.md, \"The client's page cache\")\n"
     "  --with-delays     add to each client request the mean delay the recording's\n"
-    "                    requests met beyond their fitted time (capacity/README.md,\n"
-    "                    \"Disturbed samples\"); by default the fitted time only\n"
+    "                    requests met beyond their fitted time, and to each read and\n"
+    "                    write call the kernel part's (capacity/README.md, \"Disturbed\n"
+    "                    samples\", \"The kernel's part\"); by default the fitted time only\n"
     "  --flat-concurrency  one concurrency for every class of the client (the model\n"
     "                    before it had classes' own: capacity/README.md,\n"
     "                    \"Concurrency per class\")\n"
     "  --no-kernel       requests do not pay the client node's kernel part (by\n"
     "                    default they do: capacity/README.md, \"The kernel's part\")\n"
+    "  --kernel-mean     the kernel part per call is the plain mean over the window's\n"
+    "                    calls (the estimate before); by default a robust one, the\n"
+    "                    disturbed calls left out (their excess added with\n"
+    "                    --with-delays: capacity/README.md, \"The kernel's part\")\n"
     "  --no-node-cpu     each component on the client node has its servers to\n"
     "                    itself (by default the client, the bricks on its node and\n"
     "                    the kernel's part share the node's --client-cores cores\n"
@@ -161,7 +166,7 @@ struct vargs {
   int nprefix, no_gaps, residual, window;
   int64_t since_ns, until_ns;
   uint64_t client_cache; /* bytes */
-  int with_delays, flat, no_collective, no_kernel, no_node_cpu, polling;
+  int with_delays, flat, no_collective, no_kernel, kernel_mean, no_node_cpu, polling;
   long client_cores; /* 0: no bound; SIOX_CLIENT_CORES_ASSUMED: this machine's */
   uint32_t cores_used;  /* the model's bound (for --json) */
   double tolerance;
@@ -189,7 +194,7 @@ static int case_opt(const struct siox_cmd *self, struct vargs *a, int c) {
 static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
   const struct siox_cmd *self = &siox_cmd_capacity_validate;
   enum { O_JOB = 0x200, O_PREFIX, O_MOUNT, O_SINCE, O_UNTIL, O_TOL, O_NOGAPS, O_RESID, O_CASE, O_CACHE, O_DELAYS, O_FLAT,
-         O_NOCOLL, O_NOKERNEL, O_CORES, O_NONODECPU, O_NOPOLL, O_POLL };
+         O_NOCOLL, O_NOKERNEL, O_KMEAN, O_CORES, O_NONODECPU, O_NOPOLL, O_POLL };
   static const struct option opts[] = {
       {"job", required_argument, NULL, O_JOB},       {"prefix", required_argument, NULL, O_PREFIX},
       {"mount", required_argument, NULL, O_MOUNT},   {"since", required_argument, NULL, O_SINCE},
@@ -201,7 +206,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
       {"run-mount", required_argument, NULL, 'm'},   {"measured", required_argument, NULL, 'M'},
       {"flat-concurrency", no_argument, NULL, O_FLAT}, {"no-collective", no_argument, NULL, O_NOCOLL},
       {"no-kernel", no_argument, NULL, O_NOKERNEL}, {"client-cores", required_argument, NULL, O_CORES},
-      {"no-node-cpu", no_argument, NULL, O_NONODECPU},
+      {"no-node-cpu", no_argument, NULL, O_NONODECPU}, {"kernel-mean", no_argument, NULL, O_KMEAN},
       {"no-polling", no_argument, NULL, O_NOPOLL},
       {"polling", no_argument, NULL, O_POLL},
       SIOX_GLOBAL_LONGOPTS,                          {0}};
@@ -242,6 +247,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
     case O_FLAT: a->flat = 1; break;
     case O_NOCOLL: a->no_collective = 1; break;
     case O_NOKERNEL: a->no_kernel = 1; break;
+    case O_KMEAN: a->kernel_mean = 1; break;
     case O_NONODECPU: a->no_node_cpu = 1; break;
     case O_NOPOLL: a->polling = 0; break;
     case O_POLL: a->polling = 1; break;
@@ -421,6 +427,7 @@ int siox_capacity_validate_run(struct siox_cli *cli, int argc, char **argv) {
     m->with_delays = a->with_delays;
     m->class_concurrency = !a->flat;
     m->kernel_path = !a->no_kernel;
+    m->kernel_mean = a->kernel_mean;
     m->node_cpu = !a->no_node_cpu;
     m->mpi_polling = a->polling;
     m->collective = !a->no_collective;
