@@ -21,7 +21,9 @@
 #   bench/bench_daemon_cpu.sh [BUILD_DIR] [ROUNDS] [DAEMON_BIN...]
 # DAEMON_BIN (default BUILD_DIR's siox-daemon): with several (e.g. a saved
 # copy of main's, then the new one), each gets its block of figures after a
-# "# daemon" line, all from one sitting.
+# "# daemon" line, all from one sitting. DAEMON_BIN,PRELOAD_SO runs that
+# daemon's clients under that libsiox-posix.so (default BUILD_DIR's), to
+# compare client libraries the same way.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${1:-$top/build}" && pwd)
@@ -49,7 +51,8 @@ client_dropped() {
 
 # run_once BIN [WRAPPER...]: prints "cpu_ns bytes raw_bytes activities dropped".
 run_once() {
-  local bin=$1 st=$W/st sock=$W/d.sock
+  local bin=${1%%,*} lib=$B/instrumentation/posix/libsiox-posix.so st=$W/st sock=$W/d.sock
+  [ "$bin" = "$1" ] || lib=${1#*,}
   shift
   rm -rf "$st" "$sock"
   "$@" "$bin" --socket "$sock" --server 127.0.0.1:9 --state-dir "$st" --auth none >"$W/log" 2>&1 &
@@ -59,7 +62,7 @@ run_once() {
   local c0 c1
   c0=$(cpu_ns "$pid")
   for _ in $(seq "$NPROC"); do
-    SIOX_SOCKET=$sock LD_PRELOAD=$B/instrumentation/posix/libsiox-posix.so \
+    SIOX_SOCKET=$sock LD_PRELOAD=$lib \
       "$B/bench/bench_pwrite" loop "$F" "$CALLS" >/dev/null
   done
   sleep 1.5 # the last batch is sealed after --batch-ms
@@ -114,7 +117,7 @@ print(f"daemon_client_dropped_sum {sum(drops):.0f} activities")
 EOF
   if [ "${CALLGRIND:-1}" = 1 ] && command -v valgrind >/dev/null; then
     run_once "${DAEMONS[$i]}" valgrind --tool=callgrind --callgrind-out-file="$W/cg.$i" >"$W/cg.$i.res"
-    read -r _ _ _ acts <"$W/cg.$i.res"
+    read -r _ _ _ acts _ <"$W/cg.$i.res"
     ir=$(callgrind_annotate "$W/cg.$i" 2>/dev/null | awk '/PROGRAM TOTALS/{gsub(",", "", $1); print $1}')
     echo "daemon_user_instructions_per_activity $((ir / acts)) instructions"
   fi

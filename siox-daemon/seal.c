@@ -7,8 +7,8 @@
  * batch's journal is unlinked and the uplink is offered the batch.
  *
  * Why: done on the loop, a seal of 65536 activities kept every client
- * unread for its whole wall time, 10-60 ms quiet and up to 180 ms under
- * load (the encode preempted, the fdatasync waiting for the disk), and a
+ * unread for its whole wall time, 9-240 ms at load 20-28 (the encode
+ * preempted, the fdatasync waiting for the disk), and a
  * client streaming ~50 MB/s of records fills its 4 MiB ring in ~80 ms and
  * then drops (counted) what it records (bench/bench_daemon_cpu.sh,
  * daemon_client_dropped_rounds). One seal at a time: the encoder and the
