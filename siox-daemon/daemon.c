@@ -17,8 +17,6 @@
 #define STOP_FLUSH_MS 2000
 #define STOP_POLL_MS 20
 
-static bool batch_empty(const struct batcher *b) { return b->block.n_processes == 0; }
-
 /* ---------------------------------------------------------------------------
  * Sealing and backpressure
  * ------------------------------------------------------------------------- */
@@ -45,40 +43,8 @@ static void on_batch_timer(uv_timer_t *t) {
   daemon_seal(d);
 }
 
-int daemon_seal(struct daemon *d) {
-  struct batcher *bt = &d->batcher;
-  if (batch_empty(bt))
-    return 0;
-  struct spool_batch sb = {.h = {.magic = SPOOL_MAGIC, .version = SPOOL_VERSION, .seq = d->spool.next_seq}};
-  size_t len, raw;
-  int rc = siox_block_encode_with(d->encoder, &bt->block, &sb.block, &len, &raw);
-  if (rc == 0) {
-    sb.h.activities = (uint32_t)bt->activities;
-    sb.h.raw_bytes = (uint32_t)raw;
-    sb.h.block_len = (uint32_t)len;
-    rc = spool_write(&d->spool, &sb);
-  }
-  if (rc < 0) {
-    /* Keep the records in the open block and stop taking more; retry later.
-     * Dropping them would lose data the clients believe delivered. */
-    fprintf(stderr, "siox-daemon: sealing batch %" PRIu64 ": %s; will retry\n", sb.h.seq, strerror(-rc));
-    spool_batch_free(&sb);
-    d->spool_failed = true;
-    daemon_backpressure(d);
-    uv_timer_start(&d->batch_timer, on_batch_timer, d->cfg.batch_ms, 0);
-    return rc;
-  }
-  journal_sealed(d, sb.h.seq);
-  d->spool.next_seq++;
-  d->ctr.batches_sealed++;
-  d->spool_failed = false;
-  batcher_reset(bt);
-  uv_timer_stop(&d->batch_timer);
-  if (d->uplink)
-    uplink_offer(d->uplink, &sb);
-  spool_batch_free(&sb);
-  daemon_backpressure(d);
-  return 0;
+void daemon_arm_batch_timer(struct daemon *d) {
+  uv_timer_start(&d->batch_timer, on_batch_timer, d->cfg.batch_ms, 0);
 }
 
 void daemon_after_add(struct daemon *d) {
@@ -88,14 +54,15 @@ void daemon_after_add(struct daemon *d) {
   }
   /* The timer starts with the batch's first record, so no record waits
    * longer than --batch-ms to be sealed. */
-  if (!batch_empty(&d->batcher) && !uv_is_active((uv_handle_t *)&d->batch_timer))
-    uv_timer_start(&d->batch_timer, on_batch_timer, d->cfg.batch_ms, 0);
+  if (d->batcher.block.n_processes != 0 && !uv_is_active((uv_handle_t *)&d->batch_timer))
+    daemon_arm_batch_timer(d);
 }
 
 /* ---------------------------------------------------------------------------
  * Shutdown
  * ------------------------------------------------------------------------- */
 static void close_all(struct daemon *d) {
+  d->closed = true; /* a seal still in the pool ends without timers or uplink */
   uv_close((uv_handle_t *)&d->batch_timer, NULL);
   uv_close((uv_handle_t *)&d->stop_timer, NULL);
   uv_close((uv_handle_t *)&d->sig_term, NULL);
@@ -110,7 +77,7 @@ static void close_all(struct daemon *d) {
 static void on_stop_poll(uv_timer_t *t) {
   struct daemon *d = t->data;
   bool timeout = clock_realtime_ns() - d->stop_started_ns >= (int64_t)STOP_FLUSH_MS * 1000000;
-  bool drained = !d->uplink || uplink_drained(d->uplink);
+  bool drained = daemon_seal_idle(d) && (!d->uplink || uplink_drained(d->uplink));
   if (!drained && !timeout)
     return;
   if (!drained)
@@ -218,6 +185,7 @@ void daemon_close(struct daemon *d) {
   uplink_free(d->uplink);
   hints_free(d);
   batcher_destroy(&d->batcher);
+  daemon_seal_free(d);
   siox_block_encoder_destroy(d->encoder);
   spool_close(&d->spool);
   journal_close(d);

@@ -227,8 +227,12 @@ struct spool_batch {
  * next_seq from them and the state file. s->dir is owned by the spool. */
 int spool_open(struct spool *s, const char *state_dir, uint64_t max_bytes);
 void spool_close(struct spool *s);
-/* Writes batch (seq already set) durably; returns 0 or -errno. */
-int spool_write(struct spool *s, const struct spool_batch *b);
+/* Writes batch (seq already set) durably (tmp, fdatasync, rename); returns
+ * 0 or -errno. Touches no member of s: the seal runs it off the loop
+ * (seal.c). spool_commit then enters the file into the spool (loop only). */
+int spool_write_file(const struct spool *s, const struct spool_batch *b);
+int spool_commit(struct spool *s, const struct spool_batch *b);
+int spool_write(struct spool *s, const struct spool_batch *b); /* both, on the loop */
 /* Reads batch seq into *out (out->block malloc'd, caller frees). */
 int spool_read(const struct spool *s, uint64_t seq, struct spool_batch *out);
 /* Unlinks every batch with seq <= upto (acknowledged). Returns count. */
@@ -412,6 +416,18 @@ struct session;
 struct uplink;
 struct hints;
 
+/* The batch being sealed (seal.c): encoded and spooled on libuv's thread
+ * pool while the loop goes on reading clients into the next open batch. */
+struct sealing {
+  uv_work_t work;
+  struct siox_block block; /* swapped with the batcher's open block at the seal */
+  struct spool_batch sb;   /* h.seq and h.activities set at the seal */
+  int rc;                  /* of the pool's part */
+  bool busy;               /* taken, not yet spooled (in the pool or waiting for a retry) */
+  bool queued;             /* in the pool */
+  bool again;              /* the open batch asked to be sealed meanwhile */
+};
+
 struct daemon {
   uv_loop_t *loop;
   struct daemon_config cfg;
@@ -430,7 +446,8 @@ struct daemon {
 
   struct client_budget budget;
   struct batcher batcher;
-  struct siox_block_encoder *encoder; /* sealing reuses its buffers */
+  struct siox_block_encoder *encoder; /* sealing reuses its buffers (seal.c's thread while busy) */
+  struct sealing sealing;             /* seal.c */
   uv_timer_t batch_timer;
   struct spool spool;
   struct uplink *uplink;
@@ -443,14 +460,23 @@ struct daemon {
   uv_signal_t sig_term, sig_int;
   uv_timer_t stop_timer;
   bool stopping;
+  bool closed; /* close_all ran */
   int64_t stop_started_ns;
 };
 
 /* daemon.c */
 int daemon_start(struct daemon *d, uv_loop_t *loop, const struct daemon_config *cfg);
 void daemon_close(struct daemon *d); /* after the loop has stopped */
-/* Seals the open batch (if any): encode, spool, hand to the uplink. */
+void daemon_arm_batch_timer(struct daemon *d);
+/* seal.c. Seals the open batch (if any): encode, spool, hand to the
+ * uplink, off the loop (returns at once; a seal busy already seals it
+ * after itself). daemon_seal_now does it all before it returns (the
+ * journal replay at start): 0 once spooled. idle: nothing open, nothing
+ * being sealed. */
 int daemon_seal(struct daemon *d);
+int daemon_seal_now(struct daemon *d);
+bool daemon_seal_idle(const struct daemon *d);
+void daemon_seal_free(struct daemon *d);
 /* Called when records were added: seals when full, arms the timer. */
 void daemon_after_add(struct daemon *d);
 /* Re-evaluates spool backpressure: pauses or resumes client reading. */

@@ -560,7 +560,7 @@ int journal_replay(struct daemon *d) {
   if (replayed) {
     fprintf(stderr, "siox-daemon: replayed %" PRIu64 " activities from %zu journal(s) of unsealed batches\n",
             d->ctr.journal_replayed - before, replayed);
-    rc = daemon_seal(d);
+    rc = daemon_seal_now(d);
     /* Once spooled, the journals are redundant; if the seal failed the block
      * stays open (retried) and the journals stay for the next start. */
     for (size_t i = 0; rc == 0 && i < replayed; i++) {

@@ -161,13 +161,19 @@ void spool_close(struct spool *s) {
 
 bool spool_full(const struct spool *s) { return s->bytes >= s->max_bytes; }
 
-int spool_write(struct spool *s, const struct spool_batch *b) {
+int spool_write_file(const struct spool *s, const struct spool_batch *b) {
   char path[4096];
   spool_path(s, b->h.seq, "", path, sizeof path);
-  int rc = write_file_atomic(path, &b->h, sizeof b->h, b->block, b->h.block_len);
-  if (rc < 0)
-    return rc;
+  return write_file_atomic(path, &b->h, sizeof b->h, b->block, b->h.block_len);
+}
+
+int spool_commit(struct spool *s, const struct spool_batch *b) {
   return ring_push(s, b->h.seq, sizeof b->h + b->h.block_len);
+}
+
+int spool_write(struct spool *s, const struct spool_batch *b) {
+  int rc = spool_write_file(s, b);
+  return rc < 0 ? rc : spool_commit(s, b);
 }
 
 int spool_read(const struct spool *s, uint64_t seq, struct spool_batch *out) {

@@ -152,8 +152,20 @@ static int connect_daemon(int fd) {
   return connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ? -errno : 0;
 }
 
+/* The socket's send buffer, asked for at 1 MiB (the kernel doubles it,
+ * capped at net.core.wmem_max). A unix stream socket holds at most its
+ * sender's buffer, by default 208 KiB: the daemon read that much per
+ * wake-up, and a streaming client moved its records in 208 KiB steps,
+ * each a wake-up of the flusher and one of the daemon; under load those
+ * waits, not the daemon's CPU, set the rate, and the ring filled (counted
+ * drops in bench/bench_daemon_cpu.sh at load 15-30). Best effort: a
+ * refusal leaves the default. */
+#define SNDBUF_BYTES (1 << 20)
+
 static int new_fd(void) {
-  return socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), v = SNDBUF_BYTES;
+  if (fd >= 0) (void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof v);
+  return fd;
 }
 
 /* A connected socket, high and guarded as slot (own_fd.c), or -errno. */
