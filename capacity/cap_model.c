@@ -75,6 +75,7 @@ siox_cap_model *siox_cap_model_clone(const siox_cap_model *m) {
   c->kernel_path = m->kernel_path;
   c->kernel_mean = m->kernel_mean;
   c->read_all = m->read_all;
+  c->healthy_ls = m->healthy_ls;
   c->collective = m->collective;
   c->client_cores = m->client_cores;
   c->node_cpu = m->node_cpu;
@@ -211,6 +212,10 @@ static int fit_class(siox_cap_model *m, const struct siox_cap_sample *s, size_t 
     if (s[i].comp == c && s[i].cls == (uint32_t)cls) nq += queued[i], x[k] = (double)s[i].bytes, y[k++] = (double)s[i].ns;
   if (!k) return 0;
   int rc = fit(x, y, k, &cp->fit[cls]);
+  /* The healthy reference's writes: a brick's writes sampled at several
+   * moments, a disturbed moment in the minority left out (README "The
+   * healthy reference"). */
+  if (rc == 0 && !client && cls == SIOX_CAP_WRITE) rc = siox_cap_fit_robust(x, y, k, &cp->write_robust);
   if (rc < 0 || !client || cls != SIOX_CAP_READ) return rc;
   cp->read_all = cp->fit[cls];
   if (!nq || k - nq < MIN_UNQUEUED) return 0;
@@ -318,9 +323,10 @@ void siox_cap_model_healthy(const siox_cap_model *m, int cls, struct siox_cap_fi
   memset(out, 0, sizeof(*out));
   const struct siox_cap_fit *f[256];
   size_t k = 0;
+  int robust = cls == SIOX_CAP_WRITE && !m->healthy_ls;
   for (size_t i = 0; i < m->ncomp && k < 256; i++)
     if (m->comp[i].kind == SIOX_CAP_BRICK && !m->comp[i].synthetic && m->comp[i].fit[cls].n)
-      f[k++] = &m->comp[i].fit[cls];
+      f[k++] = robust && m->comp[i].write_robust.n ? &m->comp[i].write_robust : &m->comp[i].fit[cls];
   if (!k) return;
   for (size_t i = 1; i < k; i++) /* insertion sort by cost: k is a handful of bricks */
     for (size_t j = i; j > 0 && chunk_cost(m, f[j], cls) < chunk_cost(m, f[j - 1], cls); j--) {

@@ -113,6 +113,10 @@ struct siox_cap_comp {
   /* A client's read line over all its reads, the queued ones too (the rule
    * before README "Reads queued behind another"; siox_cap_model_read_all). */
   struct siox_cap_fit read_all;
+  /* A brick's write line fitted robustly (siox_cap_fit_robust): what the
+   * healthy reference takes for writes (README "The healthy reference");
+   * the brick's own write line stays least squares (fit). */
+  struct siox_cap_fit write_robust;
   double declared_bps;        /* node/bandwidth attribute (bytes/s), 0: none */
   /* The host its processes run on, as the warehouse's processes report it
    * ("": not known; then the name's host part, up to the first ':'). */
@@ -177,6 +181,9 @@ struct siox_cap_model {
   /* 1: the clients' read lines are read_all (siox_cap_model_read_all; the
    * rule before, --read-all); 0: fitted from the reads not queued. */
   int read_all;
+  /* 1: the healthy reference's write line is the brick's least-squares one
+   * (the rule before, --healthy-ls); 0: its robust one (write_robust). */
+  int healthy_ls;
   /* The client node's cores (README "Bounding a client's servers by its
    * node's cores"): a client component serves at most this many requests at
    * once, whatever it was seen to have in flight (its requests are CPU
@@ -233,7 +240,9 @@ int64_t siox_cap_model_placed(const siox_cap_model *m, const char *file);
 size_t siox_cap_model_bricks(const siox_cap_model *m, uint32_t *out, size_t max);
 /* The healthy reference of a class over the measured bricks: the lower
  * median brick by service time of a chunk-sized request (one slow brick in
- * two or more never sets it). *out zeroed when no brick served the class. */
+ * two or more never sets it); for writes each brick's robust line
+ * (write_robust) unless m->healthy_ls. *out zeroed when no brick served
+ * the class. */
 void siox_cap_model_healthy(const siox_cap_model *m, int cls, struct siox_cap_fit *out);
 /* The client component all ranks' requests pass: the most sampled one
  * (-1: the model has no client). */

@@ -36,7 +36,8 @@ static const char help[] =
     "                [--until T] [--mount DIR] [--prefix PATH]... [--no-gaps]\n"
     "                [--client-cache BYTES] [--with-delays] [--flat-concurrency]\n"
     "                [--no-collective] [--no-kernel] [--kernel-mean] [--read-all]\n"
-    "                [--no-node-cpu] [--polling] [--client-cores N] [--json]\n"
+    "                [--healthy-ls] [--no-node-cpu] [--polling] [--client-cores N]\n"
+    "                [--json]\n"
     "  siox capacity --what-if SCENARIO (--job J | --workload FILE)... [...]\n"
     "  siox capacity place --bricks N [--mount DIR] PATH...\n"
     "\n"
@@ -122,6 +123,10 @@ static const char help[] =
     "                   another request of the client to the same brick was in\n"
     "                   flight (capacity/README.md, \"Reads queued behind\n"
     "                   another\")\n"
+    "  --healthy-ls     a healed or new brick's writes cost the lower-median\n"
+    "                   brick's least-squares write line (the rule before); by\n"
+    "                   default its robust one, a disturbed moment's writes left\n"
+    "                   out (capacity/README.md, \"The healthy reference\")\n"
     "  --no-node-cpu    each component on the client node has its servers to\n"
     "                   itself (by default the client, the bricks on its node and\n"
     "                   the kernel's part share the node's --client-cores cores\n"
@@ -170,7 +175,7 @@ struct margs {
   const char *prefix[65];
   int nprefix, no_gaps, residual;
   uint64_t client_cache; /* bytes */
-  int with_delays, flat, no_collective, no_kernel, kernel_mean, read_all, no_node_cpu, polling;
+  int with_delays, flat, no_collective, no_kernel, kernel_mean, read_all, healthy_ls, no_node_cpu, polling;
   long client_cores; /* 0: no bound; SIOX_CLIENT_CORES_ASSUMED: this machine's */
 };
 
@@ -187,7 +192,7 @@ int siox_capacity_model_wanted(int argc, char **argv) {
 static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
   const struct siox_cmd *self = &siox_cmd_capacity_model;
   enum { O_SINCE = 0x200, O_UNTIL, O_JOB, O_WL, O_MOUNT, O_PREFIX, O_NOGAPS, O_WHATIF, O_REPLAY, O_BRICKS, O_MODELONLY, O_CACHE, O_DELAYS, O_FLAT,
-         O_NOCOLL, O_NOKERNEL, O_KMEAN, O_READALL, O_CORES, O_NONODECPU, O_NOPOLL, O_POLL };
+         O_NOCOLL, O_NOKERNEL, O_KMEAN, O_READALL, O_HLS, O_CORES, O_NONODECPU, O_NOPOLL, O_POLL };
   static const struct option opts[] = {
       {"since", required_argument, NULL, O_SINCE},   {"until", required_argument, NULL, O_UNTIL},
       {"job", required_argument, NULL, O_JOB},       {"workload", required_argument, NULL, O_WL},
@@ -199,7 +204,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
       {"no-collective", no_argument, NULL, O_NOCOLL},
       {"no-kernel", no_argument, NULL, O_NOKERNEL}, {"client-cores", required_argument, NULL, O_CORES},
       {"no-node-cpu", no_argument, NULL, O_NONODECPU}, {"kernel-mean", no_argument, NULL, O_KMEAN},
-      {"read-all", no_argument, NULL, O_READALL},
+      {"read-all", no_argument, NULL, O_READALL}, {"healthy-ls", no_argument, NULL, O_HLS},
       {"no-polling", no_argument, NULL, O_NOPOLL},
       {"polling", no_argument, NULL, O_POLL},
       SIOX_GLOBAL_LONGOPTS,                          {0}};
@@ -244,6 +249,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
     case O_NOKERNEL: a->no_kernel = 1; break;
     case O_KMEAN: a->kernel_mean = 1; break;
     case O_READALL: a->read_all = 1; break;
+    case O_HLS: a->healthy_ls = 1; break;
     case O_NONODECPU: a->no_node_cpu = 1; break;
     case O_NOPOLL: a->polling = 0; break;
     case O_POLL: a->polling = 1; break;
@@ -325,6 +331,18 @@ static void print_kernel(const siox_cap_model *m, uint32_t c) {
   }
 }
 
+/* What a healed or new brick's write costs (README "The healthy reference"):
+ * the lower-median brick's robust write line, or its least-squares one. */
+static void print_healthy(const siox_cap_model *m) {
+  struct siox_cap_fit f;
+  siox_cap_model_healthy(m, SIOX_CAP_WRITE, &f);
+  if (!f.n) return;
+  printf("\nhealthy reference (heal=, new bricks): write %.0f us per %" PRIu64 " B request, %s over %" PRIu64
+         " samples, %" PRIu64 " left out",
+         siox_cap_fit_eval(&f, (double)m->chunk) / 1e3, m->chunk,
+         m->healthy_ls ? "least squares (--healthy-ls)" : "robust", f.n, f.left_out);
+}
+
 static void print_model(const siox_cap_model *m, long cores_option) {
   char b[32];
   printf("storage model: %" PRIu64 " samples, %zu components, full-size request %s\n", m->samples, m->ncomp,
@@ -376,6 +394,7 @@ static void print_model(const siox_cap_model *m, long cores_option) {
   printf("\ncollective MPI-IO: MPI_File_open %.2f ms, MPI_File_close %.2f ms beyond their requests (the window's "
          "median)%s",
          m->mpi_open_ns / 1e6, m->mpi_close_ns / 1e6, m->collective ? "" : " (not used: --no-collective)");
+  print_healthy(m);
   for (uint32_t i = 0; i < m->ncomp; i++)
     if (m->comp[i].kind == SIOX_CAP_CLIENT) print_kernel(m, i);
   for (uint32_t i = 0; i < m->ncomp; i++)
@@ -686,6 +705,7 @@ int siox_capacity_model_run(struct siox_cli *cli, int argc, char **argv) {
   m->kernel_path = !a.no_kernel;
   m->kernel_mean = a.kernel_mean;
   if (a.read_all) siox_cap_model_read_all(m);
+  m->healthy_ls = a.healthy_ls;
   m->node_cpu = !a.no_node_cpu;
   m->mpi_polling = a.polling;
   m->collective = !a.no_collective;
