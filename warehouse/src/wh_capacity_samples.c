@@ -9,7 +9,9 @@
  * brick activity it is linked to (the network and the brick's part): the
  * client's own work, which is what queues in its FUSE channel. Client
  * activities with no linked brick activity are left out: their exclusive
- * time is unknown.
+ * time is unknown. A client sample names the brick of its linked activity
+ * (via): the model leaves out the reads that queued behind another request
+ * to the same brick (capacity/README.md "Reads queued behind another").
  */
 #include "siox/siox_wh.h"
 #include "wh_pg.h"
