@@ -4,7 +4,8 @@
 # GlusterFS testbed in this same bench run (issue 13 section 5).
 #   1. testbed A: 4 bricks, brick 3 slowed (DELAY_US per WRITE and READ,
 #      default 5 ms); the calibration job (cv_calibrate: one rank writes a
-#      file on each brick in CV_CAL_MIB, default 32, calls of 1 MiB, the
+#      file on each brick in CV_CAL_MIB, default 32, calls of 1 MiB, in
+#      CV_CAL_ROUNDS rounds, default 4, over the bricks in turn, the
 #      files' cached pages are dropped, it reads them back in 1 MiB calls:
 #      the healthy bricks' reads and writes at the workload's size, which
 #      the other two jobs hardly make; capacity/README.md "Calibration job";
@@ -82,7 +83,11 @@
 # sharing the node's cores (--polling, off by default: capacity/README.md "Ranks waiting
 # in MPI"): ..._<key>_poll; the kernel's part per call as the plain mean over the
 # window's calls (--kernel-mean, the estimate before the robust one: capacity/README.md
-# "The kernel's part"): ..._<key>_kmean; the model without the calibration job
+# "The kernel's part"): ..._<key>_kmean; the client's read line over all its reads, the
+# ones queued behind another request to their brick too (--read-all, the rule before:
+# capacity/README.md "Reads queued behind another"): ..._<key>_readall; the healthy
+# reference's write line by least squares (--healthy-ls, the rule before: capacity/README.md
+# "The healthy reference"): ..._<key>_healthyls; the model without the calibration job
 # (its window starts after it): ..._<key>_nocal; with CV_BASELINE_CLI=PATH (a `siox` built
 # from the commit to compare with), its validate on the same runs:
 # ..._<key>_baseline;
@@ -285,6 +290,9 @@ validate_variant vpoll --polling
 # The kernel's part per call as the plain mean over the window's calls (capacity/README.md "The
 # kernel's part"): the estimate before the robust one.
 validate_variant vkmean --kernel-mean
+# The rules before for the client's read line and the healthy reference's write line.
+validate_variant vreadall --read-all
+validate_variant vhls --healthy-ls
 # The model's kernel part (robust, its standard error, the calls left out, the plain mean) on stderr.
 siox_cli capacity model --since "@$t0" --until "@$t1" | grep -A2 "kernel's part" >&2 || true
 # The model without the calibration job (its window starts after it): the model before it.
@@ -331,6 +339,7 @@ for n in names:
     print(f"capacity_measured_runs_{k} {c['repeats']} count")
     for pre, suf in (("v0", "nocache"), ("vd", "delays"), ("vf", "flat"), ("vc", "conc"), ("vo", "coll"), ("vk", "kernel"),
                      ("vn", "nocal"), ("vnocores", "nocores"), ("vnonodecpu", "nonodecpu"), ("vpoll", "poll"), ("vkmean", "kmean"),
+                     ("vreadall", "readall"), ("vhls", "healthyls"),
                      ("vb", "baseline")):
         c0 = case(pre, n)
         if c0 is not None:

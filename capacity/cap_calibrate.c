@@ -18,7 +18,30 @@ struct cal {
   size_t np, capp;
   int64_t *mpi[2]; /* durations of the window's MPI_File_open [0] and _close [1] */
   size_t nmpi[2], capmpi[2];
+  char **via; /* names of the bricks that served client samples (their via, until resolve_vias) */
+  size_t nvia;
 };
+
+/* The index of brick name in c->via (added when new), or -ENOMEM. */
+static int64_t via_name(struct cal *c, const char *name) {
+  for (size_t i = 0; i < c->nvia; i++)
+    if (strcmp(c->via[i], name) == 0) return (int64_t)i;
+  char **v = realloc(c->via, (c->nvia + 1) * sizeof(*v));
+  if (!v) return -ENOMEM;
+  c->via = v;
+  if (!(v[c->nvia] = strdup(name))) return -ENOMEM;
+  return (int64_t)c->nvia++;
+}
+
+/* Samples' via from 1 + an index in c->via to 1 + the brick's component
+ * (0: a brick with no sample of its own in the window, not known). */
+static void resolve_vias(struct cal *c) {
+  for (size_t i = 0; i < c->n; i++) {
+    if (!c->s[i].via) continue;
+    int64_t k = siox_cap_model_find(c->m, c->via[c->s[i].via - 1]);
+    c->s[i].via = k >= 0 && c->m->comp[k].kind == SIOX_CAP_BRICK ? (uint32_t)k + 1 : 0;
+  }
+}
 
 static int on_sample(void *ctx, const struct siox_wh_cap_sample *w) {
   struct cal *c = ctx;
@@ -26,6 +49,11 @@ static int on_sample(void *ctx, const struct siox_wh_cap_sample *w) {
   if (cls < 0) return 0; /* fops the model has no class for (unlink, ...) */
   int64_t k = siox_cap_model_comp(c->m, w->component, w->brick ? SIOX_CAP_BRICK : SIOX_CAP_CLIENT);
   if (k < 0) return (int)k;
+  /* The brick that served a client's request: which requests queue behind
+   * which (README "Reads queued behind another"); its sample may come
+   * later in the walk, so by name first (resolve_vias). */
+  int64_t via = w->via ? via_name(c, w->via) : -1;
+  if (via < -1) return (int)via;
   if (c->n == c->cap) {
     size_t nc = c->cap ? 2 * c->cap : 1024;
     struct siox_cap_sample *s = realloc(c->s, nc * sizeof(*s));
@@ -34,7 +62,7 @@ static int on_sample(void *ctx, const struct siox_wh_cap_sample *w) {
     c->cap = nc;
   }
   c->s[c->n++] = (struct siox_cap_sample){(uint32_t)k, (uint32_t)cls, w->bytes, w->start_ns, w->ns, w->span_ns,
-                                            w->object};
+                                            w->object, (uint32_t)(via + 1)};
   return 0;
 }
 
@@ -80,6 +108,8 @@ static void cal_free(struct cal *c) {
   free(c->p);
   free(c->mpi[0]);
   free(c->mpi[1]);
+  for (size_t i = 0; i < c->nvia; i++) free(c->via[i]);
+  free(c->via);
 }
 
 static int on_place(void *ctx, const char *path, const char *brick) {
@@ -108,6 +138,7 @@ int siox_cap_model_from_warehouse(PGconn *pg, int64_t since_ns, int64_t until_ns
     rc = -ENOENT;
     goto fail;
   }
+  resolve_vias(&c);
   if ((rc = siox_cap_model_fit(c.m, c.s, c.n)) < 0) goto fail;
   if ((rc = siox_wh_capacity_hosts(pg, on_host, &c, err, errlen)) < 0) goto fail;
   siox_cap_model_nodes(c.m);

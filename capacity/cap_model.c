@@ -74,6 +74,8 @@ siox_cap_model *siox_cap_model_clone(const siox_cap_model *m) {
   c->class_concurrency = m->class_concurrency;
   c->kernel_path = m->kernel_path;
   c->kernel_mean = m->kernel_mean;
+  c->read_all = m->read_all;
+  c->healthy_ls = m->healthy_ls;
   c->collective = m->collective;
   c->client_cores = m->client_cores;
   c->node_cpu = m->node_cpu;
@@ -155,10 +157,87 @@ static int in_flight(const struct siox_cap_sample *s, size_t n, uint32_t c, int 
   return 0;
 }
 
+struct by_start {
+  uint32_t comp, via;
+  int64_t start;
+  size_t i;
+};
+
+static int by_comp_via_start(const void *a, const void *b) {
+  const struct by_start *x = a, *y = b;
+  if (x->comp != y->comp) return (x->comp > y->comp) - (x->comp < y->comp);
+  if (x->via != y->via) return (x->via > y->via) - (x->via < y->via);
+  if (x->start != y->start) return (x->start > y->start) - (x->start < y->start);
+  return (x->i > y->i) - (x->i < y->i);
+}
+
+/* queued[i] = 1 for a client's read that started while an earlier request
+ * of the same client to the same brick (any class, its whole activity) was
+ * still in flight: its exclusive time holds the wait for that one (README
+ * "Reads queued behind another"). A sweep per (client, brick) in start
+ * order with the latest end so far; an earlier request that ended at the
+ * start does not count. 0 or -ENOMEM. */
+static int mark_queued(const siox_cap_model *m, const struct siox_cap_sample *s, size_t n, unsigned char *queued) {
+  struct by_start *v = malloc((n ? n : 1) * sizeof(*v));
+  if (!v) return -ENOMEM;
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (m->comp[s[i].comp].kind == SIOX_CAP_CLIENT && s[i].via)
+      v[k++] = (struct by_start){s[i].comp, s[i].via, s[i].start_ns, i};
+  qsort(v, k, sizeof(*v), by_comp_via_start);
+  int64_t end = 0;
+  for (size_t j = 0; j < k; j++) {
+    const struct siox_cap_sample *r = &s[v[j].i];
+    int first = !j || v[j].comp != v[j - 1].comp || v[j].via != v[j - 1].via;
+    if (!first && r->cls == SIOX_CAP_READ && end > r->start_ns) queued[v[j].i] = 1;
+    int64_t e = r->start_ns + (r->span_ns > 0 ? r->span_ns : r->ns);
+    if (first || e > end) end = e;
+  }
+  free(v);
+  return 0;
+}
+
+#define MIN_UNQUEUED 5 /* fewer reads not queued: all are fitted (the rule before) */
+
+/* Fits class cls of component c (README "Disturbed samples", "Reads queued
+ * behind another"); a client's read line over all reads into read_all too. */
+static int fit_class(siox_cap_model *m, const struct siox_cap_sample *s, size_t n, const unsigned char *queued,
+                     uint32_t c, int cls, double *x, double *y) {
+  struct siox_cap_comp *cp = &m->comp[c];
+  int client = cp->kind == SIOX_CAP_CLIENT;
+  int (*fit)(const double *, const double *, size_t, struct siox_cap_fit *) =
+      client ? siox_cap_fit_robust : siox_cap_fit_line;
+  size_t k = 0, nq = 0;
+  for (size_t i = 0; i < n; i++)
+    if (s[i].comp == c && s[i].cls == (uint32_t)cls) nq += queued[i], x[k] = (double)s[i].bytes, y[k++] = (double)s[i].ns;
+  if (!k) return 0;
+  int rc = fit(x, y, k, &cp->fit[cls]);
+  /* The healthy reference's writes: a brick's writes sampled at several
+   * moments, a disturbed moment in the minority left out (README "The
+   * healthy reference"). */
+  if (rc == 0 && !client && cls == SIOX_CAP_WRITE) rc = siox_cap_fit_robust(x, y, k, &cp->write_robust);
+  if (rc < 0 || !client || cls != SIOX_CAP_READ) return rc;
+  cp->read_all = cp->fit[cls];
+  if (!nq || k - nq < MIN_UNQUEUED) return 0;
+  size_t u = 0;
+  for (size_t i = 0; i < n; i++)
+    if (s[i].comp == c && s[i].cls == (uint32_t)cls && !queued[i]) x[u] = (double)s[i].bytes, y[u++] = (double)s[i].ns;
+  if ((rc = fit(x, y, u, &cp->fit[cls])) < 0) return rc;
+  cp->fit[cls].queued = nq;
+  return 0;
+}
+
+void siox_cap_model_read_all(siox_cap_model *m) {
+  for (size_t c = 0; c < m->ncomp; c++)
+    if (m->comp[c].kind == SIOX_CAP_CLIENT) m->comp[c].fit[SIOX_CAP_READ] = m->comp[c].read_all;
+  m->read_all = 1;
+}
+
 int siox_cap_model_fit(siox_cap_model *m, const struct siox_cap_sample *s, size_t n) {
   double *x = malloc((n ? n : 1) * sizeof(*x)), *y = malloc((n ? n : 1) * sizeof(*y));
+  unsigned char *queued = calloc(n ? n : 1, 1);
   int rc = 0;
-  if (!x || !y) {
+  if (!x || !y || !queued) {
     rc = -ENOMEM;
     goto out;
   }
@@ -173,19 +252,15 @@ int siox_cap_model_fit(siox_cap_model *m, const struct siox_cap_sample *s, size_
       chunk = s[i].bytes;
   }
   if (chunk) m->chunk = chunk;
+  if ((rc = mark_queued(m, s, n, queued)) < 0) goto out;
   for (uint32_t c = 0; c < m->ncomp; c++) {
-    for (int cls = 0; cls < SIOX_CAP_NCLASS; cls++) {
-      size_t k = 0;
-      for (size_t i = 0; i < n; i++)
-        if (s[i].comp == c && s[i].cls == (uint32_t)cls) x[k] = (double)s[i].bytes, y[k++] = (double)s[i].ns;
-      /* A client's exclusive time is a difference (its activity minus its
-       * brick's), holding all that delayed the request between them: its
-       * disturbed samples are left out (README "Disturbed samples"). A
-       * brick's is one translator call, fitted as measured. */
-      int (*fit)(const double *, const double *, size_t, struct siox_cap_fit *) =
-          m->comp[c].kind == SIOX_CAP_CLIENT ? siox_cap_fit_robust : siox_cap_fit_line;
-      if (k && (rc = fit(x, y, k, &m->comp[c].fit[cls])) < 0) goto out;
-    }
+    /* A client's exclusive time is a difference (its activity minus its
+     * brick's), holding all that delayed the request between them: its
+     * disturbed samples are left out (README "Disturbed samples"), and its
+     * reads queued behind another request to their brick. A brick's is one
+     * translator call, fitted as measured. */
+    for (int cls = 0; cls < SIOX_CAP_NCLASS; cls++)
+      if ((rc = fit_class(m, s, n, queued, c, cls, x, y)) < 0) goto out;
     if ((rc = in_flight(s, n, c, -1, &m->comp[c].servers)) < 0) goto out;
     for (int cls = 0; m->comp[c].kind == SIOX_CAP_CLIENT && cls < SIOX_CAP_NCLASS; cls++)
       if ((rc = in_flight(s, n, c, cls, &m->comp[c].class_servers[cls])) < 0) goto out;
@@ -194,6 +269,7 @@ int siox_cap_model_fit(siox_cap_model *m, const struct siox_cap_sample *s, size_
 out:
   free(x);
   free(y);
+  free(queued);
   return rc;
 }
 
@@ -247,9 +323,10 @@ void siox_cap_model_healthy(const siox_cap_model *m, int cls, struct siox_cap_fi
   memset(out, 0, sizeof(*out));
   const struct siox_cap_fit *f[256];
   size_t k = 0;
+  int robust = cls == SIOX_CAP_WRITE && !m->healthy_ls;
   for (size_t i = 0; i < m->ncomp && k < 256; i++)
     if (m->comp[i].kind == SIOX_CAP_BRICK && !m->comp[i].synthetic && m->comp[i].fit[cls].n)
-      f[k++] = &m->comp[i].fit[cls];
+      f[k++] = robust && m->comp[i].write_robust.n ? &m->comp[i].write_robust : &m->comp[i].fit[cls];
   if (!k) return;
   for (size_t i = 1; i < k; i++) /* insertion sort by cost: k is a handful of bricks */
     for (size_t j = i; j > 0 && chunk_cost(m, f[j], cls) < chunk_cost(m, f[j - 1], cls); j--) {

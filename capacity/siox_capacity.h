@@ -49,6 +49,8 @@ struct siox_cap_fit {
   uint64_t left_out; /* samples left out as disturbed (siox_cap_fit_robust); not in n */
   double excess_ns;  /* mean of all n + left_out samples' time above the line: the disturbances the
                       * recording's requests met, per request on average (0 from siox_cap_fit_line) */
+  uint64_t queued;   /* a client's reads not fitted because they started behind another request of the
+                      * client to the same brick (siox_cap_model_fit); in neither n nor left_out */
 };
 /* y = a + b*x over n samples. b is kept >= 0 (a negative slope is noise:
  * then a is the mean and b 0); with all x equal b is 0. -EINVAL when n is 0. */
@@ -108,6 +110,13 @@ struct siox_cap_comp {
    * average (a_ns + excess_ns is the plain mean over all calls, the
    * estimate before; README "The kernel's part"). Zero when not calibrated. */
   struct siox_cap_fit kernel_fit[SIOX_CAP_NCLASS];
+  /* A client's read line over all its reads, the queued ones too (the rule
+   * before README "Reads queued behind another"; siox_cap_model_read_all). */
+  struct siox_cap_fit read_all;
+  /* A brick's write line fitted robustly (siox_cap_fit_robust): what the
+   * healthy reference takes for writes (README "The healthy reference");
+   * the brick's own write line stays least squares (fit). */
+  struct siox_cap_fit write_robust;
   double declared_bps;        /* node/bandwidth attribute (bytes/s), 0: none */
   /* The host its processes run on, as the warehouse's processes report it
    * ("": not known; then the name's host part, up to the first ':'). */
@@ -127,6 +136,8 @@ struct siox_cap_sample {
   int64_t ns;        /* exclusive service time */
   int64_t span_ns;   /* the activity's whole time (a client's includes its brick's); 0: ns */
   int64_t object;    /* the file it was a call on, 0: not known (all such count as one file) */
+  uint32_t via;      /* a client's: 1 + the index of the brick that served it (its linked brick
+                      * activity's), 0: not known (then never counted as queued) */
 };
 
 typedef struct siox_cap_model siox_cap_model;
@@ -167,6 +178,12 @@ struct siox_cap_model {
    * one); 0 (the default): the robust estimate, plus the excess only
    * with with_delays (README "The kernel's part"). */
   int kernel_mean;
+  /* 1: the clients' read lines are read_all (siox_cap_model_read_all; the
+   * rule before, --read-all); 0: fitted from the reads not queued. */
+  int read_all;
+  /* 1: the healthy reference's write line is the brick's least-squares one
+   * (the rule before, --healthy-ls); 0: its robust one (write_robust). */
+  int healthy_ls;
   /* The client node's cores (README "Bounding a client's servers by its
    * node's cores"): a client component serves at most this many requests at
    * once, whatever it was seen to have in flight (its requests are CPU
@@ -202,11 +219,18 @@ int64_t siox_cap_model_comp(siox_cap_model *m, const char *name, enum siox_cap_k
 /* Index of the component named name, or -1. */
 int64_t siox_cap_model_find(const siox_cap_model *m, const char *name);
 /* Fits every (component, class) from samples (a client's by siox_cap_fit_robust,
- * a brick's by siox_cap_fit_line), the concurrency of each
+ * a brick's by siox_cap_fit_line; a client's reads that started while an
+ * earlier request of the client to the same brick was in flight left out
+ * and counted in queued, unless fewer than 5 would be left: README "Reads
+ * queued behind another"), the concurrency of each
  * component from the samples' overlap, a client's per class and file
  * (class_servers, over the samples' spans), and the chunk size from the
  * largest brick read/write. 0, -EINVAL (a sample names no component), -ENOMEM. */
 int siox_cap_model_fit(siox_cap_model *m, const struct siox_cap_sample *s, size_t n);
+/* Puts each client's read_all line in place of its read line (fitted from
+ * the reads that were not queued) and sets m->read_all: the rule before
+ * (README "Reads queued behind another"). */
+void siox_cap_model_read_all(siox_cap_model *m);
 /* Records that file name lives on brick comp. 0, -EINVAL, -ENOMEM. */
 int siox_cap_model_place(siox_cap_model *m, const char *file, uint32_t comp);
 /* The brick holding file name, or -1. */
@@ -216,7 +240,9 @@ int64_t siox_cap_model_placed(const siox_cap_model *m, const char *file);
 size_t siox_cap_model_bricks(const siox_cap_model *m, uint32_t *out, size_t max);
 /* The healthy reference of a class over the measured bricks: the lower
  * median brick by service time of a chunk-sized request (one slow brick in
- * two or more never sets it). *out zeroed when no brick served the class. */
+ * two or more never sets it); for writes each brick's robust line
+ * (write_robust) unless m->healthy_ls. *out zeroed when no brick served
+ * the class. */
 void siox_cap_model_healthy(const siox_cap_model *m, int cls, struct siox_cap_fit *out);
 /* The client component all ranks' requests pass: the most sampled one
  * (-1: the model has no client). */

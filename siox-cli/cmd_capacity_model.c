@@ -35,8 +35,9 @@ static const char help[] =
     "  siox capacity what-if SCENARIO... (--job J | --workload FILE)... [--since T]\n"
     "                [--until T] [--mount DIR] [--prefix PATH]... [--no-gaps]\n"
     "                [--client-cache BYTES] [--with-delays] [--flat-concurrency]\n"
-    "                [--no-collective] [--no-kernel] [--kernel-mean] [--no-node-cpu]\n"
-    "                [--polling] [--client-cores N] [--json]\n"
+    "                [--no-collective] [--no-kernel] [--kernel-mean] [--read-all]\n"
+    "                [--healthy-ls] [--no-node-cpu] [--polling] [--client-cores N]\n"
+    "                [--json]\n"
     "  siox capacity --what-if SCENARIO (--job J | --workload FILE)... [...]\n"
     "  siox capacity place --bricks N [--mount DIR] PATH...\n"
     "\n"
@@ -117,6 +118,15 @@ static const char help[] =
     "                   calls (the estimate before); by default a robust one, the\n"
     "                   disturbed calls left out (their excess added with\n"
     "                   --with-delays: capacity/README.md, \"The kernel's part\")\n"
+    "  --read-all       a client's read line fitted on all its reads (the rule\n"
+    "                   before); by default on those that did not start while\n"
+    "                   another request of the client to the same brick was in\n"
+    "                   flight (capacity/README.md, \"Reads queued behind\n"
+    "                   another\")\n"
+    "  --healthy-ls     a healed or new brick's writes cost the lower-median\n"
+    "                   brick's least-squares write line (the rule before); by\n"
+    "                   default its robust one, a disturbed moment's writes left\n"
+    "                   out (capacity/README.md, \"The healthy reference\")\n"
     "  --no-node-cpu    each component on the client node has its servers to\n"
     "                   itself (by default the client, the bricks on its node and\n"
     "                   the kernel's part share the node's --client-cores cores\n"
@@ -165,7 +175,7 @@ struct margs {
   const char *prefix[65];
   int nprefix, no_gaps, residual;
   uint64_t client_cache; /* bytes */
-  int with_delays, flat, no_collective, no_kernel, kernel_mean, no_node_cpu, polling;
+  int with_delays, flat, no_collective, no_kernel, kernel_mean, read_all, healthy_ls, no_node_cpu, polling;
   long client_cores; /* 0: no bound; SIOX_CLIENT_CORES_ASSUMED: this machine's */
 };
 
@@ -182,7 +192,7 @@ int siox_capacity_model_wanted(int argc, char **argv) {
 static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
   const struct siox_cmd *self = &siox_cmd_capacity_model;
   enum { O_SINCE = 0x200, O_UNTIL, O_JOB, O_WL, O_MOUNT, O_PREFIX, O_NOGAPS, O_WHATIF, O_REPLAY, O_BRICKS, O_MODELONLY, O_CACHE, O_DELAYS, O_FLAT,
-         O_NOCOLL, O_NOKERNEL, O_KMEAN, O_CORES, O_NONODECPU, O_NOPOLL, O_POLL };
+         O_NOCOLL, O_NOKERNEL, O_KMEAN, O_READALL, O_HLS, O_CORES, O_NONODECPU, O_NOPOLL, O_POLL };
   static const struct option opts[] = {
       {"since", required_argument, NULL, O_SINCE},   {"until", required_argument, NULL, O_UNTIL},
       {"job", required_argument, NULL, O_JOB},       {"workload", required_argument, NULL, O_WL},
@@ -194,6 +204,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
       {"no-collective", no_argument, NULL, O_NOCOLL},
       {"no-kernel", no_argument, NULL, O_NOKERNEL}, {"client-cores", required_argument, NULL, O_CORES},
       {"no-node-cpu", no_argument, NULL, O_NONODECPU}, {"kernel-mean", no_argument, NULL, O_KMEAN},
+      {"read-all", no_argument, NULL, O_READALL}, {"healthy-ls", no_argument, NULL, O_HLS},
       {"no-polling", no_argument, NULL, O_NOPOLL},
       {"polling", no_argument, NULL, O_POLL},
       SIOX_GLOBAL_LONGOPTS,                          {0}};
@@ -237,6 +248,8 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
     case O_NOCOLL: a->no_collective = 1; break;
     case O_NOKERNEL: a->no_kernel = 1; break;
     case O_KMEAN: a->kernel_mean = 1; break;
+    case O_READALL: a->read_all = 1; break;
+    case O_HLS: a->healthy_ls = 1; break;
     case O_NONODECPU: a->no_node_cpu = 1; break;
     case O_NOPOLL: a->polling = 0; break;
     case O_POLL: a->polling = 1; break;
@@ -318,6 +331,18 @@ static void print_kernel(const siox_cap_model *m, uint32_t c) {
   }
 }
 
+/* What a healed or new brick's write costs (README "The healthy reference"):
+ * the lower-median brick's robust write line, or its least-squares one. */
+static void print_healthy(const siox_cap_model *m) {
+  struct siox_cap_fit f;
+  siox_cap_model_healthy(m, SIOX_CAP_WRITE, &f);
+  if (!f.n) return;
+  printf("\nhealthy reference (heal=, new bricks): write %.0f us per %" PRIu64 " B request, %s over %" PRIu64
+         " samples, %" PRIu64 " left out",
+         siox_cap_fit_eval(&f, (double)m->chunk) / 1e3, m->chunk,
+         m->healthy_ls ? "least squares (--healthy-ls)" : "robust", f.n, f.left_out);
+}
+
 static void print_model(const siox_cap_model *m, long cores_option) {
   char b[32];
   printf("storage model: %" PRIu64 " samples, %zu components, full-size request %s\n", m->samples, m->ncomp,
@@ -327,10 +352,12 @@ static void print_model(const siox_cap_model *m, long cores_option) {
          siox_fmt_bytes((int64_t)m->client_cache_bytes, b, sizeof b), m->cache_read.a_ns / 1e3,
          m->cache_read.b_ns > 0 ? 1e3 / m->cache_read.b_ns : 0);
   printf("service time = a +- se(a) [+ bytes / bandwidth (+- se)], per request; N samples fitted, OUT left out as "
-         "disturbed, DELAY what they add per request on average; PER FILE a client's requests of the class in flight at "
-         "once on one file (capacity/README.md)\n\n");
-  printf("%-32s %-6s %7s  %-7s %8s %6s %5s  %-48s %10s  %s\n", "COMPONENT", "KIND", "SERVERS", "CLASS", "PER FILE", "N",
-         "OUT", "SERVICE TIME", "DELAY",
+         "disturbed, DELAY what they add per request on average, QUEUED a client's reads not fitted: started behind "
+         "another request to their brick%s; PER FILE a client's requests of the class in flight at "
+         "once on one file (capacity/README.md)\n\n",
+         m->read_all ? " (fitted all the same: --read-all)" : "");
+  printf("%-32s %-6s %7s  %-7s %8s %6s %5s %6s  %-48s %10s  %s\n", "COMPONENT", "KIND", "SERVERS", "CLASS", "PER FILE",
+         "N", "OUT", "QUEUED", "SERVICE TIME", "DELAY",
          "CAPACITY (-2se .. +2se)");
   uint32_t order[1024];
   size_t nb = siox_cap_model_bricks(m, order, 1024), n = nb;
@@ -355,16 +382,19 @@ static void print_model(const siox_cap_model *m, long cores_option) {
       if (c->kind == SIOX_CAP_CLIENT && c->class_servers[cls] && m->class_concurrency)
         snprintf(per, sizeof per, "%u", c->class_servers[cls]);
       siox_fmt_duration((int64_t)llround(f->excess_ns), delay, sizeof delay);
-      printf("%-32s %-6s %7s  %-7s %8s %6" PRIu64 " %5" PRIu64 "  %-48s %10s  %s\n", first ? c->name : "",
+      char nq[24] = "-";
+      if (f->queued) snprintf(nq, sizeof nq, "%" PRIu64, f->queued);
+      printf("%-32s %-6s %7s  %-7s %8s %6" PRIu64 " %5" PRIu64 " %6s  %-48s %10s  %s\n", first ? c->name : "",
              first ? (c->kind == SIOX_CAP_BRICK ? "brick" : "client") : "",
              first ? (snprintf(lo_s, sizeof lo_s, "%u", siox_cap_comp_servers(m, order[k])), lo_s) : "", siox_cap_class_name(cls), per, f->n,
-             f->left_out, cost_str(f, data, cost, sizeof cost), f->left_out ? delay : "-", capb);
+             f->left_out, nq, cost_str(f, data, cost, sizeof cost), f->left_out ? delay : "-", capb);
       first = 0;
     }
   }
   printf("\ncollective MPI-IO: MPI_File_open %.2f ms, MPI_File_close %.2f ms beyond their requests (the window's "
          "median)%s",
          m->mpi_open_ns / 1e6, m->mpi_close_ns / 1e6, m->collective ? "" : " (not used: --no-collective)");
+  print_healthy(m);
   for (uint32_t i = 0; i < m->ncomp; i++)
     if (m->comp[i].kind == SIOX_CAP_CLIENT) print_kernel(m, i);
   for (uint32_t i = 0; i < m->ncomp; i++)
@@ -381,6 +411,7 @@ static json_object *fit_json(const struct siox_cap_fit *f) {
   siox_json_int(o, "n", (int64_t)f->n);
   siox_json_int(o, "left_out", (int64_t)f->left_out);
   siox_json_dbl(o, "excess_ns", f->excess_ns);
+  siox_json_int(o, "queued", (int64_t)f->queued);
   siox_json_dbl(o, "a_ns", f->a_ns);
   siox_json_dbl(o, "se_a_ns", f->se_a);
   siox_json_dbl(o, "b_ns_per_byte", f->b_ns);
@@ -400,6 +431,7 @@ static json_object *model_json(const siox_cap_model *m) {
   json_object_object_add(o, "class_concurrency", json_object_new_boolean(m->class_concurrency));
   json_object_object_add(o, "kernel_path", json_object_new_boolean(m->kernel_path));
   json_object_object_add(o, "kernel_mean", json_object_new_boolean(m->kernel_mean));
+  json_object_object_add(o, "read_all", json_object_new_boolean(m->read_all));
   json_object_object_add(o, "node_cpu", json_object_new_boolean(m->node_cpu && m->client_cores));
   json_object_object_add(o, "mpi_polling", json_object_new_boolean(m->mpi_polling && m->node_cpu && m->client_cores));
   json_object_object_add(o, "collective", json_object_new_boolean(m->collective));
@@ -672,6 +704,8 @@ int siox_capacity_model_run(struct siox_cli *cli, int argc, char **argv) {
   m->class_concurrency = !a.flat;
   m->kernel_path = !a.no_kernel;
   m->kernel_mean = a.kernel_mean;
+  if (a.read_all) siox_cap_model_read_all(m);
+  m->healthy_ls = a.healthy_ls;
   m->node_cpu = !a.no_node_cpu;
   m->mpi_polling = a.polling;
   m->collective = !a.no_collective;

@@ -37,8 +37,9 @@ static const char help[] =
     "  siox capacity validate --job J [--prefix PATH]... [--mount DIR] [--since T]\n"
     "                [--until T] [--tolerance PCT] [--no-gaps] [--residual]\n"
     "                [--client-cache BYTES] [--with-delays] [--flat-concurrency]\n"
-    "                [--no-collective] [--no-kernel] [--kernel-mean] [--no-node-cpu]\n"
-    "                [--polling] [--client-cores N] [--json] CASE...\n"
+    "                [--no-collective] [--no-kernel] [--kernel-mean] [--read-all]\n"
+    "                [--healthy-ls] [--no-node-cpu] [--polling] [--client-cores N]\n"
+    "                [--json] CASE...\n"
     "  CASE:  --case NAME [--scenario SPEC] [--workload FILE] [--replay-dir DIR]\n"
     "         [--run-mount DIR] --measured JOB [--measured JOB]...\n"
     "\n"
@@ -101,6 +102,15 @@ static const char help[] =
     "                    calls (the estimate before); by default a robust one, the\n"
     "                    disturbed calls left out (their excess added with\n"
     "                    --with-delays: capacity/README.md, \"The kernel's part\")\n"
+    "  --read-all        a client's read line fitted on all its reads (the rule\n"
+    "                    before); by default on those that did not start while\n"
+    "                    another request of the client to the same brick was in\n"
+    "                    flight (capacity/README.md, \"Reads queued behind\n"
+    "                    another\")\n"
+    "  --healthy-ls      a healed or new brick's writes cost the lower-median\n"
+    "                    brick's least-squares write line (the rule before); by\n"
+    "                    default its robust one, a disturbed moment's writes left\n"
+    "                    out (capacity/README.md, \"The healthy reference\")\n"
     "  --no-node-cpu     each component on the client node has its servers to\n"
     "                    itself (by default the client, the bricks on its node and\n"
     "                    the kernel's part share the node's --client-cores cores\n"
@@ -166,7 +176,7 @@ struct vargs {
   int nprefix, no_gaps, residual, window;
   int64_t since_ns, until_ns;
   uint64_t client_cache; /* bytes */
-  int with_delays, flat, no_collective, no_kernel, kernel_mean, no_node_cpu, polling;
+  int with_delays, flat, no_collective, no_kernel, kernel_mean, read_all, healthy_ls, no_node_cpu, polling;
   long client_cores; /* 0: no bound; SIOX_CLIENT_CORES_ASSUMED: this machine's */
   uint32_t cores_used;  /* the model's bound (for --json) */
   double tolerance;
@@ -194,7 +204,7 @@ static int case_opt(const struct siox_cmd *self, struct vargs *a, int c) {
 static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
   const struct siox_cmd *self = &siox_cmd_capacity_validate;
   enum { O_JOB = 0x200, O_PREFIX, O_MOUNT, O_SINCE, O_UNTIL, O_TOL, O_NOGAPS, O_RESID, O_CASE, O_CACHE, O_DELAYS, O_FLAT,
-         O_NOCOLL, O_NOKERNEL, O_KMEAN, O_CORES, O_NONODECPU, O_NOPOLL, O_POLL };
+         O_NOCOLL, O_NOKERNEL, O_KMEAN, O_READALL, O_HLS, O_CORES, O_NONODECPU, O_NOPOLL, O_POLL };
   static const struct option opts[] = {
       {"job", required_argument, NULL, O_JOB},       {"prefix", required_argument, NULL, O_PREFIX},
       {"mount", required_argument, NULL, O_MOUNT},   {"since", required_argument, NULL, O_SINCE},
@@ -207,6 +217,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
       {"flat-concurrency", no_argument, NULL, O_FLAT}, {"no-collective", no_argument, NULL, O_NOCOLL},
       {"no-kernel", no_argument, NULL, O_NOKERNEL}, {"client-cores", required_argument, NULL, O_CORES},
       {"no-node-cpu", no_argument, NULL, O_NONODECPU}, {"kernel-mean", no_argument, NULL, O_KMEAN},
+      {"read-all", no_argument, NULL, O_READALL}, {"healthy-ls", no_argument, NULL, O_HLS},
       {"no-polling", no_argument, NULL, O_NOPOLL},
       {"polling", no_argument, NULL, O_POLL},
       SIOX_GLOBAL_LONGOPTS,                          {0}};
@@ -248,6 +259,8 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
     case O_NOCOLL: a->no_collective = 1; break;
     case O_NOKERNEL: a->no_kernel = 1; break;
     case O_KMEAN: a->kernel_mean = 1; break;
+    case O_READALL: a->read_all = 1; break;
+    case O_HLS: a->healthy_ls = 1; break;
     case O_NONODECPU: a->no_node_cpu = 1; break;
     case O_NOPOLL: a->polling = 0; break;
     case O_POLL: a->polling = 1; break;
@@ -428,6 +441,8 @@ int siox_capacity_validate_run(struct siox_cli *cli, int argc, char **argv) {
     m->class_concurrency = !a->flat;
     m->kernel_path = !a->no_kernel;
     m->kernel_mean = a->kernel_mean;
+    if (a->read_all) siox_cap_model_read_all(m);
+    m->healthy_ls = a->healthy_ls;
     m->node_cpu = !a->no_node_cpu;
     m->mpi_polling = a->polling;
     m->collective = !a->no_collective;

@@ -106,21 +106,40 @@ cv_replay() {
 # cv_case_args NAME ARRAY: ARRAY gets case NAME's validate options.
 cv_case_args() { mapfile -t "$2" <"$T/case-$1.args"; }
 
-# cv_cal_workload OP MIB NAME...: a one-rank workload that does, file after
-# file (NAME_k, replayed as f<k>-NAME_k), MIB 1 MiB OPs (read or write) at
-# offsets 0.., printed. One rank, one brick at a time: each brick's
-# requests are measured without the others' competing for the CPU.
+# cv_cal_workload OP MIB NAME...: a one-rank workload that does MIB 1 MiB
+# OPs (read or write) at offsets 0.. on each file (NAME_k, replayed as
+# f<k>-NAME_k), printed. One rank, one brick at a time: each brick's
+# requests are measured without the others' competing for the CPU. Reads
+# file after file; writes in CV_CAL_ROUNDS rounds (default 4; 1: file after
+# file, as before), each writing the next MIB/ROUNDS MiB of every file in
+# turn: a brick's writes sampled at several moments of the job, not in one
+# burst (capacity/README.md "The healthy reference").
 cv_cal_workload() {
-  local op=$1 mib=$2 k i
+  local op=$1 mib=$2 k i r rounds=1 per
   shift 2
   local -a names=("$@")
+  [ "$op" = write ] && rounds=${CV_CAL_ROUNDS:-4}
+  [ "$rounds" -ge 1 ] && [ "$rounds" -le "$mib" ] || rounds=1
+  per=$(((mib + rounds - 1) / rounds))
   printf 'siox-workload 1 trace\njob cal-%s\nranks 1\n' "$op"
   for k in "${!names[@]}"; do printf 'file %d %s\n' "$k" "${names[$k]}"; done
-  for k in "${!names[@]}"; do
-    printf 'r 0 open %d 0 0 0 0\n' "$k"
-    for i in $(seq 0 $((mib - 1))); do printf 'r 0 %s %d %d 1048576 0 0\n' "$op" "$k" $((i * 1048576)); done
-    printf 'r 0 close %d 0 0 0 0\n' "$k"
-  done
+  if [ "$rounds" = 1 ]; then
+    for k in "${!names[@]}"; do
+      printf 'r 0 open %d 0 0 0 0\n' "$k"
+      for i in $(seq 0 $((mib - 1))); do printf 'r 0 %s %d %d 1048576 0 0\n' "$op" "$k" $((i * 1048576)); done
+      printf 'r 0 close %d 0 0 0 0\n' "$k"
+    done
+  else
+    for k in "${!names[@]}"; do printf 'r 0 open %d 0 0 0 0\n' "$k"; done
+    for r in $(seq 0 $((rounds - 1))); do
+      for k in "${!names[@]}"; do
+        for i in $(seq $((r * per)) $(((r + 1) * per - 1))); do
+          if [ "$i" -lt "$mib" ]; then printf 'r 0 %s %d %d 1048576 0 0\n' "$op" "$k" $((i * 1048576)); fi
+        done
+      done
+    done
+    for k in "${!names[@]}"; do printf 'r 0 close %d 0 0 0 0\n' "$k"; done
+  fi
   printf 'end %d %d\n' $# $(($# * (mib + 2)))
 }
 

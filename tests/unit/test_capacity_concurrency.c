@@ -24,7 +24,7 @@
 
 static struct siox_cap_sample sample(uint32_t comp, uint32_t cls, int64_t start, int64_t ns, int64_t span,
                                      int64_t object) {
-  return (struct siox_cap_sample){comp, cls, 65536, start, ns, span, object};
+  return (struct siox_cap_sample){comp, cls, 65536, start, ns, span, object, 0};
 }
 
 /* Writes on file 7 one after the other (back to back), one on file 8 while

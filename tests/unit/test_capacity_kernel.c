@@ -26,7 +26,7 @@
 #define MIB 1048576.0
 
 static struct siox_cap_sample span(uint32_t comp, int64_t start, int64_t len) {
-  return (struct siox_cap_sample){comp, SIOX_CAP_WRITE, 131072, start, len / 2, len, 1};
+  return (struct siox_cap_sample){comp, SIOX_CAP_WRITE, 131072, start, len / 2, len, 1, 0};
 }
 
 /* Client requests in [0, 1 ms) and [2, 3 ms); writes of 1 MiB in [0, 4 ms)

@@ -123,10 +123,10 @@ static void test_model_fit(void **state) {
   for (int i = 0; i < 100; i++) {
     uint64_t bytes = 65536u * (1 + i % 2);
     int64_t t = 1000000 + 10 * (int64_t)bytes;
-    s[n++] = (struct siox_cap_sample){(uint32_t)b, SIOX_CAP_WRITE, bytes, (int64_t)(i / 2) * 10000000, t, 0, 0};
-    s[n++] = (struct siox_cap_sample){(uint32_t)c, SIOX_CAP_WRITE, bytes, (int64_t)i * 10000000, 50000, 0, 0};
+    s[n++] = (struct siox_cap_sample){(uint32_t)b, SIOX_CAP_WRITE, bytes, (int64_t)(i / 2) * 10000000, t, 0, 0, 0};
+    s[n++] = (struct siox_cap_sample){(uint32_t)c, SIOX_CAP_WRITE, bytes, (int64_t)i * 10000000, 50000, 0, 0, 0};
   }
-  s[n++] = (struct siox_cap_sample){(uint32_t)b, SIOX_CAP_LOOKUP, 0, 5000000000, 300000, 0, 0};
+  s[n++] = (struct siox_cap_sample){(uint32_t)b, SIOX_CAP_LOOKUP, 0, 5000000000, 300000, 0, 0, 0};
   assert_int_equal(siox_cap_model_fit(m, s, n), 0);
   const struct siox_cap_fit *w = &m->comp[b].fit[SIOX_CAP_WRITE];
   assert_int_equal(w->n, 100);
@@ -139,7 +139,7 @@ static void test_model_fit(void **state) {
   /* Capacity: 2 servers x 128 KiB per (1 ms + 1.31 ms). */
   double cap = siox_cap_comp_capacity(m, (uint32_t)b, SIOX_CAP_WRITE, NULL, NULL);
   assert_true(fabs(cap - 2 * 131072 / ((1e6 + 10 * 131072) * 1e-9)) < 1);
-  struct siox_cap_sample bad = {7, SIOX_CAP_READ, 0, 0, 1, 0, 0};
+  struct siox_cap_sample bad = {7, SIOX_CAP_READ, 0, 0, 1, 0, 0, 0};
   assert_int_equal(siox_cap_model_fit(m, &bad, 1), -22);
   siox_cap_model_free(m);
 }

@@ -129,7 +129,7 @@ static void test_model_fit_uses_it(void **state) {
   double x[100], y[100];
   size_t d = line_with_delays(x, y, 100, 10);
   for (size_t i = 0; i < 100; i++) {
-    s[i] = (struct siox_cap_sample){(uint32_t)c, SIOX_CAP_WRITE, (uint64_t)x[i], (int64_t)i * 100000000, (int64_t)y[i], 0, 0};
+    s[i] = (struct siox_cap_sample){(uint32_t)c, SIOX_CAP_WRITE, (uint64_t)x[i], (int64_t)i * 100000000, (int64_t)y[i], 0, 0, 0};
     s[100 + i] = s[i];
     s[100 + i].comp = (uint32_t)b;
   }

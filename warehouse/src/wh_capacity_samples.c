@@ -9,7 +9,9 @@
  * brick activity it is linked to (the network and the brick's part): the
  * client's own work, which is what queues in its FUSE channel. Client
  * activities with no linked brick activity are left out: their exclusive
- * time is unknown.
+ * time is unknown. A client sample names the brick of its linked activity
+ * (via): the model leaves out the reads that queued behind another request
+ * to the same brick (capacity/README.md "Reads queued behind another").
  */
 #include "siox/siox_wh.h"
 #include "wh_pg.h"
@@ -29,7 +31,11 @@ static const char samples_sql[] =
     "            JOIN nodes cn ON cn.node_id = c.node_id"
     "           WHERE l.parent_aid = a.aid AND cn.swid = 'GlusterFS-brick') ELSE 0 END,"
     "       coalesce((SELECT min(coalesce(o.merged_into, o.object_id)) FROM remote_calls rc"
-    "                   JOIN objects o ON o.object_id = rc.object_id WHERE rc.aid = a.aid), 0)"
+    "                   JOIN objects o ON o.object_id = rc.object_id WHERE rc.aid = a.aid), 0),"
+    "       CASE WHEN n.swid = 'GlusterFS-client' THEN"
+    "         (SELECT min(cn.hwid) FROM causal_links l JOIN activities c ON c.aid = l.child_aid"
+    "            JOIN nodes cn ON cn.node_id = c.node_id"
+    "           WHERE l.parent_aid = a.aid AND cn.swid = 'GlusterFS-brick') END"
     "  FROM activities a JOIN nodes n ON n.node_id = a.node_id JOIN activity_types t ON t.type_id = a.type_id"
     " WHERE n.swid IN ('GlusterFS-brick', 'GlusterFS-client') AND a.err = 0"
     "   AND a.start_ns >= $1::bigint AND a.start_ns < $2::bigint"
@@ -100,6 +106,7 @@ int siox_wh_capacity_samples(PGconn *c, int64_t since_ns, int64_t until_ns, siox
         .start_ns = strtoll(PQgetvalue(r, i, 4), NULL, 10),
         .ns = strtoll(PQgetvalue(r, i, 5), NULL, 10),
         .object = strtoll(PQgetvalue(r, i, 7), NULL, 10),
+        .via = PQgetisnull(r, i, 8) ? NULL : PQgetvalue(r, i, 8),
     };
     s.span_ns = s.ns;
     if (!s.brick) {

@@ -175,6 +175,7 @@ struct siox_wh_cap_sample {
   int64_t ns;            /* exclusive time: a brick's whole time, a client's minus its linked brick's */
   int64_t span_ns;       /* the activity's whole time, start to end (a client's includes its brick's) */
   int64_t object;        /* the object (file) it was a call on (its remote call's), 0: none recorded */
+  const char *via;       /* a client's: the brick (hwid) of its linked brick activity; NULL for a brick's */
 };
 /* Callbacks get borrowed strings, valid during the call; a non-zero return
  * stops the walk and is returned. */
