@@ -221,10 +221,17 @@ static pthread_mutex_t revive_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct siox_pg *revive_pg; /* the cluster we run; NULL with --db */
 static int64_t revive_last_ms, revive_count;
 
-/* Is pid a PostgreSQL process? A postmaster.pid whose pid was reused by
- * another program is stale too. /proc/PID/comm is readable by anyone. */
-static int is_postgres(pid_t pid) {
-  char path[64], comm[64] = "";
+/* Is pid a process of our cluster? A postmaster.pid whose pid was reused
+ * by another program is stale. With pid_max 32768 and a loaded machine the
+ * dead postmaster's pid comes back within minutes, also as a process of
+ * another PostgreSQL cluster: the name alone then says "alive" and the
+ * postmaster is never restarted. Every PostgreSQL process runs in its data
+ * directory, so the cwd decides; the name only when /proc does not tell. */
+static int is_our_postgres(const struct siox_pg *pg, pid_t pid) {
+  char path[64], comm[64] = "", cwd[4200];
+  snprintf(path, sizeof path, "/proc/%d/cwd", (int)pid);
+  ssize_t n = readlink(path, cwd, sizeof cwd - 1);
+  if (n >= 0) return cwd[n] = '\0', strcmp(cwd, pg->dir) == 0;
   snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
   FILE *f = fopen(path, "r");
   if (!f) return 1; /* no /proc: trust kill(pid, 0) */
@@ -245,14 +252,14 @@ int siox_pg_revive(void) {
   int rc = 0;
   pid_t pid = pg ? running_postmaster(pg) : 0;
   if (!pg || !pg->started) rc = -ENODEV;
-  else if (pid && is_postgres(pid)) rc = 0; /* alive (maybe still recovering): reconnecting is enough */
+  else if (pid && is_our_postgres(pg, pid)) rc = 0; /* alive (maybe still recovering): reconnecting is enough */
   else if (revive_now_ms() - revive_last_ms < 2000) rc = -EAGAIN;
   else {
     char path[4200];
     revive_last_ms = revive_now_ms();
     snprintf(path, sizeof path, "%s/postmaster.pid", pg->dir);
     siox_log("embedded PostgreSQL: postmaster is gone; restarting it (crash recovery runs first)");
-    if (pid && unlink(path) == 0) siox_log("embedded PostgreSQL: removed stale %s (pid %d is not postgres)", path, (int)pid);
+    if (pid && unlink(path) == 0) siox_log("embedded PostgreSQL: removed stale %s (pid %d is not a process of this cluster)", path, (int)pid);
     rc = start_postmaster(pg);
     if (rc == 0) revive_count++;
     siox_log(rc == 0 ? "embedded PostgreSQL: restarted, recovery done" : "embedded PostgreSQL: restart failed; will retry");
