@@ -143,13 +143,40 @@ static pid_t running_postmaster(const struct siox_pg *pg) {
   return (pid_t)pid;
 }
 
+static int unlink_pidfile(const struct siox_pg *pg) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/postmaster.pid", pg->dir);
+  return unlink(path) == 0 ? 0 : -errno;
+}
+
+/* Is pid a process of our cluster? A postmaster.pid whose pid was reused
+ * by another program is stale. With pid_max 32768 and a loaded machine the
+ * dead postmaster's pid comes back within minutes, also as a process of
+ * another PostgreSQL cluster: the name alone then says "alive" and the
+ * postmaster is never restarted. Every PostgreSQL process runs in its data
+ * directory, so the cwd decides; the name only when /proc does not tell. */
+static int is_our_postgres(const struct siox_pg *pg, pid_t pid) {
+  char path[64], comm[64] = "", cwd[4200];
+  snprintf(path, sizeof path, "/proc/%d/cwd", (int)pid);
+  ssize_t n = readlink(path, cwd, sizeof cwd - 1);
+  if (n >= 0) return cwd[n] = '\0', strcmp(cwd, pg->dir) == 0;
+  snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return 1; /* no /proc: trust kill(pid, 0) */
+  if (!fgets(comm, sizeof comm, f)) comm[0] = '\0';
+  fclose(f);
+  return strncmp(comm, "postgres", 8) == 0 || strncmp(comm, "postmaster", 10) == 0;
+}
+
 static int start_postmaster(struct siox_pg *pg) {
   char run[4200], pgctl[1100], log[4200];
   snprintf(run, sizeof run, "%s/run", pg->dir);
   if (mkdir(run, 0755) != 0 && errno != EEXIST) return -errno;
   chown_pg(run);
   pid_t pid = running_postmaster(pg);
-  if (pid) return siox_log("adopting running postmaster %d on %s", (int)pid, pg->dir), 0;
+  if (pid && is_our_postgres(pg, pid)) return siox_log("adopting running postmaster %d on %s", (int)pid, pg->dir), 0;
+  if (pid && unlink_pidfile(pg) == 0) /* else pg_ctl refuses: "lock file already exists" */
+    siox_log("embedded PostgreSQL: removed stale postmaster.pid (pid %d is not a process of this cluster)", (int)pid);
   snprintf(pgctl, sizeof pgctl, "%s/pg_ctl", pg->bindir);
   snprintf(log, sizeof log, "%s/log", pg->dir);
   char *argv[] = {pgctl, "-D", pg->dir, "-l", log, "-w", "-t", "120", "start", NULL};
@@ -221,25 +248,6 @@ static pthread_mutex_t revive_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct siox_pg *revive_pg; /* the cluster we run; NULL with --db */
 static int64_t revive_last_ms, revive_count;
 
-/* Is pid a process of our cluster? A postmaster.pid whose pid was reused
- * by another program is stale. With pid_max 32768 and a loaded machine the
- * dead postmaster's pid comes back within minutes, also as a process of
- * another PostgreSQL cluster: the name alone then says "alive" and the
- * postmaster is never restarted. Every PostgreSQL process runs in its data
- * directory, so the cwd decides; the name only when /proc does not tell. */
-static int is_our_postgres(const struct siox_pg *pg, pid_t pid) {
-  char path[64], comm[64] = "", cwd[4200];
-  snprintf(path, sizeof path, "/proc/%d/cwd", (int)pid);
-  ssize_t n = readlink(path, cwd, sizeof cwd - 1);
-  if (n >= 0) return cwd[n] = '\0', strcmp(cwd, pg->dir) == 0;
-  snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-  FILE *f = fopen(path, "r");
-  if (!f) return 1; /* no /proc: trust kill(pid, 0) */
-  if (!fgets(comm, sizeof comm, f)) comm[0] = '\0';
-  fclose(f);
-  return strncmp(comm, "postgres", 8) == 0 || strncmp(comm, "postmaster", 10) == 0;
-}
-
 static int64_t revive_now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -255,11 +263,8 @@ int siox_pg_revive(void) {
   else if (pid && is_our_postgres(pg, pid)) rc = 0; /* alive (maybe still recovering): reconnecting is enough */
   else if (revive_now_ms() - revive_last_ms < 2000) rc = -EAGAIN;
   else {
-    char path[4200];
     revive_last_ms = revive_now_ms();
-    snprintf(path, sizeof path, "%s/postmaster.pid", pg->dir);
     siox_log("embedded PostgreSQL: postmaster is gone; restarting it (crash recovery runs first)");
-    if (pid && unlink(path) == 0) siox_log("embedded PostgreSQL: removed stale %s (pid %d is not a process of this cluster)", path, (int)pid);
     rc = start_postmaster(pg);
     if (rc == 0) revive_count++;
     siox_log(rc == 0 ? "embedded PostgreSQL: restarted, recovery done" : "embedded PostgreSQL: restart failed; will retry");

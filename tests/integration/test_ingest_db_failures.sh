@@ -11,10 +11,13 @@
 #     closed by their peer while their Hello fails do not push bad_frames
 #     below 0; once pg_ctl is back the server recovers by itself.
 # Each time: activities made = stored + counted drops, exactly, no duplicate.
-#  4. as 2, but `pg_ctl start` fails for PG_DOWN_S (90) s after the kill,
+#  4. as 2, but `pg_ctl start` fails for PG_DOWN_S (30) s after the kill,
 #     as it did at load 15-20, and the dead postmaster's pid is another
 #     program's named postgres: ingest resumes once the restart succeeds.
-# PHASES (default "1 2 3 4") runs a subset, e.g. to see each fail on old code.
+#  5. the server restarts on a data dir whose postmaster.pid names a live
+#     process of another program named postgres (a pid reused while no
+#     server ran): it must start its own postmaster, not adopt that one.
+# PHASES (default "1 2 3 4 5") runs a subset, e.g. to see each fail on old code.
 . "$(dirname "$0")/lib.sh"
 
 WRITES=${WRITES:-6000}   # x4 activities per chain run
@@ -95,7 +98,7 @@ run_chain() {
     || fail "workload $1 failed"
 }
 
-want() { [[ " ${PHASES:-1 2 3 4} " == *" $1 "* ]]; }
+want() { [[ " ${PHASES:-1 2 3 4 5} " == *" $1 "* ]]; }
 
 start_daemon "127.0.0.1:$SERVER_PORT" --batch-ms 20 --batch-activities 256
 made=0
@@ -168,7 +171,7 @@ log "db_reconnects $(server_counter db_reconnects), db_restarts $(server_counter
 fi
 
 if want 4; then
-log "4: kill -9 of the postmaster mid-ingest, then pg_ctl start fails for ${PG_DOWN_S:=90} s"
+log "4: kill -9 of the postmaster mid-ingest, then pg_ctl start fails for ${PG_DOWN_S:=30} s"
 # What a loaded machine did to phase 2 (2026-12-07, load 15-20): the
 # restart failed for 75-120 s while the daemon held the workload.
 until=$(($(date +%s) + 5 + PG_DOWN_S))
@@ -217,6 +220,23 @@ for _ in $(seq 120); do [ "$(server_counter db_ok)" = 1 ] && break; sleep 0.5; d
 [ "$(server_counter db_ok)" = 1 ] || fail "the postmaster was not restarted (its pid $fake is another program's)"
 check_accounting "$made"
 [ "$(server_counter db_ok)" = 1 ] || fail "db_ok not back to 1"
+fi
+if want 5; then
+log "5: the server starts on a stale postmaster.pid whose pid is another program's named postgres"
+stop_pid "$SERVER_PID"
+stop_postmaster "$SERVER_DIR"
+cp "$(command -v sleep)" "$T/postgres"
+"$T/postgres" 900 &
+fake=$!
+PIDS+=("$fake")
+printf '%d\n%s\n' "$fake" "$SERVER_DIR/pg" >"$SERVER_DIR/pg/postmaster.pid"
+start_server --pg-bindir "$T/pgbin"
+for _ in $(seq 60); do [ "$(server_counter db_ok)" = 1 ] && break; sleep 0.5; done
+[ "$(server_counter db_ok)" = 1 ] || fail "the server adopted pid $fake (not of its cluster) as its postmaster"
+! grep -q "adopting running postmaster $fake " "$T/server.log" || fail "the server adopted pid $fake as its postmaster"
+"$SIOX_CHAIN" --writes 500 --slow-device -1 --fast-us 0 --object restart5 >>"$T/chain.log" 2>&1 || fail "workload failed"
+made=$((made + 2000))
+check_accounting "$made"
 fi
 # Sanitizer builds (SIOX_SANITIZE) report into the logs without failing the run.
 if grep -l "ERROR: AddressSanitizer\|runtime error:" "$T"/*.log 2>/dev/null; then fail "sanitizer report in a log"; fi
