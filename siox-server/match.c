@@ -3,7 +3,8 @@
  * server's data path, run on the database thread every --match-ms and soon
  * after each batch. SQL finds each receive's candidate senders (same object,
  * overlapping bytes, target names the receiver's node, and a timing class:
- * inside S's interval widened by both daemons' clock uncertainty, before S
+ * inside S's interval widened by both daemons' clock uncertainty (not when
+ * one daemon recorded both), before S
  * (read-ahead), or after S within --late-ms); link.c decides confidences;
  * the links are upserted. Rules: README.md.
  */
@@ -15,7 +16,7 @@
 #include "link.h"
 #include "server.h"
 
-#define SLACK_NS "100000"         /* widening on top of the clock uncertainties */
+#define SLACK_NS "100000"         /* widening on top of the clock uncertainties (all of it within one daemon) */
 #define READAHEAD_NS "1000000000" /* how far before S a read-ahead R may start */
 
 /* x, a remote call of kind k on o's object, whose interval meets [a, b]
@@ -85,9 +86,15 @@
 #define CAND_SENDERS(near) \
     "  JOIN remote_calls s ON s.aid <> r.aid AND" \
     near("s", "S", "r", "r.start_ns - $4::bigint - $5::bigint", "r.start_ns + $3::bigint")
-/* w from R's and S's uncertainties, then the target and the classes. */
-#define CAND_WHERE(r_unc, s_unc) \
-    "  CROSS JOIN LATERAL (SELECT " r_unc " + " s_unc " + $2::bigint AS w) w" \
+/* w from R's and S's daemons, then the target and the classes. Calls that
+ * one daemon recorded are in one host clock, moved by that daemon's
+ * offset: their order needs no clock widening, only the slack ($2).
+ * Across daemons, or where a daemon is not known (NULL: a forwarded call,
+ * see CAND_SHARD), both uncertainties widen it (match_window.c's
+ * candidate(): the same rule). */
+#define CAND_WHERE(r_d, r_unc, s_d, s_unc) \
+    "  CROSS JOIN LATERAL (SELECT CASE WHEN " r_d " = " s_d " THEN 0 ELSE " r_unc " + " s_unc " END" \
+    "   + $2::bigint AS w) w" \
     " WHERE (s.target_hwid IN ('', '*') OR s.target_hwid = rn.hwid)" \
     "  AND (s.target_swid IN ('', '*') OR s.target_swid = rn.swid)" \
     "  AND ((r.start_ns >= s.start_ns - w.w AND r.end_ns <= s.end_ns + w.w)" \
@@ -101,7 +108,7 @@
     "  JOIN processes rp ON rp.proc_id = ra.proc_id JOIN daemons rd ON rd.daemon_id = rp.daemon_id" \
     CAND_SENDERS(near) \
     "  JOIN processes sp ON sp.proc_id = (s.aid >> 32)::int JOIN daemons sd ON sd.daemon_id = sp.daemon_id" \
-    CAND_WHERE("rd.clock_uncertainty_ns", "sd.clock_uncertainty_ns")
+    CAND_WHERE("rd.daemon_id", "rd.clock_uncertainty_ns", "sd.daemon_id", "sd.clock_uncertainty_ns")
 
 static const char candidates_sql[] =
     CAND_HEAD CAND_LOCAL(NEAR_GIST) " UNION ALL" CAND_LOCAL(NEAR_WIN) " ORDER BY 1, 2";
@@ -116,15 +123,15 @@ static const char candidates_sql[] =
  * other shards' senders: here only with this shard's own. */
 #define CAND_SHARD(near) \
     CAND_SELECT \
-    "  CROSS JOIN LATERAL (SELECT n.hwid, n.swid, d.clock_uncertainty_ns AS unc FROM activities a" \
+    "  CROSS JOIN LATERAL (SELECT n.hwid, n.swid, d.daemon_id AS did, d.clock_uncertainty_ns AS unc FROM activities a" \
     "   JOIN nodes n ON n.node_id = a.node_id JOIN processes p ON p.proc_id = a.proc_id" \
     "   JOIN daemons d ON d.daemon_id = p.daemon_id WHERE a.aid = r.aid" \
-    "   UNION ALL SELECT x.hwid, x.swid, x.unc_ns FROM shard_actors x WHERE x.aid = r.aid) rn" \
+    "   UNION ALL SELECT x.hwid, x.swid, NULL::bigint, x.unc_ns FROM shard_actors x WHERE x.aid = r.aid) rn" \
     CAND_SENDERS(near) \
-    "  CROSS JOIN LATERAL (SELECT d.clock_uncertainty_ns AS unc FROM processes p" \
+    "  CROSS JOIN LATERAL (SELECT d.daemon_id AS did, d.clock_uncertainty_ns AS unc FROM processes p" \
     "   JOIN daemons d ON d.daemon_id = p.daemon_id WHERE p.proc_id = (s.aid >> 32)::int" \
-    "   UNION ALL SELECT x.unc_ns FROM shard_actors x WHERE x.aid = s.aid) su" \
-    CAND_WHERE("rn.unc", "su.unc") \
+    "   UNION ALL SELECT NULL::bigint, x.unc_ns FROM shard_actors x WHERE x.aid = s.aid) su" \
+    CAND_WHERE("rn.did", "rn.unc", "su.did", "su.unc") \
     "  AND (r.origin IS NULL OR s.origin IS DISTINCT FROM r.origin) AND (s.origin IS NULL OR NOT r.away)"
 
 static const char candidates_shard_sql[] =

@@ -309,7 +309,10 @@ static int near(const struct siox_mw *w, const struct entry *s, const struct ent
 static int candidate(const struct siox_mw *w, const struct entry *s, const struct entry *r, struct siox_link_cand *c) {
   if (s->aid == r->aid || !near(w, s, r)) return 0;
   if ((s->hw && s->hw != r->hw) || (s->sw && s->sw != r->sw)) return 0;
-  int64_t ww = w->daemons[s->daemon].unc + w->daemons[r->daemon].unc + SIOX_MW_SLACK_NS;
+  /* One daemon's calls share its host clock: no clock widening between
+   * them (match.c's CAND_WHERE). */
+  int64_t ww = SIOX_MW_SLACK_NS;
+  if (s->daemon != r->daemon) ww += w->daemons[s->daemon].unc + w->daemons[r->daemon].unc;
   int cls;
   if (r->start >= s->start - ww && r->end <= s->end + ww) cls = SIOX_LINK_INSIDE;
   else if (r->start < s->start - ww && r->start >= s->start - SIOX_MW_READAHEAD_NS) cls = SIOX_LINK_BEFORE;

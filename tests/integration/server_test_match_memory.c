@@ -24,6 +24,15 @@
  * lost its state and resends its last batch together with the next under a
  * new seq (the server keeps the first copies and stores the rest). Half
  * way through, every server restarts on its warehouse.
+ * Edge pairs, after each scenario's random events, each on an object of
+ * its own: a receive that starts 0.2 ms after its sender ended, and one
+ * that starts 0.4 ms before it, both recorded by the sender's daemon
+ * (0.5 ms uncertainty): widened by the uncertainties (1.1 ms) they were
+ * "inside", which one host clock rules out; with the 100 us slack alone
+ * they are after-parent and before-parent. A third, the first's geometry
+ * across two daemons (20 us + 0.5 ms + 100 us), stays inside. Every
+ * server must give them these classes, and no inside link of one
+ * daemon's two calls may lie outside the sender widened by the slack.
  * Activities also carry text attributes and descriptor mappings (MAP
  * records with their aid, between names that carry no calls, so that the
  * links do not change), drawn from a stream of their own, some of them
@@ -54,6 +63,8 @@
 #define SEC 1000000000LL
 #define NDAEMON 3
 #define NPROC 2
+#define NEDGE 3   /* edge pairs per scenario, two events each */
+#define SLACK_NS "100000" /* siox-server's widening besides the clock uncertainties */
 
 static uint64_t rng, rng_child; /* the calls' and schedule's stream; the text attributes' and mappings' */
 static uint32_t draw(uint64_t *s, uint32_t n) {
@@ -96,7 +107,7 @@ struct event {
   int split; /* records 1.. go with the activity, record 0 in the event's own batch */
 };
 
-static struct event ev[SCENARIOS * EVENTS + SCENARIOS];
+static struct event ev[SCENARIOS * (EVENTS + 1 + 2 * NEDGE)];
 static int nev;
 static uint64_t next_aid[NDAEMON][NPROC];
 
@@ -125,6 +136,30 @@ static void children(int first, uint64_t seed) {
           c->early = e->c[t].early;
     }
   }
+}
+
+/* One event of an edge pair: daemon d, process p, one call on object obj
+ * (ranged alike, target any), [start, end]. Drawn from no stream. */
+static void edge_event(int s, int d, int p, char kind, int obj, int64_t start, int64_t end) {
+  struct event *e = &ev[nev++];
+  memset(e, 0, sizeof *e);
+  e->d = d, e->p = p, e->scen = s, e->aid = ++next_aid[d][p];
+  e->start = start, e->end = end, e->nrec = 1;
+  e->r[0] = (struct rec){.kind = kind, .obj = obj, .off = 0, .len = 4096, .target = 1};
+}
+
+/* The edge pairs (see the top): objects 4, 5, 6; a sender of 2 ms on
+ * daemon 2 (0.5 ms uncertainty), its receive on daemon 2's other process
+ * or (object 6) on daemon 1 (20 us). */
+static void edges(int s, int64_t t) {
+  edge_event(s, 1, 0, 'S', 4, t, t + 2 * MS);
+  edge_event(s, 1, 1, 'R', 4, t + 2200000, t + 2500000); /* after S's end, by 0.2 ms */
+  t += 100 * MS;
+  edge_event(s, 1, 0, 'S', 5, t, t + 2 * MS);
+  edge_event(s, 1, 1, 'R', 5, t - 400000, t + 1 * MS); /* before S's start, by 0.4 ms */
+  t += 100 * MS;
+  edge_event(s, 1, 0, 'S', 6, t, t + 2 * MS);
+  edge_event(s, 0, 1, 'R', 6, t + 2200000, t + 2500000); /* across daemons: within 0.62 ms */
 }
 
 static void scenario(int s, uint64_t seed) {
@@ -159,6 +194,7 @@ static void scenario(int s, uint64_t seed) {
   m->d = 0, m->p = 0, m->scen = s, m->aid = 0, m->nrec = 1;
   m->start = m->end = base + 4000 * MS;
   m->r[0] = (struct rec){.kind = 'M', .obj = 3, .obj2 = 2};
+  edges(s, base + 9500 * MS);
 }
 
 static void handle(char *buf, size_t n, int scen, int obj) { snprintf(buf, n, "s%d-o%d", scen, obj); }
@@ -203,7 +239,7 @@ static void add_child(struct siox_block *b, uint32_t p, const struct event *e, c
 struct dbatch {
   int first, n; /* into order[] */
 };
-static int order[NDAEMON][SCENARIOS * EVENTS + SCENARIOS], norder[NDAEMON];
+static int order[NDAEMON][SCENARIOS * (EVENTS + 1 + 2 * NEDGE)], norder[NDAEMON];
 static struct dbatch batches[NDAEMON][SCENARIOS * EVENTS];
 static int nbatches[NDAEMON];
 
@@ -548,6 +584,38 @@ static void outbox_once(struct server *s) {
         s->name, rows, elsewhere, orphans, wrong);
 }
 
+/* The links of the edge pairs (object o<obj> of each scenario) with flags
+ * f: one per scenario. */
+static long long edge_links(struct server *s, int obj, const char *flags) {
+  char sql[512];
+  snprintf(sql, sizeof sql,
+           "SELECT count(*) FROM causal_links l JOIN remote_calls r ON r.aid = l.child_aid AND r.kind = 'R'"
+           " JOIN descriptors d ON d.desc_id = r.desc_id WHERE d.value LIKE '%%-o%d' AND l.flags = '%s'",
+           obj, flags);
+  return harness_scalar(s->db, sql);
+}
+
+/* One host clock orders one daemon's calls: an inside link between two of
+ * them lies within the sender widened by the slack alone, and the edge
+ * pairs have their classes (see the top). */
+static void same_daemon_order(struct server *s) {
+  long long bad = harness_scalar(
+      s->db, "SELECT count(*) FROM causal_links l"
+             " JOIN remote_calls sc ON sc.aid = l.parent_aid AND sc.kind = 'S'"
+             " JOIN remote_calls rc ON rc.aid = l.child_aid AND rc.kind = 'R'"
+             " JOIN processes sp ON sp.proc_id = (l.parent_aid >> 32)::int"
+             " JOIN processes rp ON rp.proc_id = (l.child_aid >> 32)::int"
+             " WHERE l.flags = '' AND sp.daemon_id = rp.daemon_id AND sc.object_id = rc.object_id"
+             " AND NOT (rc.start_ns >= sc.start_ns - " SLACK_NS " AND rc.end_ns <= sc.end_ns + " SLACK_NS ")");
+  CHECK(bad == 0, "%s: no inside link of one daemon's calls outside the sender's slack (%lld)", s->name, bad);
+  long long after = edge_links(s, 4, "after-parent"), before = edge_links(s, 5, "before-parent"),
+            across = edge_links(s, 6, "");
+  CHECK(after == nscen && before == nscen && across == nscen,
+        "%s: edge pairs: one daemon after S %lld after-parent, before S %lld before-parent, across daemons %lld inside"
+        " (of %d each)",
+        s->name, after, before, across, nscen);
+}
+
 static int restart_all(struct server *srv, const char *const *const *args) {
   for (int i = 0; i < NSRV; i++)
     if (restart(&srv[i], args[i]) != 0) return fprintf(stderr, "FAIL: cannot restart server %s\n", srv[i].name), 0;
@@ -612,7 +680,13 @@ int main(int argc, char **argv) {
                                     " GROUP BY 1, 2 HAVING count(*) > 1) d") == 0,
           "%s: every link stored once", names[i]);
   }
-  for (int i = 0; i < 3; i++) unmatched_exact(&srv[i]);
+  for (int i = 0; i < 3; i++) unmatched_exact(&srv[i]), same_daemon_order(&srv[i]);
+  /* So that the window's rule is compared with SQL's on them too (14 of
+   * 36 at seeds 1-12; the rest meet a restart or a ghost). */
+  long long edge_mem = harness_scalar(srv[0].db, "SELECT count(*) FROM remote_calls r JOIN descriptors d"
+                                                 " ON d.desc_id = r.desc_id WHERE r.kind = 'R' AND r.in_memory"
+                                                 " AND d.value ~ '-o[456]$'");
+  CHECK(edge_mem > 0, "mem: edge receives decided in memory (%lld of %d)", edge_mem, NEDGE * nscen);
   long long made = 0;
   for (int i = 0; i < nev; i++) made += ev[i].r[0].kind == 'M' ? 0 : ev[i].nrec; /* a MAP is no call */
   char *made_sql = made_rows();

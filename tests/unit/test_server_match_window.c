@@ -3,7 +3,8 @@
  * -1 for a receive stored by an earlier batch that gets its first link,
  * nothing for a receive of the batch itself (its row is stored after its
  * links), nothing for a receive that only changes its links, +1 for one
- * that loses its last. */
+ * that loses its last. And the clock widening: none between two calls of
+ * one daemon. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -87,11 +88,37 @@ static void test_before_parent_replaced_stays_matched(void **state) {
   assert_int_equal(f->out.nstale, 1);
 }
 
+/* Times in us after T0 (the edge cases below are sub-millisecond). */
+static struct siox_mw_call call_us(const struct fixture *f, char kind, int64_t aid, uint32_t d, int64_t start,
+                                   int64_t end) {
+  struct siox_mw_call c = call(f, kind, aid, 0, 0, 0);
+  c.start = T0 + start * 1000, c.end = T0 + end * 1000, c.daemon = d;
+  return c;
+}
+
+/* A receive that starts 0.2 ms after its sender ended: with both calls of
+ * one daemon (one host clock) it is after-parent, the 100 us slack alone;
+ * across daemons of 0.5 ms uncertainty each (w 1.1 ms) it is inside. */
+static void test_one_daemon_no_clock_widening(void **state) {
+  struct fixture *f = *state;
+  uint32_t d2 = siox_mw_daemon(f->w, 2, 500000), d3 = siox_mw_daemon(f->w, 3, 500000);
+  struct siox_mw_call one[] = {call_us(f, 'S', 1, d2, 0, 2000), call_us(f, 'R', 2, d2, 2200, 2500)};
+  batch(f, one, 2);
+  assert_int_equal(f->out.nlinks, 1);
+  assert_string_equal(f->out.links[0].flags, "after-parent");
+  struct siox_mw_call two[] = {call_us(f, 'S', 3, d2, 0, 2000), call_us(f, 'R', 4, d3, 2200, 2500)};
+  two[0].object = two[1].object = 2;
+  batch(f, two, 2);
+  assert_int_equal(f->out.nlinks, 1);
+  assert_string_equal(f->out.links[0].flags, "");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_stored_receive_first_link, setup, teardown),
       cmocka_unit_test_setup_teardown(test_receive_of_the_batch_is_not_counted, setup, teardown),
       cmocka_unit_test_setup_teardown(test_before_parent_replaced_stays_matched, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_one_daemon_no_clock_widening, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
