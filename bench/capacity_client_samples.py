@@ -18,30 +18,17 @@ flight (the model's kernel's part, capacity/cap_kernel.c).
 """
 import bisect
 import statistics as st
-import subprocess
 import sys
+
+from capacity_wh import BYTES, conninfo, merge, query
 
 T = sys.argv[1]
 PREFIX = sys.argv[2] if len(sys.argv) > 2 else ""
-CI = open(f"{T}/server/conninfo").read().strip()
-BYTES = "a.attr_vals[array_position(a.attr_ids,(select id from ontology where name='io/bytes'))]"
+CI = conninfo(T)
 
 
 def q(sql):
-    r = subprocess.run(["psql", CI, "-Atqc", sql], capture_output=True, text=True)
-    if r.returncode:
-        sys.exit(r.stderr)
-    return [line.split("|") for line in r.stdout.splitlines() if line]
-
-
-def merge(iv):
-    out = []
-    for s, e in sorted(iv):
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return out
+    return query(CI, sql)
 
 
 def covered(busy, starts, lo, hi):
