@@ -225,8 +225,9 @@ if want 5; then
 log "5: the server starts on a stale postmaster.pid whose pid is another program's named postgres"
 stop_pid "$SERVER_PID"
 stop_postmaster "$SERVER_DIR"
-cp "$(command -v sleep)" "$T/postgres"
-"$T/postgres" 900 &
+mkdir -p "$T/p5"   # phase 4's $T/postgres may still run
+cp "$(command -v sleep)" "$T/p5/postgres"
+"$T/p5/postgres" 900 &
 fake=$!
 PIDS+=("$fake")
 printf '%d\n%s\n' "$fake" "$SERVER_DIR/pg" >"$SERVER_DIR/pg/postmaster.pid"
