@@ -6,7 +6,9 @@
 #      default 5 ms); the calibration job (cv_calibrate: one rank writes a
 #      file on each brick in CV_CAL_MIB, default 32, calls of 1 MiB, in
 #      CV_CAL_ROUNDS rounds, default 4, over the bricks in turn, the
-#      files' cached pages are dropped, it reads them back in 1 MiB calls:
+#      files' cached pages are dropped, it reads them back in 1 MiB calls
+#      while CV_CAL_WAITERS, default 3, more ranks wait in a barrier, as the
+#      replays' ranks 1-3 wait for rank 0's read-back:
 #      the healthy bricks' reads and writes at the workload's size, which
 #      the other two jobs hardly make; capacity/README.md "Calibration job";
 #      CV_CAL_MIB=0 leaves it out); the demo job (examples/siox-io-workload: files on
@@ -83,7 +85,9 @@
 # sharing the node's cores (--polling, off by default: capacity/README.md "Ranks waiting
 # in MPI"): ..._<key>_poll; the kernel's part per call as the plain mean over the
 # window's calls (--kernel-mean, the estimate before the robust one: capacity/README.md
-# "The kernel's part"): ..._<key>_kmean; the client's read line over all its reads, the
+# "The kernel's part"): ..._<key>_kmean; a read's kernel part pooled over all the client's
+# reads (--kernel-pooled, the rule before: capacity/README.md "The read-back's kernel part"):
+# ..._<key>_kpooled; the client's read line over all its reads, the
 # ones queued behind another request to their brick too (--read-all, the rule before:
 # capacity/README.md "Reads queued behind another"): ..._<key>_readall; the healthy
 # reference's write line by least squares (--healthy-ls, the rule before: capacity/README.md
@@ -290,6 +294,9 @@ validate_variant vpoll --polling
 # The kernel's part per call as the plain mean over the window's calls (capacity/README.md "The
 # kernel's part"): the estimate before the robust one.
 validate_variant vkmean --kernel-mean
+# A read's kernel part pooled over all the client's reads (capacity/README.md "The read-back's
+# kernel part"): the rule before the per-brick one.
+validate_variant vkpool --kernel-pooled
 # The rules before for the client's read line and the healthy reference's write line.
 validate_variant vreadall --read-all
 validate_variant vhls --healthy-ls
@@ -338,7 +345,7 @@ for n in names:
           f"{100 * (c['measured_max_ns'] - c['measured_min_ns']) / c['measured_io_time_ns']:.1f} %")
     print(f"capacity_measured_runs_{k} {c['repeats']} count")
     for pre, suf in (("v0", "nocache"), ("vd", "delays"), ("vf", "flat"), ("vc", "conc"), ("vo", "coll"), ("vk", "kernel"),
-                     ("vn", "nocal"), ("vnocores", "nocores"), ("vnonodecpu", "nonodecpu"), ("vpoll", "poll"), ("vkmean", "kmean"),
+                     ("vn", "nocal"), ("vnocores", "nocores"), ("vnonodecpu", "nonodecpu"), ("vpoll", "poll"), ("vkmean", "kmean"), ("vkpool", "kpooled"),
                      ("vreadall", "readall"), ("vhls", "healthyls"),
                      ("vb", "baseline")):
         c0 = case(pre, n)

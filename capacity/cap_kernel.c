@@ -101,12 +101,69 @@ static double curve_at(const int64_t *t, const double *F, size_t nt, int64_t x) 
   return F[lo];
 }
 
+static int by_start(const void *a, const void *b) {
+  const struct siox_cap_sample *x = *(const struct siox_cap_sample *const *)a, *y = *(const struct siox_cap_sample *const *)b;
+  return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+}
+
+/* The brick a call's requests went to: the serving brick of the first of
+ * r (the client's reads with a known brick, by start) that started in the
+ * call, -1 when none did. */
+static int64_t call_brick(const struct siox_cap_sample *const *r, size_t nr, int64_t lo, int64_t hi) {
+  size_t a = 0, b = nr;
+  while (a < b) {
+    size_t mid = a + (b - a) / 2;
+    if (r[mid]->start_ns < lo) a = mid + 1;
+    else b = mid;
+  }
+  return a < nr && r[a]->start_ns <= hi ? (int64_t)r[a]->via - 1 : -1;
+}
+
+/* Each brick's kernel_fit[READ] and kernel_call_ns[READ]: the robust
+ * estimate over the shares y of client c's read calls whose requests it
+ * served (README "The read-back's kernel part": behind a slow brick's
+ * requests the kernel's work is hidden, behind a healthy one's it is not). */
+static int per_brick(siox_cap_model *m, uint32_t c, const struct siox_cap_posix_op *p, size_t np, const double *y,
+                     const struct siox_cap_sample *s, size_t n) {
+  size_t nr = 0, k = 0;
+  for (size_t i = 0; i < n; i++) nr += s[i].comp == c && s[i].cls == SIOX_CAP_READ && s[i].via;
+  const struct siox_cap_sample **r = malloc((nr ? nr : 1) * sizeof(*r));
+  int64_t *at = malloc((np ? np : 1) * sizeof(*at));
+  double *x = calloc(np ? np : 1, sizeof(*x)), *yb = malloc((np ? np : 1) * sizeof(*yb));
+  int rc = -ENOMEM;
+  if (!r || !at || !x || !yb) goto out;
+  nr = 0;
+  for (size_t i = 0; i < n; i++)
+    if (s[i].comp == c && s[i].cls == SIOX_CAP_READ && s[i].via) r[nr++] = &s[i];
+  qsort(r, nr, sizeof(*r), by_start);
+  for (size_t i = 0; i < np; i++)
+    if (p[i].comp == c && p[i].cls == SIOX_CAP_READ && p[i].end_ns > p[i].start_ns)
+      at[k++] = call_brick(r, nr, p[i].start_ns, p[i].end_ns);
+  rc = 0;
+  for (uint32_t b = 0; b < m->ncomp && rc == 0; b++) {
+    if (m->comp[b].kind != SIOX_CAP_BRICK) continue;
+    size_t nb = 0;
+    for (size_t i = 0; i < k; i++)
+      if (at[i] == (int64_t)b) yb[nb++] = y[i];
+    if (!nb) continue;
+    rc = siox_cap_fit_robust(x, yb, nb, &m->comp[b].kernel_fit[SIOX_CAP_READ]);
+    if (rc >= 0) rc = 0, m->comp[b].kernel_call_ns[SIOX_CAP_READ] = m->comp[b].kernel_fit[SIOX_CAP_READ].a_ns;
+  }
+out:
+  free(r);
+  free(at);
+  free(x);
+  free(yb);
+  return rc;
+}
+
 /* The client's kernel_fit and kernel_call_ns of class cls: each call's
  * share of the outside time, fitted robustly (README "The kernel's part":
  * a disturbed call's stall is left out of the estimate and kept apart as
- * the fit's excess_ns, its mean over all calls). */
+ * the fit's excess_ns, its mean over all calls); for reads, of the main
+ * client, each brick's too (per_brick). */
 static int one_class(siox_cap_model *m, uint32_t c, uint32_t cls, const struct siox_cap_posix_op *p, size_t np,
-                     const struct iv *busy, size_t nbusy) {
+                     const struct iv *busy, size_t nbusy, const struct siox_cap_sample *s, size_t n_s) {
   size_t k = 0;
   for (size_t i = 0; i < np; i++)
     if (p[i].comp == c && p[i].cls == cls && p[i].end_ns > p[i].start_ns) k++;
@@ -135,6 +192,7 @@ static int one_class(siox_cap_model *m, uint32_t c, uint32_t cls, const struct s
   if ((rc = siox_cap_fit_robust(x, y, n, f)) < 0) goto out;
   m->comp[c].kernel_call_ns[cls] = f->a_ns;
   rc = 0;
+  if (cls == SIOX_CAP_READ && (int64_t)c == siox_cap_model_main_client(m)) rc = per_brick(m, c, p, np, y, s, n_s);
 out:
   free(e);
   free(t);
@@ -159,16 +217,19 @@ int siox_cap_model_kernel(siox_cap_model *m, const struct siox_cap_posix_op *p, 
     for (size_t i = 0; i < n; i++)
       if (s[i].comp == c) busy[nb++] = (struct iv){s[i].start_ns, s[i].start_ns + (s[i].span_ns > 0 ? s[i].span_ns : s[i].ns)};
     nb = merge(busy, nb);
-    if ((rc = one_class(m, c, SIOX_CAP_READ, p, np, busy, nb)) < 0 ||
-        (rc = one_class(m, c, SIOX_CAP_WRITE, p, np, busy, nb)) < 0)
+    if ((rc = one_class(m, c, SIOX_CAP_READ, p, np, busy, nb, s, n)) < 0 ||
+        (rc = one_class(m, c, SIOX_CAP_WRITE, p, np, busy, nb, s, n)) < 0)
       break;
   }
   free(busy);
   return rc;
 }
 
-double siox_cap_kernel_ns(const siox_cap_model *m, uint32_t c, int cls) {
+double siox_cap_kernel_ns(const siox_cap_model *m, uint32_t c, int64_t brick, int cls) {
   if (!m->kernel_path) return 0;
   const struct siox_cap_comp *k = &m->comp[c];
+  if (cls == SIOX_CAP_READ && !m->kernel_pooled && brick >= 0 && (size_t)brick < m->ncomp &&
+      m->comp[brick].kernel_fit[cls].n)
+    k = &m->comp[brick];
   return k->kernel_call_ns[cls] + (m->with_delays || m->kernel_mean ? k->kernel_fit[cls].excess_ns : 0);
 }

@@ -74,6 +74,7 @@ siox_cap_model *siox_cap_model_clone(const siox_cap_model *m) {
   c->class_concurrency = m->class_concurrency;
   c->kernel_path = m->kernel_path;
   c->kernel_mean = m->kernel_mean;
+  c->kernel_pooled = m->kernel_pooled;
   c->read_all = m->read_all;
   c->healthy_ls = m->healthy_ls;
   c->collective = m->collective;
@@ -319,22 +320,41 @@ static double chunk_cost(const siox_cap_model *m, const struct siox_cap_fit *f, 
   return siox_cap_fit_eval(f, cls == SIOX_CAP_READ || cls == SIOX_CAP_WRITE ? (double)m->chunk : 0);
 }
 
-void siox_cap_model_healthy(const siox_cap_model *m, int cls, struct siox_cap_fit *out) {
-  memset(out, 0, sizeof(*out));
-  const struct siox_cap_fit *f[256];
-  size_t k = 0;
+static const struct siox_cap_fit *healthy_fit(const siox_cap_model *m, size_t i, int cls) {
   int robust = cls == SIOX_CAP_WRITE && !m->healthy_ls;
+  return robust && m->comp[i].write_robust.n ? &m->comp[i].write_robust : &m->comp[i].fit[cls];
+}
+
+/* The lower-median brick by cls's cost of a chunk; with kernel, among
+ * those with a kernel part of their reads only. */
+static int64_t lower_median_brick(const siox_cap_model *m, int cls, int kernel) {
+  size_t f[256];
+  size_t k = 0;
   for (size_t i = 0; i < m->ncomp && k < 256; i++)
-    if (m->comp[i].kind == SIOX_CAP_BRICK && !m->comp[i].synthetic && m->comp[i].fit[cls].n)
-      f[k++] = robust && m->comp[i].write_robust.n ? &m->comp[i].write_robust : &m->comp[i].fit[cls];
-  if (!k) return;
+    if (m->comp[i].kind == SIOX_CAP_BRICK && !m->comp[i].synthetic && m->comp[i].fit[cls].n &&
+        (!kernel || m->comp[i].kernel_fit[SIOX_CAP_READ].n))
+      f[k++] = i;
+  if (!k) return -1;
   for (size_t i = 1; i < k; i++) /* insertion sort by cost: k is a handful of bricks */
-    for (size_t j = i; j > 0 && chunk_cost(m, f[j], cls) < chunk_cost(m, f[j - 1], cls); j--) {
-      const struct siox_cap_fit *t = f[j];
+    for (size_t j = i; j > 0 && chunk_cost(m, healthy_fit(m, f[j], cls), cls) <
+                                    chunk_cost(m, healthy_fit(m, f[j - 1], cls), cls); j--) {
+      size_t t = f[j];
       f[j] = f[j - 1];
       f[j - 1] = t;
     }
-  *out = *f[(k - 1) / 2];
+  return (int64_t)f[(k - 1) / 2];
+}
+
+int64_t siox_cap_model_healthy_brick(const siox_cap_model *m, int cls) { return lower_median_brick(m, cls, 0); }
+
+int64_t siox_cap_model_healthy_read_kernel(const siox_cap_model *m) {
+  return lower_median_brick(m, SIOX_CAP_READ, 1);
+}
+
+void siox_cap_model_healthy(const siox_cap_model *m, int cls, struct siox_cap_fit *out) {
+  memset(out, 0, sizeof(*out));
+  int64_t b = siox_cap_model_healthy_brick(m, cls);
+  if (b >= 0) *out = *healthy_fit(m, (size_t)b, cls);
 }
 
 uint32_t siox_cap_comp_servers(const siox_cap_model *m, uint32_t comp) {

@@ -138,6 +138,10 @@ static int bricks_on_client_node(const siox_cap_model *m) {
 /* Gives component c the healthy bricks' service times (from ref). */
 static void make_healthy(siox_cap_model *mm, const siox_cap_model *ref, uint32_t c) {
   for (int cls = 0; cls < SIOX_CAP_NCLASS; cls++) siox_cap_model_healthy(ref, cls, &mm->comp[c].fit[cls]);
+  /* its reads' kernel part: the healthy read reference brick's (README "The read-back's kernel part") */
+  int64_t h = siox_cap_model_healthy_read_kernel(ref);
+  mm->comp[c].kernel_fit[SIOX_CAP_READ] = h >= 0 ? ref->comp[h].kernel_fit[SIOX_CAP_READ] : (struct siox_cap_fit){0};
+  mm->comp[c].kernel_call_ns[SIOX_CAP_READ] = h >= 0 ? ref->comp[h].kernel_call_ns[SIOX_CAP_READ] : 0;
   mm->comp[c].servers = healthy_servers(ref);
   mm->comp[c].synthetic = 1;
   mm->comp[c].declared_bps = 0;

@@ -260,7 +260,7 @@ static int issue(struct sim *s, uint32_t id) {
     const struct siox_cap_fit *f = &s->m->comp[c].fit[cls];
     double svc = siox_cap_fit_eval(f, (double)bytes) + (s->m->with_delays ? f->excess_ns : 0);
     if (r->stage == 0 && s->m->kernel_path && r->req == 0 && bytes) /* the node's kernel: once per call */
-      svc += siox_cap_kernel_ns(s->m, (uint32_t)c, cls);
+      svc += siox_cap_kernel_ns(s->m, (uint32_t)c, b, cls);
     if (svc < 0) svc = 0;
     r->at = (uint32_t)c;
     if (s->st[c].hold) {

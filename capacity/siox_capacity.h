@@ -102,7 +102,9 @@ struct siox_cap_comp {
    * (writes) on the volume spent while no request of the client was in
    * GlusterFS (the kernel's FUSE path, the CPU waited for; README "The
    * kernel's part"). Added once per read/write operation, to the client
-   * stage of its first request. The robust estimate: kernel_fit's a_ns. */
+   * stage of its first request. The robust estimate: kernel_fit's a_ns.
+   * A brick's [READ]: the same over the main client's read calls whose
+   * requests it served (README "The read-back's kernel part"). */
   double kernel_call_ns[SIOX_CAP_NCLASS];
   /* Its fit over the calls (siox_cap_fit_robust of each call's share, no
    * size: b 0): a_ns the estimate, se_a its standard error, n the calls
@@ -178,6 +180,10 @@ struct siox_cap_model {
    * one); 0 (the default): the robust estimate, plus the excess only
    * with with_delays (README "The kernel's part"). */
   int kernel_mean;
+  /* 0 (the default): a read pays the kernel's part of the reads its brick
+   * served (a brick's kernel_call_ns[READ]; README "The read-back's kernel
+   * part"); 1: the client's over all its reads (the model before). */
+  int kernel_pooled;
   /* 1: the clients' read lines are read_all (siox_cap_model_read_all; the
    * rule before, --read-all); 0: fitted from the reads not queued. */
   int read_all;
@@ -244,6 +250,12 @@ size_t siox_cap_model_bricks(const siox_cap_model *m, uint32_t *out, size_t max)
  * (write_robust) unless m->healthy_ls. *out zeroed when no brick served
  * the class. */
 void siox_cap_model_healthy(const siox_cap_model *m, int cls, struct siox_cap_fit *out);
+/* The brick whose line siox_cap_model_healthy gives for cls, -1 when none. */
+int64_t siox_cap_model_healthy_brick(const siox_cap_model *m, int cls);
+/* The brick whose reads' kernel part a healed or new brick's reads pay:
+ * the lower median by read service of a chunk among the bricks with one
+ * (README "The read-back's kernel part"), -1 when none has. */
+int64_t siox_cap_model_healthy_read_kernel(const siox_cap_model *m);
 /* The client component all ranks' requests pass: the most sampled one
  * (-1: the model has no client). */
 int64_t siox_cap_model_main_client(const siox_cap_model *m);
@@ -287,8 +299,11 @@ int siox_cap_model_kernel(siox_cap_model *m, const struct siox_cap_posix_op *p, 
                           const struct siox_cap_sample *s, size_t n);
 /* The kernel's part a call of class cls at client c pays in the simulation:
  * kernel_call_ns, plus kernel_fit's excess_ns with with_delays or
- * kernel_mean (then the plain mean); 0 with kernel_path 0. */
-double siox_cap_kernel_ns(const siox_cap_model *m, uint32_t c, int cls);
+ * kernel_mean (then the plain mean); 0 with kernel_path 0. A read whose
+ * requests go to brick (-1: none) pays that brick's kernel_call_ns[READ]
+ * instead when the brick has one and not kernel_pooled (README "The
+ * read-back's kernel part"). */
+double siox_cap_kernel_ns(const siox_cap_model *m, uint32_t c, int64_t brick, int cls);
 
 /* Calibrates mpi_open_ns (mpi_close_ns) from the durations of MPI_File_open
  * (MPI_File_close) calls (cap_collective.c): their median beyond the model's

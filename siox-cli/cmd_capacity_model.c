@@ -36,8 +36,8 @@ static const char help[] =
     "                [--until T] [--mount DIR] [--prefix PATH]... [--no-gaps]\n"
     "                [--client-cache BYTES] [--with-delays] [--flat-concurrency]\n"
     "                [--no-collective] [--no-kernel] [--kernel-mean] [--read-all]\n"
-    "                [--healthy-ls] [--no-node-cpu] [--polling] [--client-cores N]\n"
-    "                [--json]\n"
+    "                [--kernel-pooled] [--healthy-ls] [--no-node-cpu] [--polling]\n"
+    "                [--client-cores N] [--json]\n"
     "  siox capacity --what-if SCENARIO (--job J | --workload FILE)... [...]\n"
     "  siox capacity place --bricks N [--mount DIR] PATH...\n"
     "\n"
@@ -118,6 +118,9 @@ static const char help[] =
     "                   calls (the estimate before); by default a robust one, the\n"
     "                   disturbed calls left out (their excess added with\n"
     "                   --with-delays: capacity/README.md, \"The kernel's part\")\n"
+    "  --kernel-pooled  a read pays the kernel part of all the client's reads\n"
+    "                   (the model before); by default that of the reads its brick\n"
+    "                   served (capacity/README.md, \"The read-back's kernel part\")\n"
     "  --read-all       a client's read line fitted on all its reads (the rule\n"
     "                   before); by default on those that did not start while\n"
     "                   another request of the client to the same brick was in\n"
@@ -175,7 +178,7 @@ struct margs {
   const char *prefix[65];
   int nprefix, no_gaps, residual;
   uint64_t client_cache; /* bytes */
-  int with_delays, flat, no_collective, no_kernel, kernel_mean, read_all, healthy_ls, no_node_cpu, polling;
+  int with_delays, flat, no_collective, no_kernel, kernel_mean, kernel_pooled, read_all, healthy_ls, no_node_cpu, polling;
   long client_cores; /* 0: no bound; SIOX_CLIENT_CORES_ASSUMED: this machine's */
 };
 
@@ -192,7 +195,7 @@ int siox_capacity_model_wanted(int argc, char **argv) {
 static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
   const struct siox_cmd *self = &siox_cmd_capacity_model;
   enum { O_SINCE = 0x200, O_UNTIL, O_JOB, O_WL, O_MOUNT, O_PREFIX, O_NOGAPS, O_WHATIF, O_REPLAY, O_BRICKS, O_MODELONLY, O_CACHE, O_DELAYS, O_FLAT,
-         O_NOCOLL, O_NOKERNEL, O_KMEAN, O_READALL, O_HLS, O_CORES, O_NONODECPU, O_NOPOLL, O_POLL };
+         O_NOCOLL, O_NOKERNEL, O_KMEAN, O_KPOOL, O_READALL, O_HLS, O_CORES, O_NONODECPU, O_NOPOLL, O_POLL };
   static const struct option opts[] = {
       {"since", required_argument, NULL, O_SINCE},   {"until", required_argument, NULL, O_UNTIL},
       {"job", required_argument, NULL, O_JOB},       {"workload", required_argument, NULL, O_WL},
@@ -204,6 +207,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
       {"no-collective", no_argument, NULL, O_NOCOLL},
       {"no-kernel", no_argument, NULL, O_NOKERNEL}, {"client-cores", required_argument, NULL, O_CORES},
       {"no-node-cpu", no_argument, NULL, O_NONODECPU}, {"kernel-mean", no_argument, NULL, O_KMEAN},
+      {"kernel-pooled", no_argument, NULL, O_KPOOL},
       {"read-all", no_argument, NULL, O_READALL}, {"healthy-ls", no_argument, NULL, O_HLS},
       {"no-polling", no_argument, NULL, O_NOPOLL},
       {"polling", no_argument, NULL, O_POLL},
@@ -248,6 +252,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct margs *a) {
     case O_NOCOLL: a->no_collective = 1; break;
     case O_NOKERNEL: a->no_kernel = 1; break;
     case O_KMEAN: a->kernel_mean = 1; break;
+    case O_KPOOL: a->kernel_pooled = 1; break;
     case O_READALL: a->read_all = 1; break;
     case O_HLS: a->healthy_ls = 1; break;
     case O_NONODECPU: a->no_node_cpu = 1; break;
@@ -329,6 +334,18 @@ static void print_kernel(const siox_cap_model *m, uint32_t c) {
            siox_cap_class_name(cls), m->comp[c].kernel_call_ns[cls] / 1e6, f->se_a / 1e6, f->n, f->left_out,
            f->excess_ns / 1e6, (m->comp[c].kernel_call_ns[cls] + f->excess_ns) / 1e6);
   }
+  /* reads per brick that served them (README "The read-back's kernel part") */
+  for (size_t b = 0; b < m->ncomp; b++) {
+    const struct siox_cap_fit *f = &m->comp[b].kernel_fit[SIOX_CAP_READ];
+    if (m->comp[b].kind != SIOX_CAP_BRICK || !f->n) continue;
+    printf("\n  read  %.3f ms +- %.3f over %" PRIu64 " calls, %" PRIu64 " left out (delay %.3f ms) served by %s%s",
+           m->comp[b].kernel_call_ns[SIOX_CAP_READ] / 1e6, f->se_a / 1e6, f->n, f->left_out, f->excess_ns / 1e6,
+           m->comp[b].name, m->kernel_pooled ? " (not used: --kernel-pooled)" : "");
+  }
+  int64_t h = siox_cap_model_healthy_read_kernel(m);
+  if (h >= 0 && m->comp[h].kernel_fit[SIOX_CAP_READ].n)
+    printf("\n  read  healthy reference (heal=, new bricks): %s's %.3f ms", m->comp[h].name,
+           m->comp[h].kernel_call_ns[SIOX_CAP_READ] / 1e6);
 }
 
 /* What a healed or new brick's write costs (README "The healthy reference"):
@@ -431,6 +448,7 @@ static json_object *model_json(const siox_cap_model *m) {
   json_object_object_add(o, "class_concurrency", json_object_new_boolean(m->class_concurrency));
   json_object_object_add(o, "kernel_path", json_object_new_boolean(m->kernel_path));
   json_object_object_add(o, "kernel_mean", json_object_new_boolean(m->kernel_mean));
+  json_object_object_add(o, "kernel_pooled", json_object_new_boolean(m->kernel_pooled));
   json_object_object_add(o, "read_all", json_object_new_boolean(m->read_all));
   json_object_object_add(o, "node_cpu", json_object_new_boolean(m->node_cpu && m->client_cores));
   json_object_object_add(o, "mpi_polling", json_object_new_boolean(m->mpi_polling && m->node_cpu && m->client_cores));
@@ -456,7 +474,8 @@ static json_object *model_json(const siox_cap_model *m) {
       siox_json_dbl(f, "capacity_low", lo);
       siox_json_dbl(f, "capacity_high", hi);
       if (c->kind == SIOX_CAP_CLIENT) siox_json_int(f, "in_flight_per_file", c->class_servers[k]);
-      if (c->kind == SIOX_CAP_CLIENT && (k == SIOX_CAP_READ || k == SIOX_CAP_WRITE)) {
+      if ((c->kind == SIOX_CAP_CLIENT && (k == SIOX_CAP_READ || k == SIOX_CAP_WRITE)) ||
+          (c->kind == SIOX_CAP_BRICK && k == SIOX_CAP_READ && c->kernel_fit[k].n)) { /* a brick's: its reads' calls */
         siox_json_dbl(f, "kernel_ns_per_call", c->kernel_call_ns[k]);
         json_object_object_add(f, "kernel_fit", fit_json(&c->kernel_fit[k])); /* a_ns + excess_ns: the plain mean */
       }
@@ -704,6 +723,7 @@ int siox_capacity_model_run(struct siox_cli *cli, int argc, char **argv) {
   m->class_concurrency = !a.flat;
   m->kernel_path = !a.no_kernel;
   m->kernel_mean = a.kernel_mean;
+  m->kernel_pooled = a.kernel_pooled;
   if (a.read_all) siox_cap_model_read_all(m);
   m->healthy_ls = a.healthy_ls;
   m->node_cpu = !a.no_node_cpu;

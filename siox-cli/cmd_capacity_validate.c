@@ -38,8 +38,8 @@ static const char help[] =
     "                [--until T] [--tolerance PCT] [--no-gaps] [--residual]\n"
     "                [--client-cache BYTES] [--with-delays] [--flat-concurrency]\n"
     "                [--no-collective] [--no-kernel] [--kernel-mean] [--read-all]\n"
-    "                [--healthy-ls] [--no-node-cpu] [--polling] [--client-cores N]\n"
-    "                [--json] CASE...\n"
+    "                [--kernel-pooled] [--healthy-ls] [--no-node-cpu] [--polling]\n"
+    "                [--client-cores N] [--json] CASE...\n"
     "  CASE:  --case NAME [--scenario SPEC] [--workload FILE] [--replay-dir DIR]\n"
     "         [--run-mount DIR] --measured JOB [--measured JOB]...\n"
     "\n"
@@ -102,6 +102,9 @@ static const char help[] =
     "                    calls (the estimate before); by default a robust one, the\n"
     "                    disturbed calls left out (their excess added with\n"
     "                    --with-delays: capacity/README.md, \"The kernel's part\")\n"
+    "  --kernel-pooled   a read pays the kernel part of all the client's reads\n"
+    "                    (the model before); by default that of the reads its brick\n"
+    "                    served (capacity/README.md, \"The read-back's kernel part\")\n"
     "  --read-all        a client's read line fitted on all its reads (the rule\n"
     "                    before); by default on those that did not start while\n"
     "                    another request of the client to the same brick was in\n"
@@ -176,7 +179,7 @@ struct vargs {
   int nprefix, no_gaps, residual, window;
   int64_t since_ns, until_ns;
   uint64_t client_cache; /* bytes */
-  int with_delays, flat, no_collective, no_kernel, kernel_mean, read_all, healthy_ls, no_node_cpu, polling;
+  int with_delays, flat, no_collective, no_kernel, kernel_mean, kernel_pooled, read_all, healthy_ls, no_node_cpu, polling;
   long client_cores; /* 0: no bound; SIOX_CLIENT_CORES_ASSUMED: this machine's */
   uint32_t cores_used;  /* the model's bound (for --json) */
   double tolerance;
@@ -204,7 +207,7 @@ static int case_opt(const struct siox_cmd *self, struct vargs *a, int c) {
 static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
   const struct siox_cmd *self = &siox_cmd_capacity_validate;
   enum { O_JOB = 0x200, O_PREFIX, O_MOUNT, O_SINCE, O_UNTIL, O_TOL, O_NOGAPS, O_RESID, O_CASE, O_CACHE, O_DELAYS, O_FLAT,
-         O_NOCOLL, O_NOKERNEL, O_KMEAN, O_READALL, O_HLS, O_CORES, O_NONODECPU, O_NOPOLL, O_POLL };
+         O_NOCOLL, O_NOKERNEL, O_KMEAN, O_KPOOL, O_READALL, O_HLS, O_CORES, O_NONODECPU, O_NOPOLL, O_POLL };
   static const struct option opts[] = {
       {"job", required_argument, NULL, O_JOB},       {"prefix", required_argument, NULL, O_PREFIX},
       {"mount", required_argument, NULL, O_MOUNT},   {"since", required_argument, NULL, O_SINCE},
@@ -217,6 +220,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
       {"flat-concurrency", no_argument, NULL, O_FLAT}, {"no-collective", no_argument, NULL, O_NOCOLL},
       {"no-kernel", no_argument, NULL, O_NOKERNEL}, {"client-cores", required_argument, NULL, O_CORES},
       {"no-node-cpu", no_argument, NULL, O_NONODECPU}, {"kernel-mean", no_argument, NULL, O_KMEAN},
+      {"kernel-pooled", no_argument, NULL, O_KPOOL},
       {"read-all", no_argument, NULL, O_READALL}, {"healthy-ls", no_argument, NULL, O_HLS},
       {"no-polling", no_argument, NULL, O_NOPOLL},
       {"polling", no_argument, NULL, O_POLL},
@@ -259,6 +263,7 @@ static int parse(struct siox_cli *cli, int argc, char **argv, struct vargs *a) {
     case O_NOCOLL: a->no_collective = 1; break;
     case O_NOKERNEL: a->no_kernel = 1; break;
     case O_KMEAN: a->kernel_mean = 1; break;
+    case O_KPOOL: a->kernel_pooled = 1; break;
     case O_READALL: a->read_all = 1; break;
     case O_HLS: a->healthy_ls = 1; break;
     case O_NONODECPU: a->no_node_cpu = 1; break;
@@ -441,6 +446,7 @@ int siox_capacity_validate_run(struct siox_cli *cli, int argc, char **argv) {
     m->class_concurrency = !a->flat;
     m->kernel_path = !a->no_kernel;
     m->kernel_mean = a->kernel_mean;
+    m->kernel_pooled = a->kernel_pooled;
     if (a->read_all) siox_cap_model_read_all(m);
     m->healthy_ls = a->healthy_ls;
     m->node_cpu = !a->no_node_cpu;

@@ -113,15 +113,21 @@ cv_case_args() { mapfile -t "$2" <"$T/case-$1.args"; }
 # file after file; writes in CV_CAL_ROUNDS rounds (default 4; 1: file after
 # file, as before), each writing the next MIB/ROUNDS MiB of every file in
 # turn: a brick's writes sampled at several moments of the job, not in one
-# burst (capacity/README.md "The healthy reference").
+# burst (capacity/README.md "The healthy reference"). Reads with
+# CV_CAL_WAITERS more ranks (default 3) that only wait in a closing
+# barrier while rank 0 reads, as the replays' ranks 1-3 wait for rank 0's
+# read-back (Open MPI polls in the barrier: the reader's calls then take
+# the kernel's part the replays' do; capacity/README.md "The read-back's
+# kernel part"); 0: one rank alone, as before.
 cv_cal_workload() {
-  local op=$1 mib=$2 k i r rounds=1 per
+  local op=$1 mib=$2 k i r rounds=1 per waiters=0
   shift 2
   local -a names=("$@")
   [ "$op" = write ] && rounds=${CV_CAL_ROUNDS:-4}
+  [ "$op" = read ] && waiters=${CV_CAL_WAITERS:-3}
   [ "$rounds" -ge 1 ] && [ "$rounds" -le "$mib" ] || rounds=1
   per=$(((mib + rounds - 1) / rounds))
-  printf 'siox-workload 1 trace\njob cal-%s\nranks 1\n' "$op"
+  printf 'siox-workload 1 trace\njob cal-%s\nranks %d\n' "$op" $((1 + waiters))
   for k in "${!names[@]}"; do printf 'file %d %s\n' "$k" "${names[$k]}"; done
   if [ "$rounds" = 1 ]; then
     for k in "${!names[@]}"; do
@@ -140,7 +146,11 @@ cv_cal_workload() {
     done
     for k in "${!names[@]}"; do printf 'r 0 close %d 0 0 0 0\n' "$k"; done
   fi
-  printf 'end %d %d\n' $# $(($# * (mib + 2)))
+  if [ "$waiters" -gt 0 ]; then
+    for r in $(seq 0 "$waiters"); do printf 'r %d barrier - 0 0 0 0\n' "$r"; done
+    waiters=$((waiters + 1)) # the rows: one barrier per rank
+  fi
+  printf 'end %d %d\n' $# $(($# * (mib + 2) + waiters))
 }
 
 # cv_calibrate JOB MIB: the calibration job of the healthy bricks
@@ -176,6 +186,6 @@ cv_calibrate() {
       --socket "$SIOX_SOCKET" -- "$SIOX_CLI" replay "$T/cal-$j.wl" --dir "$MNT/$d" \
       --mpirun "mpirun --oversubscribe -x ASAN_OPTIONS" >"$T/replay-$job-$j.out" 2>&1 \
       || { cat "$T/replay-$job-$j.out" >&2; fail "calibration replay $job-$j failed"; }
-    wait_finalized "$job-$j" 1 300
+    wait_finalized "$job-$j" "$(awk '$1 == "ranks" {print $2}' "$T/cal-$j.wl")" 300
   done
 }

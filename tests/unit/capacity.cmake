@@ -7,6 +7,7 @@ siox_unit_test(test_capacity_cache SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capaci
 # The fit with disturbed samples left out.
 siox_unit_test(test_capacity_robust SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capacity_robust.c LIBS siox-capacity m)
 siox_unit_test(test_capacity_queued SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capacity_queued.c LIBS siox-capacity m)
+siox_unit_test(test_capacity_readkernel SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capacity_readkernel.c LIBS siox-capacity m)
 siox_unit_test(test_capacity_healthy SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capacity_healthy.c LIBS siox-capacity m)
 # What is calibrated per client class (concurrency per file) and per collective MPI-IO open and close.
 siox_unit_test(test_capacity_concurrency SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capacity_concurrency.c LIBS siox-capacity m)

@@ -166,14 +166,14 @@ static void test_stalled_calls_left_out(void **state) {
   assert_true(fabs(f->se_a - sd / sqrt(96.0)) < 1e-3);
   /* the excess: what the stalls add per call, over all 100; with it, the plain mean */
   assert_true(fabs(f->excess_ns - (10.96 * MS - MS)) < 1e-3);
-  assert_true(fabs(siox_cap_kernel_ns(m, c, SIOX_CAP_WRITE) - MS) < 1e-3);
+  assert_true(fabs(siox_cap_kernel_ns(m, c, -1, SIOX_CAP_WRITE) - MS) < 1e-3);
   m->kernel_mean = 1;
-  assert_true(fabs(siox_cap_kernel_ns(m, c, SIOX_CAP_WRITE) - 10.96 * MS) < 1e-3);
+  assert_true(fabs(siox_cap_kernel_ns(m, c, -1, SIOX_CAP_WRITE) - 10.96 * MS) < 1e-3);
   m->kernel_mean = 0;
   m->with_delays = 1;
-  assert_true(fabs(siox_cap_kernel_ns(m, c, SIOX_CAP_WRITE) - 10.96 * MS) < 1e-3);
+  assert_true(fabs(siox_cap_kernel_ns(m, c, -1, SIOX_CAP_WRITE) - 10.96 * MS) < 1e-3);
   m->kernel_path = 0;
-  assert_true(siox_cap_kernel_ns(m, c, SIOX_CAP_WRITE) == 0);
+  assert_true(siox_cap_kernel_ns(m, c, -1, SIOX_CAP_WRITE) == 0);
   siox_cap_model_free(m);
 }
 
