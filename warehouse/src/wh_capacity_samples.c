@@ -26,17 +26,16 @@
 static const char samples_sql[] =
     "SELECT n.hwid, n.swid = 'GlusterFS-brick', t.name, coalesce(" BYTES ", 0), a.start_ns,"
     "       a.end_ns - a.start_ns,"
-    "       CASE WHEN n.swid = 'GlusterFS-client' THEN"
-    "         (SELECT max(c.end_ns - c.start_ns) FROM causal_links l JOIN activities c ON c.aid = l.child_aid"
-    "            JOIN nodes cn ON cn.node_id = c.node_id"
-    "           WHERE l.parent_aid = a.aid AND cn.swid = 'GlusterFS-brick') ELSE 0 END,"
+    "       CASE WHEN n.swid = 'GlusterFS-client' THEN b.ns ELSE 0 END,"
     "       coalesce((SELECT min(coalesce(o.merged_into, o.object_id)) FROM remote_calls rc"
     "                   JOIN objects o ON o.object_id = rc.object_id WHERE rc.aid = a.aid), 0),"
-    "       CASE WHEN n.swid = 'GlusterFS-client' THEN"
-    "         (SELECT min(cn.hwid) FROM causal_links l JOIN activities c ON c.aid = l.child_aid"
-    "            JOIN nodes cn ON cn.node_id = c.node_id"
-    "           WHERE l.parent_aid = a.aid AND cn.swid = 'GlusterFS-brick') END"
+    "       b.hwid"
     "  FROM activities a JOIN nodes n ON n.node_id = a.node_id JOIN activity_types t ON t.type_id = a.type_id"
+    /* A client activity's linked brick activities, read once for both
+     * columns: the brick's time and which brick (NULLs for a brick's row). */
+    "  CROSS JOIN LATERAL (SELECT max(c.end_ns - c.start_ns) AS ns, min(cn.hwid) AS hwid"
+    "     FROM causal_links l JOIN activities c ON c.aid = l.child_aid JOIN nodes cn ON cn.node_id = c.node_id"
+    "    WHERE n.swid = 'GlusterFS-client' AND l.parent_aid = a.aid AND cn.swid = 'GlusterFS-brick') b"
     " WHERE n.swid IN ('GlusterFS-brick', 'GlusterFS-client') AND a.err = 0"
     "   AND a.start_ns >= $1::bigint AND a.start_ns < $2::bigint"
     " ORDER BY a.start_ns";
