@@ -106,6 +106,12 @@ static int by_start(const void *a, const void *b) {
   return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
 }
 
+/* A call of client c's class cls that took time: the calls the kernel part
+ * is taken over (one_class and per_brick walk them in the same order). */
+static int is_call(const struct siox_cap_posix_op *o, uint32_t c, uint32_t cls) {
+  return o->comp == c && o->cls == cls && o->end_ns > o->start_ns;
+}
+
 /* The brick a call's requests went to: the serving brick of the first of
  * r (the client's reads with a known brick, by start) that started in the
  * call, -1 when none did. */
@@ -137,7 +143,7 @@ static int per_brick(siox_cap_model *m, uint32_t c, const struct siox_cap_posix_
     if (s[i].comp == c && s[i].cls == SIOX_CAP_READ && s[i].via) r[nr++] = &s[i];
   qsort(r, nr, sizeof(*r), by_start);
   for (size_t i = 0; i < np; i++)
-    if (p[i].comp == c && p[i].cls == SIOX_CAP_READ && p[i].end_ns > p[i].start_ns)
+    if (is_call(&p[i], c, SIOX_CAP_READ))
       at[k++] = call_brick(r, nr, p[i].start_ns, p[i].end_ns);
   rc = 0;
   for (uint32_t b = 0; b < m->ncomp && rc == 0; b++) {
@@ -166,7 +172,7 @@ static int one_class(siox_cap_model *m, uint32_t c, uint32_t cls, const struct s
                      const struct iv *busy, size_t nbusy, const struct siox_cap_sample *s, size_t n_s) {
   size_t k = 0;
   for (size_t i = 0; i < np; i++)
-    if (p[i].comp == c && p[i].cls == cls && p[i].end_ns > p[i].start_ns) k++;
+    if (is_call(&p[i], c, cls)) k++;
   if (!k) return 0;
   size_t ne = 2 * k + 2 * nbusy;
   struct bp *e = malloc(ne * sizeof(*e));
@@ -176,7 +182,7 @@ static int one_class(siox_cap_model *m, uint32_t c, uint32_t cls, const struct s
   if (!e || !t || !F || !x || !y) goto out;
   ne = 0;
   for (size_t i = 0; i < np; i++) {
-    if (p[i].comp != c || p[i].cls != cls || p[i].end_ns <= p[i].start_ns) continue;
+    if (!is_call(&p[i], c, cls)) continue;
     e[ne++] = (struct bp){p[i].start_ns, 1};
     e[ne++] = (struct bp){p[i].end_ns, -1};
   }
@@ -186,7 +192,7 @@ static int one_class(siox_cap_model *m, uint32_t c, uint32_t cls, const struct s
   }
   size_t nt = share_curve(e, ne, busy, nbusy, t, F), n = 0;
   for (size_t i = 0; i < np; i++)
-    if (p[i].comp == c && p[i].cls == cls && p[i].end_ns > p[i].start_ns)
+    if (is_call(&p[i], c, cls))
       y[n++] = curve_at(t, F, nt, p[i].end_ns) - curve_at(t, F, nt, p[i].start_ns);
   struct siox_cap_fit *f = &m->comp[c].kernel_fit[cls];
   if ((rc = siox_cap_fit_robust(x, y, n, f)) < 0) goto out;
