@@ -111,10 +111,16 @@ void sxp__resolve_one(int i) __attribute__((cold));
 
 /* The real function `name`, resolved on first use; NULL while this thread
  * is inside the resolver or when libc lacks it. The load is relaxed-atomic:
- * the entry is written once with the same value by whoever resolves first. */
+ * the entry is written once with the same value by whoever resolves first.
+ * One load on the common path (two before: the test and the value). */
 #define SXP_REAL(name)                                                          \
-  (__builtin_expect(__atomic_load_n(&sxp__real.name, __ATOMIC_RELAXED) != NULL, 1) \
-       ? __atomic_load_n(&sxp__real.name, __ATOMIC_RELAXED)                     \
-       : (sxp__resolve_one(SXP_RI_##name), __atomic_load_n(&sxp__real.name, __ATOMIC_RELAXED)))
+  ({                                                                            \
+    __typeof__(sxp__real.name) sxp_r_ = __atomic_load_n(&sxp__real.name, __ATOMIC_RELAXED); \
+    if (__builtin_expect(sxp_r_ == NULL, 0)) {                                  \
+      sxp__resolve_one(SXP_RI_##name);                                          \
+      sxp_r_ = __atomic_load_n(&sxp__real.name, __ATOMIC_RELAXED);              \
+    }                                                                           \
+    sxp_r_;                                                                     \
+  })
 
 #endif

@@ -15,7 +15,11 @@ static inline int stack_find(const struct siox__thread *t, siox_aid aid) {
   return -1;
 }
 
-static inline siox_aid start(siox_type_id type, siox_aid parent, int explicit_parent) {
+/* Inlined into both entry points: siox_activity_start is on every
+ * recorded call's path, where a second call and its register saves cost
+ * more than the body. */
+static inline __attribute__((always_inline)) siox_aid start(siox_type_id type, siox_aid parent,
+                                                            int explicit_parent) {
   /* The library's own I/O (wrapped by the layers above) is never traced:
    * checked here so that a wrapper needs no call of its own for it. */
   if (SIOX_UNLIKELY(siox__in_lib)) return 0;
@@ -91,19 +95,89 @@ void siox_activity_error(siox_aid aid, int32_t err) {
   siox__leave(t);
 }
 
+/* Copies one 16-byte attribute with two 8-byte moves: the caller built it
+ * with 8-byte stores (an array on its stack, just now), and a 16-byte load
+ * of two such stores cannot be forwarded from the store buffer (it waits
+ * for both to retire). The empty asm keeps the compiler from merging the
+ * pair into one 16-byte move again. */
+static inline __attribute__((always_inline)) void copy_attr(uint8_t *dst, const uint8_t *src) {
+  uint64_t w0, w1;
+  __builtin_memcpy(&w0, src, 8);
+  __builtin_memcpy(&w1, src + 8, 8);
+  __asm__("" : "+r"(w0), "+r"(w1));
+  __builtin_memcpy(dst, &w0, 8);
+  __builtin_memcpy(dst + 8, &w1, 8);
+}
+
+/* Copies n <= SIOX_CW_MAX_ATTRS attributes, unrolled (a loop cost a
+ * counter, a compare and a branch per 8 bytes). */
+static inline __attribute__((always_inline)) void copy_attrs(uint8_t *dst, const void *src, unsigned n) {
+  _Static_assert(SIOX_CW_MAX_ATTRS == 8, "one case per attribute");
+  const uint8_t *s = src;
+  switch (n) {
+  case 8: copy_attr(dst + 112, s + 112); /* fall through */
+  case 7: copy_attr(dst + 96, s + 96); /* fall through */
+  case 6: copy_attr(dst + 80, s + 80); /* fall through */
+  case 5: copy_attr(dst + 64, s + 64); /* fall through */
+  case 4: copy_attr(dst + 48, s + 48); /* fall through */
+  case 3: copy_attr(dst + 32, s + 32); /* fall through */
+  case 2: copy_attr(dst + 16, s + 16); /* fall through */
+  case 1: copy_attr(dst, s); /* fall through */
+  default: break;
+  }
+}
+
+/* The ring write of stop_slot when the record fits before the ring's end
+ * (all but one in (ring size / record size)): the record is stored from
+ * registers and the slot's fields, without patching the slot first (its
+ * t_end, nattr and words would be stored and at once loaded back by the
+ * copy, each such load stalled on the store buffer). Returns 0, or -1 when
+ * the ring's end or its free space is too near: then the caller takes
+ * siox__ring_write2, which drops and counts when full. */
+static inline __attribute__((always_inline)) int put_direct(struct siox__thread *t, const struct siox__open *o,
+                                                           uint64_t now, const struct siox_attr *more,
+                                                           unsigned n) {
+  uint8_t *buf = t->buf;
+  uint64_t head = t->head, mask = t->mask, tail = t->tail_cache, off = head & mask;
+  uint32_t own = o->act.nattr, nattr = own + n, bytes = (uint32_t)(ACT_FIXED + nattr * sizeof(struct siox_cw_attr));
+  if (SIOX_UNLIKELY(mask + 1 - (head - tail) < bytes || mask + 1 - off < bytes)) return -1;
+  uint8_t *p = buf + off;
+  uint64_t hdr = (uint64_t)SIOX_REC_ACTIVITY | (uint64_t)(bytes / 8) << 16 | (uint64_t)o->hdr.a << 32;
+  uint64_t tail_word = (uint64_t)(uint32_t)o->act.err | (uint64_t)nattr << 32;
+  _Static_assert(offsetof(struct siox__open, act) == 8 && offsetof(struct siox_cw_activity, t_end) == 24 &&
+                     offsetof(struct siox_cw_activity, err) == 32 && offsetof(struct siox_cw_activity, nattr) == 36 &&
+                     sizeof(struct siox_cw_activity) == 40 && sizeof(struct siox_cw_rec_hdr) == 8,
+                 "ACTIVITY wire layout");
+  __builtin_memcpy(p, &hdr, 8);
+  __builtin_memcpy(p + 8, &o->act.aid, 8);
+  __builtin_memcpy(p + 16, &o->act.parent, 8);
+  __builtin_memcpy(p + 24, &o->act.t_start, 8);
+  __builtin_memcpy(p + 32, &now, 8);
+  __builtin_memcpy(p + 40, &tail_word, 8);
+  if (SIOX_UNLIKELY(own)) siox__copy_words(p + ACT_FIXED, (const uint8_t *)o->attrs, own * sizeof(struct siox_cw_attr));
+  copy_attrs(p + ACT_FIXED + own * sizeof(struct siox_cw_attr), more, n);
+  siox__ring_publish(t, buf, mask, tail, head + bytes);
+  return 0;
+}
+
 /* Writes slot i of t's stack, ended at `now` and followed by the n extra
  * attributes at more, to the ring, and pops it. */
-static inline void stop_slot(struct siox__thread *t, int i, uint64_t now, const struct siox_attr *more, unsigned n) {
+static inline __attribute__((always_inline)) void stop_slot(struct siox__thread *t, int i, uint64_t now,
+                                                            const struct siox_attr *more, unsigned n) {
   struct siox__open *o = &t->stack[i];
-  uint32_t own = (uint32_t)(ACT_FIXED + o->act.nattr * sizeof(struct siox_cw_attr));
-  uint32_t extra = (uint32_t)(n * sizeof(struct siox_cw_attr));
-  o->act.t_end = now;
-  o->act.nattr += n;
-  o->hdr.words = (uint16_t)((own + extra) / 8);
-  if (siox__ring_write2(t, o, own, more, extra) == 0) siox__bump(&t->n_activities);
+  int rc = put_direct(t, o, now, more, n);
+  if (SIOX_UNLIKELY(rc != 0)) {
+    uint32_t own = (uint32_t)(ACT_FIXED + o->act.nattr * sizeof(struct siox_cw_attr));
+    uint32_t extra = (uint32_t)(n * sizeof(struct siox_cw_attr));
+    o->act.t_end = now;
+    o->act.nattr += n;
+    o->hdr.words = (uint16_t)((own + extra) / 8);
+    rc = siox__ring_write2(t, o, own, more, extra);
+  }
+  if (rc == 0) siox__bump(&t->n_activities);
   siox__start_check(t, now);
   /* Out-of-order stop (nonblocking I/O): close the gap. */
-  if ((uint32_t)i != t->depth - 1)
+  if (SIOX_UNLIKELY((uint32_t)i != t->depth - 1))
     memmove(&t->stack[i], &t->stack[i + 1], (t->depth - 1 - (uint32_t)i) * sizeof t->stack[0]);
   t->depth--;
 }
@@ -117,18 +191,32 @@ SIOX_HOT void siox_activity_stop(siox_aid aid) {
   siox__leave(t);
 }
 
+/* stop_attrs for an aid below the top of the stack, or with more
+ * attributes than the record has room for. */
+static __attribute__((noinline, cold)) void stop_attrs_slow(struct siox__thread *t, siox_aid aid, uint64_t now,
+                                                            const struct siox_attr *attrs, unsigned n, int32_t err) {
+  int i = stack_find(t, aid);
+  if (i < 0) return;
+  struct siox__open *o = &t->stack[i];
+  unsigned room = SIOX_CW_MAX_ATTRS - o->act.nattr, take = n < room ? n : room;
+  for (unsigned k = take; k < n; k++) siox__bump(&t->n_dropped);
+  if (err) o->act.err = err;
+  stop_slot(t, i, now, attrs, take);
+}
+
 SIOX_HOT void siox_activity_stop_attrs(siox_aid aid, const struct siox_attr *attrs, unsigned n, int32_t err) {
   _Static_assert(sizeof(struct siox_attr) == sizeof(struct siox_cw_attr), "wire layout");
   uint64_t now = siox__clock_now();
   struct siox__thread *t = siox__self;
   if (SIOX_UNLIKELY(t == NULL || aid == 0 || !siox__enter(t))) return;
-  int i = (t->depth && t->stack[t->depth - 1].act.aid == aid) ? (int)t->depth - 1 : stack_find(t, aid);
-  if (SIOX_LIKELY(i >= 0)) {
-    struct siox__open *o = &t->stack[i];
-    unsigned room = SIOX_CW_MAX_ATTRS - o->act.nattr, take = n < room ? n : room;
-    for (unsigned k = take; k < n; k++) siox__bump(&t->n_dropped);
+  uint32_t top = t->depth - 1; /* UINT32_MAX on an empty stack: fails the first test */
+  struct siox__open *o = &t->stack[top < SIOX_STACK_DEPTH ? top : 0];
+  /* The wrappers' case: the activity on top, its attributes fit. */
+  if (SIOX_LIKELY(top < SIOX_STACK_DEPTH && o->act.aid == aid && n <= SIOX_CW_MAX_ATTRS - o->act.nattr)) {
     if (err) o->act.err = err;
-    stop_slot(t, i, now, attrs, take);
+    stop_slot(t, (int)top, now, attrs, n);
+  } else {
+    stop_attrs_slow(t, aid, now, attrs, n, err);
   }
   siox__leave(t);
 }

@@ -220,6 +220,47 @@ static void test_stop_attrs(void **state) {
   pthread_mutex_unlock(&fd_->lock);
 }
 
+/* The common case of stop_attrs (top of the stack, the attributes fit)
+ * writes the record straight into the ring: the attributes added before
+ * come first, then those passed, each with its type and value, and the
+ * error; nothing is counted as dropped. */
+static void test_stop_attrs_fit(void **state) {
+  (void)state;
+  siox_type_id t = new_type("stop-attrs-fit");
+  siox_aid outer = siox_activity_start(t);
+  siox_aid a = siox_activity_start(t);
+  siox_activity_attr_u64(a, SIOX_ATTR_IO_COUNT, 11);
+  siox_activity_attr_i64(a, SIOX_ATTR_IO_RESULT, -12);
+  struct siox_attr at[3] = {{SIOX_ATTR_IO_BYTES, SIOX_VT_U64, {.u64 = 4096}},
+                            {SIOX_ATTR_NODE_BANDWIDTH, SIOX_VT_F64, {.f64 = 0.5}},
+                            {SIOX_ATTR_IO_OFFSET, SIOX_VT_U64, {.u64 = 1ull << 40}}};
+  struct siox_stats s0, s1;
+  siox_stats_get(&s0);
+  siox_activity_stop_attrs(a, at, 3, EIO);
+  assert_int_equal(siox_activity_current(), outer);
+  siox_activity_stop_attrs(outer, at, 0, 0);
+  siox_stats_get(&s1);
+  assert_int_equal(s1.activities, s0.activities + 2);
+  assert_int_equal(s1.dropped, s0.dropped);
+  ship(fake_daemon_count(fd_, nonce(), 0) + 2);
+  pthread_mutex_lock(&fd_->lock);
+  const struct fk_activity *x = fake_daemon_find(fd_, 0, a), *o = fake_daemon_find(fd_, 0, outer);
+  assert_non_null(x);
+  assert_non_null(o);
+  assert_int_equal(x->parent, outer);
+  assert_int_equal(x->err, EIO);
+  assert_int_equal(x->nattr, 5);
+  assert_true(x->attrs[0].attr == SIOX_ATTR_IO_COUNT && x->attrs[0].v.u64 == 11);
+  assert_true(x->attrs[1].vtype == SIOX_VT_I64 && x->attrs[1].v.i64 == -12);
+  assert_true(x->attrs[2].attr == SIOX_ATTR_IO_BYTES && x->attrs[2].v.u64 == 4096);
+  assert_true(x->attrs[3].vtype == SIOX_VT_F64 && x->attrs[3].v.f64 == 0.5);
+  assert_true(x->attrs[4].attr == SIOX_ATTR_IO_OFFSET && x->attrs[4].v.u64 == 1ull << 40);
+  assert_true(x->end_ns >= x->start_ns && o->end_ns >= x->end_ns && x->start_ns >= o->start_ns);
+  assert_int_equal(o->nattr, 0);
+  assert_int_equal(o->err, 0);
+  pthread_mutex_unlock(&fd_->lock);
+}
+
 static void test_out_of_order_stop(void **state) {
   (void)state;
   siox_type_id t = new_type("async");
@@ -353,7 +394,7 @@ static void test_hello(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_registration),      cmocka_unit_test(test_parents),
-      cmocka_unit_test(test_attrs_and_error),   cmocka_unit_test(test_stop_attrs),
+      cmocka_unit_test(test_attrs_and_error),   cmocka_unit_test(test_stop_attrs),   cmocka_unit_test(test_stop_attrs_fit),
       cmocka_unit_test(test_out_of_order_stop),
       cmocka_unit_test(test_stack_overflow),    cmocka_unit_test(test_timestamps),
       cmocka_unit_test(test_descriptors),       cmocka_unit_test(test_hello),
