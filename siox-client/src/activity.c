@@ -33,14 +33,17 @@ static inline __attribute__((always_inline)) siox_aid start(siox_type_id type, s
     siox__bump(&t->n_dropped);
     goto out;
   }
-  struct siox__open *o = &t->stack[t->depth];
+  /* depth and the slot in locals: the stores into the slot may alias t,
+   * and the compiler would load t->depth and rebuild the address anew. */
+  uint32_t depth = t->depth;
+  struct siox__open *o = &t->stack[depth];
   o->hdr.type = SIOX_REC_ACTIVITY;
   o->hdr.a = type;
   o->act.aid = aid;
-  o->act.parent = explicit_parent ? parent : (t->depth ? t->stack[t->depth - 1].act.aid : 0);
+  o->act.parent = explicit_parent ? parent : (depth ? o[-1].act.aid : 0);
   o->act.err = 0;
   o->act.nattr = 0;
-  t->depth++;
+  t->depth = depth + 1;
   o->act.t_start = siox__clock_now(); /* last: bookkeeping stays outside */
 out:
   siox__leave(t);
