@@ -3,19 +3,21 @@
 # figure the machine's load does not move (the timing benches under load
 # move by tens of ns between rounds). valgrind's callgrind counts the
 # user-space instructions of the application thread (--separate-threads)
-# of `bench_pwrite loop` with N and 2N calls; the difference over N is per
-# call, so start and exit cancel out. The daemon is bench_drain_serve
-# (reads, discards, acknowledges), started here and stopped by its pid.
+# inside main() (--toggle-collect=main: the exit hand-over, which sends
+# whatever the flusher left, varies with scheduling) of `bench_pwrite loop`
+# with N and 2N calls; the difference over N is per call, so the start
+# cancels out. The daemon is bench_drain_serve (reads, discards,
+# acknowledges), started here and stopped by its pid.
 #   bench/bench_instr.sh [BUILD_DIR] [PRELOAD_SO...]   (N: INSTR_CALLS, 20000)
 # Prints, after a "# preload SO" line per library:
 #   posix_instructions_per_call_4k        the application thread, preloaded
 #   posix_added_instructions_per_call_4k  the same less the bare loop's
-#   posix_background_instructions_per_call_4k  the other threads (the
-#       flusher); valgrind runs one thread at a time, so the flusher runs
-#       less often than natively: rough
-# Limits: the kernel's part of the call is not counted; valgrind's thread
-# serialisation also lets the ring look past its fill mark more often than
-# natively (a call into siox__ring_past_mark per record, both libraries).
+# The ring is 64 MiB (SIOX_BUFFER_KB): valgrind runs one thread at a time,
+# and with the default 4 MiB the lagging flusher left the ring past its
+# fill mark for most records (a call into siox__ring_past_mark each, which
+# natively happens about once per 512 KiB), so the figure moved by +-40
+# between runs of one library. Limits: the kernel's part of the call is not
+# counted.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${1:-$top/build}" && pwd)
@@ -29,39 +31,31 @@ T=$(mktemp -d /tmp/siox-bench-instr.XXXXXX)
 DRAIN=$!
 trap 'kill "$DRAIN" 2>/dev/null; wait "$DRAIN" 2>/dev/null; rm -rf "$T" "/dev/shm/siox-bench-instr.$$"' EXIT
 for _ in $(seq 50); do [ -s "$T/sock" ] && break; sleep 0.1; done
-export SIOX_SOCKET=$(cat "$T/sock")
+export SIOX_SOCKET=$(cat "$T/sock") SIOX_BUFFER_KB=65536
 
-# Instructions of thread $2 ("01": the main thread; "bg": all others) in
-# the callgrind files of run $1.
+# Instructions of the main thread in run $1.
 instr() {
-  local f sum=0
-  for f in "$T/$1".out-*; do
-    case "$2:${f##*-}" in 01:01 | bg:0[2-9] | bg:[1-9]*) ;; *) continue ;; esac
-    sum=$((sum + $(sed -n 's/^summary: //p' "$f")))
-  done
-  echo "$sum"
+  sed -n 's/^summary: //p' "$T/$1.out-01"
 }
 
-# Per-call instructions (main thread, background) of bench_pwrite under
-# preload $1 ("" for bare).
+# Per-call instructions of the main thread of bench_pwrite under preload
+# $1 ("" for bare).
 per_call() {
   local n
   for n in "$N" $((2 * N)); do
     rm -f "$T/r$n".out-*
-    env ${1:+LD_PRELOAD=$1} valgrind --tool=callgrind --separate-threads=yes \
+    env ${1:+LD_PRELOAD=$1} valgrind --tool=callgrind --separate-threads=yes --toggle-collect=main \
       --callgrind-out-file="$T/r$n.out" "$B/bench/bench_pwrite" loop "/dev/shm/siox-bench-instr.$$" "$n" >/dev/null 2>"$T/vg.log" ||
       { cat "$T/vg.log" >&2; exit 1; }
   done
-  echo $(( ($(instr "r$((2 * N))" 01) - $(instr "r$N" 01)) / N )) \
-    $(( ($(instr "r$((2 * N))" bg) - $(instr "r$N" bg)) / N ))
+  echo $(( ($(instr "r$((2 * N))") - $(instr "r$N")) / N ))
 }
 
-read -r bare _ <<<"$(per_call "")"
+bare=$(per_call "")
 echo "posix_instructions_per_call_4k_bare $bare instructions"
 for so in "${PRELOADS[@]}"; do
   echo "# preload $so"
-  read -r main bg <<<"$(per_call "$so")"
+  main=$(per_call "$so")
   echo "posix_instructions_per_call_4k $main instructions"
   echo "posix_added_instructions_per_call_4k $((main - bare)) instructions"
-  echo "posix_background_instructions_per_call_4k $bg instructions"
 done

@@ -192,6 +192,9 @@ SIOX_HIDDEN void siox__fd_after_fork_child(void);
  * has visited t). Keeps errno. */
 #define SIOX_RING_MARK_SHIFT 3
 SIOX_HIDDEN void siox__ring_past_mark(struct siox__thread *t);
+/* The rare steps after a ring write (flusher.c): siox__ring_past_mark when
+ * past is set, siox__fd_assist when a descriptor is wanted. Keeps errno. */
+SIOX_HIDDEN void siox__ring_rare(struct siox__thread *t, int past) __attribute__((cold));
 
 /* Copies a record of `bytes` (a multiple of 8) with inline moves: a libc
  * memcpy call for ~80 bytes cost more than the copy itself. */
@@ -221,9 +224,13 @@ SIOX_HOT static inline __attribute__((always_inline)) void siox__ring_publish(st
   __builtin_prefetch(buf + ((head_new + 128) & mask), 1, 3);
   /* Possibly past the fill mark (tail lags): a thread that streams
    * records wakes the flusher itself, rather than the flusher polling it
-   * (flusher.c, STREAM_WAIT_MS), and a burst does not overrun the ring. */
-  if (SIOX_UNLIKELY(head_new - tail > (mask + 1) >> SIOX_RING_MARK_SHIFT)) siox__ring_past_mark(t);
-  if (SIOX_UNLIKELY(atomic_load_explicit(&siox__fd_wanted, memory_order_relaxed))) siox__fd_assist();
+   * (flusher.c, STREAM_WAIT_MS), and a burst does not overrun the ring.
+   * One test for both rare cases, both loads made (no short circuit):
+   * otherwise gcc moved the second test into .text.unlikely and jumped
+   * there and back on every record. */
+  int past = head_new - tail > (mask + 1) >> SIOX_RING_MARK_SHIFT;
+  int wanted = atomic_load_explicit(&siox__fd_wanted, memory_order_relaxed) != 0;
+  if (SIOX_UNLIKELY(past | wanted)) siox__ring_rare(t, past);
 }
 
 /* Copies one record, made of the a_len bytes at a followed by the b_len

@@ -328,6 +328,11 @@ void siox__ring_past_mark(struct siox__thread *t) {
   errno = err;
 }
 
+void siox__ring_rare(struct siox__thread *t, int past) {
+  if (past) siox__ring_past_mark(t);
+  if (atomic_load_explicit(&siox__fd_wanted, memory_order_relaxed)) siox__fd_assist();
+}
+
 /* Application threads, while no flusher thread runs (lifecycle.c,
  * siox__start_due): one cycle on the calling thread, without waiting for
  * the daemon: connect if need be (HELLO, registrations, records and STATS
