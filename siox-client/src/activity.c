@@ -145,11 +145,16 @@ static inline __attribute__((always_inline)) int put_direct(struct siox__thread 
   uint32_t own = o->act.nattr, nattr = own + n, bytes = (uint32_t)(ACT_FIXED + nattr * sizeof(struct siox_cw_attr));
   if (SIOX_UNLIKELY(mask + 1 - (head - tail) < bytes || mask + 1 - off < bytes)) return -1;
   uint8_t *p = buf + off;
-  uint64_t hdr = (uint64_t)SIOX_REC_ACTIVITY | (uint64_t)(bytes / 8) << 16 | (uint64_t)o->hdr.a << 32;
-  uint64_t tail_word = (uint64_t)(uint32_t)o->act.err | (uint64_t)nattr << 32;
+  /* Built as the wire structs (host byte order), stored whole. */
+  struct siox_cw_rec_hdr hdr = {SIOX_REC_ACTIVITY, (uint16_t)(bytes / 8), o->hdr.a};
+  struct {
+    int32_t err;
+    uint32_t nattr;
+  } tail_word = {o->act.err, nattr};
   _Static_assert(offsetof(struct siox__open, act) == 8 && offsetof(struct siox_cw_activity, t_end) == 24 &&
                      offsetof(struct siox_cw_activity, err) == 32 && offsetof(struct siox_cw_activity, nattr) == 36 &&
-                     sizeof(struct siox_cw_activity) == 40 && sizeof(struct siox_cw_rec_hdr) == 8,
+                     sizeof(struct siox_cw_activity) == 40 && sizeof(struct siox_cw_rec_hdr) == 8 &&
+                     sizeof tail_word == 8,
                  "ACTIVITY wire layout");
   __builtin_memcpy(p, &hdr, 8);
   __builtin_memcpy(p + 8, &o->act.aid, 8);
