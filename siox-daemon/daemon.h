@@ -41,6 +41,7 @@ struct daemon_config {
   uint32_t hints_ttl_ms; /* --hints-ttl: cache lifetime of server answers */
   uint32_t memory_mb;    /* --memory-mb: half of it bounds client buffers (budget.c) */
   int64_t test_clock_shift_ns; /* --test-clock-shift-ms: this host's clock is wrong by it (tests only) */
+  uint32_t test_kill_frames;   /* --test-kill-after-frames: SIGKILL before an ACK (tests only) */
 };
 
 /* ---------------------------------------------------------------------------
@@ -462,6 +463,7 @@ struct daemon {
   bool stopping;
   bool closed; /* close_all ran */
   int64_t stop_started_ns;
+  uint32_t test_frames; /* --test-kill-after-frames: activity-less frames taken */
 };
 
 /* daemon.c */

@@ -7,6 +7,7 @@
  * whose first frame is HINTS gets a hint answer (hints.c).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,8 @@ static int on_batch(struct session *s, const uint8_t *p, uint32_t len) {
   if (rc < 0)
     return violation(s, "out of memory adding records");
   journal_batch(s->d, &s->loss, &s->slot, &s->ident, p, len);
+  if (s->d->cfg.test_kill_frames && b.thread != 0 && b.bytes && bt->activities == before)
+    s->d->test_frames++;
   s->d->ctr.activities_received += bt->activities - before;
   /* Activities validation refused (batcher.c logged them) reach the
    * warehouse in this client's Stats, as daemon_dropped_invalid. */
@@ -361,6 +364,12 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
   journal_hold(d);
   int rc = consume(s);
   journal_commit(d);
+  /* Tests only: die in the window between the journal and the ACK. */
+  if (d->cfg.test_kill_frames && d->test_frames >= d->cfg.test_kill_frames) {
+    fprintf(stderr, "siox-daemon: TESTING: killed after %u activity-less frames (--test-kill-after-frames)\n",
+            d->test_frames);
+    raise(SIGKILL);
+  }
   if (rc < 0)
     return;
   if (s->len != before)
