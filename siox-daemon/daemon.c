@@ -189,6 +189,7 @@ void daemon_close(struct daemon *d) {
   siox_block_encoder_destroy(d->encoder);
   spool_close(&d->spool);
   journal_close(d);
+  frameseq_free(d);
   free(d->loss_dir);
   tls_link_free(d);
   free(d->token);

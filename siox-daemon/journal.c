@@ -14,7 +14,10 @@
  *          each record against them, and a replay must keep and drop
  *          exactly what the live daemon did (registrations made later are
  *          in the BATCH records that follow)
- *   BATCH  a client BATCH payload, verbatim
+ *   BATCH  a client BATCH payload, verbatim (a frame without a seq)
+ *   BATCH_SEQ  the frame's seq (struct jnl_seq), then its BATCH payload
+ *          verbatim: one record, so a kill cannot keep one without the other
+ *   SEQ    the seq of a frame taken without its records (spool full)
  *   STATS  the session's loss accounting (struct jnl_stats), latest wins
  *
  * Plain write(), no fsync: a kill -9 of the daemon keeps the page cache, so
@@ -22,7 +25,10 @@
  * --batch-ms of records), as it always could. After the batch is spooled
  * (renamed into place) its journal is unlinked. On start, a journal whose
  * seq is below the spool's next seq was sealed already and is deleted; the
- * others are replayed into the open batch, which is sealed at once.
+ * others are replayed into the open batch, which is sealed at once. Every
+ * journal's frame seqs are taken (frameseq.c) first, those of sealed
+ * batches too: <state-dir>/frameseq is saved before a journal is unlinked,
+ * but a kill may come between the spool file's rename and that save.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -38,7 +44,7 @@
 
 #include "daemon.h"
 
-enum { JNL_IDENT = 1, JNL_BATCH = 2, JNL_STATS = 3, JNL_REGS = 4 };
+enum { JNL_IDENT = 1, JNL_BATCH = 2, JNL_STATS = 3, JNL_REGS = 4, JNL_BATCH_SEQ = 5, JNL_SEQ = 6 };
 
 struct jnl_rec {
   uint32_t kind;
@@ -52,6 +58,10 @@ struct jnl_ident {
   int64_t ns0;
   uint32_t clock_flags;
   uint16_t exe_len, args_len, job_len, pad;
+};
+
+struct jnl_seq {
+  uint32_t seq, pad;
 };
 
 struct jnl_stats {
@@ -298,9 +308,20 @@ void journal_session(struct daemon *d, struct loss_state *ls, const struct batch
 }
 
 void journal_batch(struct daemon *d, struct loss_state *ls, const struct batcher_slot *slot,
-                   const struct client_ident *who, const uint8_t *p, uint32_t len) {
+                   const struct client_ident *who, uint32_t seq, const uint8_t *p, uint32_t len) {
+  struct jnl_seq fs = {seq, 0};
   ident(d, ls, slot, who);
-  put(d, JNL_BATCH, ls->sid, NULL, 0, p, len, true);
+  if (seq)
+    put(d, JNL_BATCH_SEQ, ls->sid, &fs, sizeof fs, p, len, true);
+  else
+    put(d, JNL_BATCH, ls->sid, NULL, 0, p, len, true);
+}
+
+void journal_taken(struct daemon *d, struct loss_state *ls, const struct batcher_slot *slot,
+                   const struct client_ident *who, uint32_t seq) {
+  struct jnl_seq fs = {seq, 0};
+  ident(d, ls, slot, who);
+  put(d, JNL_SEQ, ls->sid, &fs, sizeof fs, NULL, 0, false);
 }
 
 void journal_stats(struct daemon *d, struct loss_state *ls, const struct batcher_slot *slot,
@@ -316,6 +337,9 @@ void journal_sealed(struct daemon *d, uint64_t seq) {
   struct journal *j = d->journal;
   if (!j)
     return;
+  /* The frame seqs it holds live on in the table file; if that cannot be
+   * written the journal stays, for the next start to take them from. */
+  bool keep = frameseq_save(d) < 0;
   char path[4200];
   path_of(j, seq, path, sizeof path);
   if (j->held_seq == seq)
@@ -324,7 +348,7 @@ void journal_sealed(struct daemon *d, uint64_t seq) {
     close(j->fd);
     j->fd = -1;
   }
-  if (unlink(path) < 0 && errno != ENOENT)
+  if (!keep && unlink(path) < 0 && errno != ENOENT)
     fprintf(stderr, "siox-daemon: removing %s: %s\n", path, strerror(errno));
 }
 
@@ -353,6 +377,7 @@ struct replayed { /* one session of a journal */
 struct replay {
   struct replayed *v;
   size_t n, cap;
+  bool seqs_only; /* a sealed batch's journal: its frame seqs, nothing else */
 };
 
 static struct replayed *find(struct replay *r, uint64_t sid) {
@@ -454,9 +479,22 @@ static int on_stats(struct daemon *d, struct replayed *x, const uint8_t *p, uint
   return put_stats(d, x);
 }
 
-/* Replays one journal into the open batch. A record cut short by the kill
- * ends the file; a malformed one (not ours) stops it with an error. */
-static int replay_file(struct daemon *d, const char *path) {
+/* A frame's seq is taken, and a BATCH_SEQ's payload replayed as a BATCH
+ * (unless only the seqs are wanted). */
+static int on_seq(struct daemon *d, const struct replay *r, struct replayed *x, uint32_t kind, const uint8_t *p,
+                  uint32_t len) {
+  struct jnl_seq fs;
+  if (len < sizeof fs || (kind == JNL_SEQ && len != sizeof fs))
+    return -EBADMSG;
+  memcpy(&fs, p, sizeof fs);
+  frameseq_take(d, x->ident.nonce, fs.seq);
+  return kind == JNL_SEQ || r->seqs_only ? 0 : on_batch(d, x, p + sizeof fs, len - (uint32_t)sizeof fs);
+}
+
+/* Replays one journal into the open batch (seqs_only: takes its frame seqs
+ * alone). A record cut short by the kill ends the file; a malformed one
+ * (not ours) stops it with an error. */
+static int replay_file(struct daemon *d, const char *path, bool seqs_only) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   struct stat st;
   if (fd < 0 || fstat(fd, &st) < 0) {
@@ -470,7 +508,7 @@ static int replay_file(struct daemon *d, const char *path) {
   int err = state_read_fd(fd, (size_t)st.st_size, &buf, &got);
   if (err != 0)
     return err;
-  struct replay r = {0};
+  struct replay r = {.seqs_only = seqs_only};
   int rc = 0;
   for (size_t off = 0; rc == 0 && off + sizeof(struct jnl_rec) <= got;) {
     struct jnl_rec h;
@@ -484,14 +522,18 @@ static int replay_file(struct daemon *d, const char *path) {
       rc = on_ident(d, &r, h.sid, p, h.len);
     else if (!x)
       rc = -EBADMSG;
+    else if (h.kind == JNL_BATCH_SEQ || h.kind == JNL_SEQ)
+      rc = on_seq(d, &r, x, h.kind, p, h.len);
+    else if (h.kind != JNL_REGS && h.kind != JNL_BATCH && h.kind != JNL_STATS)
+      rc = -EBADMSG;
+    else if (r.seqs_only)
+      rc = 0;
     else if (h.kind == JNL_REGS)
       rc = on_regs(x, p, h.len);
     else if (h.kind == JNL_BATCH)
       rc = on_batch(d, x, p, h.len);
-    else if (h.kind == JNL_STATS)
-      rc = on_stats(d, x, p, h.len);
     else
-      rc = -EBADMSG;
+      rc = on_stats(d, x, p, h.len);
     off = next;
   }
   for (size_t i = 0; i < r.n; i++) {
@@ -544,30 +586,34 @@ int journal_replay(struct daemon *d) {
   if (n)
     qsort(seqs, n, sizeof *seqs, cmp_u64);
   uint64_t first = d->spool.next_seq, before = d->ctr.journal_replayed;
+  int lrc = frameseq_load(d);
+  if (lrc < 0)
+    fprintf(stderr, "siox-daemon: %s/frameseq: %s; resent frames taken before the last seal are not recognised\n",
+            d->cfg.state_dir, strerror(-lrc));
   size_t replayed = 0;
   for (size_t i = 0; i < n; i++) {
     char path[4200];
     path_of(j, seqs[i], path, sizeof path);
-    if (seqs[i] < first) { /* spooled (or even acknowledged) before the kill */
-      unlink(path);
-      continue;
-    }
-    int r = replay_file(d, path);
+    /* Spooled (or even acknowledged) before the kill: its frame seqs only. */
+    int r = replay_file(d, path, seqs[i] < first);
     if (r < 0)
       fprintf(stderr, "siox-daemon: journal %s: %s; replayed what precedes the fault\n", path, strerror(-r));
-    seqs[replayed++] = seqs[i];
+    replayed += seqs[i] >= first;
   }
   if (replayed) {
     fprintf(stderr, "siox-daemon: replayed %" PRIu64 " activities from %zu journal(s) of unsealed batches\n",
             d->ctr.journal_replayed - before, replayed);
-    rc = daemon_seal_now(d);
-    /* Once spooled, the journals are redundant; if the seal failed the block
-     * stays open (retried) and the journals stay for the next start. */
-    for (size_t i = 0; rc == 0 && i < replayed; i++) {
-      char path[4200];
-      path_of(j, seqs[i], path, sizeof path);
+    rc = daemon_seal_now(d); /* journal_sealed saves the frame seqs */
+  }
+  /* Once spooled, the journals are redundant once their frame seqs are in
+   * the table file; if the seal failed the block stays open (retried) and
+   * its journals stay for the next start. */
+  bool saved = frameseq_save(d) == 0;
+  for (size_t i = 0; saved && i < n; i++) {
+    char path[4200];
+    path_of(j, seqs[i], path, sizeof path);
+    if (seqs[i] < first || rc == 0)
       unlink(path);
-    }
   }
   free(seqs);
   return 0;

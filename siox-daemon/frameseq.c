@@ -1,0 +1,263 @@
+/*
+ * Frames a client process incarnation has already handed over.
+ *
+ * libsiox-client numbers the BATCH frames of its threads 1, 2, 3... per
+ * process incarnation (siox_cw_frame_hdr.seq; HELLO's nonce names the
+ * incarnation) and sends every frame the daemon has not acknowledged again
+ * on its next connection, or spills it to a loss file at exit. A frame the
+ * daemon took (journaled, or discarded and counted) whose ACK the client
+ * never read so comes back: after a kill -9 between the journal and the
+ * ACK, or a connection closed before the client read its ACK. The server
+ * cannot drop the copy when the frame holds a running activity's records
+ * and no activity record (no key to collide on), so the daemon does: it
+ * keeps the highest seq taken per nonce and drops a frame at or below it
+ * (a client sends its frames in seq order, first the resent ones).
+ *
+ * Across a kill -9: <state-dir>/frameseq holds the table as it was when the
+ * last batch was sealed (frameseq_save, before that batch's journal is
+ * removed), and the journals the seqs taken since (journal.c). On start
+ * the file is loaded, then every journal read: those of batches already
+ * spooled for their seqs alone, the others replayed.
+ *
+ * Bounded: an entry is forgotten a while after its nonce's last session
+ * ended (LINGER_CLEAN_NS after an end with every frame taken and
+ * acknowledged: a copy can then only come from a client that closed
+ * before reading its last ACK, which reconnects at once or leaves a loss
+ * file that is read within 2 s; LINGER_NS otherwise, and for entries
+ * loaded at start), and there are at most FRAMESEQ_MAX of them; a nonce
+ * that finds the table full is not tracked (logged).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+#define FRAMESEQ_MAX 65536u
+#define LINGER_CLEAN_NS (10 * 1000000000LL)
+#define LINGER_NS (600 * 1000000000LL)
+#define FILE_MAGIC 0x53465853u /* "SXFS" little-endian */
+
+struct fs_ent {
+  uint64_t nonce; /* 0: free slot (a client's nonce is never 0) */
+  uint32_t high;  /* highest seq taken, 0: none yet */
+  uint32_t sessions;
+  int64_t forget_ns; /* with no session: forgotten after this */
+};
+
+struct frameseq {
+  struct fs_ent *v; /* open addressing, linear probing; cap a power of 2 */
+  size_t cap, n;
+  bool dirty;       /* changed since the last save */
+  bool full_logged; /* the table was full: logged once */
+};
+
+struct fs_file_hdr {
+  uint32_t magic, version;
+  uint64_t count;
+};
+
+struct fs_file_ent {
+  uint64_t nonce;
+  uint32_t high, pad;
+};
+
+static struct frameseq *get(struct daemon *d) {
+  if (!d->frameseq)
+    d->frameseq = calloc(1, sizeof *d->frameseq);
+  return d->frameseq;
+}
+
+/* The nonces are random: their low bits are a hash already. */
+static struct fs_ent *slot_of(struct fs_ent *v, size_t cap, uint64_t nonce) {
+  size_t i = (size_t)(nonce ^ (nonce >> 29)) & (cap - 1);
+  while (v[i].nonce && v[i].nonce != nonce)
+    i = (i + 1) & (cap - 1);
+  return &v[i];
+}
+
+static struct fs_ent *find(struct frameseq *t, uint64_t nonce) {
+  if (!t || !t->cap || nonce == 0)
+    return NULL;
+  struct fs_ent *e = slot_of(t->v, t->cap, nonce);
+  return e->nonce ? e : NULL;
+}
+
+/* Rebuilds the table in `cap` slots, leaving out what is due to be
+ * forgotten at `now` (0: nothing). */
+static int rebuild(struct frameseq *t, size_t cap, int64_t now) {
+  struct fs_ent *nv = calloc(cap, sizeof *nv);
+  if (!nv)
+    return -ENOMEM;
+  size_t n = 0;
+  for (size_t i = 0; i < t->cap; i++) {
+    const struct fs_ent *e = &t->v[i];
+    if (!e->nonce || (now && !e->sessions && e->forget_ns <= now))
+      continue;
+    *slot_of(nv, cap, e->nonce) = *e;
+    n++;
+  }
+  t->dirty |= n != t->n;
+  free(t->v);
+  t->v = nv, t->cap = cap, t->n = n;
+  return 0;
+}
+
+/* Forgets the entries whose time is up. */
+static void expire(struct frameseq *t, int64_t now) {
+  for (size_t i = 0; i < t->cap; i++)
+    if (t->v[i].nonce && !t->v[i].sessions && t->v[i].forget_ns <= now) {
+      (void)rebuild(t, t->cap, now); /* no memory: kept until the next try */
+      return;
+    }
+}
+
+/* The entry of nonce, made if need be (NULL: not tracked). */
+static struct fs_ent *entry(struct daemon *d, uint64_t nonce) {
+  struct frameseq *t = get(d);
+  if (!t || nonce == 0)
+    return NULL;
+  struct fs_ent *e = find(t, nonce);
+  if (e)
+    return e;
+  if (t->n >= FRAMESEQ_MAX)
+    expire(t, clock_realtime_ns());
+  if (t->n >= FRAMESEQ_MAX) {
+    if (!t->full_logged)
+      fprintf(stderr, "siox-daemon: %u client processes tracked for resent frames; copies from new ones are not "
+                      "recognised until older ones are forgotten\n",
+              FRAMESEQ_MAX);
+    t->full_logged = true;
+    return NULL;
+  }
+  if ((t->n + 1) * 2 > t->cap && rebuild(t, t->cap ? t->cap * 2 : 64, 0) < 0)
+    return NULL;
+  e = slot_of(t->v, t->cap, nonce);
+  *e = (struct fs_ent){nonce, 0, 0, clock_realtime_ns() + LINGER_NS};
+  t->n++;
+  t->dirty = true;
+  return e;
+}
+
+bool frameseq_resent(struct daemon *d, uint64_t nonce, uint32_t seq) {
+  const struct fs_ent *e = seq ? find(d->frameseq, nonce) : NULL;
+  /* Serial number order: seqs wrap after 2^32 - 1. */
+  if (!e || e->high == 0 || (int32_t)(seq - e->high) > 0)
+    return false;
+  uint64_t n = ++d->ctr.frames_resent_dropped;
+  if ((n & (n - 1)) == 0) /* the 1st, 2nd, 4th, 8th ... */
+    fprintf(stderr, "siox-daemon: resent frame %" PRIu32 " of client %016" PRIx64 " taken before (highest %" PRIu32
+                    "): dropped (%" PRIu64 " so far)\n",
+            seq, nonce, e->high, n);
+  return true;
+}
+
+void frameseq_take(struct daemon *d, uint64_t nonce, uint32_t seq) {
+  struct fs_ent *e = seq ? entry(d, nonce) : NULL;
+  if (!e || (e->high && (int32_t)(seq - e->high) <= 0))
+    return;
+  e->high = seq;
+  d->frameseq->dirty = true;
+}
+
+void frameseq_open(struct daemon *d, uint64_t nonce) {
+  struct fs_ent *e = entry(d, nonce);
+  if (e)
+    e->sessions++;
+}
+
+void frameseq_close(struct daemon *d, uint64_t nonce, bool clean) {
+  struct fs_ent *e = find(d->frameseq, nonce);
+  if (!e || !e->sessions)
+    return;
+  e->sessions--;
+  e->forget_ns = clock_realtime_ns() + (clean ? LINGER_CLEAN_NS : LINGER_NS);
+}
+
+static void path_of(const struct daemon *d, char *out, size_t cap, const char *suffix) {
+  snprintf(out, cap, "%s/frameseq%s", d->cfg.state_dir, suffix);
+}
+
+/* Writes the table (what expired left out) under a temporary name, then
+ * renames it into place; no fsync: like the journal it has to survive a
+ * kill -9, which keeps the page cache. */
+int frameseq_save(struct daemon *d) {
+  struct frameseq *t = d->frameseq;
+  if (!t || !t->dirty)
+    return 0;
+  expire(t, clock_realtime_ns());
+  size_t bytes = sizeof(struct fs_file_hdr) + t->n * sizeof(struct fs_file_ent);
+  uint8_t *buf = malloc(bytes);
+  if (!buf)
+    return -ENOMEM;
+  struct fs_file_hdr h = {FILE_MAGIC, 1, t->n};
+  memcpy(buf, &h, sizeof h);
+  size_t off = sizeof h;
+  for (size_t i = 0; i < t->cap; i++)
+    if (t->v[i].nonce) {
+      struct fs_file_ent fe = {t->v[i].nonce, t->v[i].high, 0};
+      memcpy(buf + off, &fe, sizeof fe);
+      off += sizeof fe;
+    }
+  char tmp[4200], path[4200];
+  path_of(d, tmp, sizeof tmp, ".tmp");
+  path_of(d, path, sizeof path, "");
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), rc = fd < 0 ? -errno : 0;
+  ssize_t w = rc == 0 ? write(fd, buf, bytes) : 0;
+  if (rc == 0 && w != (ssize_t)bytes)
+    rc = w < 0 ? -errno : -EIO;
+  if (fd >= 0 && close(fd) < 0 && rc == 0)
+    rc = -errno;
+  if (rc == 0 && rename(tmp, path) < 0)
+    rc = -errno;
+  free(buf);
+  if (rc < 0)
+    fprintf(stderr, "siox-daemon: %s: %s; journals of sealed batches are kept for their frame seqs\n", path,
+            strerror(-rc));
+  else
+    t->dirty = false;
+  return rc;
+}
+
+/* At start, before the journals are read. A missing file is an empty table. */
+int frameseq_load(struct daemon *d) {
+  char path[4200];
+  path_of(d, path, sizeof path, "");
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0)
+    return errno == ENOENT ? 0 : -errno;
+  uint8_t *buf = NULL;
+  size_t got = 0;
+  if (fstat(fd, &st) < 0) {
+    int err = -errno;
+    close(fd);
+    return err;
+  }
+  int rc = state_read_fd(fd, (size_t)st.st_size, &buf, &got); /* closes fd */
+  if (rc < 0)
+    return rc;
+  struct fs_file_hdr h;
+  if (got < sizeof h || (memcpy(&h, buf, sizeof h), h.magic != FILE_MAGIC) || h.version != 1 ||
+      h.count > (got - sizeof h) / sizeof(struct fs_file_ent))
+    rc = -EBADMSG;
+  for (uint64_t i = 0; rc == 0 && i < h.count; i++) {
+    struct fs_file_ent fe;
+    memcpy(&fe, buf + sizeof h + i * sizeof fe, sizeof fe);
+    frameseq_take(d, fe.nonce, fe.high);
+  }
+  free(buf);
+  return rc;
+}
+
+void frameseq_free(struct daemon *d) {
+  if (d->frameseq)
+    free(d->frameseq->v);
+  free(d->frameseq);
+  d->frameseq = NULL;
+}
