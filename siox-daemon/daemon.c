@@ -6,6 +6,7 @@
  * ~2 s, exit.
  */
 #include <errno.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +179,17 @@ int daemon_start(struct daemon *d, uv_loop_t *loop, const struct daemon_config *
     begin_stop(d);
   daemon_backpressure(d);
   return rc;
+}
+
+bool daemon_test_kill(struct daemon *d, uint64_t sealed_seq) {
+  if (!d->cfg.test_kill_frames || d->test_frames < d->cfg.test_kill_frames)
+    return false;
+  if (d->cfg.test_kill_sealed && (sealed_seq == 0 || sealed_seq < d->test_kill_seq))
+    return true;
+  fprintf(stderr, "siox-daemon: TESTING: killed after %u activity-less frames (--test-kill-after-frames%s)\n",
+          d->test_frames, d->cfg.test_kill_sealed ? ", --test-kill-after-seal" : "");
+  raise(SIGKILL);
+  return true;
 }
 
 /* Frees what the daemon owns; the loop has closed every handle by now. */

@@ -42,6 +42,7 @@ struct daemon_config {
   uint32_t memory_mb;    /* --memory-mb: half of it bounds client buffers (budget.c) */
   int64_t test_clock_shift_ns; /* --test-clock-shift-ms: this host's clock is wrong by it (tests only) */
   uint32_t test_kill_frames;   /* --test-kill-after-frames: SIGKILL before an ACK (tests only) */
+  bool test_kill_sealed;       /* --test-kill-after-seal: ... after the frame's batch is spooled */
 };
 
 /* ---------------------------------------------------------------------------
@@ -484,10 +485,15 @@ struct daemon {
   bool stopping;
   bool closed; /* close_all ran */
   int64_t stop_started_ns;
-  uint32_t test_frames; /* --test-kill-after-frames: activity-less frames taken */
+  uint32_t test_frames;   /* --test-kill-after-frames: activity-less frames taken */
+  uint64_t test_kill_seq; /* --test-kill-after-seal: the batch that took the last of them */
 };
 
 /* daemon.c */
+/* Tests only (--test-kill-after-frames): SIGKILL once the frames are taken
+ * (sealed_seq 0: at an ACK) or their batch is spooled (--test-kill-after-seal:
+ * at journal_sealed). Returns true while ACKs are withheld. */
+bool daemon_test_kill(struct daemon *d, uint64_t sealed_seq);
 int daemon_start(struct daemon *d, uv_loop_t *loop, const struct daemon_config *cfg);
 void daemon_close(struct daemon *d); /* after the loop has stopped */
 void daemon_arm_batch_timer(struct daemon *d);

@@ -350,6 +350,7 @@ void journal_sealed(struct daemon *d, uint64_t seq) {
   }
   if (!keep && unlink(path) < 0 && errno != ENOENT)
     fprintf(stderr, "siox-daemon: removing %s: %s\n", path, strerror(errno));
+  daemon_test_kill(d, seq);
 }
 
 void journal_close(struct daemon *d) {

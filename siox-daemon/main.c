@@ -122,6 +122,10 @@ static const char usage[] =
     "        frame is journaled, its ACK not yet sent, so the client sends it\n"
     "        again to the next daemon (the tests of resent frames). Default: 0\n"
     "        (never).\n"
+    "    --test-kill-after-seal\n"
+    "        FOR TESTING ONLY. With --test-kill-after-frames: withhold the ACKs\n"
+    "        from then on and kill the daemon once the batch holding that frame\n"
+    "        is spooled and its journal removed.\n"
     "    --help\n"
     "        Show this text.\n"
     "\n"
@@ -158,6 +162,7 @@ enum {
   OPT_MEMORY,
   OPT_CLOCK_SHIFT,
   OPT_KILL_FRAMES,
+  OPT_KILL_SEALED,
   OPT_HELP
 };
 
@@ -179,6 +184,7 @@ static const struct option options[] = {
     {"memory-mb", required_argument, 0, OPT_MEMORY},
     {"test-clock-shift-ms", required_argument, 0, OPT_CLOCK_SHIFT},
     {"test-kill-after-frames", required_argument, 0, OPT_KILL_FRAMES},
+    {"test-kill-after-seal", no_argument, 0, OPT_KILL_SEALED},
     {"help", no_argument, 0, OPT_HELP},
     {0, 0, 0, 0},
 };
@@ -316,6 +322,9 @@ static int parse_args(int argc, char **argv, struct daemon_config *c, bool *done
       if (parse_u64(optarg, 1u << 30, &v) < 0)
         return bad_usage("--test-kill-after-frames", optarg);
       c->test_kill_frames = (uint32_t)v;
+      break;
+    case OPT_KILL_SEALED:
+      c->test_kill_sealed = true;
       break;
     case 'h':
     case OPT_HELP:

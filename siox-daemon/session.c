@@ -7,7 +7,6 @@
  * whose first frame is HINTS gets a hint answer (hints.c).
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,8 +166,9 @@ static int on_batch(struct session *s, uint32_t seq, const uint8_t *p, uint32_t 
     return violation(s, "out of memory adding records");
   journal_batch(s->d, &s->loss, &s->slot, &s->ident, seq, p, len);
   frameseq_take(s->d, s->ident.nonce, seq);
-  if (s->d->cfg.test_kill_frames && b.thread != 0 && b.bytes && bt->activities == before)
-    s->d->test_frames++;
+  if (s->d->cfg.test_kill_frames && b.thread != 0 && b.bytes && bt->activities == before &&
+      ++s->d->test_frames == s->d->cfg.test_kill_frames)
+    s->d->test_kill_seq = s->d->spool.next_seq;
   s->d->ctr.activities_received += bt->activities - before;
   /* Activities validation refused (batcher.c logged them) reach the
    * warehouse in this client's Stats, as daemon_dropped_invalid. */
@@ -379,12 +379,7 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
   journal_hold(d);
   int rc = consume(s);
   journal_commit(d);
-  /* Tests only: die in the window between the journal and the ACK. */
-  if (d->cfg.test_kill_frames && d->test_frames >= d->cfg.test_kill_frames) {
-    fprintf(stderr, "siox-daemon: TESTING: killed after %u activity-less frames (--test-kill-after-frames)\n",
-            d->test_frames);
-    raise(SIGKILL);
-  }
+  bool withhold = daemon_test_kill(d, 0); /* tests only: the window between journal and ACK */
   if (rc < 0)
     return;
   if (s->len != before)
@@ -397,7 +392,7 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
   }
   /* Every frame taken is journaled, counted or refused by now: tell the
    * client, which holds its frames until then (loss.c). */
-  if (s->hello_seen)
+  if (s->hello_seen && !withhold)
     s->acked = loss_ack(st, s->consumed);
 }
 

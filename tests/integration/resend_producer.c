@@ -5,7 +5,9 @@
  * remote call (SEND) and a descriptor MAP, each step flushed on its own, so
  * that most BATCH frames hold records of a running activity and no activity
  * record (the activity record comes with the stop, in a frame of its own).
- * Every value is distinct, so a stored copy cannot pass for a repeat. Prints
+ * `resend_producer ROUNDS STEPS FLUSH_MS` waits at most FLUSH_MS for each
+ * flush (default 15000: for a daemon being restarted; short: the process
+ * goes on, and exits, while no daemon runs). Every value is distinct, so a stored copy cannot pass for a repeat. Prints
  * what it made: "activities A text T sends S maps M made X dropped D
  * dropped_exit E".
  */
@@ -17,10 +19,11 @@
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: resend_producer ROUNDS STEPS\n");
+    fprintf(stderr, "usage: resend_producer ROUNDS STEPS [FLUSH_MS]\n");
     return 2;
   }
   unsigned rounds = (unsigned)strtoul(argv[1], NULL, 10), steps = (unsigned)strtoul(argv[2], NULL, 10);
+  unsigned flush_ms = argc > 3 ? (unsigned)strtoul(argv[3], NULL, 10) : 15000;
   siox_unid node;
   siox_type_id type;
   siox_target_id peer;
@@ -42,10 +45,10 @@ int main(int argc, char **argv) {
       siox_desc d = siox_desc_str(SIOX_ATTR_TEST_HANDLE, from), t = siox_desc_str(SIOX_ATTR_TEST_HANDLE, to);
       sends += siox_descriptor_send(a, peer, &d, (uint64_t)s * 4096, 4096) == 0;
       maps += siox_descriptor_map(node, a, &d, &t) == 0;
-      siox_flush(15000); /* a frame of this step's records alone */
+      siox_flush(flush_ms); /* a frame of this step's records alone */
     }
     siox_activity_stop(a);
-    siox_flush(15000);
+    siox_flush(flush_ms);
   }
   siox_finalize();
   struct siox_stats st;
