@@ -420,14 +420,14 @@ int journal_replay(struct daemon *d);
 void journal_close(struct daemon *d);
 
 /* frameseq.c: the highest frame seq (siox_cw_frame_hdr.seq) taken per
- * client process incarnation (nonce), so that a frame a client sends again
- * after a reconnect, a kill -9 of the daemon or in a loss file is dropped
- * when it was taken before. seq 0 (none) is never resent. */
-bool frameseq_resent(struct daemon *d, uint64_t nonce, uint32_t seq); /* counted, logged */
-void frameseq_take(struct daemon *d, uint64_t nonce, uint32_t seq);
+ * client process incarnation (uid, nonce), so that a frame a client sends
+ * again after a reconnect, a kill -9 of the daemon or in a loss file is
+ * dropped when it was taken before. seq 0 (none) is never resent. */
+bool frameseq_resent(struct daemon *d, uint32_t uid, uint64_t nonce, uint32_t seq); /* counted, logged */
+void frameseq_take(struct daemon *d, uint32_t uid, uint64_t nonce, uint32_t seq);
 /* A session of nonce began / ended (clean: EOF after whole frames, all acked). */
-void frameseq_open(struct daemon *d, uint64_t nonce);
-void frameseq_close(struct daemon *d, uint64_t nonce, bool clean);
+void frameseq_open(struct daemon *d, uint32_t uid, uint64_t nonce);
+void frameseq_close(struct daemon *d, uint32_t uid, uint64_t nonce, bool clean);
 /* <state-dir>/frameseq: saved before a sealed batch's journal is removed
  * (when changed), loaded at start before the journals are read. */
 int frameseq_save(struct daemon *d);

@@ -19,6 +19,10 @@
  * the file is loaded, then every journal read: those of batches already
  * spooled for their seqs alone, the others replayed.
  *
+ * An entry belongs to the uid that made it: a nonce is a process's claim,
+ * and another user who learnt it must not silence that process's frames
+ * (at most they keep its copies from being recognised).
+ *
  * Bounded: an entry is forgotten a while after its nonce's last session
  * ended (LINGER_CLEAN_NS after an end with every frame taken and
  * acknowledged: a copy can then only come from a client that closed
@@ -45,6 +49,7 @@
 
 struct fs_ent {
   uint64_t nonce; /* 0: free slot (a client's nonce is never 0) */
+  uint32_t uid;   /* whose it is (SO_PEERCRED, a loss file's owner) */
   uint32_t high;  /* highest seq taken, 0: none yet */
   uint32_t sessions;
   int64_t forget_ns; /* with no session: forgotten after this */
@@ -54,6 +59,7 @@ struct frameseq {
   struct fs_ent *v; /* open addressing, linear probing; cap a power of 2 */
   size_t cap, n;
   bool dirty;       /* changed since the last save */
+  int64_t swept_ns; /* last expire() at a save */
   bool full_logged; /* the table was full: logged once */
 };
 
@@ -64,7 +70,7 @@ struct fs_file_hdr {
 
 struct fs_file_ent {
   uint64_t nonce;
-  uint32_t high, pad;
+  uint32_t uid, high;
 };
 
 static struct frameseq *get(struct daemon *d) {
@@ -81,11 +87,15 @@ static struct fs_ent *slot_of(struct fs_ent *v, size_t cap, uint64_t nonce) {
   return &v[i];
 }
 
-static struct fs_ent *find(struct frameseq *t, uint64_t nonce) {
+/* The entry of (uid, nonce); NULL when there is none, or it is another
+ * uid's (*other set). */
+static struct fs_ent *find(struct frameseq *t, uint32_t uid, uint64_t nonce, bool *other) {
+  *other = false;
   if (!t || !t->cap || nonce == 0)
     return NULL;
   struct fs_ent *e = slot_of(t->v, t->cap, nonce);
-  return e->nonce ? e : NULL;
+  *other = e->nonce && e->uid != uid;
+  return e->nonce && !*other ? e : NULL;
 }
 
 /* Rebuilds the table in `cap` slots, leaving out what is due to be
@@ -117,13 +127,14 @@ static void expire(struct frameseq *t, int64_t now) {
     }
 }
 
-/* The entry of nonce, made if need be (NULL: not tracked). */
-static struct fs_ent *entry(struct daemon *d, uint64_t nonce) {
+/* The entry of (uid, nonce), made if need be (NULL: not tracked). */
+static struct fs_ent *entry(struct daemon *d, uint32_t uid, uint64_t nonce) {
   struct frameseq *t = get(d);
+  bool other;
   if (!t || nonce == 0)
     return NULL;
-  struct fs_ent *e = find(t, nonce);
-  if (e)
+  struct fs_ent *e = find(t, uid, nonce, &other);
+  if (e || other)
     return e;
   if (t->n >= FRAMESEQ_MAX)
     expire(t, clock_realtime_ns());
@@ -138,14 +149,15 @@ static struct fs_ent *entry(struct daemon *d, uint64_t nonce) {
   if ((t->n + 1) * 2 > t->cap && rebuild(t, t->cap ? t->cap * 2 : 64, 0) < 0)
     return NULL;
   e = slot_of(t->v, t->cap, nonce);
-  *e = (struct fs_ent){nonce, 0, 0, clock_realtime_ns() + LINGER_NS};
+  *e = (struct fs_ent){nonce, uid, 0, 0, clock_realtime_ns() + LINGER_NS};
   t->n++;
   t->dirty = true;
   return e;
 }
 
-bool frameseq_resent(struct daemon *d, uint64_t nonce, uint32_t seq) {
-  const struct fs_ent *e = seq ? find(d->frameseq, nonce) : NULL;
+bool frameseq_resent(struct daemon *d, uint32_t uid, uint64_t nonce, uint32_t seq) {
+  bool other;
+  const struct fs_ent *e = seq ? find(d->frameseq, uid, nonce, &other) : NULL;
   /* Serial number order: seqs wrap after 2^32 - 1. */
   if (!e || e->high == 0 || (int32_t)(seq - e->high) > 0)
     return false;
@@ -157,22 +169,23 @@ bool frameseq_resent(struct daemon *d, uint64_t nonce, uint32_t seq) {
   return true;
 }
 
-void frameseq_take(struct daemon *d, uint64_t nonce, uint32_t seq) {
-  struct fs_ent *e = seq ? entry(d, nonce) : NULL;
+void frameseq_take(struct daemon *d, uint32_t uid, uint64_t nonce, uint32_t seq) {
+  struct fs_ent *e = seq ? entry(d, uid, nonce) : NULL;
   if (!e || (e->high && (int32_t)(seq - e->high) <= 0))
     return;
   e->high = seq;
   d->frameseq->dirty = true;
 }
 
-void frameseq_open(struct daemon *d, uint64_t nonce) {
-  struct fs_ent *e = entry(d, nonce);
+void frameseq_open(struct daemon *d, uint32_t uid, uint64_t nonce) {
+  struct fs_ent *e = entry(d, uid, nonce);
   if (e)
     e->sessions++;
 }
 
-void frameseq_close(struct daemon *d, uint64_t nonce, bool clean) {
-  struct fs_ent *e = find(d->frameseq, nonce);
+void frameseq_close(struct daemon *d, uint32_t uid, uint64_t nonce, bool clean) {
+  bool other;
+  struct fs_ent *e = find(d->frameseq, uid, nonce, &other);
   if (!e || !e->sessions)
     return;
   e->sessions--;
@@ -188,9 +201,13 @@ static void path_of(const struct daemon *d, char *out, size_t cap, const char *s
  * kill -9, which keeps the page cache. */
 int frameseq_save(struct daemon *d) {
   struct frameseq *t = d->frameseq;
+  int64_t now = clock_realtime_ns();
+  if (t && now - t->swept_ns >= 1000000000LL) { /* a scan of the table: at most once a second */
+    t->swept_ns = now;
+    expire(t, now);
+  }
   if (!t || !t->dirty)
     return 0;
-  expire(t, clock_realtime_ns());
   size_t bytes = sizeof(struct fs_file_hdr) + t->n * sizeof(struct fs_file_ent);
   uint8_t *buf = malloc(bytes);
   if (!buf)
@@ -200,7 +217,7 @@ int frameseq_save(struct daemon *d) {
   size_t off = sizeof h;
   for (size_t i = 0; i < t->cap; i++)
     if (t->v[i].nonce) {
-      struct fs_file_ent fe = {t->v[i].nonce, t->v[i].high, 0};
+      struct fs_file_ent fe = {t->v[i].nonce, t->v[i].uid, t->v[i].high};
       memcpy(buf + off, &fe, sizeof fe);
       off += sizeof fe;
     }
@@ -249,7 +266,7 @@ int frameseq_load(struct daemon *d) {
   for (uint64_t i = 0; rc == 0 && i < h.count; i++) {
     struct fs_file_ent fe;
     memcpy(&fe, buf + sizeof h + i * sizeof fe, sizeof fe);
-    frameseq_take(d, fe.nonce, fe.high);
+    frameseq_take(d, fe.uid, fe.nonce, fe.high);
   }
   free(buf);
   return rc;

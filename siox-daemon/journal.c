@@ -488,7 +488,7 @@ static int on_seq(struct daemon *d, const struct replay *r, struct replayed *x, 
   if (len < sizeof fs || (kind == JNL_SEQ && len != sizeof fs))
     return -EBADMSG;
   memcpy(&fs, p, sizeof fs);
-  frameseq_take(d, x->ident.nonce, fs.seq);
+  frameseq_take(d, x->ident.uid, x->ident.nonce, fs.seq);
   return kind == JNL_SEQ || r->seqs_only ? 0 : on_batch(d, x, p + sizeof fs, len - (uint32_t)sizeof fs);
 }
 

@@ -174,7 +174,7 @@ static int take_batch(struct daemon *d, struct loss_state *ls, struct batcher_sl
   memcpy(&b, p, sizeof b);
   if (b.bytes != len - sizeof b)
     return -EBADMSG;
-  if (frameseq_resent(d, who->nonce, seq))
+  if (frameseq_resent(d, who->uid, who->nonce, seq))
     return 0;
   if (d->reading_paused && b.thread != 0) {
     if (cw_walk(p + sizeof b, b.bytes, NULL, NULL, &why) < 0)
@@ -183,7 +183,7 @@ static int take_batch(struct daemon *d, struct loss_state *ls, struct batcher_sl
     if (rc == 0 && seq)
       journal_taken(d, ls, slot, who, seq);
     if (rc == 0)
-      frameseq_take(d, who->nonce, seq);
+      frameseq_take(d, who->uid, who->nonce, seq);
     return rc;
   }
   journal_session(d, ls, slot, who);
@@ -196,7 +196,7 @@ static int take_batch(struct daemon *d, struct loss_state *ls, struct batcher_sl
   if (rc < 0)
     return rc;
   journal_batch(d, ls, slot, who, seq, p, len);
-  frameseq_take(d, who->nonce, seq);
+  frameseq_take(d, who->uid, who->nonce, seq);
   d->ctr.activities_received += d->batcher.activities - before;
   /* Validated as a live session's records (the file starts with the whole
    * registration log): what it refused is counted where it happened. */

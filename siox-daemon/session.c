@@ -63,7 +63,7 @@ static void session_close(struct session *s) {
   if ((*s->pprev = s->next))
     s->next->pprev = s->pprev;
   if (s->hello_seen)
-    frameseq_close(s->d, s->ident.nonce, s->clean_end && s->acked);
+    frameseq_close(s->d, s->ident.uid, s->ident.nonce, s->clean_end && s->acked);
   if (s->counted) {
     s->d->ctr.clients--;
     s->d->ctr.client_dropped_closed += s->dropped;
@@ -118,7 +118,7 @@ static int on_hello(struct session *s, const uint8_t *p, uint32_t len) {
   s->tsc0 = h.tsc0;
   s->ns0 = h.ns0;
   loss_hello(s->d, &s->loss, h.clock_flags, h.tsc0, h.ns0);
-  frameseq_open(s->d, h.nonce);
+  frameseq_open(s->d, s->ident.uid, h.nonce);
   s->hello_seen = s->counted = true;
   s->d->ctr.clients++;
   return 0;
@@ -135,7 +135,7 @@ static int on_batch(struct session *s, uint32_t seq, const uint8_t *p, uint32_t 
     return violation(s, "BATCH byte count does not match the frame");
   /* Taken before (its ACK was lost with a killed daemon or a closed
    * connection): a copy, stored or counted already. */
-  if (frameseq_resent(s->d, s->ident.nonce, seq))
+  if (frameseq_resent(s->d, s->ident.uid, s->ident.nonce, seq))
     return 0;
   const uint8_t *recs = p + sizeof b;
   /* Spool full: take the frame off the socket anyway, so that what comes
@@ -148,7 +148,7 @@ static int on_batch(struct session *s, uint32_t seq, const uint8_t *p, uint32_t 
       return violation(s, "out of memory counting a drop");
     if (seq)
       journal_taken(s->d, &s->loss, &s->slot, &s->ident, seq);
-    frameseq_take(s->d, s->ident.nonce, seq);
+    frameseq_take(s->d, s->ident.uid, s->ident.nonce, seq);
     return 0;
   }
   journal_session(s->d, &s->loss, &s->slot, &s->ident);
@@ -165,7 +165,7 @@ static int on_batch(struct session *s, uint32_t seq, const uint8_t *p, uint32_t 
   if (rc < 0)
     return violation(s, "out of memory adding records");
   journal_batch(s->d, &s->loss, &s->slot, &s->ident, seq, p, len);
-  frameseq_take(s->d, s->ident.nonce, seq);
+  frameseq_take(s->d, s->ident.uid, s->ident.nonce, seq);
   if (s->d->cfg.test_kill_frames && b.thread != 0 && b.bytes && bt->activities == before &&
       ++s->d->test_frames == s->d->cfg.test_kill_frames)
     s->d->test_kill_seq = s->d->spool.next_seq;
