@@ -606,9 +606,9 @@ int journal_replay(struct daemon *d) {
             d->ctr.journal_replayed - before, replayed);
     rc = daemon_seal_now(d); /* journal_sealed saves the frame seqs */
   }
-  /* Once spooled, the journals are redundant once their frame seqs are in
-   * the table file; if the seal failed the block stays open (retried) and
-   * its journals stay for the next start. */
+  /* A spooled batch's journal is redundant once its frame seqs are in the
+   * table file; if the seal failed the block stays open (retried) and its
+   * journals stay for the next start. */
   bool saved = frameseq_save(d) == 0;
   for (size_t i = 0; saved && i < n; i++) {
     char path[4200];
