@@ -428,10 +428,10 @@ void frameseq_take(struct daemon *d, uint32_t uid, uint64_t nonce, uint32_t seq)
 /* A session of nonce began / ended (clean: EOF after whole frames, all acked). */
 void frameseq_open(struct daemon *d, uint32_t uid, uint64_t nonce);
 void frameseq_close(struct daemon *d, uint32_t uid, uint64_t nonce, bool clean);
-/* <state-dir>/frameseq: saved before a sealed batch's journal is removed
- * (when changed), loaded at start before the journals are read. */
-int frameseq_save(struct daemon *d);
-int frameseq_load(struct daemon *d);
+/* The table as bytes (malloc'd in *out; 0: empty), for the journal to
+ * carry across seals; and taken back from them at start (-EBADMSG). */
+size_t frameseq_export(struct daemon *d, uint8_t **out);
+int frameseq_import(struct daemon *d, const uint8_t *p, size_t len);
 void frameseq_free(struct daemon *d);
 
 struct session;

@@ -13,11 +13,12 @@
  * keeps the highest seq taken per nonce and drops a frame at or below it
  * (a client sends its frames in seq order, first the resent ones).
  *
- * Across a kill -9: <state-dir>/frameseq holds the table as it was when the
- * last batch was sealed (frameseq_save, before that batch's journal is
- * removed), and the journals the seqs taken since (journal.c). On start
- * the file is loaded, then every journal read: those of batches already
- * spooled for their seqs alone, the others replayed.
+ * Across a kill -9: the journals hold it (journal.c). Each journaled frame's
+ * seq is in its record; before a sealed batch's journal is removed, the
+ * whole table (frameseq_export) is appended to the open batch's journal,
+ * so the journals that remain always hold every seq taken. On start every
+ * journal is read (frameseq_import for the tables): those of batches
+ * already spooled for their seqs alone, the others replayed.
  *
  * An entry belongs to the uid that made it: a nonce is a process's claim,
  * and another user who learnt it must not silence that process's frames
@@ -32,20 +33,16 @@
  * that finds the table full is not tracked (logged).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "daemon.h"
 
 #define FRAMESEQ_MAX 65536u
 #define LINGER_CLEAN_NS (10 * 1000000000LL)
 #define LINGER_NS (600 * 1000000000LL)
-#define FILE_MAGIC 0x53465853u /* "SXFS" little-endian */
 
 struct fs_ent {
   uint64_t nonce; /* 0: free slot (a client's nonce is never 0) */
@@ -58,16 +55,11 @@ struct fs_ent {
 struct frameseq {
   struct fs_ent *v; /* open addressing, linear probing; cap a power of 2 */
   size_t cap, n;
-  bool dirty;       /* changed since the last save */
-  int64_t swept_ns; /* last expire() at a save */
+  int64_t swept_ns; /* last expire() at an export */
   bool full_logged; /* the table was full: logged once */
 };
 
-struct fs_file_hdr {
-  uint32_t magic, version;
-  uint64_t count;
-};
-
+/* One entry as exported (the journal's JNL_TABLE record). */
 struct fs_file_ent {
   uint64_t nonce;
   uint32_t uid, high;
@@ -112,7 +104,6 @@ static int rebuild(struct frameseq *t, size_t cap, int64_t now) {
     *slot_of(nv, cap, e->nonce) = *e;
     n++;
   }
-  t->dirty |= n != t->n;
   free(t->v);
   t->v = nv, t->cap = cap, t->n = n;
   return 0;
@@ -151,7 +142,6 @@ static struct fs_ent *entry(struct daemon *d, uint32_t uid, uint64_t nonce) {
   e = slot_of(t->v, t->cap, nonce);
   *e = (struct fs_ent){nonce, uid, 0, 0, clock_realtime_ns() + LINGER_NS};
   t->n++;
-  t->dirty = true;
   return e;
 }
 
@@ -174,7 +164,6 @@ void frameseq_take(struct daemon *d, uint32_t uid, uint64_t nonce, uint32_t seq)
   if (!e || (e->high && (int32_t)(seq - e->high) <= 0))
     return;
   e->high = seq;
-  d->frameseq->dirty = true;
 }
 
 void frameseq_open(struct daemon *d, uint32_t uid, uint64_t nonce) {
@@ -192,84 +181,37 @@ void frameseq_close(struct daemon *d, uint32_t uid, uint64_t nonce, bool clean) 
   e->forget_ns = clock_realtime_ns() + (clean ? LINGER_CLEAN_NS : LINGER_NS);
 }
 
-static void path_of(const struct daemon *d, char *out, size_t cap, const char *suffix) {
-  snprintf(out, cap, "%s/frameseq%s", d->cfg.state_dir, suffix);
-}
-
-/* Writes the table (what expired left out) under a temporary name, then
- * renames it into place; no fsync: like the journal it has to survive a
- * kill -9, which keeps the page cache. */
-int frameseq_save(struct daemon *d) {
+size_t frameseq_export(struct daemon *d, uint8_t **out) {
   struct frameseq *t = d->frameseq;
+  *out = NULL;
+  if (!t)
+    return 0;
   int64_t now = clock_realtime_ns();
-  if (t && now - t->swept_ns >= 1000000000LL) { /* a scan of the table: at most once a second */
+  if (now - t->swept_ns >= 1000000000LL) { /* a scan of the table: at most once a second */
     t->swept_ns = now;
     expire(t, now);
   }
-  if (!t || !t->dirty)
+  if (!t->n || !(*out = malloc(t->n * sizeof(struct fs_file_ent))))
     return 0;
-  size_t bytes = sizeof(struct fs_file_hdr) + t->n * sizeof(struct fs_file_ent);
-  uint8_t *buf = malloc(bytes);
-  if (!buf)
-    return -ENOMEM;
-  struct fs_file_hdr h = {FILE_MAGIC, 1, t->n};
-  memcpy(buf, &h, sizeof h);
-  size_t off = sizeof h;
+  size_t off = 0;
   for (size_t i = 0; i < t->cap; i++)
     if (t->v[i].nonce) {
       struct fs_file_ent fe = {t->v[i].nonce, t->v[i].uid, t->v[i].high};
-      memcpy(buf + off, &fe, sizeof fe);
+      memcpy(*out + off, &fe, sizeof fe);
       off += sizeof fe;
     }
-  char tmp[4200], path[4200];
-  path_of(d, tmp, sizeof tmp, ".tmp");
-  path_of(d, path, sizeof path, "");
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), rc = fd < 0 ? -errno : 0;
-  ssize_t w = rc == 0 ? write(fd, buf, bytes) : 0;
-  if (rc == 0 && w != (ssize_t)bytes)
-    rc = w < 0 ? -errno : -EIO;
-  if (fd >= 0 && close(fd) < 0 && rc == 0)
-    rc = -errno;
-  if (rc == 0 && rename(tmp, path) < 0)
-    rc = -errno;
-  free(buf);
-  if (rc < 0)
-    fprintf(stderr, "siox-daemon: %s: %s; journals of sealed batches are kept for their frame seqs\n", path,
-            strerror(-rc));
-  else
-    t->dirty = false;
-  return rc;
+  return off;
 }
 
-/* At start, before the journals are read. A missing file is an empty table. */
-int frameseq_load(struct daemon *d) {
-  char path[4200];
-  path_of(d, path, sizeof path, "");
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  struct stat st;
-  if (fd < 0)
-    return errno == ENOENT ? 0 : -errno;
-  uint8_t *buf = NULL;
-  size_t got = 0;
-  if (fstat(fd, &st) < 0) {
-    int err = -errno;
-    close(fd);
-    return err;
-  }
-  int rc = state_read_fd(fd, (size_t)st.st_size, &buf, &got); /* closes fd */
-  if (rc < 0)
-    return rc;
-  struct fs_file_hdr h;
-  if (got < sizeof h || (memcpy(&h, buf, sizeof h), h.magic != FILE_MAGIC) || h.version != 1 ||
-      h.count > (got - sizeof h) / sizeof(struct fs_file_ent))
-    rc = -EBADMSG;
-  for (uint64_t i = 0; rc == 0 && i < h.count; i++) {
+int frameseq_import(struct daemon *d, const uint8_t *p, size_t len) {
+  if (len % sizeof(struct fs_file_ent))
+    return -EBADMSG;
+  for (size_t off = 0; off < len; off += sizeof(struct fs_file_ent)) {
     struct fs_file_ent fe;
-    memcpy(&fe, buf + sizeof h + i * sizeof fe, sizeof fe);
+    memcpy(&fe, p + off, sizeof fe);
     frameseq_take(d, fe.uid, fe.nonce, fe.high);
   }
-  free(buf);
-  return rc;
+  return 0;
 }
 
 void frameseq_free(struct daemon *d) {

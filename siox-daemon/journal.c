@@ -18,6 +18,9 @@
  *   BATCH_SEQ  the frame's seq (struct jnl_seq), then its BATCH payload
  *          verbatim: one record, so a kill cannot keep one without the other
  *   SEQ    the seq of a frame taken without its records (spool full)
+ *   TABLE  every client's highest frame seq taken (frameseq_export, sid 0):
+ *          written before a sealed batch's journal is removed, so the
+ *          journals that remain hold every seq taken
  *   STATS  the session's loss accounting (struct jnl_stats), latest wins
  *
  * Plain write(), no fsync: a kill -9 of the daemon keeps the page cache, so
@@ -26,9 +29,9 @@
  * (renamed into place) its journal is unlinked. On start, a journal whose
  * seq is below the spool's next seq was sealed already and is deleted; the
  * others are replayed into the open batch, which is sealed at once. Every
- * journal's frame seqs are taken (frameseq.c) first, those of sealed
- * batches too: <state-dir>/frameseq is saved before a journal is unlinked,
- * but a kill may come between the spool file's rename and that save.
+ * journal's frame seqs are taken (frameseq.c), those of sealed batches too:
+ * a kill may come between the spool file's rename and the TABLE record
+ * that replaces the sealed batch's journal.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -44,7 +47,7 @@
 
 #include "daemon.h"
 
-enum { JNL_IDENT = 1, JNL_BATCH = 2, JNL_STATS = 3, JNL_REGS = 4, JNL_BATCH_SEQ = 5, JNL_SEQ = 6 };
+enum { JNL_IDENT = 1, JNL_BATCH = 2, JNL_STATS = 3, JNL_REGS = 4, JNL_BATCH_SEQ = 5, JNL_SEQ = 6, JNL_TABLE = 7 };
 
 struct jnl_rec {
   uint32_t kind;
@@ -92,6 +95,7 @@ struct journal {
   struct held_seg *segs;
   size_t n_segs, cap_segs;
   uint64_t held_seq; /* the batch they belong to */
+  bool replaying;    /* journal_replay: it removes the journals itself */
 };
 
 #define PAD8(n) (((size_t)(n) + 7u) & ~(size_t)7u)
@@ -242,22 +246,24 @@ static bool hold(struct journal *j, const struct iovec *v, int nv, int ext_i, ui
 }
 
 /* One journal record: header, a (alen), b (blen), padding. With ext_b, b
- * stays valid until journal_flush/commit and is not copied while holding. */
-static void put(struct daemon *d, uint32_t kind, uint64_t sid, const void *a, size_t alen, const void *b,
-                size_t blen, bool ext_b) {
+ * stays valid until journal_flush/commit and is not copied while holding.
+ * Returns 0 when written or held, else the (logged) error. */
+static int put(struct daemon *d, uint32_t kind, uint64_t sid, const void *a, size_t alen, const void *b,
+               size_t blen, bool ext_b) {
   static const uint8_t zeros[8];
   struct journal *j = get(d);
   if (!j)
-    return;
+    return -ENOMEM;
   struct jnl_rec r = {kind, (uint32_t)(alen + blen), sid};
   struct iovec v[4] = {{&r, sizeof r}, {(void *)a, alen}, {(void *)b, blen}, {(void *)zeros, PAD8(alen + blen) - (alen + blen)}};
   size_t total = sizeof r + PAD8(alen + blen);
   if (j->holding && hold(j, v, 4, ext_b ? 2 : -1, d->spool.next_seq))
-    return;
+    return 0;
   int rc = write_held(d, j); /* not held (no memory): in order, what is held goes first */
   if (rc == 0)
     rc = append(d, j, v, 4, total);
   report(d, j, rc);
+  return rc;
 }
 
 void journal_hold(struct daemon *d) {
@@ -333,13 +339,24 @@ void journal_stats(struct daemon *d, struct loss_state *ls, const struct batcher
   put(d, JNL_STATS, ls->sid, &st, sizeof st, NULL, 0, false);
 }
 
+/* The frame seq table into the open batch's journal (TABLE), before a
+ * sealed batch's journal, which holds some of those seqs, is removed. */
+static int carry(struct daemon *d) {
+  uint8_t *tab;
+  size_t n = frameseq_export(d, &tab);
+  int rc = n ? put(d, JNL_TABLE, 0, tab, n, NULL, 0, false) : 0;
+  free(tab);
+  return rc;
+}
+
 void journal_sealed(struct daemon *d, uint64_t seq) {
   struct journal *j = d->journal;
   if (!j)
     return;
-  /* The frame seqs it holds live on in the table file; if that cannot be
-   * written the journal stays, for the next start to take them from. */
-  bool keep = frameseq_save(d) < 0;
+  /* The frame seqs it holds live on in the open batch's journal; if they
+   * cannot be written there, this one stays, for the next start to take
+   * them from (a journal below the spool's next seq: its seqs alone). */
+  bool keep = j->replaying || carry(d) < 0;
   char path[4200];
   path_of(j, seq, path, sizeof path);
   if (j->held_seq == seq)
@@ -518,9 +535,11 @@ static int replay_file(struct daemon *d, const char *path, bool seqs_only) {
     if (next > got)
       break; /* cut short by the kill */
     const uint8_t *p = buf + off + sizeof h;
-    struct replayed *x = h.kind == JNL_IDENT ? NULL : find(&r, h.sid);
+    struct replayed *x = h.kind == JNL_IDENT || h.kind == JNL_TABLE ? NULL : find(&r, h.sid);
     if (h.kind == JNL_IDENT)
       rc = on_ident(d, &r, h.sid, p, h.len);
+    else if (h.kind == JNL_TABLE)
+      rc = frameseq_import(d, p, h.len);
     else if (!x)
       rc = -EBADMSG;
     else if (h.kind == JNL_BATCH_SEQ || h.kind == JNL_SEQ)
@@ -560,6 +579,38 @@ static int cmp_u64(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* At start: the table as the whole journal of the open batch. Written
+ * aside and renamed over it: a journal of that seq left by the killed
+ * daemon was replayed into the batch just sealed, and must not be again. */
+static int carry_fresh(struct daemon *d, struct journal *j) {
+  char path[4200], tmp[4300];
+  if (j->fd >= 0)
+    close(j->fd);
+  j->fd = -1;
+  path_of(j, d->spool.next_seq, path, sizeof path);
+  snprintf(tmp, sizeof tmp, "%s.new", path);
+  uint8_t *tab;
+  size_t n = frameseq_export(d, &tab);
+  struct jnl_rec r = {JNL_TABLE, (uint32_t)n, 0};
+  static const uint8_t zeros[8];
+  struct iovec v[3] = {{&r, sizeof r}, {tab, n}, {(void *)zeros, PAD8(n) - n}};
+  int fd = n ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1, rc = 0;
+  if (n && fd < 0)
+    rc = -errno;
+  else if (n && writev(fd, v, 3) != (ssize_t)(sizeof r + PAD8(n)))
+    rc = -EIO;
+  if (fd >= 0 && close(fd) < 0 && rc == 0)
+    rc = -errno;
+  if (n && rc == 0 && rename(tmp, path) < 0)
+    rc = -errno;
+  if (!n && unlink(path) < 0 && errno != ENOENT) /* nothing to carry: no old journal of that seq either */
+    rc = -errno;
+  free(tab);
+  if (rc < 0)
+    fprintf(stderr, "siox-daemon: %s: %s; the replayed journals are kept\n", path, strerror(-rc));
+  return rc;
+}
+
 int journal_replay(struct daemon *d) {
   struct journal *j = get(d);
   if (!j)
@@ -587,10 +638,6 @@ int journal_replay(struct daemon *d) {
   if (n)
     qsort(seqs, n, sizeof *seqs, cmp_u64);
   uint64_t first = d->spool.next_seq, before = d->ctr.journal_replayed;
-  int lrc = frameseq_load(d);
-  if (lrc < 0)
-    fprintf(stderr, "siox-daemon: %s/frameseq: %s; resent frames taken before the last seal are not recognised\n",
-            d->cfg.state_dir, strerror(-lrc));
   size_t replayed = 0;
   for (size_t i = 0; i < n; i++) {
     char path[4200];
@@ -604,16 +651,18 @@ int journal_replay(struct daemon *d) {
   if (replayed) {
     fprintf(stderr, "siox-daemon: replayed %" PRIu64 " activities from %zu journal(s) of unsealed batches\n",
             d->ctr.journal_replayed - before, replayed);
-    rc = daemon_seal_now(d); /* journal_sealed saves the frame seqs */
+    j->replaying = true; /* its journal_sealed removes nothing: done below */
+    rc = daemon_seal_now(d);
+    j->replaying = false;
   }
   /* A spooled batch's journal is redundant once its frame seqs are in the
-   * table file; if the seal failed the block stays open (retried) and its
-   * journals stay for the next start. */
-  bool saved = frameseq_save(d) == 0;
-  for (size_t i = 0; saved && i < n; i++) {
+   * new open batch's journal; if the seal failed the block stays open
+   * (retried) and its journals stay for the next start. */
+  bool carried = rc == 0 && carry_fresh(d, j) == 0;
+  for (size_t i = 0; carried && i < n; i++) {
     char path[4200];
     path_of(j, seqs[i], path, sizeof path);
-    if (seqs[i] < first || rc == 0)
+    if (seqs[i] != d->spool.next_seq) /* that one was replaced by the table */
       unlink(path);
   }
   free(seqs);
