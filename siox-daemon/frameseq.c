@@ -29,7 +29,7 @@
  * acknowledged: a copy can then only come from a client that closed
  * before reading its last ACK, which reconnects at once or leaves a loss
  * file that is read within 2 s; LINGER_NS otherwise, and for entries
- * loaded at start), and there are at most FRAMESEQ_MAX of them; a nonce
+ * imported from the journals at start), and there are at most FRAMESEQ_MAX of them; a nonce
  * that finds the table full is not tracked (logged).
  */
 #include <errno.h>
