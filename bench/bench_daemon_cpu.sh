@@ -40,7 +40,7 @@ trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null; rm -rf "$W" "$F"' EXIT
 
 # On-CPU ns of every thread of PID (schedstat: ns, where /proc/PID/stat
 # counts 10 ms ticks, 3 of them for 200k activities).
-cpu_ns() { cat /proc/"$1"/task/*/schedstat | awk '{s += $1} END {print s}'; }
+cpu_ns() { cat /proc/"$1"/task/*/schedstat | awk '{s += $1} END {printf "%d\n", s}'; }
 
 # The clients' drop count as the daemon has it (sum of their STATS; siox
 # status exits 1 here: no server, no warehouse).

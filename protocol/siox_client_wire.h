@@ -44,7 +44,15 @@ struct siox_cw_frame_hdr {
   uint16_t version;
   uint16_t type;   /* enum siox_cw_frame_type */
   uint32_t length; /* payload bytes after this header */
-  uint32_t reserved;
+  /* BATCH of a client thread (siox_cw_batch.thread != 0): the frame's number
+   * in its process incarnation (HELLO's nonce), 1, 2, 3... in stream order,
+   * the same when the frame is sent again after a reconnect (or spilled to
+   * a loss file); after 2^32 - 1 it wraps to 1. 0 on every other frame, and
+   * from clients that predate it (the field was reserved, ignored by older
+   * daemons): the daemon then cannot tell a resent copy from a new frame.
+   * The daemon drops a frame whose seq it has already taken from that
+   * nonce (siox-daemon/frameseq.c). */
+  uint32_t seq;
 };
 
 /* Clock flag: when set, record timestamps are TSC ticks to be converted with

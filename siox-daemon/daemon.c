@@ -6,6 +6,7 @@
  * ~2 s, exit.
  */
 #include <errno.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,6 +181,17 @@ int daemon_start(struct daemon *d, uv_loop_t *loop, const struct daemon_config *
   return rc;
 }
 
+bool daemon_test_kill(struct daemon *d, uint64_t sealed_seq) {
+  if (!d->cfg.test_kill_frames || d->test_frames < d->cfg.test_kill_frames)
+    return false;
+  if (d->cfg.test_kill_sealed && (sealed_seq == 0 || sealed_seq < d->test_kill_seq))
+    return true;
+  fprintf(stderr, "siox-daemon: TESTING: killed after %u activity-less frames (--test-kill-after-frames%s)\n",
+          d->test_frames, d->cfg.test_kill_sealed ? ", --test-kill-after-seal" : "");
+  raise(SIGKILL);
+  return true;
+}
+
 /* Frees what the daemon owns; the loop has closed every handle by now. */
 void daemon_close(struct daemon *d) {
   uplink_free(d->uplink);
@@ -189,6 +201,7 @@ void daemon_close(struct daemon *d) {
   siox_block_encoder_destroy(d->encoder);
   spool_close(&d->spool);
   journal_close(d);
+  frameseq_free(d);
   free(d->loss_dir);
   tls_link_free(d);
   free(d->token);

@@ -41,6 +41,8 @@ struct daemon_config {
   uint32_t hints_ttl_ms; /* --hints-ttl: cache lifetime of server answers */
   uint32_t memory_mb;    /* --memory-mb: half of it bounds client buffers (budget.c) */
   int64_t test_clock_shift_ns; /* --test-clock-shift-ms: this host's clock is wrong by it (tests only) */
+  uint32_t test_kill_frames;   /* --test-kill-after-frames: SIGKILL before an ACK (tests only) */
+  bool test_kill_sealed;       /* --test-kill-after-seal: ... after the frame's batch is spooled */
 };
 
 /* ---------------------------------------------------------------------------
@@ -329,6 +331,7 @@ struct daemon_counters {
   uint64_t dropped_spool;         /* activities discarded while the spool was full */
   uint64_t client_dropped_exit;   /* clients' dropped_exit, as reported (loss.c) */
   uint64_t journal_replayed;      /* activities replayed from journals at start */
+  uint64_t frames_resent_dropped; /* client frames taken before, sent again: dropped (frameseq.c) */
   uint64_t loss_files;            /* loss files of exited clients taken (loss.c) */
 };
 
@@ -378,7 +381,7 @@ int loss_drop(struct daemon *d, struct loss_state *ls, struct batcher_slot *slot
 uint64_t loss_count_activities(const uint8_t *recs, size_t len);
 /* Tells the client how much of its stream is consumed (never blocks: an
  * ACK that does not fit is skipped, the next one covers it). */
-void loss_ack(uv_stream_t *client, uint64_t consumed);
+bool loss_ack(uv_stream_t *client, uint64_t consumed); /* false: skipped */
 /* <socket>.lost/: loss files of clients that exited without a daemon. */
 int loss_dir_start(struct daemon *d);
 void loss_dir_scan(struct daemon *d);
@@ -393,7 +396,11 @@ void loss_dir_stop(struct daemon *d);
 void journal_session(struct daemon *d, struct loss_state *ls, const struct batcher_slot *slot,
                      const struct client_ident *who);
 void journal_batch(struct daemon *d, struct loss_state *ls, const struct batcher_slot *slot,
-                   const struct client_ident *who, const uint8_t *p, uint32_t len);
+                   const struct client_ident *who, uint32_t seq, const uint8_t *p, uint32_t len);
+/* A BATCH with frame seq `seq` (not 0) taken without its records (spool
+ * full: discarded and counted): only its seq is journaled. */
+void journal_taken(struct daemon *d, struct loss_state *ls, const struct batcher_slot *slot,
+                   const struct client_ident *who, uint32_t seq);
 void journal_stats(struct daemon *d, struct loss_state *ls, const struct batcher_slot *slot,
                    const struct client_ident *who);
 /* Between hold and commit (one client read, before its ACK) the records
@@ -411,6 +418,21 @@ void journal_sealed(struct daemon *d, uint64_t seq);
  * the open batch and seals it. Returns 0 or -errno. */
 int journal_replay(struct daemon *d);
 void journal_close(struct daemon *d);
+
+/* frameseq.c: the highest frame seq (siox_cw_frame_hdr.seq) taken per
+ * client process incarnation (uid, nonce), so that a frame a client sends
+ * again after a reconnect, a kill -9 of the daemon or in a loss file is
+ * dropped when it was taken before. seq 0 (none) is never resent. */
+bool frameseq_resent(struct daemon *d, uint32_t uid, uint64_t nonce, uint32_t seq); /* counted, logged */
+void frameseq_take(struct daemon *d, uint32_t uid, uint64_t nonce, uint32_t seq);
+/* A session of nonce began / ended (clean: EOF after whole frames, all acked). */
+void frameseq_open(struct daemon *d, uint32_t uid, uint64_t nonce);
+void frameseq_close(struct daemon *d, uint32_t uid, uint64_t nonce, bool clean);
+/* The table as bytes (malloc'd in *out; 0: empty), for the journal to
+ * carry across seals; and taken back from them at start (-EBADMSG). */
+size_t frameseq_export(struct daemon *d, uint8_t **out);
+int frameseq_import(struct daemon *d, const uint8_t *p, size_t len);
+void frameseq_free(struct daemon *d);
 
 struct session;
 struct uplink;
@@ -455,6 +477,7 @@ struct daemon {
   struct hint_link *hint_link; /* hint_link.c */
   struct journal *journal;     /* journal.c */
   struct loss_dir *loss_dir;   /* loss.c */
+  struct frameseq *frameseq;   /* frameseq.c */
   struct clock_sync clock;
 
   uv_signal_t sig_term, sig_int;
@@ -462,9 +485,15 @@ struct daemon {
   bool stopping;
   bool closed; /* close_all ran */
   int64_t stop_started_ns;
+  uint32_t test_frames;   /* --test-kill-after-frames: activity-less frames taken */
+  uint64_t test_kill_seq; /* --test-kill-after-seal: the batch that took the last of them */
 };
 
 /* daemon.c */
+/* Tests only (--test-kill-after-frames): SIGKILL once the frames are taken
+ * (sealed_seq 0: at an ACK) or their batch is spooled (--test-kill-after-seal:
+ * at journal_sealed). Returns true while ACKs are withheld. */
+bool daemon_test_kill(struct daemon *d, uint64_t sealed_seq);
 int daemon_start(struct daemon *d, uv_loop_t *loop, const struct daemon_config *cfg);
 void daemon_close(struct daemon *d); /* after the loop has stopped */
 void daemon_arm_batch_timer(struct daemon *d);

@@ -14,7 +14,13 @@
  *          each record against them, and a replay must keep and drop
  *          exactly what the live daemon did (registrations made later are
  *          in the BATCH records that follow)
- *   BATCH  a client BATCH payload, verbatim
+ *   BATCH  a client BATCH payload, verbatim (a frame without a seq)
+ *   BATCH_SEQ  the frame's seq (struct jnl_seq), then its BATCH payload
+ *          verbatim: one record, so a kill cannot keep one without the other
+ *   SEQ    the seq of a frame taken without its records (spool full)
+ *   TABLE  every client's highest frame seq taken (frameseq_export, sid 0):
+ *          written before a sealed batch's journal is removed, so the
+ *          journals that remain hold every seq taken
  *   STATS  the session's loss accounting (struct jnl_stats), latest wins
  *
  * Plain write(), no fsync: a kill -9 of the daemon keeps the page cache, so
@@ -22,7 +28,10 @@
  * --batch-ms of records), as it always could. After the batch is spooled
  * (renamed into place) its journal is unlinked. On start, a journal whose
  * seq is below the spool's next seq was sealed already and is deleted; the
- * others are replayed into the open batch, which is sealed at once.
+ * others are replayed into the open batch, which is sealed at once. Every
+ * journal's frame seqs are taken (frameseq.c), those of sealed batches too:
+ * a kill may come between the spool file's rename and the TABLE record
+ * that replaces the sealed batch's journal.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -38,7 +47,7 @@
 
 #include "daemon.h"
 
-enum { JNL_IDENT = 1, JNL_BATCH = 2, JNL_STATS = 3, JNL_REGS = 4 };
+enum { JNL_IDENT = 1, JNL_BATCH = 2, JNL_STATS = 3, JNL_REGS = 4, JNL_BATCH_SEQ = 5, JNL_SEQ = 6, JNL_TABLE = 7 };
 
 struct jnl_rec {
   uint32_t kind;
@@ -52,6 +61,10 @@ struct jnl_ident {
   int64_t ns0;
   uint32_t clock_flags;
   uint16_t exe_len, args_len, job_len, pad;
+};
+
+struct jnl_seq {
+  uint32_t seq, pad;
 };
 
 struct jnl_stats {
@@ -82,6 +95,7 @@ struct journal {
   struct held_seg *segs;
   size_t n_segs, cap_segs;
   uint64_t held_seq; /* the batch they belong to */
+  bool replaying;    /* journal_replay: it removes the journals itself */
 };
 
 #define PAD8(n) (((size_t)(n) + 7u) & ~(size_t)7u)
@@ -232,22 +246,24 @@ static bool hold(struct journal *j, const struct iovec *v, int nv, int ext_i, ui
 }
 
 /* One journal record: header, a (alen), b (blen), padding. With ext_b, b
- * stays valid until journal_flush/commit and is not copied while holding. */
-static void put(struct daemon *d, uint32_t kind, uint64_t sid, const void *a, size_t alen, const void *b,
-                size_t blen, bool ext_b) {
+ * stays valid until journal_flush/commit and is not copied while holding.
+ * Returns 0 when written or held, else the (logged) error. */
+static int put(struct daemon *d, uint32_t kind, uint64_t sid, const void *a, size_t alen, const void *b,
+               size_t blen, bool ext_b) {
   static const uint8_t zeros[8];
   struct journal *j = get(d);
   if (!j)
-    return;
+    return -ENOMEM;
   struct jnl_rec r = {kind, (uint32_t)(alen + blen), sid};
   struct iovec v[4] = {{&r, sizeof r}, {(void *)a, alen}, {(void *)b, blen}, {(void *)zeros, PAD8(alen + blen) - (alen + blen)}};
   size_t total = sizeof r + PAD8(alen + blen);
   if (j->holding && hold(j, v, 4, ext_b ? 2 : -1, d->spool.next_seq))
-    return;
+    return 0;
   int rc = write_held(d, j); /* not held (no memory): in order, what is held goes first */
   if (rc == 0)
     rc = append(d, j, v, 4, total);
   report(d, j, rc);
+  return rc;
 }
 
 void journal_hold(struct daemon *d) {
@@ -298,9 +314,20 @@ void journal_session(struct daemon *d, struct loss_state *ls, const struct batch
 }
 
 void journal_batch(struct daemon *d, struct loss_state *ls, const struct batcher_slot *slot,
-                   const struct client_ident *who, const uint8_t *p, uint32_t len) {
+                   const struct client_ident *who, uint32_t seq, const uint8_t *p, uint32_t len) {
+  struct jnl_seq fs = {seq, 0};
   ident(d, ls, slot, who);
-  put(d, JNL_BATCH, ls->sid, NULL, 0, p, len, true);
+  if (seq)
+    put(d, JNL_BATCH_SEQ, ls->sid, &fs, sizeof fs, p, len, true);
+  else
+    put(d, JNL_BATCH, ls->sid, NULL, 0, p, len, true);
+}
+
+void journal_taken(struct daemon *d, struct loss_state *ls, const struct batcher_slot *slot,
+                   const struct client_ident *who, uint32_t seq) {
+  struct jnl_seq fs = {seq, 0};
+  ident(d, ls, slot, who);
+  put(d, JNL_SEQ, ls->sid, &fs, sizeof fs, NULL, 0, false);
 }
 
 void journal_stats(struct daemon *d, struct loss_state *ls, const struct batcher_slot *slot,
@@ -312,10 +339,24 @@ void journal_stats(struct daemon *d, struct loss_state *ls, const struct batcher
   put(d, JNL_STATS, ls->sid, &st, sizeof st, NULL, 0, false);
 }
 
+/* The frame seq table into the open batch's journal (TABLE), before a
+ * sealed batch's journal, which holds some of those seqs, is removed. */
+static int carry(struct daemon *d) {
+  uint8_t *tab;
+  size_t n = frameseq_export(d, &tab);
+  int rc = n ? put(d, JNL_TABLE, 0, tab, n, NULL, 0, false) : 0;
+  free(tab);
+  return rc;
+}
+
 void journal_sealed(struct daemon *d, uint64_t seq) {
   struct journal *j = d->journal;
   if (!j)
     return;
+  /* The frame seqs it holds live on in the open batch's journal; if they
+   * cannot be written there, this one stays, for the next start to take
+   * them from (a journal below the spool's next seq: its seqs alone). */
+  bool keep = j->replaying || carry(d) < 0;
   char path[4200];
   path_of(j, seq, path, sizeof path);
   if (j->held_seq == seq)
@@ -324,8 +365,9 @@ void journal_sealed(struct daemon *d, uint64_t seq) {
     close(j->fd);
     j->fd = -1;
   }
-  if (unlink(path) < 0 && errno != ENOENT)
+  if (!keep && unlink(path) < 0 && errno != ENOENT)
     fprintf(stderr, "siox-daemon: removing %s: %s\n", path, strerror(errno));
+  daemon_test_kill(d, seq);
 }
 
 void journal_close(struct daemon *d) {
@@ -353,6 +395,7 @@ struct replayed { /* one session of a journal */
 struct replay {
   struct replayed *v;
   size_t n, cap;
+  bool seqs_only; /* a sealed batch's journal: its frame seqs, nothing else */
 };
 
 static struct replayed *find(struct replay *r, uint64_t sid) {
@@ -454,9 +497,22 @@ static int on_stats(struct daemon *d, struct replayed *x, const uint8_t *p, uint
   return put_stats(d, x);
 }
 
-/* Replays one journal into the open batch. A record cut short by the kill
- * ends the file; a malformed one (not ours) stops it with an error. */
-static int replay_file(struct daemon *d, const char *path) {
+/* A frame's seq is taken, and a BATCH_SEQ's payload replayed as a BATCH
+ * (unless only the seqs are wanted). */
+static int on_seq(struct daemon *d, const struct replay *r, struct replayed *x, uint32_t kind, const uint8_t *p,
+                  uint32_t len) {
+  struct jnl_seq fs;
+  if (len < sizeof fs || (kind == JNL_SEQ && len != sizeof fs))
+    return -EBADMSG;
+  memcpy(&fs, p, sizeof fs);
+  frameseq_take(d, x->ident.uid, x->ident.nonce, fs.seq);
+  return kind == JNL_SEQ || r->seqs_only ? 0 : on_batch(d, x, p + sizeof fs, len - (uint32_t)sizeof fs);
+}
+
+/* Replays one journal into the open batch (seqs_only: takes its frame seqs
+ * alone). A record cut short by the kill ends the file; a malformed one
+ * (not ours) stops it with an error. */
+static int replay_file(struct daemon *d, const char *path, bool seqs_only) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   struct stat st;
   if (fd < 0 || fstat(fd, &st) < 0) {
@@ -470,7 +526,7 @@ static int replay_file(struct daemon *d, const char *path) {
   int err = state_read_fd(fd, (size_t)st.st_size, &buf, &got);
   if (err != 0)
     return err;
-  struct replay r = {0};
+  struct replay r = {.seqs_only = seqs_only};
   int rc = 0;
   for (size_t off = 0; rc == 0 && off + sizeof(struct jnl_rec) <= got;) {
     struct jnl_rec h;
@@ -479,19 +535,25 @@ static int replay_file(struct daemon *d, const char *path) {
     if (next > got)
       break; /* cut short by the kill */
     const uint8_t *p = buf + off + sizeof h;
-    struct replayed *x = h.kind == JNL_IDENT ? NULL : find(&r, h.sid);
+    struct replayed *x = h.kind == JNL_IDENT || h.kind == JNL_TABLE ? NULL : find(&r, h.sid);
     if (h.kind == JNL_IDENT)
       rc = on_ident(d, &r, h.sid, p, h.len);
+    else if (h.kind == JNL_TABLE)
+      rc = frameseq_import(d, p, h.len);
     else if (!x)
       rc = -EBADMSG;
+    else if (h.kind == JNL_BATCH_SEQ || h.kind == JNL_SEQ)
+      rc = on_seq(d, &r, x, h.kind, p, h.len);
+    else if (h.kind != JNL_REGS && h.kind != JNL_BATCH && h.kind != JNL_STATS)
+      rc = -EBADMSG;
+    else if (r.seqs_only)
+      rc = 0;
     else if (h.kind == JNL_REGS)
       rc = on_regs(x, p, h.len);
     else if (h.kind == JNL_BATCH)
       rc = on_batch(d, x, p, h.len);
-    else if (h.kind == JNL_STATS)
-      rc = on_stats(d, x, p, h.len);
     else
-      rc = -EBADMSG;
+      rc = on_stats(d, x, p, h.len);
     off = next;
   }
   for (size_t i = 0; i < r.n; i++) {
@@ -515,6 +577,38 @@ static int seq_of(const char *name, uint64_t *seq) {
 static int cmp_u64(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
   return x < y ? -1 : x > y;
+}
+
+/* At start: the table as the whole journal of the open batch. Written
+ * aside and renamed over it: a journal of that seq left by the killed
+ * daemon was replayed into the batch just sealed, and must not be again. */
+static int carry_fresh(struct daemon *d, struct journal *j) {
+  char path[4200], tmp[4300];
+  if (j->fd >= 0)
+    close(j->fd);
+  j->fd = -1;
+  path_of(j, d->spool.next_seq, path, sizeof path);
+  snprintf(tmp, sizeof tmp, "%s.new", path);
+  uint8_t *tab;
+  size_t n = frameseq_export(d, &tab);
+  struct jnl_rec r = {JNL_TABLE, (uint32_t)n, 0};
+  static const uint8_t zeros[8];
+  struct iovec v[3] = {{&r, sizeof r}, {tab, n}, {(void *)zeros, PAD8(n) - n}};
+  int fd = n ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1, rc = 0;
+  if (n && fd < 0)
+    rc = -errno;
+  else if (n && writev(fd, v, 3) != (ssize_t)(sizeof r + PAD8(n)))
+    rc = -EIO;
+  if (fd >= 0 && close(fd) < 0 && rc == 0)
+    rc = -errno;
+  if (n && rc == 0 && rename(tmp, path) < 0)
+    rc = -errno;
+  if (!n && unlink(path) < 0 && errno != ENOENT) /* nothing to carry: no old journal of that seq either */
+    rc = -errno;
+  free(tab);
+  if (rc < 0)
+    fprintf(stderr, "siox-daemon: %s: %s; the replayed journals are kept\n", path, strerror(-rc));
+  return rc;
 }
 
 int journal_replay(struct daemon *d) {
@@ -548,26 +642,28 @@ int journal_replay(struct daemon *d) {
   for (size_t i = 0; i < n; i++) {
     char path[4200];
     path_of(j, seqs[i], path, sizeof path);
-    if (seqs[i] < first) { /* spooled (or even acknowledged) before the kill */
-      unlink(path);
-      continue;
-    }
-    int r = replay_file(d, path);
+    /* Spooled (or even acknowledged) before the kill: its frame seqs only. */
+    int r = replay_file(d, path, seqs[i] < first);
     if (r < 0)
       fprintf(stderr, "siox-daemon: journal %s: %s; replayed what precedes the fault\n", path, strerror(-r));
-    seqs[replayed++] = seqs[i];
+    replayed += seqs[i] >= first;
   }
   if (replayed) {
     fprintf(stderr, "siox-daemon: replayed %" PRIu64 " activities from %zu journal(s) of unsealed batches\n",
             d->ctr.journal_replayed - before, replayed);
+    j->replaying = true; /* its journal_sealed removes nothing: done below */
     rc = daemon_seal_now(d);
-    /* Once spooled, the journals are redundant; if the seal failed the block
-     * stays open (retried) and the journals stay for the next start. */
-    for (size_t i = 0; rc == 0 && i < replayed; i++) {
-      char path[4200];
-      path_of(j, seqs[i], path, sizeof path);
+    j->replaying = false;
+  }
+  /* A spooled batch's journal is redundant once its frame seqs are in the
+   * new open batch's journal; if the seal failed the block stays open
+   * (retried) and its journals stay for the next start. */
+  bool carried = rc == 0 && carry_fresh(d, j) == 0;
+  for (size_t i = 0; carried && i < n; i++) {
+    char path[4200];
+    path_of(j, seqs[i], path, sizeof path);
+    if (seqs[i] != d->spool.next_seq) /* that one was replaced by the table */
       unlink(path);
-    }
   }
   free(seqs);
   return 0;

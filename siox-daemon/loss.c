@@ -99,13 +99,13 @@ uint64_t loss_count_activities(const uint8_t *recs, size_t len) {
   return k;
 }
 
-void loss_ack(uv_stream_t *client, uint64_t consumed) {
+bool loss_ack(uv_stream_t *client, uint64_t consumed) {
   struct {
     struct siox_cw_frame_hdr h;
     struct siox_cw_ack a;
   } f = {{SIOX_CW_MAGIC, SIOX_CW_VERSION, SIOX_CW_ACK, sizeof(struct siox_cw_ack), 0}, {consumed}};
   uv_buf_t b = uv_buf_init((char *)&f, sizeof f);
-  (void)uv_try_write(client, &b, 1); /* all or nothing for 24 bytes on a stream socket */
+  return uv_try_write(client, &b, 1) == (int)sizeof f; /* all or nothing for 24 bytes on a stream socket */
 }
 
 /* ---------------------------------------------------------------------------
@@ -145,8 +145,10 @@ void loss_dir_stop(struct daemon *d) {
   uv_close((uv_handle_t *)&d->loss_dir->timer, NULL);
 }
 
-/* Reads one frame of `type` at *off in buf; returns its payload or NULL. */
-static const uint8_t *frame_at(const uint8_t *buf, size_t n, size_t *off, uint16_t type, uint32_t *len) {
+/* Reads one frame of `type` at *off in buf; returns its payload (its
+ * length and seq in *len, *seq) or NULL. */
+static const uint8_t *frame_at(const uint8_t *buf, size_t n, size_t *off, uint16_t type, uint32_t *len,
+                               uint32_t *seq) {
   struct siox_cw_frame_hdr h;
   const char *why;
   if (n - *off < sizeof h)
@@ -157,12 +159,14 @@ static const uint8_t *frame_at(const uint8_t *buf, size_t n, size_t *off, uint16
   const uint8_t *p = buf + *off + sizeof h;
   *off += sizeof h + h.length;
   *len = h.length;
+  *seq = h.seq;
   return p;
 }
 
-/* One spilled BATCH of a loss file, as session.c takes a client's. */
+/* One spilled BATCH of a loss file, as session.c takes a client's: the
+ * frames its daemon never acknowledged may have been taken (frameseq.c). */
 static int take_batch(struct daemon *d, struct loss_state *ls, struct batcher_slot *slot,
-                      const struct client_ident *who, const uint8_t *p, uint32_t len) {
+                      const struct client_ident *who, uint32_t seq, const uint8_t *p, uint32_t len) {
   struct siox_cw_batch b;
   const char *why;
   if (len < sizeof b)
@@ -170,10 +174,18 @@ static int take_batch(struct daemon *d, struct loss_state *ls, struct batcher_sl
   memcpy(&b, p, sizeof b);
   if (b.bytes != len - sizeof b)
     return -EBADMSG;
-  if (d->reading_paused && b.thread != 0)
-    return cw_walk(p + sizeof b, b.bytes, NULL, NULL, &why) < 0
-               ? -EBADMSG
-               : loss_drop(d, ls, slot, who, LOSS_SPOOL, loss_count_activities(p + sizeof b, b.bytes));
+  if (frameseq_resent(d, who->uid, who->nonce, seq))
+    return 0;
+  if (d->reading_paused && b.thread != 0) {
+    if (cw_walk(p + sizeof b, b.bytes, NULL, NULL, &why) < 0)
+      return -EBADMSG;
+    int rc = loss_drop(d, ls, slot, who, LOSS_SPOOL, loss_count_activities(p + sizeof b, b.bytes));
+    if (rc == 0 && seq)
+      journal_taken(d, ls, slot, who, seq);
+    if (rc == 0)
+      frameseq_take(d, who->uid, who->nonce, seq);
+    return rc;
+  }
   journal_session(d, ls, slot, who);
   struct clock_conv cc;
   clock_conv_init(&cc, ls->clock_flags, ls->tsc0, ls->ns0, b.tsc_ref, b.ns_ref);
@@ -183,7 +195,8 @@ static int take_batch(struct daemon *d, struct loss_state *ls, struct batcher_sl
   int rc = batcher_add_records(&d->batcher, slot, who, &cc, p + sizeof b, b.bytes, &d->ctr);
   if (rc < 0)
     return rc;
-  journal_batch(d, ls, slot, who, p, len);
+  journal_batch(d, ls, slot, who, seq, p, len);
+  frameseq_take(d, who->uid, who->nonce, seq);
   d->ctr.activities_received += d->batcher.activities - before;
   /* Validated as a live session's records (the file starts with the whole
    * registration log): what it refused is counted where it happened. */
@@ -214,9 +227,9 @@ static int take_file(struct daemon *d, int dfd, const char *name) {
   if (err != 0)
     return err;
   size_t off = 0;
-  uint32_t hlen, blen;
+  uint32_t hlen, blen, fseq;
   struct siox_cw_hello h;
-  const uint8_t *hp = frame_at(buf, n, &off, SIOX_CW_HELLO, &hlen), *bp;
+  const uint8_t *hp = frame_at(buf, n, &off, SIOX_CW_HELLO, &hlen, &fseq), *bp;
   if (!hp || hlen < sizeof h) {
     free(buf);
     return -EBADMSG;
@@ -248,10 +261,10 @@ static int take_file(struct daemon *d, int dfd, const char *name) {
   struct loss_state ls = {0};
   struct batcher_slot slot = {0};
   loss_hello(d, &ls, h.clock_flags, h.tsc0, h.ns0);
-  while (rc == 0 && (bp = frame_at(buf, n, &off, SIOX_CW_BATCH, &blen)))
-    rc = take_batch(d, &ls, &slot, &who, bp, blen);
+  while (rc == 0 && (bp = frame_at(buf, n, &off, SIOX_CW_BATCH, &blen, &fseq)))
+    rc = take_batch(d, &ls, &slot, &who, fseq, bp, blen);
   uint64_t dropped;
-  const uint8_t *sp = rc == 0 ? frame_at(buf, n, &off, SIOX_CW_STATS, &blen) : NULL;
+  const uint8_t *sp = rc == 0 ? frame_at(buf, n, &off, SIOX_CW_STATS, &blen, &fseq) : NULL;
   if (rc == 0)
     rc = sp ? loss_on_stats(d, &ls, &slot, &who, sp, blen, &dropped) : -EBADMSG;
   if (rc == 0) {

@@ -115,6 +115,17 @@ static const char usage[] =
     "        correction must then remove it: the tests of cross-host causality\n"
     "        use it to give daemons on one machine clocks that disagree. Never\n"
     "        set it on a real host. Default: 0.\n"
+    "    --test-kill-after-frames N\n"
+    "        FOR TESTING ONLY. Kill the daemon (SIGKILL, itself) right after\n"
+    "        the client read in which it took its N-th new BATCH frame that\n"
+    "        holds a running activity's records and no activity record: the\n"
+    "        frame is journaled, its ACK not yet sent, so the client sends it\n"
+    "        again to the next daemon (the tests of resent frames). Default: 0\n"
+    "        (never).\n"
+    "    --test-kill-after-seal\n"
+    "        FOR TESTING ONLY. With --test-kill-after-frames: withhold the ACKs\n"
+    "        from then on and kill the daemon once the batch holding that frame\n"
+    "        is spooled and its journal removed.\n"
     "    --help\n"
     "        Show this text.\n"
     "\n"
@@ -150,6 +161,8 @@ enum {
   OPT_HINTS_TTL,
   OPT_MEMORY,
   OPT_CLOCK_SHIFT,
+  OPT_KILL_FRAMES,
+  OPT_KILL_SEALED,
   OPT_HELP
 };
 
@@ -170,6 +183,8 @@ static const struct option options[] = {
     {"hints-ttl", required_argument, 0, OPT_HINTS_TTL},
     {"memory-mb", required_argument, 0, OPT_MEMORY},
     {"test-clock-shift-ms", required_argument, 0, OPT_CLOCK_SHIFT},
+    {"test-kill-after-frames", required_argument, 0, OPT_KILL_FRAMES},
+    {"test-kill-after-seal", no_argument, 0, OPT_KILL_SEALED},
     {"help", no_argument, 0, OPT_HELP},
     {0, 0, 0, 0},
 };
@@ -302,6 +317,14 @@ static int parse_args(int argc, char **argv, struct daemon_config *c, bool *done
     case OPT_CLOCK_SHIFT:
       if (parse_shift_ms(optarg, &c->test_clock_shift_ns) < 0)
         return bad_usage("--test-clock-shift-ms (-60000..60000)", optarg);
+      break;
+    case OPT_KILL_FRAMES:
+      if (parse_u64(optarg, 1u << 30, &v) < 0)
+        return bad_usage("--test-kill-after-frames", optarg);
+      c->test_kill_frames = (uint32_t)v;
+      break;
+    case OPT_KILL_SEALED:
+      c->test_kill_sealed = true;
       break;
     case 'h':
     case OPT_HELP:

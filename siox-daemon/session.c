@@ -24,6 +24,8 @@ struct session {
   uint8_t *buf; /* owned: bytes read but not yet consumed */
   size_t cap, len;
   bool hello_seen, closing, counted, hint_waiting;
+  bool acked;     /* the last ACK was sent whole (not skipped) */
+  bool clean_end; /* EOF after whole frames, all acknowledged (frameseq.c) */
   bool budget_waiting, budget_refused; /* budget.c said wait / refuse */
   int64_t frame_start_ns;              /* when the frame in progress could first be read */
   struct client_ident ident;
@@ -60,6 +62,8 @@ static void session_close(struct session *s) {
     s->d->budget.waiting--;
   if ((*s->pprev = s->next))
     s->next->pprev = s->pprev;
+  if (s->hello_seen)
+    frameseq_close(s->d, s->ident.uid, s->ident.nonce, s->clean_end && s->acked);
   if (s->counted) {
     s->d->ctr.clients--;
     s->d->ctr.client_dropped_closed += s->dropped;
@@ -114,12 +118,14 @@ static int on_hello(struct session *s, const uint8_t *p, uint32_t len) {
   s->tsc0 = h.tsc0;
   s->ns0 = h.ns0;
   loss_hello(s->d, &s->loss, h.clock_flags, h.tsc0, h.ns0);
+  frameseq_open(s->d, s->ident.uid, h.nonce);
   s->hello_seen = s->counted = true;
   s->d->ctr.clients++;
   return 0;
 }
 
-static int on_batch(struct session *s, const uint8_t *p, uint32_t len) {
+/* seq: the frame header's (siox_cw_frame_hdr.seq), 0 for none. */
+static int on_batch(struct session *s, uint32_t seq, const uint8_t *p, uint32_t len) {
   struct siox_cw_batch b;
   const char *why;
   if (len < sizeof b)
@@ -127,6 +133,10 @@ static int on_batch(struct session *s, const uint8_t *p, uint32_t len) {
   memcpy(&b, p, sizeof b);
   if (b.bytes != len - sizeof b)
     return violation(s, "BATCH byte count does not match the frame");
+  /* Taken before (its ACK was lost with a killed daemon or a closed
+   * connection): a copy, stored or counted already. */
+  if (frameseq_resent(s->d, s->ident.uid, s->ident.nonce, seq))
+    return 0;
   const uint8_t *recs = p + sizeof b;
   /* Spool full: take the frame off the socket anyway, so that what comes
    * behind it (STATS) gets through, and count its activities as dropped
@@ -134,9 +144,12 @@ static int on_batch(struct session *s, const uint8_t *p, uint32_t len) {
   if (s->d->reading_paused && b.thread != 0) {
     if (cw_walk(recs, b.bytes, NULL, NULL, &why) < 0)
       return violation(s, why);
-    return loss_drop(s->d, &s->loss, &s->slot, &s->ident, LOSS_SPOOL, loss_count_activities(recs, b.bytes)) < 0
-               ? violation(s, "out of memory counting a drop")
-               : 0;
+    if (loss_drop(s->d, &s->loss, &s->slot, &s->ident, LOSS_SPOOL, loss_count_activities(recs, b.bytes)) < 0)
+      return violation(s, "out of memory counting a drop");
+    if (seq)
+      journal_taken(s->d, &s->loss, &s->slot, &s->ident, seq);
+    frameseq_take(s->d, s->ident.uid, s->ident.nonce, seq);
+    return 0;
   }
   journal_session(s->d, &s->loss, &s->slot, &s->ident);
   struct clock_conv cc;
@@ -151,7 +164,11 @@ static int on_batch(struct session *s, const uint8_t *p, uint32_t len) {
     return violation(s, bt->why);
   if (rc < 0)
     return violation(s, "out of memory adding records");
-  journal_batch(s->d, &s->loss, &s->slot, &s->ident, p, len);
+  journal_batch(s->d, &s->loss, &s->slot, &s->ident, seq, p, len);
+  frameseq_take(s->d, s->ident.uid, s->ident.nonce, seq);
+  if (s->d->cfg.test_kill_frames && b.thread != 0 && b.bytes && bt->activities == before &&
+      ++s->d->test_frames == s->d->cfg.test_kill_frames)
+    s->d->test_kill_seq = s->d->spool.next_seq;
   s->d->ctr.activities_received += bt->activities - before;
   /* Activities validation refused (batcher.c logged them) reach the
    * warehouse in this client's Stats, as daemon_dropped_invalid. */
@@ -235,7 +252,7 @@ static int handle_frame(struct session *s, const struct siox_cw_frame_hdr *h, co
   case SIOX_CW_HELLO:
     return on_hello(s, p, h->length);
   case SIOX_CW_BATCH:
-    return on_batch(s, p, h->length);
+    return on_batch(s, h->seq, p, h->length);
   case SIOX_CW_STATS:
     return on_stats(s, p, h->length);
   default:
@@ -346,6 +363,7 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
   if (nread < 0) {
     if (nread != UV_EOF)
       fprintf(stderr, "siox-daemon: client pid %u: %s\n", s->ident.pid, uv_strerror((int)nread));
+    s->clean_end = nread == UV_EOF && s->len == 0;
     session_close(s);
     return;
   }
@@ -361,6 +379,7 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
   journal_hold(d);
   int rc = consume(s);
   journal_commit(d);
+  bool withhold = daemon_test_kill(d, 0); /* tests only: the window between journal and ACK */
   if (rc < 0)
     return;
   if (s->len != before)
@@ -373,8 +392,8 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
   }
   /* Every frame taken is journaled, counted or refused by now: tell the
    * client, which holds its frames until then (loss.c). */
-  if (s->hello_seen)
-    loss_ack(st, s->consumed);
+  if (s->hello_seen && !withhold)
+    s->acked = loss_ack(st, s->consumed);
 }
 
 void sessions_budget_resume(struct daemon *d) {

@@ -39,6 +39,7 @@ int status_build(struct daemon *d, uint8_t **out, size_t *out_len) {
       {"client_dropped_exit", (int64_t)d->ctr.client_dropped_exit},
       {"journal_replayed", (int64_t)d->ctr.journal_replayed},
       {"loss_files", (int64_t)d->ctr.loss_files},
+      {"frames_resent_dropped", (int64_t)d->ctr.frames_resent_dropped},
       {"hint_queries", hc[0]},
       {"hint_cache_hits", hc[1]},
       {"hint_queries_forwarded", hc[2]},

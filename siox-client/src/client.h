@@ -336,6 +336,7 @@ SIOX_HIDDEN int siox__conn_connected(void);
 SIOX_HIDDEN int siox__conn_try_connect(int force, int may_open);
 SIOX_HIDDEN int siox__conn_offer(void); /* application threads: a connected socket for the flusher */
 SIOX_HIDDEN uint8_t *siox__conn_frame(uint16_t type, uint32_t payload);
+SIOX_HIDDEN uint8_t *siox__conn_frame_seq(uint16_t type, uint32_t payload, uint32_t seq);
 SIOX_HIDDEN size_t siox__conn_pending(void);
 SIOX_HIDDEN int siox__conn_write(void);
 SIOX_HIDDEN int siox__conn_fd(void);

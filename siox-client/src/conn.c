@@ -83,8 +83,9 @@ void siox__conn_reg_inflight(uint64_t reg_end) {
 }
 
 /* Returns a pointer to `payload` bytes for the caller to fill, after a frame
- * header already written; NULL when out of memory. */
-uint8_t *siox__conn_frame(uint16_t type, uint32_t payload) {
+ * header already written (seq: siox_cw_frame_hdr.seq); NULL when out of
+ * memory. */
+uint8_t *siox__conn_frame_seq(uint16_t type, uint32_t payload, uint32_t seq) {
   size_t need = slen + sizeof(struct siox_cw_frame_hdr) + payload;
   if (need > scap) {
     size_t cap = scap ? scap : 4096; /* a short-lived process sends a few records: one heap page */
@@ -94,10 +95,14 @@ uint8_t *siox__conn_frame(uint16_t type, uint32_t payload) {
     sbuf = p;
     scap = cap;
   }
-  struct siox_cw_frame_hdr h = {SIOX_CW_MAGIC, SIOX_CW_VERSION, type, payload, 0};
+  struct siox_cw_frame_hdr h = {SIOX_CW_MAGIC, SIOX_CW_VERSION, type, payload, seq};
   memcpy(sbuf + slen, &h, sizeof h);
   slen = need;
   return sbuf + need - payload;
+}
+
+uint8_t *siox__conn_frame(uint16_t type, uint32_t payload) {
+  return siox__conn_frame_seq(type, payload, 0);
 }
 
 int siox__conn_recently_up(void) {

@@ -62,10 +62,19 @@ static uint64_t ring_cut(const struct siox__thread *t, uint64_t from, uint64_t t
   return end;
 }
 
-/* One BATCH frame with the given clock pair; returns 0 or -ENOMEM. */
+/* The last frame seq of this process incarnation (siox_cw_frame_hdr.seq):
+ * the daemon tells a frame sent again after a reconnect from a new one by
+ * it. Stamped here, once per frame, not on the records' path. */
+static uint32_t frame_seq;
+
+/* One BATCH frame with the given clock pair; returns 0 or -ENOMEM. A ring's
+ * frame (thread != 0) gets the next seq; registrations (thread 0) are sent
+ * whole again on every connection by design, and carry none. */
 static int batch_frame(uint32_t thread, uint32_t bytes, uint64_t tsc, int64_t ns, uint8_t **recs) {
-  uint8_t *p = siox__conn_frame(SIOX_CW_BATCH, (uint32_t)sizeof(struct siox_cw_batch) + bytes);
+  uint32_t seq = thread == 0 ? 0 : frame_seq + 1 == 0 ? 1 : frame_seq + 1;
+  uint8_t *p = siox__conn_frame_seq(SIOX_CW_BATCH, (uint32_t)sizeof(struct siox_cw_batch) + bytes, seq);
   if (!p) return -ENOMEM;
+  if (seq) frame_seq = seq;
   struct siox_cw_batch b = {tsc, ns, thread, bytes};
   memcpy(p, &b, sizeof b);
   *recs = p + sizeof b;
@@ -520,6 +529,7 @@ void siox__flusher_after_fork_child(void) {
   running = stopping = started = entered = 0;
   atomic_store(&siox__start_by, 0); /* the child's first attach arms it */
   flush_req = flush_done = filled_req = 0;
+  frame_seq = 0; /* a new incarnation (new nonce): its frames count from 1 */
   backlog = 0;
   flush_rc = 0;
 }

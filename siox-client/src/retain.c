@@ -5,9 +5,14 @@
  * read buffer. So every activity BATCH frame stays here, in stream order,
  * until an ACK (siox_cw_ack.consumed, bytes of the connection's stream)
  * covers its end. When the connection breaks, whatever is left is sent
- * again, first thing after the registrations, on the next connection; the
- * server stores an activity once (its aid is the key), so a frame the daemon
- * had journaled but not yet acknowledged is not duplicated.
+ * again, first thing after the registrations, on the next connection, each
+ * frame with its header as first sent. A frame the daemon had taken but not
+ * yet acknowledged (journaled, then the daemon was killed before its ACK;
+ * or the ACK was never read) thus arrives twice; its seq (the flusher
+ * numbers the frames of a process incarnation, siox_cw_frame_hdr.seq) lets
+ * the daemon drop the copy (siox-daemon/frameseq.c). The server could not:
+ * a frame of a long activity's records alone (a send, a text attribute, a
+ * MAP) has no key there, and would be stored twice.
  * Only the flusher thread calls in here (and finalize, after it stopped).
  */
 #include <stdlib.h>
@@ -134,7 +139,7 @@ uint64_t siox__retain_requeue(void) {
   for (size_t i = ehead; i < n; i++) {
     struct siox_cw_frame_hdr h;
     memcpy(&h, buf + off, sizeof h);
-    uint8_t *p = siox__conn_frame(h.type, h.length);
+    uint8_t *p = siox__conn_frame_seq(h.type, h.length, h.seq); /* the same frame: the same seq */
     if (!p) break; /* out of memory: the rest stays held for the next try */
     memcpy(p, buf + off + sizeof h, h.length);
     moved += h.length;

@@ -50,3 +50,15 @@ set_tests_properties(integration_shards PROPERTIES LABELS integration TIMEOUT 90
 # through a kill -9 and a peer shard down.
 add_test(NAME integration_shard_links COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_shard_links.sh)
 set_tests_properties(integration_shard_links PROPERTIES LABELS integration TIMEOUT 900 ENVIRONMENT "${SIOX_IT_ENV}")
+
+# Resent frames (issue 15): a daemon killed between journaling a client's
+# frame and its ACK gets the frame again from the client; a frame of a
+# running activity's records alone (text attribute, remote call, MAP) must
+# still be stored exactly once.
+add_executable(resend_producer ${CMAKE_CURRENT_LIST_DIR}/resend_producer.c)
+target_link_libraries(resend_producer PRIVATE siox-client)
+add_test(NAME integration_resend_frames
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_resend_frames.sh)
+set_tests_properties(integration_resend_frames PROPERTIES
+  LABELS integration TIMEOUT 300
+  ENVIRONMENT "${SIOX_IT_ENV};SIOX_RESEND_PRODUCER=$<TARGET_FILE:resend_producer>")

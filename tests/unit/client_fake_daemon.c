@@ -229,6 +229,12 @@ static void on_hello(struct fake_daemon *d, struct client *c, const uint8_t *p, 
 static void on_frame(struct fake_daemon *d, struct client *c, const struct siox_cw_frame_hdr *h, const uint8_t *p) {
   if (h->type == SIOX_CW_HELLO) return on_hello(d, c, p, h->length);
   if (!c->hello) return bad(d, "frame before HELLO");
+  if (h->type == SIOX_CW_BATCH && d->nframe_seqs < FK_SEQS && h->length >= sizeof(struct siox_cw_batch)) {
+    struct siox_cw_batch b;
+    memcpy(&b, p, sizeof b);
+    d->frame_seqs[d->nframe_seqs].seq = h->seq;
+    d->frame_seqs[d->nframe_seqs++].thread = b.thread;
+  }
   if (h->type == SIOX_CW_BATCH) return on_batch(d, c, p, h->length);
   if (h->type != SIOX_CW_STATS || h->length != sizeof(struct siox_cw_stats)) return bad(d, "bad frame type/len");
   /* fields past the first three: loss accounting, kept by the daemon */

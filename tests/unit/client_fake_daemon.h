@@ -55,6 +55,13 @@ struct fake_daemon {
   size_t bad_frames; /* framing or record errors: tests assert 0 */
   char bad_why[128];
   int no_acks; /* set before clients connect: never send ACK frames */
+  /* siox_cw_frame_hdr.seq of each BATCH frame (registrations: thread 0,
+   * too), in arrival order; the first FK_SEQS only. */
+#define FK_SEQS 4096
+  struct {
+    uint32_t seq, thread;
+  } frame_seqs[FK_SEQS];
+  size_t nframe_seqs;
   size_t unregistered; /* activities whose type was not registered before
                           them on their connection (siox-daemon drops them) */
   /* internal */

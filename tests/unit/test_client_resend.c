@@ -4,10 +4,12 @@
  * that loses what sits in its socket and read buffers. The client holds
  * written frames until acknowledged, siox_flush waits for the ACK, and after
  * the connection breaks the unacknowledged frames go again to the next
- * daemon (the server stores an aid once, so a repeat is harmless), after
- * the whole registration log: siox-daemon validates each activity against
- * the types registered on its connection, and would drop a resent activity
- * that overtook its type's registration.
+ * daemon, after the whole registration log: siox-daemon validates each
+ * activity against the types registered on its connection, and would drop
+ * a resent activity that overtook its type's registration. Each ring frame
+ * carries its seq (1, 2, 3... per process incarnation), the same when it
+ * is resent, so that the daemon can drop a copy of a frame it had taken;
+ * registration frames carry none (they are sent whole every time).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -32,6 +34,22 @@ static void wait_disconnected(void) {
   fail_msg("client did not notice the daemon going away");
 }
 
+/* The ring frames' seqs the fake daemon saw (registrations, seq 0, left
+ * out), and checks those carry none. */
+static size_t ring_seqs(struct fake_daemon *d, uint32_t *out, size_t cap) {
+  size_t n = 0;
+  pthread_mutex_lock(&d->lock);
+  for (size_t i = 0; i < d->nframe_seqs; i++) {
+    if (d->frame_seqs[i].thread == 0) {
+      assert_int_equal(d->frame_seqs[i].seq, 0);
+      continue;
+    }
+    if (n < cap) out[n++] = d->frame_seqs[i].seq;
+  }
+  pthread_mutex_unlock(&d->lock);
+  return n;
+}
+
 static void test_unacknowledged_frames_are_resent(void **state) {
   (void)state;
   char path[108];
@@ -54,6 +72,10 @@ static void test_unacknowledged_frames_are_resent(void **state) {
   /* Written, received, but never acknowledged: not delivered. */
   assert_int_equal(siox_flush(300), -ETIMEDOUT);
   assert_int_equal(fake_daemon_wait(d, N, 5000), N);
+  uint32_t first[256], again[256];
+  size_t nfirst = ring_seqs(d, first, 256);
+  assert_true(nfirst > 0);
+  for (size_t i = 0; i < nfirst; i++) assert_int_equal(first[i], i + 1); /* 1, 2, 3... */
   fake_daemon_stop(d);
   wait_disconnected();
 
@@ -69,6 +91,11 @@ static void test_unacknowledged_frames_are_resent(void **state) {
   pthread_mutex_unlock(&d->lock);
   assert_true(type_registered);
   assert_int_equal(d->unregistered, 0); /* each activity came after its type */
+  /* The same frames with the same seqs, whatever comes after them newer. */
+  size_t nagain = ring_seqs(d, again, 256);
+  assert_true(nagain >= nfirst);
+  for (size_t i = 0; i < nfirst; i++) assert_int_equal(again[i], first[i]);
+  for (size_t i = nfirst; i < nagain; i++) assert_true(again[i] > again[i - 1]);
   assert_int_equal(d->bad_frames, 0);
   struct siox_stats s;
   siox_stats_get(&s);
