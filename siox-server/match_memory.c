@@ -65,8 +65,12 @@ static int delete_stale(struct siox_db *db, const struct siox_mw_out *o) {
   return r ? 0 : -EIO;
 }
 
-/* The confidence as the SQL matcher stores it: "%.9g" read as a real. */
+/* The confidence as the SQL matcher stores it: "%.9g" read as a real. A
+ * confidence that is a float already (1.0, 0.5: most links) comes back
+ * unchanged, since 9 digits give back any float; the formatting took
+ * 0.4 us a link, 4 % of bench_match's matcher time. */
 static double as_real(double conf) {
+  if ((double)(float)conf == conf) return conf;
   char v[32];
   snprintf(v, sizeof v, "%.9g", conf);
   return (double)strtof(v, NULL);

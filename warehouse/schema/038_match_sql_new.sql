@@ -1,0 +1,14 @@
+-- SIOX warehouse, schema version 38: the remote calls the SQL matcher has
+-- to treat as new (in_memory = false) get an index of their own (issue 15
+-- §1; siox-server/README.md, "Implicit links in memory").
+--
+-- Each matcher pass asks whether any row above its watermark is left to
+-- the SQL matcher (match.c's quick pass: one EXISTS). On remote_calls_rc
+-- that read every row stored since the last pass, each one's heap tuple
+-- to see in_memory: 1.7 ms of the pass's 2.4 ms of backend CPU at
+-- bench_match's rate, and growing with the rows a period. This partial
+-- btree holds only the rows the window left (none while the window
+-- decides everything), so the question is one index probe. The window's
+-- rows pay nothing at insert (the predicate fails); every row of a
+-- server with --match-memory off pays one more btree entry.
+CREATE INDEX remote_calls_sql_new ON remote_calls (rc_id) WHERE NOT in_memory;
