@@ -97,6 +97,16 @@ static size_t link_rows(struct siox_copybuf *c, const struct siox_mw_out *o, int
 
 #define LINK_COLUMNS " (parent_aid, child_aid, confidence, overlap_bytes, flags)"
 
+/* The window's COPY of fresh links. Its WHERE is always true; being
+ * volatile, it makes PostgreSQL (15) insert row by row instead of
+ * buffering up to 1000 rows, which takes a tuple slot per buffered row,
+ * each pinning the table's descriptor in the statement's resource owner,
+ * whose hashed array is quadratic in equal pins (perf: a fifth of the
+ * statement's backend CPU at 1000 links). Row by row costs a WAL record
+ * a row instead of one a page, and was still 0.89 [0.88, 0.91] of the
+ * backend CPU a link (bench_link_row's single against full, 9 rounds). */
+#define LINK_COPY "COPY causal_links" LINK_COLUMNS " FROM STDIN (FORMAT binary) WHERE random() >= 0"
+
 /* Links whose pair may exist already (want -1: all of them, 0: those the
  * window changed): staged, then upserted. */
 static int upsert(struct siox_db *db, const struct siox_mw_out *o, int want) {
@@ -154,7 +164,7 @@ static size_t changed_links(const struct siox_mw_out *o) {
  * (the batch's COMMIT ends it). -EEXIST: a fresh pair exists already
  * (below). */
 static int store_counted(struct siox_db *db, const struct siox_mw_out *o) {
-  char sql[320];
+  char sql[384];
   int k = counted_head(sql, sizeof sql, o), rc = 0;
   if (o->nstale || changed_links(o)) {
     rc = siox_db_exec(db->conn, sql);
@@ -171,7 +181,7 @@ static int store_counted(struct siox_db *db, const struct siox_mw_out *o) {
     return siox_db_exec(db->conn, sql);
   }
   snprintf(sql + k, sizeof sql - (size_t)k,
-           " COPY causal_links" LINK_COLUMNS " FROM STDIN (FORMAT binary); SET LOCAL siox.links_counted = off");
+           " " LINK_COPY "; SET LOCAL siox.links_counted = off");
   rc = siox_db_copy(db->conn, sql, c->p, c->len);
   if (rc == 0) db->links_memory += (int64_t)n;
   return rc;
