@@ -441,6 +441,8 @@ int siox_match_wanted(const struct siox_db *db) {
 
 int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result *res) {
   int64_t t0 = siox_limits_now();
+  struct siox_match_cpu cpu;
+  siox_match_cpu_start(db, &cpu);
   struct batch b;
   int64_t top = 0, unmatched = 0;
   memset(&b, 0, sizeof b);
@@ -454,6 +456,7 @@ int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result
     if (rc || done) {
       if (rc) db->match_watermark = -1, db->sql_left = 1;
       db->match_busy_ns += siox_limits_now() - t0;
+      siox_match_cpu_end(db, &cpu);
       return rc;
     }
   }
@@ -495,5 +498,6 @@ int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result
   }
   free(b.child.s), free(b.parent.s), free(b.conf.s), free(b.overlap.s), free(b.flags.s);
   db->match_busy_ns += siox_limits_now() - t0;
+  siox_match_cpu_end(db, &cpu);
   return rc;
 }

@@ -206,6 +206,8 @@ static int store_links(struct siox_db *db, const struct siox_mw_out *o) {
 
 int siox_match_memory(struct siox_db *db, uint64_t daemon_id, int64_t unc_ns, struct siox_mw_call *calls, size_t n) {
   int64_t t0 = siox_limits_now();
+  struct siox_match_cpu cpu;
+  siox_match_cpu_start(db, &cpu);
   struct siox_mw_out out = {0};
   int rc = siox_mw_started(db->mw) ? 0 : start(db);
   uint32_t d = rc ? UINT32_MAX : siox_mw_daemon(db->mw, daemon_id, unc_ns);
@@ -219,6 +221,7 @@ int siox_match_memory(struct siox_db *db, uint64_t daemon_id, int64_t unc_ns, st
   }
   siox_mw_out_free(&out);
   db->match_busy_ns += siox_limits_now() - t0;
+  siox_match_cpu_end(db, &cpu);
   return rc;
 }
 
