@@ -74,7 +74,8 @@ def interval(v):
     for k in range(1, n // 2 + 1):
         if sum(math.comb(n, i) for i in range(k, n - k + 1)) / 2 ** n >= 0.95: lo, hi = v[k - 1], v[n - k]
     return lo, hi
-for key, name in (('server_cpu_ms', 'server_cpu_ratio'), ('server_pg_cpu_ms', 'server_pg_cpu_ratio'), ('server_match_pairs_per_s', 'server_match_pairs_ratio'),
+for key, name in (('server_cpu_ms', 'server_cpu_ratio'), ('server_pg_cpu_ms', 'server_pg_cpu_ratio'),
+                  ('server_match_pairs_per_s', 'server_match_pairs_ratio'),
                   ('server_match_cpu_pairs_per_s', 'server_match_cpu_pairs_ratio'),
                   ('server_match_e2e_pairs_per_s', 'server_match_e2e_ratio')):
     r = [runs[(i, 'B')][key] / runs[(i, 'A')][key] for i, _ in runs if _ == 'A' and (i, 'B') in runs

@@ -398,7 +398,10 @@ static int pass(struct siox_db *db, struct siox_match_result *res, struct batch 
  * reads the count of unmatched receives. Only when nothing is to be woken
  * and without peers (whose pass takes a lock first). *done: 1 when that
  * was the whole pass, 0 when the full pass must run (the transaction then
- * changed nothing). The watermark is a number the server formatted. */
+ * changed nothing). The watermark is a number the server formatted. The
+ * EXISTS is a probe of remote_calls_sql_new (schema 038), which holds only
+ * the rows left to SQL; on remote_calls_rc it read every row since the
+ * last pass. */
 static const char quick_sql[] =
     "BEGIN; SET LOCAL synchronous_commit = off;"
     " WITH t AS (SELECT COALESCE(max(rc_id), 0) AS top FROM remote_calls),"
