@@ -400,12 +400,12 @@ static int pass(struct siox_db *db, struct siox_match_result *res, struct batch 
  * was the whole pass, 0 when the full pass must run (the transaction then
  * changed nothing). The watermark is a number the server formatted. The
  * EXISTS is a probe of remote_calls_sql_new (schema 038), which holds only
- * the rows left to SQL; on remote_calls_rc it read every row since the
- * last pass. */
+ * the rows left to SQL, keyed by rc_id + 0 so that no other query's plan
+ * takes it; on remote_calls_rc it read every row since the last pass. */
 static const char quick_sql[] =
     "BEGIN; SET LOCAL synchronous_commit = off;"
     " WITH t AS (SELECT COALESCE(max(rc_id), 0) AS top FROM remote_calls),"
-    " l AS (SELECT t.top, EXISTS (SELECT 1 FROM remote_calls r WHERE r.rc_id > %lld AND r.rc_id <= t.top"
+    " l AS (SELECT t.top, EXISTS (SELECT 1 FROM remote_calls r WHERE r.rc_id + 0 > %lld AND r.rc_id + 0 <= t.top"
     "  AND NOT r.in_memory) AS sql FROM t),"
     " u AS (UPDATE match_state SET watermark = l.top FROM l WHERE NOT l.sql AND l.top > %lld RETURNING 1)"
     " SELECT l.top, l.sql, (SELECT unmatched FROM match_state), (SELECT count(*) FROM u) FROM l;"
