@@ -21,7 +21,12 @@
  * COPYs of 56 rows in the same round trip), unnest (causal_links, INSERT
  * ... SELECT FROM unnest() of binary arrays; the head in a round trip of
  * its own, not counted), unnest_pipeline (the head, that INSERT and the
- * setting's reset as one libpq pipeline: one round trip, all counted).
+ * setting's reset as one libpq pipeline: one round trip, all counted),
+ * single (causal_links, the COPY with match_memory.c's volatile WHERE,
+ * which makes PostgreSQL insert row by row instead of buffering 1000
+ * rows: a tuple slot per buffered row, each pinning the table's
+ * descriptor in the statement's resource owner, whose hashed array is
+ * quadratic in equal pins).
  * Usage: bench_link_row SIOX_SERVER [rounds]
  */
 #include <arpa/inet.h>
@@ -38,8 +43,9 @@
 #define MAX_ROUNDS 31
 #define HEAD "SAVEPOINT s; SET LOCAL siox.links_counted = on; UPDATE match_state SET unmatched = unmatched + 0;"
 #define COLS " (parent_aid, child_aid, confidence, overlap_bytes, flags)"
+#define SINGLE_WHERE " WHERE random() >= 0" /* as match_memory.c's LINK_COPY */
 
-enum shape { COPY_ONE, COPY_56, UNNEST, PIPELINE };
+enum shape { COPY_ONE, COPY_56, UNNEST, PIPELINE, COPY_SINGLE };
 static const struct variant {
   const char *name, *table;
   enum shape shape;
@@ -49,6 +55,7 @@ static const struct variant {
     {"link_id_brin", "v_brin", COPY_ONE},
     {"heap_only", "v_heap", COPY_ONE},         {"chunk56", "causal_links", COPY_56},
     {"unnest", "causal_links", UNNEST},        {"unnest_pipeline", "causal_links", PIPELINE},
+    {"single", "causal_links", COPY_SINGLE},
 };
 #define NV (sizeof variants / sizeof *variants)
 
@@ -142,12 +149,12 @@ static int ok_cmd(PGresult *r) {
 }
 
 /* The copy statement(s) of one batch, in one round trip. */
-static int send_copies(PGconn *c, const char *table, struct buf *b, int k, int per) {
+static int send_copies(PGconn *c, const char *table, struct buf *b, int k, int per, const char *where) {
   size_t off[LINKS + 1], n = copy_rows(b, k, per, off), i = 0;
   char sql[16384];
   int len = snprintf(sql, sizeof sql, HEAD);
   for (size_t s = 0; s < n; s++)
-    len += snprintf(sql + len, sizeof sql - (size_t)len, " COPY %s" COLS " FROM STDIN (FORMAT binary);", table);
+    len += snprintf(sql + len, sizeof sql - (size_t)len, " COPY %s" COLS " FROM STDIN (FORMAT binary)%s;", table, where);
   snprintf(sql + len, sizeof sql - (size_t)len, " SET LOCAL siox.links_counted = off");
   int ok = 1;
   for (PGresult *r = PQexec(c, sql); r; r = PQgetResult(c)) {
@@ -207,7 +214,8 @@ static int run(PGconn *c, const struct variant *v, double *cpu, double *wall) {
     grab = 1;
     if (rc == 0)
       rc = v->shape == UNNEST || v->shape == PIPELINE ? send_unnest(c, v->table, k, v->shape == PIPELINE)
-                                                      : send_copies(c, v->table, &b, k, v->shape == COPY_56 ? 56 : LINKS);
+                                                      : send_copies(c, v->table, &b, k, v->shape == COPY_56 ? 56 : LINKS,
+                                                                    v->shape == COPY_SINGLE ? SINGLE_WHERE : "");
     grab = 0;
     *wall += now_s() - t0;
     if (rc == 0) rc = ok_cmd(PQexec(c, "RESET log_statement_stats")) ? 0 : -1;

@@ -6,22 +6,39 @@
 # server's own CPU time: each server runs under this script as a wrapper,
 # which, when the harness stops it, sums /proc/PID/task/*/schedstat (ns
 # on CPU, every thread of the siox-server process; PostgreSQL's backends
-# are not in it) before passing the SIGTERM on.
+# are not in it) before passing the SIGTERM on; and the CPU time of its
+# embedded PostgreSQL's live processes (the postmaster of --data-dir's pg/
+# and its children: the backends that run the batches' and the matcher's
+# statements, the background workers), where the matcher's link rows are
+# written: both robust to the load, where the wall-time figures are not.
 # Usage: bench/bench_match_ab.sh BUILD_DIR SERVER_A SERVER_B [rounds] [pairs]
 # Prints (NAME VALUE UNIT), B over A, median of the per-round ratios with
 # its distribution-free 95 % interval (order statistics):
 #   server_cpu_ratio[_ci_low|_ci_high]          server CPU time, B / A (x)
+#   server_pg_cpu_ratio[_ci_low|_ci_high]       its PostgreSQL's CPU time, B / A (x)
 #   server_match_pairs_ratio[_ci_low|_ci_high]  server_match_pairs_per_s, B / A (x)
+#   server_match_cpu_pairs_ratio[...]           server_match_cpu_pairs_per_s, B / A (x; only
+#                                               when both servers count match_cpu_us)
 #   server_match_e2e_ratio[_ci_low|_ci_high]    server_match_e2e_pairs_per_s, B / A (x)
 # and on stderr each run's figures with the load average.
 set -euo pipefail
 if [ -n "${BENCH_AB_BIN:-}" ]; then # the wrapper
   "$BENCH_AB_BIN" "$@" &
   pid=$!
+  data=
+  for ((i = 1; i <= $#; i++)); do [ "${!i}" = --data-dir ] && j=$((i + 1)) && data=${!j}; done
   on_term() {
     ns=0
     for t in /proc/$pid/task/*/schedstat; do read -r a _ < "$t" && ns=$((ns + a)); done
     echo "server_cpu_ms $((ns / 1000000))" >> "$BENCH_AB_OUT"
+    pm=$(head -1 "$data/pg/postmaster.pid" 2>/dev/null || true)
+    if [ -n "$pm" ]; then
+      ns=0
+      for p in $pm $(cat /proc/$pm/task/*/children 2>/dev/null); do
+        for t in /proc/$p/task/*/schedstat; do read -r a _ < "$t" 2>/dev/null && ns=$((ns + a)); done
+      done
+      echo "server_pg_cpu_ms $((ns / 1000000))" >> "$BENCH_AB_OUT"
+    fi
     kill -TERM $pid
   }
   trap on_term TERM
@@ -40,7 +57,7 @@ for i in $(seq 1 "$rounds"); do
     echo "== round $i $side load $(cut -d' ' -f1 /proc/loadavg)" | tee -a "$log" >&2
     rm -f "$log.one"
     BENCH_AB_BIN=$bin BENCH_AB_OUT=$log.one BENCH_MATCH_ONLY=memory "$build/bench/bench_match" "$self" "$pairs" 1 2>&1 |
-      grep -E '^server_match_(pairs|e2e)' | tee -a "$log" >&2
+      grep -E '^server_match_(pairs|cpu_pairs|e2e)' | tee -a "$log" >&2
     cat "$log.one" | tee -a "$log" >&2
   done
 done
@@ -57,7 +74,9 @@ def interval(v):
     for k in range(1, n // 2 + 1):
         if sum(math.comb(n, i) for i in range(k, n - k + 1)) / 2 ** n >= 0.95: lo, hi = v[k - 1], v[n - k]
     return lo, hi
-for key, name in (('server_cpu_ms', 'server_cpu_ratio'), ('server_match_pairs_per_s', 'server_match_pairs_ratio'),
+for key, name in (('server_cpu_ms', 'server_cpu_ratio'), ('server_pg_cpu_ms', 'server_pg_cpu_ratio'),
+                  ('server_match_pairs_per_s', 'server_match_pairs_ratio'),
+                  ('server_match_cpu_pairs_per_s', 'server_match_cpu_pairs_ratio'),
                   ('server_match_e2e_pairs_per_s', 'server_match_e2e_ratio')):
     r = [runs[(i, 'B')][key] / runs[(i, 'A')][key] for i, _ in runs if _ == 'A' and (i, 'B') in runs
          and key in runs[(i, 'A')] and key in runs[(i, 'B')] and runs[(i, 'A')][key] > 0]

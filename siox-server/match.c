@@ -398,11 +398,14 @@ static int pass(struct siox_db *db, struct siox_match_result *res, struct batch 
  * reads the count of unmatched receives. Only when nothing is to be woken
  * and without peers (whose pass takes a lock first). *done: 1 when that
  * was the whole pass, 0 when the full pass must run (the transaction then
- * changed nothing). The watermark is a number the server formatted. */
+ * changed nothing). The watermark is a number the server formatted. The
+ * EXISTS is a probe of remote_calls_sql_new (schema 038), which holds only
+ * the rows left to SQL, keyed by rc_id + 0 so that no other query's plan
+ * takes it; on remote_calls_rc it read every row since the last pass. */
 static const char quick_sql[] =
     "BEGIN; SET LOCAL synchronous_commit = off;"
     " WITH t AS (SELECT COALESCE(max(rc_id), 0) AS top FROM remote_calls),"
-    " l AS (SELECT t.top, EXISTS (SELECT 1 FROM remote_calls r WHERE r.rc_id > %lld AND r.rc_id <= t.top"
+    " l AS (SELECT t.top, EXISTS (SELECT 1 FROM remote_calls r WHERE r.rc_id + 0 > %lld AND r.rc_id + 0 <= t.top"
     "  AND NOT r.in_memory) AS sql FROM t),"
     " u AS (UPDATE match_state SET watermark = l.top FROM l WHERE NOT l.sql AND l.top > %lld RETURNING 1)"
     " SELECT l.top, l.sql, (SELECT unmatched FROM match_state), (SELECT count(*) FROM u) FROM l;"
@@ -441,6 +444,8 @@ int siox_match_wanted(const struct siox_db *db) {
 
 int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result *res) {
   int64_t t0 = siox_limits_now();
+  struct siox_match_cpu cpu;
+  siox_match_cpu_start(db, &cpu);
   struct batch b;
   int64_t top = 0, unmatched = 0;
   memset(&b, 0, sizeof b);
@@ -454,6 +459,7 @@ int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result
     if (rc || done) {
       if (rc) db->match_watermark = -1, db->sql_left = 1;
       db->match_busy_ns += siox_limits_now() - t0;
+      siox_match_cpu_end(db, &cpu);
       return rc;
     }
   }
@@ -495,5 +501,6 @@ int siox_match_run(struct siox_db *db, int64_t late_ns, struct siox_match_result
   }
   free(b.child.s), free(b.parent.s), free(b.conf.s), free(b.overlap.s), free(b.flags.s);
   db->match_busy_ns += siox_limits_now() - t0;
+  siox_match_cpu_end(db, &cpu);
   return rc;
 }

@@ -65,8 +65,12 @@ static int delete_stale(struct siox_db *db, const struct siox_mw_out *o) {
   return r ? 0 : -EIO;
 }
 
-/* The confidence as the SQL matcher stores it: "%.9g" read as a real. */
+/* The confidence as the SQL matcher stores it: "%.9g" read as a real. A
+ * confidence that is a float already (1.0, 0.5: most links) comes back
+ * unchanged, since 9 digits give back any float; the formatting took
+ * 0.4 us a link, 4 % of bench_match's matcher time. */
 static double as_real(double conf) {
+  if ((double)(float)conf == conf) return conf;
   char v[32];
   snprintf(v, sizeof v, "%.9g", conf);
   return (double)strtof(v, NULL);
@@ -92,6 +96,16 @@ static size_t link_rows(struct siox_copybuf *c, const struct siox_mw_out *o, int
 }
 
 #define LINK_COLUMNS " (parent_aid, child_aid, confidence, overlap_bytes, flags)"
+
+/* The window's COPY of fresh links. Its WHERE is always true; being
+ * volatile, it makes PostgreSQL (15) insert row by row instead of
+ * buffering up to 1000 rows, which takes a tuple slot per buffered row,
+ * each pinning the table's descriptor in the statement's resource owner,
+ * whose hashed array is quadratic in equal pins (perf: a fifth of the
+ * statement's backend CPU at 1000 links). Row by row costs a WAL record
+ * a row instead of one a page, and was still 0.89 [0.88, 0.91] of the
+ * backend CPU a link (bench_link_row's single against full, 9 rounds). */
+#define LINK_COPY "COPY causal_links" LINK_COLUMNS " FROM STDIN (FORMAT binary) WHERE random() >= 0"
 
 /* Links whose pair may exist already (want -1: all of them, 0: those the
  * window changed): staged, then upserted. */
@@ -150,7 +164,7 @@ static size_t changed_links(const struct siox_mw_out *o) {
  * (the batch's COMMIT ends it). -EEXIST: a fresh pair exists already
  * (below). */
 static int store_counted(struct siox_db *db, const struct siox_mw_out *o) {
-  char sql[320];
+  char sql[384];
   int k = counted_head(sql, sizeof sql, o), rc = 0;
   if (o->nstale || changed_links(o)) {
     rc = siox_db_exec(db->conn, sql);
@@ -167,7 +181,7 @@ static int store_counted(struct siox_db *db, const struct siox_mw_out *o) {
     return siox_db_exec(db->conn, sql);
   }
   snprintf(sql + k, sizeof sql - (size_t)k,
-           " COPY causal_links" LINK_COLUMNS " FROM STDIN (FORMAT binary); SET LOCAL siox.links_counted = off");
+           " " LINK_COPY "; SET LOCAL siox.links_counted = off");
   rc = siox_db_copy(db->conn, sql, c->p, c->len);
   if (rc == 0) db->links_memory += (int64_t)n;
   return rc;
@@ -192,6 +206,8 @@ static int store_links(struct siox_db *db, const struct siox_mw_out *o) {
 
 int siox_match_memory(struct siox_db *db, uint64_t daemon_id, int64_t unc_ns, struct siox_mw_call *calls, size_t n) {
   int64_t t0 = siox_limits_now();
+  struct siox_match_cpu cpu;
+  siox_match_cpu_start(db, &cpu);
   struct siox_mw_out out = {0};
   int rc = siox_mw_started(db->mw) ? 0 : start(db);
   uint32_t d = rc ? UINT32_MAX : siox_mw_daemon(db->mw, daemon_id, unc_ns);
@@ -205,6 +221,7 @@ int siox_match_memory(struct siox_db *db, uint64_t daemon_id, int64_t unc_ns, st
   }
   siox_mw_out_free(&out);
   db->match_busy_ns += siox_limits_now() - t0;
+  siox_match_cpu_end(db, &cpu);
   return rc;
 }
 

@@ -108,6 +108,8 @@ struct siox_db {
   struct siox_mw *mw;
   int64_t late_ns;
   int64_t match_busy_ns; /* time spent matching, in memory and in SQL passes */
+  int64_t match_cpu_ns;  /* CPU time of the same: this thread's and its local backend's (match_cpu.c) */
+  int cpu_pid, cpu_pid_local; /* match_cpu.c: the backend last looked at, and whether /proc tells its time */
   int64_t links_memory;  /* links the window stored new */
   struct siox_hmap node_names; /* node_id -> (hwid, swid) ids of mw */
   struct siox_grant_queue grants; /* links stored here that no grant pass has read */
@@ -286,6 +288,15 @@ int siox_rc_waiting_has(const struct siox_db *db, int64_t aid);
 void siox_rc_waiting_arrived(struct siox_db *db, int64_t aid);
 int siox_rc_waiting_ask(struct siox_db *db, const int64_t *aids, size_t n);
 int siox_rc_waiting_reload(struct siox_db *db);
+
+/* match_cpu.c: the CPU time the matcher uses (db->match_cpu_ns), counted
+ * between a start and its end on this thread. */
+struct siox_match_cpu {
+  int pid;
+  int64_t thread, backend;
+};
+void siox_match_cpu_start(struct siox_db *db, struct siox_match_cpu *m);
+void siox_match_cpu_end(struct siox_db *db, const struct siox_match_cpu *m);
 
 /* One matcher pass over receives that are new or may have new candidates
  * (late_ns: the after-parent window, 0 turns that class off).

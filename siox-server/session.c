@@ -376,6 +376,7 @@ static void send_status(struct siox_conn *c, int full) {
            {"links_implicit", s->n.links_implicit + s->worker.db.links_memory},
            {"links_memory", s->worker.db.links_memory},
            {"match_busy_us", s->worker.db.match_busy_ns / 1000},
+           {"match_cpu_us", s->worker.db.match_cpu_ns / 1000},
            {"receives_unmatched", s->n.receives_unmatched},
            {"db_errors", s->n.db_errors},
            {"db_reconnects", s->worker.db_reconnects + (s->hints_on ? s->hint_worker.db_reconnects : 0)},

@@ -129,6 +129,9 @@ int main(int argc, char **argv) {
   long long n = wait_grants(c, 2);
   CHECK(n == 2, "the brick's R and its child granted to nobody (%lld grants)", n);
   CHECK(server_counter(h.port, "links_memory") == 1, "the link came from the in-memory window");
+  /* The embedded cluster's backend is local: its COPY of the link counts. */
+  CHECK(server_counter(h.port, "match_cpu_us") > 0, "the window's CPU time is counted (match_cpu_us %lld)",
+        server_counter(h.port, "match_cpu_us"));
   CHECK(harness_scalar(c, "SELECT count(*) FROM activities") == 5, "root (superuser) sees all 5 activities");
   long long seen = as_user(&h, &nobody,
                            "SELECT sum(CASE WHEN p.pid = 100 THEN 100 ELSE 0 END + CASE WHEN p.pid = 200 THEN"
