@@ -84,8 +84,8 @@
 # load2_fpp, load4_fpp, healed_strided, healed_fpp, 4to2_strided, 4to2_fpp,
 # 2to4_strided, 2to4_fpp, asis_demo, load2_demo, load4_demo, healed_demo,
 # 4to2_demo, 2to4_demo, asis_shared, load2_shared, load4_shared,
-# healed_shared, 4to2_shared, 2to4_shared; replay_error_percent_<workload> is
-# bench/bench_replay.sh's): capacity_prediction_error_percent_<key>,
+# healed_shared, 4to2_shared, 2to4_shared; replay_error_percent_<workload> on
+# /dev/shm is bench/bench_replay.sh's): capacity_prediction_error_percent_<key>,
 # capacity_predicted_io_time_ms_<key>, capacity_measured_io_time_ms_<key>,
 # the runs' own spread beside it: capacity_measured_io_time_ms_<key>_min and
 # _max (the fastest and slowest job), capacity_measured_spread_percent_<key>
@@ -118,6 +118,10 @@
 # (its window starts after it): ..._<key>_nocal; with CV_BASELINE_CLI=PATH (a `siox` built
 # from the commit to compare with), its validate on the same runs:
 # ..._<key>_baseline;
+# replay_error_percent_<w>_asis (w strided, shared, demo: when its as-is case
+# ran), the as-is case's measured runs (median) against the recorded job's
+# own I/O time on testbed A, and replay_job_io_time_ms_<w>_asis that time (the
+# demo job's files were placed by pick_files, its replay's by DHT in r-demo);
 # then capacity_prediction_error_percent_median, ..._median_<suffix> for
 # each of those variants that ran on every case, and capacity_validated (1
 # when every case is within validate's 10 %); capacity_validate_refused_<case>
@@ -361,7 +365,8 @@ siox_cli capacity model --since "@$t0" --until "@$t1" | grep -A2 "kernel's part"
 cat "$T/refused" >&2
 # CV_OPS=1: per case, repeat, rank and operation, where the measured runs spent their time.
 [ "${CV_OPS:-0}" = 0 ] || python3 "$top/bench/capacity_run_ops.py" "$SIOX_CLI" "$SERVER_DIR" "$T" "${CV_NAMES[@]}" >&2
-python3 - "$T" "${ALL_NAMES[@]}" <<'PY'
+# The recorded jobs beside their as-is cases, for replay_error_percent_<workload>_asis.
+CV_RECORDED="asis=$T/$JOB.wl shared=$T/$JOB-shared.wl demo=$T/demo.wl" python3 - "$T" "${ALL_NAMES[@]}" <<'PY'
 import json, os, statistics, sys
 t, names = sys.argv[1], sys.argv[2:]
 # The issue's names, capacity_prediction_error_percent_<scenario>_<workload>:
@@ -412,6 +417,22 @@ for n in names:
         elif (pre != "vb" or os.environ.get("CV_BASELINE_CLI")) and (pre != "vn" or os.environ.get("CV_CAL_MIB", "32") != "0"):
             # that variant's validate failed: said, and its median below is left out
             print(f"capacity_validate_refused_{n}_{suf} 1 bool")
+# The replay against the job it replays, on the same testbed (A, brick 3
+# slowed): the as-is case's measured runs against the recorded job's I/O
+# time (its extracted trace's slowest rank, as validate measures a run).
+for pair in os.environ["CV_RECORDED"].split():
+    n, wl = pair.split("=", 1)
+    c = case("v", n) if n in names else None
+    if c is None or not os.path.exists(wl):
+        continue
+    per_rank = {}
+    for line in open(wl):
+        f = line.split()
+        if f and f[0] == "r":
+            per_rank[f[1]] = per_rank.get(f[1], 0) + int(f[7])
+    job, w = max(per_rank.values()), key.get(n, n).split("_", 1)[1]
+    print(f"replay_error_percent_{w}_asis {100 * abs(c['measured_io_time_ns'] - job) / job:.1f} %")
+    print(f"replay_job_io_time_ms_{w}_asis {job / 1e6:.1f} ms")
 if errs:
     print(f"capacity_prediction_error_percent_median {statistics.median(errs):.1f} %")
     for suf, v in alt.items():
