@@ -74,8 +74,15 @@
 #      (CV_CASES="asis fpp ..." runs a subset; the default is every case
 #      but load4, fpp_load4, demo_load4 and shared_load4, whose 4 copies
 #      take minutes per repeat: CV_CASES="... load4 fpp_load4" adds them.)
-#      Wall time per case at CV_REPEAT=3 (quiescing included; 2026-12-07,
-#      load 2-10): TIMES
+#      Wall time per case at CV_REPEAT=3, quiescing and waiting for the
+#      traces included (2026-12-07, load 3-21, bench/results.txt): asis
+#      150 s, demo 29 s, demo_load2 126 s, demo_load4 219 s, shared 120 s,
+#      shared_load2 194 s, shared_load4 457 s, demo_healed 93 s,
+#      shared_healed 151 s, demo_4to2 96 s, shared_4to2 160 s (the other
+#      strided and fpp cases were not timed then: about their shared_
+#      counterparts'); before them ~3.5 min (calibration, demo, the
+#      recordings; each testbed's start ~1 min); after them each of the ~16
+#      validate variants below ~3 min with 11-13 cases (the longest part).
 #   3. `siox capacity validate --job STRIDED` with every case and its runs:
 #      measured = the runs' I/O time read back from the warehouse, the
 #      median over the repeats (validate's own rule for repeated runs).
