@@ -50,14 +50,14 @@
 #        fpp_load4  testbed A, file per process, 4 copies (not by default)
 #        demo       testbed A, the demo job's workload (HDF5 over MPI-IO, MPI-IO
 #                   and POSIX files, replayed as MPI-IO and POSIX calls)
-#        healed     testbed B, 4 bricks none slowed (heal=brick3)
-#        fpp_healed testbed B, file per process
 #        demo_load2 testbed A, the demo's workload, 2 concurrent copies
 #        demo_load4 testbed A, the demo's workload, 4 copies (not by default)
 #        shared     testbed A, the shared-file job's workload (segmented; its
 #                   file placed on the slowed brick as the strided job's)
 #        shared_load2, shared_load4  the same, 2 and 4 concurrent copies
 #                   (shared_load4 not by default)
+#        healed     testbed B, 4 bricks none slowed (heal=brick3)
+#        fpp_healed testbed B, file per process
 #        demo_healed testbed B, the demo's workload
 #        shared_healed testbed B, the shared-file job's workload
 #        4to2       testbed C, 2 bricks none slowed (heal=brick3+bricks=2)
