@@ -158,7 +158,8 @@ static void set_view(MPI_File fh, const struct opts *o) {
   MPI_Type_vector((int)o->blocks, (int)o->block, (int)o->stride, MPI_BYTE, &ft);
   MPI_Type_create_resized(ft, 0, o->blocks * o->stride, &tiled);
   MPI_Type_commit(&tiled);
-  if (MPI_File_set_view(fh, (MPI_Offset)(rank * seg_bytes(o) + lrank * o->block), MPI_BYTE, tiled, "native", MPI_INFO_NULL) != MPI_SUCCESS)
+  MPI_Offset disp = (MPI_Offset)(rank * seg_bytes(o) + lrank * o->block);
+  if (MPI_File_set_view(fh, disp, MPI_BYTE, tiled, "native", MPI_INFO_NULL) != MPI_SUCCESS)
     die("MPI_File_set_view failed");
   MPI_Type_free(&ft);
   MPI_Type_free(&tiled);
