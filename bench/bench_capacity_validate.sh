@@ -26,6 +26,14 @@
 #      (a collective MPI_File_open alone took 6-115 ms). At 80 a replay on
 #      healthy bricks takes ~2 s, on the slowed brick ~10x that; the delay
 #      is 5 ms, not 20, so that those runs stay ~25 s, not ~100.
+#      After the model's window (so that the model is the same with or
+#      without it, and predicts a job it has not seen), when a shared_ case
+#      is asked for: the shared-file job (examples/siox-strided-writes
+#      --segmented: 4 ranks, one shared file, each rank's 80 calls of 1 MiB
+#      in its own contiguous 80 MiB segment of it, IOR's segmented layout,
+#      read back: --blocks 1 --block 1048576 --repeat CV_JOB_REPEAT
+#      --read-back --segmented, the same 320 MiB as the strided job) under
+#      `siox run`, its workload extracted.
 #   2. per case, the workload is replayed (`siox replay`, traced) on the
 #      scenario's system, COPIES replays at once for load=K, CV_REPEAT times
 #      (default 3; the replay's files removed between repeats). The shared
@@ -42,27 +50,49 @@
 #        fpp_load4  testbed A, file per process, 4 copies (not by default)
 #        demo       testbed A, the demo job's workload (HDF5 over MPI-IO, MPI-IO
 #                   and POSIX files, replayed as MPI-IO and POSIX calls)
+#        demo_load2 testbed A, the demo's workload, 2 concurrent copies
+#        demo_load4 testbed A, the demo's workload, 4 copies (not by default)
+#        shared     testbed A, the shared-file job's workload (segmented; its
+#                   file placed on the slowed brick as the strided job's)
+#        shared_load2, shared_load4  the same, 2 and 4 concurrent copies
+#                   (shared_load4 not by default)
 #        healed     testbed B, 4 bricks none slowed (heal=brick3)
 #        fpp_healed testbed B, file per process
 #        demo_healed testbed B, the demo's workload
+#        shared_healed testbed B, the shared-file job's workload
 #        4to2       testbed C, 2 bricks none slowed (heal=brick3+bricks=2)
-#        fpp_4to2, demo_4to2  testbed C, file per process, the demo's workload
+#        fpp_4to2, demo_4to2, shared_4to2  testbed C, file per process, the
+#                   demo's workload, the shared-file job's
 #        2to4       the other way: the model calibrated on the 4to2 run's
 #                   window (testbed C, 2 bricks: its replay is the recorded
 #                   job), bricks=4, checked against the healed run (testbed
 #                   B: 4 bricks, none slowed, the same workload); needs both
 #                   runs, so it runs them
 #        fpp_2to4   the same for file per process (fpp_4to2's window, fpp_healed's runs)
+#        demo_2to4, shared_2to4  the same for the demo's and the shared-file
+#                   job's workloads
 #      (CV_CASES="asis fpp ..." runs a subset; the default is every case
-#      but load4 and fpp_load4, whose 4 copies on the slowed brick take
-#      minutes per repeat: CV_CASES="... load4 fpp_load4" adds them.)
+#      but load4, fpp_load4, demo_load4 and shared_load4, whose 4 copies
+#      take minutes per repeat: CV_CASES="... load4 fpp_load4" adds them.)
+#      Wall time per case at CV_REPEAT=3, quiescing and waiting for the
+#      traces included (2026-12-07, load 3-21, bench/results.txt): asis
+#      150 s, demo 29 s, demo_load2 126 s, demo_load4 219 s, shared 120 s,
+#      shared_load2 194 s, shared_load4 457 s, demo_healed 93 s,
+#      shared_healed 151 s, demo_4to2 96 s, shared_4to2 160 s (the other
+#      strided and fpp cases were not timed then: about their shared_
+#      counterparts'); before them ~3.5 min (calibration, demo, the
+#      recordings; each testbed's start ~1 min); after them each of the ~16
+#      validate variants below ~3 min with 11-13 cases (the longest part).
 #   3. `siox capacity validate --job STRIDED` with every case and its runs:
 #      measured = the runs' I/O time read back from the warehouse, the
 #      median over the repeats (validate's own rule for repeated runs).
 # Prints (NAME VALUE UNIT) per case, under <scenario>_<workload> (asis_strided,
 # load2_strided, load4_strided, ranks2_strided, ranks8_strided, asis_fpp,
 # load2_fpp, load4_fpp, healed_strided, healed_fpp, 4to2_strided, 4to2_fpp,
-# 2to4_strided, 2to4_fpp, asis_demo, healed_demo, 4to2_demo): capacity_prediction_error_percent_<key>,
+# 2to4_strided, 2to4_fpp, asis_demo, load2_demo, load4_demo, healed_demo,
+# 4to2_demo, 2to4_demo, asis_shared, load2_shared, load4_shared,
+# healed_shared, 4to2_shared, 2to4_shared; replay_error_percent_<workload> on
+# /dev/shm is bench/bench_replay.sh's): capacity_prediction_error_percent_<key>,
 # capacity_predicted_io_time_ms_<key>, capacity_measured_io_time_ms_<key>,
 # the runs' own spread beside it: capacity_measured_io_time_ms_<key>_min and
 # _max (the fastest and slowest job), capacity_measured_spread_percent_<key>
@@ -95,6 +125,10 @@
 # (its window starts after it): ..._<key>_nocal; with CV_BASELINE_CLI=PATH (a `siox` built
 # from the commit to compare with), its validate on the same runs:
 # ..._<key>_baseline;
+# replay_error_percent_<w>_asis (w strided, shared, demo: when its as-is case
+# ran), the as-is case's measured runs (median) against the recorded job's
+# own I/O time on testbed A, and replay_job_io_time_ms_<w>_asis that time (the
+# demo job's files were placed by pick_files, its replay's by DHT in r-demo);
 # then capacity_prediction_error_percent_median, ..._median_<suffix> for
 # each of those variants that ran on every case, and capacity_validated (1
 # when every case is within validate's 10 %); capacity_validate_refused_<case>
@@ -130,18 +164,30 @@ export SIOX_TESTBED=$top/testbed/siox-testbed SIOX_XLATOR_DIR=$B/instrumentation
 export OMPI_MCA_mpi_yield_when_idle=1
 export DELAY_US=${DELAY_US:-5000}
 export CV_REPEAT=${CV_REPEAT:-3}
-CASES=${CV_CASES:-asis load2 ranks2 ranks8 fpp fpp_load2 healed fpp_healed 4to2 2to4 fpp_4to2 fpp_2to4 demo demo_healed demo_4to2}
+CASES=${CV_CASES:-asis load2 ranks2 ranks8 fpp fpp_load2 healed fpp_healed 4to2 2to4 fpp_4to2 fpp_2to4 demo demo_load2 demo_healed demo_4to2 demo_2to4 shared shared_load2 shared_healed shared_4to2 shared_2to4}
 . "$top/tests/integration/lib.sh"
 skip_unless_fuse_testbed >&2
 . "$top/tests/integration/sys_lib.sh"
 . "$top/tests/integration/capacity_validate_lib.sh"
 CV_ARGS=(--blocks 16 --block 65536 --repeat "${CV_JOB_REPEAT:-80}" --read-back)
+# The segmented shared-file job: the same bytes, each rank's 1 MiB calls in its own segment.
+CV_SHARED_ARGS=(--blocks 1 --block 1048576 --repeat "${CV_JOB_REPEAT:-80}" --read-back --segmented)
 trap 'tb_stop; cleanup >/dev/null' EXIT
 # NAME wanted: asked for, or a run a 2to4 case asked for needs (2to4 needs
-# healed and 4to2, fpp_2to4 fpp_healed and fpp_4to2).
+# healed and 4to2, W_2to4 W_healed and W_4to2 for W fpp, demo, shared).
 want() {
-  [[ " $CASES " == *" $1 "* ]] || { [[ " $CASES " == *" 2to4 "* ]] && [[ "$1" = healed || "$1" = 4to2 ]]; } ||
-    { [[ " $CASES " == *" fpp_2to4 "* ]] && [[ "$1" = fpp_healed || "$1" = fpp_4to2 ]]; }
+  local w
+  [[ " $CASES " == *" $1 "* ]] && return 0
+  for w in "" fpp_ demo_ shared_; do
+    [[ " $CASES " == *" ${w}2to4 "* ]] && [[ "$1" = "${w}healed" || "$1" = "${w}4to2" ]] && return 0
+  done
+  return 1
+}
+# want_any NAME...: one of the NAMEs wanted.
+want_any() {
+  local n
+  for n in "$@"; do want "$n" && return 0; done
+  return 1
 }
 # The warehouse (siox-server and its PostgreSQL) is not part of the system
 # modelled (in a deployment it runs on another host); here it shares the
@@ -177,6 +223,13 @@ siox_cli workload extract --job "$JOB-demo" --prefix "$MNT/" -o "$T/demo.wl" 2>"
   || fail "extract of the demo job failed: $(cat "$T/demo.extract")"
 siox_cli workload transform "$T/$JOB.wl" --ranks 2 -o "$T/ranks2.wl"
 siox_cli workload transform "$T/$JOB.wl" --ranks 8 -o "$T/ranks8.wl"
+# The segmented shared-file job, recorded after the model's window: the
+# model is calibrated on the same runs as without it, and predicts a job it
+# has not seen.
+if want_any shared shared_load2 shared_load4 shared_healed shared_4to2 shared_2to4; then
+  echo "the shared-file job: segmented, one shared file (after the model's window)" >&2
+  cv_record "$JOB-shared" shared.dat "${CV_SHARED_ARGS[@]}"
+fi
 sleep 1 # the runs start after the model's window
 run_case() { # NAME WORKLOAD COPIES SPEC
   want "$1" || return 0
@@ -201,21 +254,30 @@ run_case fpp "$T/fpp.wl" 1 as-is
 run_case fpp_load2 "$T/fpp.wl" 2 load=2
 run_case fpp_load4 "$T/fpp.wl" 4 load=4
 run_case demo "$T/demo.wl" 1 as-is
-if want healed || want fpp_healed || want demo_healed; then
+run_case demo_load2 "$T/demo.wl" 2 load=2
+run_case demo_load4 "$T/demo.wl" 4 load=4
+CV_ON_BRICK=3 # the shared file's replays where the strided job's are: on the slowed brick
+run_case shared "$T/$JOB-shared.wl" 1 as-is
+run_case shared_load2 "$T/$JOB-shared.wl" 2 load=2
+run_case shared_load4 "$T/$JOB-shared.wl" 4 load=4
+CV_ON_BRICK=
+if want_any healed fpp_healed demo_healed shared_healed; then
   echo "testbed B: no slow brick" >&2
   tb_start "" "$JOB-fs2"
   run_case healed "$T/$JOB.wl" 1 "heal=$SLOWB"
   run_case fpp_healed "$T/fpp.wl" 1 "heal=$SLOWB"
   run_case demo_healed "$T/demo.wl" 1 "heal=$SLOWB"
+  run_case shared_healed "$T/$JOB-shared.wl" 1 "heal=$SLOWB"
   MNT_B=$MNT
 fi
-if want 4to2 || want fpp_4to2 || want demo_4to2; then
+if want_any 4to2 fpp_4to2 demo_4to2 shared_4to2; then
   echo "testbed C: 2 bricks" >&2
   BRICKS=2
   tb_start "" "$JOB-fs3"
   run_case 4to2 "$T/$JOB.wl" 1 "heal=$SLOWB+bricks=2"
   run_case fpp_4to2 "$T/fpp.wl" 1 "heal=$SLOWB+bricks=2"
   run_case demo_4to2 "$T/demo.wl" 1 "heal=$SLOWB+bricks=2"
+  run_case shared_4to2 "$T/$JOB-shared.wl" 1 "heal=$SLOWB+bricks=2"
 fi
 wait_settled
 # 2to4: calibrated on the 4to2 run (2 bricks), 4 bricks predicted, the
@@ -234,6 +296,8 @@ case_2to4() {
 TWO_FOUR=()
 case_2to4 2to4 healed 4to2 "$T/$JOB.wl"
 case_2to4 fpp_2to4 fpp_healed fpp_4to2 "$T/fpp.wl"
+case_2to4 demo_2to4 demo_healed demo_4to2 "$T/demo.wl"
+case_2to4 shared_2to4 shared_healed shared_4to2 "$T/$JOB-shared.wl"
 args=(--job "$JOB" --prefix "$REC_MNT/job/" --mount "$REC_MNT" --since "@$t0" --until "@$t1")
 # All cases at once for the table and verdict.
 siox_cli capacity validate "${args[@]}" "${CV_CASES[@]}" >&2 || echo "(validate refused a case: see below)" >&2
@@ -308,17 +372,21 @@ siox_cli capacity model --since "@$t0" --until "@$t1" | grep -A2 "kernel's part"
 cat "$T/refused" >&2
 # CV_OPS=1: per case, repeat, rank and operation, where the measured runs spent their time.
 [ "${CV_OPS:-0}" = 0 ] || python3 "$top/bench/capacity_run_ops.py" "$SIOX_CLI" "$SERVER_DIR" "$T" "${CV_NAMES[@]}" >&2
-python3 - "$T" "${ALL_NAMES[@]}" <<'PY'
+# The recorded jobs beside their as-is cases, for replay_error_percent_<workload>_asis.
+CV_RECORDED="asis=$T/$JOB.wl shared=$T/$JOB-shared.wl demo=$T/demo.wl" python3 - "$T" "${ALL_NAMES[@]}" <<'PY'
 import json, os, statistics, sys
 t, names = sys.argv[1], sys.argv[2:]
 # The issue's names, capacity_prediction_error_percent_<scenario>_<workload>:
-# the workload is the strided job (one shared file) or its file-per-process
-# form; ranks2/ranks8 are the strided job at other rank counts.
+# the workload is the strided job (one shared file, interleaved), its
+# file-per-process form, the demo job or the segmented shared-file job;
+# ranks2/ranks8 are the strided job at other rank counts.
 key = {"asis": "asis_strided", "load2": "load2_strided", "ranks2": "ranks2_strided", "ranks8": "ranks8_strided",
        "fpp": "asis_fpp", "fpp_load2": "load2_fpp", "healed": "healed_strided", "fpp_healed": "healed_fpp",
        "4to2": "4to2_strided", "2to4": "2to4_strided", "load4": "load4_strided", "fpp_load4": "load4_fpp",
        "fpp_4to2": "4to2_fpp", "fpp_2to4": "2to4_fpp", "demo": "asis_demo", "demo_healed": "healed_demo",
-       "demo_4to2": "4to2_demo"}
+       "demo_4to2": "4to2_demo", "demo_load2": "load2_demo", "demo_load4": "load4_demo", "demo_2to4": "2to4_demo",
+       "shared": "asis_shared", "shared_load2": "load2_shared", "shared_load4": "load4_shared",
+       "shared_healed": "healed_shared", "shared_4to2": "4to2_shared", "shared_2to4": "2to4_shared"}
 def case(pre, n):
     """Case n of variant pre: from its own call, else from the call with every case; None when refused."""
     for f in (os.path.join(t, f"{pre}-{n}.json"), os.path.join(t, f"{pre}-all.json")):
@@ -356,6 +424,22 @@ for n in names:
         elif (pre != "vb" or os.environ.get("CV_BASELINE_CLI")) and (pre != "vn" or os.environ.get("CV_CAL_MIB", "32") != "0"):
             # that variant's validate failed: said, and its median below is left out
             print(f"capacity_validate_refused_{n}_{suf} 1 bool")
+# The replay against the job it replays, on the same testbed (A, brick 3
+# slowed): the as-is case's measured runs against the recorded job's I/O
+# time (its extracted trace's slowest rank, as validate measures a run).
+for pair in os.environ["CV_RECORDED"].split():
+    n, wl = pair.split("=", 1)
+    c = case("v", n) if n in names else None
+    if c is None or not os.path.exists(wl):
+        continue
+    per_rank = {}
+    for line in open(wl):
+        f = line.split()
+        if f and f[0] == "r":
+            per_rank[f[1]] = per_rank.get(f[1], 0) + int(f[7])
+    job, w = max(per_rank.values()), key.get(n, n).split("_", 1)[1]
+    print(f"replay_error_percent_{w}_asis {100 * abs(c['measured_io_time_ns'] - job) / job:.1f} %")
+    print(f"replay_job_io_time_ms_{w}_asis {job / 1e6:.1f} ms")
 if errs:
     print(f"capacity_prediction_error_percent_median {statistics.median(errs):.1f} %")
     for suf, v in alt.items():

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # replay_error_percent_<workload>: how far the replay of an extracted
 # workload lands from the job's own I/O time (issue 13 §2), on /dev/shm.
-# Workloads (REPLAY_WORKLOADS, default "mpiio strided fpp"), 4 ranks each:
+# Workloads (REPLAY_WORKLOADS, default "mpiio strided fpp shared"), 4 ranks each:
 #   mpiio    tests/integration/mpi_io_workload (ROMIO; independent,
 #            collective, strided, nonblocking, split-collective and ordered
 #            MPI-IO on one shared file, barriers)
@@ -15,6 +15,10 @@
 #            twice (mpi_close: Bad file descriptor), fixed by format version 2
 #            (workload/README.md); kept so that the figures stay comparable;
 #            the file-per-process job (mpiio and strided are the shared-file ones)
+#   shared   the same job with --segmented: one shared file, each rank's 8
+#            contiguous 256 KiB writes in its own segment of it (IOR's
+#            segmented layout), read back: the shared-file job of
+#            bench_capacity_validate.sh (its _shared cases)
 # Each job is traced once and extracted (`siox workload extract`); then
 # ROUNDS interleaved rounds each run the job, the exact replay and the
 # replay generated from the characterization, all three traced the same way
@@ -28,12 +32,12 @@
 #   replay_error_percent_W_charact  the same for the characterization's replay
 #   replay_job_io_time_ms_W, replay_exact_io_time_ms_W, replay_charact_io_time_ms_W
 #   replay_bytes_per_file_equal_W   1 when every replay moved the job's bytes per file
-#   [ROUNDS=3] [REPLAY_WORKLOADS="mpiio strided fpp"] bench/bench_replay.sh [BUILD_DIR]
+#   [ROUNDS=3] [REPLAY_WORKLOADS="mpiio strided fpp shared"] bench/bench_replay.sh [BUILD_DIR]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${1:-$top/build}" && pwd)
 ROUNDS=${ROUNDS:-3}
-WORKLOADS=${REPLAY_WORKLOADS:-mpiio strided fpp}
+WORKLOADS=${REPLAY_WORKLOADS:-mpiio strided fpp shared}
 export SIOX_SERVER=$B/siox-server/siox-server SIOX_DAEMON=$B/siox-daemon/siox-daemon SIOX_CLI=$B/siox-cli/siox
 export SIOX_REPLAY=$B/workload/siox-replay
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_io=romio321
@@ -62,6 +66,8 @@ job() { # WORKLOAD RUN
       --blocks 64 --block 4096 --repeat 8 ;;
     fpp) traced "$2" mpirun --oversubscribe -np 4 "$B/examples/siox-strided-writes" "$D/$2/data" \
       --blocks 64 --block 4096 --repeat 8 --read-back --no-verify --file-per-process ;;
+    shared) traced "$2" mpirun --oversubscribe -np 4 "$B/examples/siox-strided-writes" "$D/$2/data" \
+      --blocks 64 --block 4096 --repeat 8 --read-back --segmented ;;
     *) fail "unknown workload $1" ;;
   esac
 }

@@ -213,7 +213,7 @@ struct siox_cap_model {
   int mpi_polling;
 };
 /* Defaults of siox_cap_model_new (README "The client's page cache"). */
-#define SIOX_CAP_CLIENT_CACHE_BYTES (1024ull * 1024 * 1024)
+#define SIOX_CAP_CLIENT_CACHE_BYTES (8ull * 1024 * 1024 * 1024)
 #define SIOX_CAP_CACHE_READ_A_NS 1500.0 /* per read (bench/bench_client_cache.sh: 4 KiB in 2.3 us) */
 #define SIOX_CAP_CACHE_READ_B_NS 0.19   /* per byte (5.3 GB/s: 1 MiB in 0.20 ms) */
 

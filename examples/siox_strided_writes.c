@@ -9,6 +9,7 @@
  * usage: mpirun -np P siox-strided-writes FILE [--blocks N] [--block B]
  *          [--stride S] [--repeat K] [--info KEY=VALUE]... [--print-info]
  *          [--no-verify] [--collective] [--read-back] [--file-per-process]
+ *          [--segmented]
  *   Each rank sets the view: N blocks of B bytes (default 64 x 4096), stride
  *   S bytes (default P*B: a dense interleave), displacement rank*B; then
  *   calls MPI_File_write of N*B bytes K times (default 8; the individual file
@@ -32,6 +33,13 @@
  *                     one rank of a shared file (displacement 0, default
  *                     stride B: contiguous); rank 0 verifies FILE.0. The
  *                     file-per-process job of bench_replay.sh
+ *   --segmented       one shared file, each rank's calls in its own
+ *                     contiguous segment of it (IOR's segmented layout with
+ *                     one segment: rank r's K x N x B bytes at r x K x N x S,
+ *                     laid out as the one rank of the segment: default
+ *                     stride B, each call one contiguous MPI-IO write and
+ *                     read): the shared-file job of bench_capacity_validate.sh
+ *                     and bench_replay.sh beside the interleaved one
  * Rank 0 prints "io_time_s T" (the write phase plus the read phase when
  * --read-back, barrier to barrier, the slowest rank's view), "write_time_s",
  * "read_time_s", "open_time_s T", and "siox_strided_writes: ok" when the data
@@ -50,13 +58,16 @@ struct opts {
   const char *file;
   long blocks, block, stride, repeat;
   char *info[MAX_INFO];
-  int ninfo, print_info, verify, collective, read_back, fpp;
+  int ninfo, print_info, verify, collective, read_back, fpp, seg;
 };
 
 static int rank, nprocs;
 /* The file's layout: the ranks that share it and this rank's place among
- * them (1 and 0 with --file-per-process). */
+ * them (1 and 0 with --file-per-process and --segmented). */
 static int lrank, lprocs;
+
+/* The bytes of one rank's segment with --segmented (its K calls' tiles), else 0. */
+static long seg_bytes(const struct opts *o) { return o->seg ? o->repeat * o->blocks * o->stride : 0; }
 
 static void die(const char *msg) {
   fprintf(stderr, "siox-strided-writes (rank %d): %s\n", rank, msg);
@@ -76,7 +87,7 @@ static void parse(int argc, char **argv, struct opts *o) {
                                      {"print-info", no_argument, 0, 'p'},   {"no-verify", no_argument, 0, 'v'},
                                      {"stride", required_argument, 0, 's'}, {"collective", no_argument, 0, 'c'},
                                      {"read-back", no_argument, 0, 'r'},    {"file-per-process", no_argument, 0, 'f'},
-                                     {0, 0, 0, 0}};
+                                     {"segmented", no_argument, 0, 'g'},    {0, 0, 0, 0}};
   int c;
   *o = (struct opts){.blocks = 64, .block = 4096, .repeat = 8, .verify = 1};
   while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -90,11 +101,13 @@ static void parse(int argc, char **argv, struct opts *o) {
     else if (c == 'c') o->collective = 1;
     else if (c == 'r') o->read_back = 1;
     else if (c == 'f') o->fpp = 1;
+    else if (c == 'g') o->seg = 1;
     else die("usage: siox-strided-writes FILE [--blocks N] [--block B] [--stride S] [--repeat K] [--info K=V]... "
-             "[--print-info] [--no-verify] [--collective] [--read-back] [--file-per-process]");
+             "[--print-info] [--no-verify] [--collective] [--read-back] [--file-per-process] [--segmented]");
   }
-  lrank = o->fpp ? 0 : rank;
-  lprocs = o->fpp ? 1 : nprocs;
+  if (o->fpp && o->seg) die("--file-per-process and --segmented exclude each other");
+  lrank = o->fpp || o->seg ? 0 : rank;
+  lprocs = o->fpp || o->seg ? 1 : nprocs;
   if (!o->stride) o->stride = lprocs * o->block;
   /* The ranks' blocks of one row must not overlap; MPI_Type_vector's stride
    * is an int. */
@@ -145,7 +158,8 @@ static void set_view(MPI_File fh, const struct opts *o) {
   MPI_Type_vector((int)o->blocks, (int)o->block, (int)o->stride, MPI_BYTE, &ft);
   MPI_Type_create_resized(ft, 0, o->blocks * o->stride, &tiled);
   MPI_Type_commit(&tiled);
-  if (MPI_File_set_view(fh, (MPI_Offset)lrank * o->block, MPI_BYTE, tiled, "native", MPI_INFO_NULL) != MPI_SUCCESS)
+  MPI_Offset disp = (MPI_Offset)(rank * seg_bytes(o) + lrank * o->block);
+  if (MPI_File_set_view(fh, disp, MPI_BYTE, tiled, "native", MPI_INFO_NULL) != MPI_SUCCESS)
     die("MPI_File_set_view failed");
   MPI_Type_free(&ft);
   MPI_Type_free(&tiled);
@@ -153,7 +167,7 @@ static void set_view(MPI_File fh, const struct opts *o) {
 
 /* The file offset of byte j of block i in call k of this rank. */
 static long offset_of(const struct opts *o, long k, long i, long j) {
-  return k * o->blocks * o->stride + i * o->stride + lrank * o->block + j;
+  return rank * seg_bytes(o) + k * o->blocks * o->stride + i * o->stride + lrank * o->block + j;
 }
 
 /* Writes (or, with reading, reads back and checks, counting bad bytes in
@@ -202,7 +216,9 @@ static int is_data(long off, const struct opts *o) {
 /* Rank 0 reads the file back with plain stdio, outside MPI-IO: every rank's
  * blocks, and the file's length. */
 static int verify(const struct opts *o) {
-  long size = (o->repeat - 1) * o->blocks * o->stride + (o->blocks - 1) * o->stride + lprocs * o->block, bad = 0;
+  long size = (nprocs - 1) * seg_bytes(o) + (o->repeat - 1) * o->blocks * o->stride + (o->blocks - 1) * o->stride +
+              lprocs * o->block,
+       bad = 0;
   static unsigned char chunk[1 << 20];
   FILE *f = fopen(o->file, "rb");
   if (!f) return 0;

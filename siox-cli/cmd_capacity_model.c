@@ -103,7 +103,7 @@ static const char help[] =
     "                   the client node's page cache: reads of pages the client\n"
     "                   wrote or read before are served by it (1.5 us + 0.19 ns/B), up\n"
     "                   to BYTES (K, M, G: KiB, MiB, GiB; least recently used out); 0\n"
-    "                   sends every read to its brick. Default 1G (capacity/README.md,\n"
+    "                   sends every read to its brick. Default 8G (capacity/README.md,\n"
     "                   \"The client's page cache\")\n"
     SIOX_CAPACITY_MODEL_FLAGS_HELP("")
     "  --polling        ranks waiting in MPI (at a barrier or collective, or done\n"

@@ -88,7 +88,7 @@ static const char help[] =
     "                    the client node's page cache in the predictions: reads of\n"
     "                    pages the client wrote or read before are served by it, up\n"
     "                    to BYTES (K, M, G: KiB, MiB, GiB; least recently used out);\n"
-    "                    0 sends every read to its brick. Default 1G\n"
+    "                    0 sends every read to its brick. Default 8G\n"
     "                    (capacity/README.md, \"The client's page cache\")\n"
     SIOX_CAPACITY_MODEL_FLAGS_HELP(" ")
     "  --polling         ranks waiting in MPI (at a barrier or collective, or done\n"

@@ -1,7 +1,7 @@
 # Helpers of `siox capacity validate` on the testbed, for
 # bench/bench_capacity_validate.sh and tests/integration/test_sys_capacity_validate.sh,
 # sourced after lib.sh and sys_lib.sh: record the strided-writes job (one
-# shared file) on a testbed, replay a workload there as a traced job, and
+# shared file; or its segmented form) on a testbed, replay a workload there as a traced job, and
 # wait for the warehouse to hold it. Needs SIOX_STRIDED (examples'
 # siox-strided-writes) besides sys_lib.sh's variables.
 CV_ARGS=(--blocks 16 --block 65536 --repeat 4 --read-back)
@@ -9,16 +9,20 @@ CV_CASES=() # the `siox capacity validate` options of each case run so far
 CV_NAMES=() # their names
 declare -gA CV_DIR # their replay directories, volume-relative
 
-# cv_record JOB: the strided job (4 ranks, one shared file on the volume)
+# cv_record JOB [FILE ARG...]: the strided job (4 ranks, one shared file on
+# the volume, $MNT/job/FILE, default strided.dat, siox-strided-writes ARGs,
+# default CV_ARGS: e.g. the segmented shared-file job with --segmented)
 # under siox run, then its workload in $T/JOB.wl.
 cv_record() {
-  local job=$1
+  local job=$1 file=${2:-strided.dat}
+  local -a args=("${@:3}")
+  [ $# -gt 2 ] || args=("${CV_ARGS[@]}")
   mkdir -p "$MNT/job" "$T/tmp-$job"
   cv_quiesce
   TMPDIR="$T/tmp-$job" LD_PRELOAD=$ASAN_RT SIOX_JOB_ID=$job "$SIOX_CLI" run --layers posix,mpi --socket "$SIOX_SOCKET" -- \
-    mpirun --oversubscribe -np 4 -x ASAN_OPTIONS "$SIOX_STRIDED" "$MNT/job/strided.dat" "${CV_ARGS[@]}" \
-    >"$T/$job.out" 2>&1 || { cat "$T/$job.out" >&2; fail "the strided job failed"; }
-  grep -q "siox_strided_writes: ok" "$T/$job.out" || fail "the strided job did not verify its data"
+    mpirun --oversubscribe -np 4 -x ASAN_OPTIONS "$SIOX_STRIDED" "$MNT/job/$file" "${args[@]}" \
+    >"$T/$job.out" 2>&1 || { cat "$T/$job.out" >&2; fail "the job $job failed"; }
+  grep -q "siox_strided_writes: ok" "$T/$job.out" || fail "the job $job did not verify its data"
   wait_finalized "$job" 4 300
   wait_links
   wait_settled

@@ -28,6 +28,12 @@ if(TARGET siox-mpi)
     set_tests_properties(integration_${t} PROPERTIES
       LABELS integration TIMEOUT 300 ENVIRONMENT "${SIOX_MPI_IT_ENV}")
   endforeach()
+  # siox-strided-writes --segmented: each rank's pwrites in its own segment (strace).
+  if(TARGET siox-strided-writes)
+    add_test(NAME integration_strided_segmented COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_strided_segmented.sh)
+    set_tests_properties(integration_strided_segmented PROPERTIES LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
+      ENVIRONMENT "SIOX_STRIDED=$<TARGET_FILE:siox-strided-writes>")
+  endif()
   # The same MPI-IO checks under OpenMPI's default component.
   add_test(NAME integration_mpi_io_ompio COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_mpi_io.sh)
   set_tests_properties(integration_mpi_io_ompio PROPERTIES
