@@ -14,7 +14,7 @@ PACKAGES=(
   openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
   clang libclang-rt-14-dev
   libmicrohttpd-dev libjs-d3 chromium
-  valgrind
+  valgrind strace
 )
 
 missing=()
