@@ -428,9 +428,10 @@ void frameseq_take(struct daemon *d, uint32_t uid, uint64_t nonce, uint32_t seq)
 /* A session of nonce began / ended (clean: EOF after whole frames, all acked). */
 void frameseq_open(struct daemon *d, uint32_t uid, uint64_t nonce);
 void frameseq_close(struct daemon *d, uint32_t uid, uint64_t nonce, bool clean);
-/* The table as bytes (malloc'd in *out; 0: empty), for the journal to
- * carry across seals; and taken back from them at start (-EBADMSG). */
-size_t frameseq_export(struct daemon *d, uint8_t **out);
+/* The table as bytes (malloc'd in *out; 0: empty, -ENOMEM: not made, and
+ * the journal that holds the seqs must stay), for the journal to carry
+ * across seals; and taken back from them at start (-EBADMSG). */
+ssize_t frameseq_export(struct daemon *d, uint8_t **out);
 int frameseq_import(struct daemon *d, const uint8_t *p, size_t len);
 void frameseq_free(struct daemon *d);
 

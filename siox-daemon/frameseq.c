@@ -181,7 +181,7 @@ void frameseq_close(struct daemon *d, uint32_t uid, uint64_t nonce, bool clean) 
   e->forget_ns = clock_realtime_ns() + (clean ? LINGER_CLEAN_NS : LINGER_NS);
 }
 
-size_t frameseq_export(struct daemon *d, uint8_t **out) {
+ssize_t frameseq_export(struct daemon *d, uint8_t **out) {
   struct frameseq *t = d->frameseq;
   *out = NULL;
   if (!t)
@@ -191,8 +191,10 @@ size_t frameseq_export(struct daemon *d, uint8_t **out) {
     t->swept_ns = now;
     expire(t, now);
   }
-  if (!t->n || !(*out = malloc(t->n * sizeof(struct fs_file_ent))))
+  if (!t->n)
     return 0;
+  if (!(*out = malloc(t->n * sizeof(struct fs_file_ent))))
+    return -ENOMEM;
   size_t off = 0;
   for (size_t i = 0; i < t->cap; i++)
     if (t->v[i].nonce) {
@@ -200,7 +202,7 @@ size_t frameseq_export(struct daemon *d, uint8_t **out) {
       memcpy(*out + off, &fe, sizeof fe);
       off += sizeof fe;
     }
-  return off;
+  return (ssize_t)off;
 }
 
 int frameseq_import(struct daemon *d, const uint8_t *p, size_t len) {

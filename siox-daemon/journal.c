@@ -343,8 +343,8 @@ void journal_stats(struct daemon *d, struct loss_state *ls, const struct batcher
  * sealed batch's journal, which holds some of those seqs, is removed. */
 static int carry(struct daemon *d) {
   uint8_t *tab;
-  size_t n = frameseq_export(d, &tab);
-  int rc = n ? put(d, JNL_TABLE, 0, tab, n, NULL, 0, false) : 0;
+  ssize_t n = frameseq_export(d, &tab);
+  int rc = n > 0 ? put(d, JNL_TABLE, 0, tab, (size_t)n, NULL, 0, false) : (int)n;
   free(tab);
   return rc;
 }
@@ -590,7 +590,12 @@ static int carry_fresh(struct daemon *d, struct journal *j) {
   path_of(j, d->spool.next_seq, path, sizeof path);
   snprintf(tmp, sizeof tmp, "%s.new", path);
   uint8_t *tab;
-  size_t n = frameseq_export(d, &tab);
+  ssize_t got = frameseq_export(d, &tab);
+  if (got < 0) {
+    fprintf(stderr, "siox-daemon: %s: %s; the replayed journals are kept\n", path, strerror((int)-got));
+    return (int)got;
+  }
+  size_t n = (size_t)got;
   struct jnl_rec r = {JNL_TABLE, (uint32_t)n, 0};
   static const uint8_t zeros[8];
   struct iovec v[3] = {{&r, sizeof r}, {tab, n}, {(void *)zeros, PAD8(n) - n}};

@@ -51,19 +51,19 @@ static void test_table_survives_a_restart(void **state) {
   frameseq_take(&d, 7, 99, 10);
   frameseq_take(&d, 9, 1000, 3);
   uint8_t *tab;
-  size_t n = frameseq_export(&d, &tab); /* what the journal carries */
+  ssize_t n = frameseq_export(&d, &tab); /* what the journal carries */
   assert_int_equal(n, 2 * 16);
   frameseq_free(&d);
 
   struct daemon e = {0};
-  assert_int_equal(frameseq_import(&e, tab, n), 0);
+  assert_int_equal(frameseq_import(&e, tab, (size_t)n), 0);
   assert_true(frameseq_resent(&e, 7, 99, 10));
   assert_false(frameseq_resent(&e, 7, 99, 11));
   assert_true(frameseq_resent(&e, 9, 1000, 3));
   assert_false(frameseq_resent(&e, 7, 1000, 3)); /* the uid is kept too */
   /* A later (lower) table does not move a seq back. */
   frameseq_take(&e, 7, 99, 20);
-  assert_int_equal(frameseq_import(&e, tab, n), 0);
+  assert_int_equal(frameseq_import(&e, tab, (size_t)n), 0);
   assert_true(frameseq_resent(&e, 7, 99, 20));
   assert_int_equal(frameseq_import(&e, tab, n - 1), -EBADMSG); /* not whole entries */
   frameseq_free(&e);
