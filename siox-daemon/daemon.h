@@ -377,6 +377,11 @@ int loss_on_stats(struct daemon *d, struct loss_state *ls, struct batcher_slot *
 /* n of the client's activities were dropped in the daemon at `place`. */
 int loss_drop(struct daemon *d, struct loss_state *ls, struct batcher_slot *slot, const struct client_ident *who,
               enum loss_place place, uint64_t n);
+/* A client's BATCH with frame seq `seq` (0: none) taken while the spool is
+ * full: its activities counted as dropped (LOSS_SPOOL), its seq journaled
+ * and taken (frameseq.c), so that a copy is not counted again. */
+int loss_drop_frame(struct daemon *d, struct loss_state *ls, struct batcher_slot *slot, const struct client_ident *who,
+                    uint32_t seq, const uint8_t *recs, size_t len);
 /* ACTIVITY records among `len` bytes of validated records. */
 uint64_t loss_count_activities(const uint8_t *recs, size_t len);
 /* Tells the client how much of its stream is consumed (never blocks: an

@@ -86,6 +86,17 @@ int loss_drop(struct daemon *d, struct loss_state *ls, struct batcher_slot *slot
   return put(d, ls, slot, who);
 }
 
+int loss_drop_frame(struct daemon *d, struct loss_state *ls, struct batcher_slot *slot, const struct client_ident *who,
+                    uint32_t seq, const uint8_t *recs, size_t len) {
+  int rc = loss_drop(d, ls, slot, who, LOSS_SPOOL, loss_count_activities(recs, len));
+  if (rc < 0)
+    return rc;
+  if (seq)
+    journal_taken(d, ls, slot, who, seq);
+  frameseq_take(d, who->uid, who->nonce, seq);
+  return 0;
+}
+
 uint64_t loss_count_activities(const uint8_t *recs, size_t len) {
   uint64_t k = 0;
   for (size_t r = 0; r + sizeof(struct siox_cw_rec_hdr) <= len;) {
@@ -179,12 +190,7 @@ static int take_batch(struct daemon *d, struct loss_state *ls, struct batcher_sl
   if (d->reading_paused && b.thread != 0) {
     if (cw_walk(p + sizeof b, b.bytes, NULL, NULL, &why) < 0)
       return -EBADMSG;
-    int rc = loss_drop(d, ls, slot, who, LOSS_SPOOL, loss_count_activities(p + sizeof b, b.bytes));
-    if (rc == 0 && seq)
-      journal_taken(d, ls, slot, who, seq);
-    if (rc == 0)
-      frameseq_take(d, who->uid, who->nonce, seq);
-    return rc;
+    return loss_drop_frame(d, ls, slot, who, seq, p + sizeof b, b.bytes);
   }
   journal_session(d, ls, slot, who);
   struct clock_conv cc;

@@ -144,12 +144,9 @@ static int on_batch(struct session *s, uint32_t seq, const uint8_t *p, uint32_t 
   if (s->d->reading_paused && b.thread != 0) {
     if (cw_walk(recs, b.bytes, NULL, NULL, &why) < 0)
       return violation(s, why);
-    if (loss_drop(s->d, &s->loss, &s->slot, &s->ident, LOSS_SPOOL, loss_count_activities(recs, b.bytes)) < 0)
-      return violation(s, "out of memory counting a drop");
-    if (seq)
-      journal_taken(s->d, &s->loss, &s->slot, &s->ident, seq);
-    frameseq_take(s->d, s->ident.uid, s->ident.nonce, seq);
-    return 0;
+    return loss_drop_frame(s->d, &s->loss, &s->slot, &s->ident, seq, recs, b.bytes) < 0
+               ? violation(s, "out of memory counting a drop")
+               : 0;
   }
   journal_session(s->d, &s->loss, &s->slot, &s->ident);
   struct clock_conv cc;
