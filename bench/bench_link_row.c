@@ -26,7 +26,22 @@
  * which makes PostgreSQL insert row by row instead of buffering 1000
  * rows: a tuple slot per buffered row, each pinning the table's
  * descriptor in the statement's resource owner, whose hashed array is
- * quadratic in equal pins).
+ * quadratic in equal pins). The s_ variants are inserted row by row as
+ * single is, and print link_row_cpu_ratio_vs_single_V too: s_clone (the
+ * clone), s_nodedup (the clone's btrees without deduplication), s_hash_child
+ * (a hash index on child_aid in place of the btree), s_no_check (no CHECK
+ * constraints), s_nonunique (a plain btree in place of the primary key),
+ * s_pk_only (no child_aid index: what one btree costs), s_child_pk (the
+ * primary key as (child_aid, parent_aid) and a btree on parent_aid),
+ * s_shuffled (causal_links, each batch's links in a scrambled order
+ * instead of ascending), s_no_capture (no trigger: no transition table),
+ * s_senders (causal_links, the children ascending as a receiver's batch
+ * brings them, their parents from 8 sender processes in turn, each
+ * ascending), s_senders_sorted (those links sorted by (parent_aid,
+ * child_aid)).
+ * With BENCH_LINK_ROW_ONLY=V[,V...] in the environment only those
+ * variants run and only their link_row_cpu_us_V are printed (for perf and
+ * for more rounds of a few).
  * Usage: bench_link_row SIOX_SERVER [rounds]
  */
 #include <arpa/inet.h>
@@ -45,7 +60,7 @@
 #define COLS " (parent_aid, child_aid, confidence, overlap_bytes, flags)"
 #define SINGLE_WHERE " WHERE random() >= 0" /* as match_memory.c's LINK_COPY */
 
-enum shape { COPY_ONE, COPY_56, UNNEST, PIPELINE, COPY_SINGLE };
+enum shape { COPY_ONE, COPY_56, UNNEST, PIPELINE, COPY_SINGLE, COPY_SHUFFLED, COPY_SENDERS, COPY_SENDERS_SORTED };
 static const struct variant {
   const char *name, *table;
   enum shape shape;
@@ -56,8 +71,16 @@ static const struct variant {
     {"heap_only", "v_heap", COPY_ONE},         {"chunk56", "causal_links", COPY_56},
     {"unnest", "causal_links", UNNEST},        {"unnest_pipeline", "causal_links", PIPELINE},
     {"single", "causal_links", COPY_SINGLE},
+    {"s_clone", "v_clone", COPY_SINGLE},       {"s_nodedup", "v_nodedup", COPY_SINGLE},
+    {"s_hash_child", "v_hash", COPY_SINGLE},   {"s_no_check", "v_nocheck", COPY_SINGLE},
+    {"s_nonunique", "v_nonuniq", COPY_SINGLE}, {"s_pk_only", "v_pkonly", COPY_SINGLE},
+    {"s_child_pk", "v_childpk", COPY_SINGLE},  {"s_shuffled", "causal_links", COPY_SHUFFLED},
+    {"s_no_capture", "v_nocap", COPY_SINGLE},
+    {"s_senders", "causal_links", COPY_SENDERS},
+    {"s_senders_sorted", "causal_links", COPY_SENDERS_SORTED},
 };
 #define NV (sizeof variants / sizeof *variants)
+#define SINGLE 9 /* variants[SINGLE] is "single": the row-by-row variants' baseline */
 
 /* causal_links' insert trigger (schema 035) on a copy */
 #define CLONE_TRIGGER(T)                                                                                \
@@ -71,6 +94,18 @@ static const char setup_sql[] =
     "CREATE TABLE v_brin (LIKE causal_links INCLUDING ALL); ALTER TABLE v_brin ADD COLUMN link_id bigserial;"
     " CREATE INDEX ON v_brin USING brin (link_id);" CLONE_TRIGGER("v_brin")
     "CREATE TABLE v_heap (LIKE causal_links INCLUDING DEFAULTS INCLUDING CONSTRAINTS);"
+    "CREATE TABLE v_nodedup (LIKE causal_links INCLUDING ALL);" CLONE_TRIGGER("v_nodedup")
+    " ALTER INDEX v_nodedup_pkey SET (deduplicate_items = off);"
+    " ALTER INDEX v_nodedup_child_aid_idx SET (deduplicate_items = off);"
+    "CREATE TABLE v_hash (LIKE causal_links INCLUDING DEFAULTS INCLUDING CONSTRAINTS, PRIMARY KEY (parent_aid, child_aid));"
+    " CREATE INDEX ON v_hash USING hash (child_aid);" CLONE_TRIGGER("v_hash")
+    "CREATE TABLE v_nocheck (LIKE causal_links INCLUDING DEFAULTS INCLUDING INDEXES);" CLONE_TRIGGER("v_nocheck")
+    "CREATE TABLE v_nonuniq (LIKE causal_links INCLUDING DEFAULTS INCLUDING CONSTRAINTS);"
+    " CREATE INDEX ON v_nonuniq (parent_aid, child_aid); CREATE INDEX ON v_nonuniq (child_aid);" CLONE_TRIGGER("v_nonuniq")
+    "CREATE TABLE v_pkonly (LIKE causal_links INCLUDING DEFAULTS INCLUDING CONSTRAINTS, PRIMARY KEY (parent_aid, child_aid));"
+    CLONE_TRIGGER("v_pkonly")
+    "CREATE TABLE v_childpk (LIKE causal_links INCLUDING DEFAULTS INCLUDING CONSTRAINTS, PRIMARY KEY (child_aid, parent_aid));"
+    " CREATE INDEX ON v_childpk (parent_aid);" CLONE_TRIGGER("v_childpk")
     "SET client_min_messages = log";
 
 /* ---- the backend's CPU, from log_statement_stats notices ---------------------- */
@@ -113,13 +148,26 @@ static uint32_t half(void) {
 
 /* Batch k's links as COPY streams of at most per rows; off[i] is where
  * stream i starts, off[n] the end. Returns n. */
-static size_t copy_rows(struct buf *b, int k, int per, size_t *off) {
+/* Link t of batch k's in the order of shape: parent and child aid. */
+#define SENDERS 8
+static void link_at(int k, int t, enum shape shape, uint64_t *parent, uint64_t *child) {
+  int j = shape == COPY_SHUFFLED ? t * 619 % LINKS /* 619: prime to LINKS */
+          : shape == COPY_SENDERS_SORTED ? t % (LINKS / SENDERS) * SENDERS + t / (LINKS / SENDERS)
+                                         : t;
+  uint64_t i = (uint64_t)k * LINKS + (uint64_t)j + 1;
+  *child = (200ull << 32) + i, *parent = (100ull << 32) + i;
+  if (shape == COPY_SENDERS || shape == COPY_SENDERS_SORTED)
+    *parent = ((100ull + (uint64_t)(j % SENDERS)) << 32) + (uint64_t)k * (LINKS / SENDERS) + (uint64_t)(j / SENDERS) + 1;
+}
+
+static size_t copy_rows(struct buf *b, int k, int per, enum shape shape, size_t *off) {
   size_t n = 0;
   b->len = 0, off[0] = 0, copy_header(b);
   for (int j = 0; j < LINKS; j++) {
     if (j && j % per == 0) p16(b, 0xffff), off[++n] = b->len, copy_header(b);
-    uint64_t i = (uint64_t)k * LINKS + (uint64_t)j + 1;
-    p16(b, 5), p32(b, 8), p64(b, (100ull << 32) + i), p32(b, 8), p64(b, (200ull << 32) + i);
+    uint64_t pa, ch;
+    link_at(k, j, shape, &pa, &ch);
+    p16(b, 5), p32(b, 8), p64(b, pa), p32(b, 8), p64(b, ch);
     p32(b, 4), p32(b, half()), p32(b, 8), p64(b, 131072), p32(b, 0);
   }
   p16(b, 0xffff), off[++n] = b->len;
@@ -149,8 +197,8 @@ static int ok_cmd(PGresult *r) {
 }
 
 /* The copy statement(s) of one batch, in one round trip. */
-static int send_copies(PGconn *c, const char *table, struct buf *b, int k, int per, const char *where) {
-  size_t off[LINKS + 1], n = copy_rows(b, k, per, off), i = 0;
+static int send_copies(PGconn *c, const char *table, struct buf *b, int k, int per, enum shape shape, const char *where) {
+  size_t off[LINKS + 1], n = copy_rows(b, k, per, shape, off), i = 0;
   char sql[16384];
   int len = snprintf(sql, sizeof sql, HEAD);
   for (size_t s = 0; s < n; s++)
@@ -215,7 +263,8 @@ static int run(PGconn *c, const struct variant *v, double *cpu, double *wall) {
     if (rc == 0)
       rc = v->shape == UNNEST || v->shape == PIPELINE ? send_unnest(c, v->table, k, v->shape == PIPELINE)
                                                       : send_copies(c, v->table, &b, k, v->shape == COPY_56 ? 56 : LINKS,
-                                                                    v->shape == COPY_SINGLE ? SINGLE_WHERE : "");
+                                                                    v->shape,
+                                                                    v->shape >= COPY_SINGLE ? SINGLE_WHERE : "");
     grab = 0;
     *wall += now_s() - t0;
     if (rc == 0) rc = ok_cmd(PQexec(c, "RESET log_statement_stats")) ? 0 : -1;
@@ -231,6 +280,15 @@ static void print(const char *what, const char *name, double *v, int n, double s
   printf("link_row_%s_%s %.3f %s [%.3f, %.3f]\n", what, name, e.median * scale, unit, e.lo * scale, e.hi * scale);
 }
 
+/* Whether variant name is in the comma-separated list only (NULL: all). */
+static int chosen(const char *only, const char *name) {
+  if (!only) return 1;
+  size_t n = strlen(name);
+  for (const char *p = only; (p = strstr(p, name)); p += n)
+    if ((p == only || p[-1] == ',') && (p[n] == ',' || !p[n])) return 1;
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) return fprintf(stderr, "usage: %s SIOX_SERVER [rounds]\n", argv[0]), 2;
   int rounds = argc > 2 ? atoi(argv[2]) : 9;
@@ -242,17 +300,26 @@ int main(int argc, char **argv) {
   int rc = c && ok_cmd(PQexec(c, setup_sql)) ? 0 : 1;
   if (c) PQsetNoticeReceiver(c, on_notice, NULL);
   static double cpu[NV][MAX_ROUNDS], wall[NV][MAX_ROUNDS], ratio[NV][MAX_ROUNDS];
+  const char *only = getenv("BENCH_LINK_ROW_ONLY"); /* one variant, for profiling: no ratios */
   for (int r = 0; rc == 0 && r < rounds; r++)
     for (size_t i = 0; rc == 0 && i < NV; i++) {
       size_t v = r % 2 ? NV - 1 - i : i; /* each order half the rounds */
+      if (!chosen(only, variants[v].name)) continue;
       rc = run(c, &variants[v], &cpu[v][r], &wall[v][r]) ? 1 : 0;
     }
+  static double vs_single[NV][MAX_ROUNDS];
   for (size_t v = 0; v < NV; v++) /* before print() sorts cpu[0] */
-    for (int r = 0; r < rounds; r++) ratio[v][r] = cpu[v][r] / cpu[0][r];
+    for (int r = 0; r < rounds; r++) ratio[v][r] = cpu[v][r] / cpu[0][r], vs_single[v][r] = cpu[v][r] / cpu[SINGLE][r];
   for (size_t v = 0; rc == 0 && v < NV; v++) {
+    if (!chosen(only, variants[v].name)) continue;
+    if (only) {
+      print("cpu_us", variants[v].name, cpu[v], rounds, 1e6 / (BATCHES * LINKS), "us");
+      continue;
+    }
     print("cpu_us", variants[v].name, cpu[v], rounds, 1e6 / (BATCHES * LINKS), "us");
     print("cpu_ratio", variants[v].name, ratio[v], rounds, 1, "x");
     print("wall_us", variants[v].name, wall[v], rounds, 1e6 / (BATCHES * LINKS), "us");
+    if (variants[v].shape >= COPY_SINGLE && v != SINGLE) print("cpu_ratio_vs_single", variants[v].name, vs_single[v], rounds, 1, "x");
   }
   if (rc) fprintf(stderr, "bench: failed\n");
   if (c) PQfinish(c);
