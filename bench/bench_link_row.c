@@ -38,10 +38,12 @@
  * s_senders (causal_links, the children ascending as a receiver's batch
  * brings them, their parents from 8 sender processes in turn, each
  * ascending), s_senders_sorted (those links sorted by (parent_aid,
- * child_aid)).
+ * child_aid)), s_no_flags (causal_links, the COPY without the flags
+ * column: its default '').
  * With BENCH_LINK_ROW_ONLY=V[,V...] in the environment only those
- * variants run and only their link_row_cpu_us_V are printed (for perf and
- * for more rounds of a few).
+ * variants run and only their link_row_cpu_us_V are printed, and with
+ * single among them the s_ variants' ratios to it (for perf and for more
+ * rounds of a few).
  * Usage: bench_link_row SIOX_SERVER [rounds]
  */
 #include <arpa/inet.h>
@@ -58,9 +60,10 @@
 #define MAX_ROUNDS 31
 #define HEAD "SAVEPOINT s; SET LOCAL siox.links_counted = on; UPDATE match_state SET unmatched = unmatched + 0;"
 #define COLS " (parent_aid, child_aid, confidence, overlap_bytes, flags)"
+#define COLS4 " (parent_aid, child_aid, confidence, overlap_bytes)" /* flags: its default */
 #define SINGLE_WHERE " WHERE random() >= 0" /* as match_memory.c's LINK_COPY */
 
-enum shape { COPY_ONE, COPY_56, UNNEST, PIPELINE, COPY_SINGLE, COPY_SHUFFLED, COPY_SENDERS, COPY_SENDERS_SORTED };
+enum shape { COPY_ONE, COPY_56, UNNEST, PIPELINE, COPY_SINGLE, COPY_SHUFFLED, COPY_SENDERS, COPY_SENDERS_SORTED, COPY_NO_FLAGS };
 static const struct variant {
   const char *name, *table;
   enum shape shape;
@@ -78,6 +81,7 @@ static const struct variant {
     {"s_no_capture", "v_nocap", COPY_SINGLE},
     {"s_senders", "causal_links", COPY_SENDERS},
     {"s_senders_sorted", "causal_links", COPY_SENDERS_SORTED},
+    {"s_no_flags", "causal_links", COPY_NO_FLAGS},
 };
 #define NV (sizeof variants / sizeof *variants)
 #define SINGLE 9 /* variants[SINGLE] is "single": the row-by-row variants' baseline */
@@ -167,8 +171,9 @@ static size_t copy_rows(struct buf *b, int k, int per, enum shape shape, size_t 
     if (j && j % per == 0) p16(b, 0xffff), off[++n] = b->len, copy_header(b);
     uint64_t pa, ch;
     link_at(k, j, shape, &pa, &ch);
-    p16(b, 5), p32(b, 8), p64(b, pa), p32(b, 8), p64(b, ch);
-    p32(b, 4), p32(b, half()), p32(b, 8), p64(b, 131072), p32(b, 0);
+    p16(b, shape == COPY_NO_FLAGS ? 4 : 5), p32(b, 8), p64(b, pa), p32(b, 8), p64(b, ch);
+    p32(b, 4), p32(b, half()), p32(b, 8), p64(b, 131072);
+    if (shape != COPY_NO_FLAGS) p32(b, 0);
   }
   p16(b, 0xffff), off[++n] = b->len;
   return n;
@@ -202,7 +207,8 @@ static int send_copies(PGconn *c, const char *table, struct buf *b, int k, int p
   char sql[16384];
   int len = snprintf(sql, sizeof sql, HEAD);
   for (size_t s = 0; s < n; s++)
-    len += snprintf(sql + len, sizeof sql - (size_t)len, " COPY %s" COLS " FROM STDIN (FORMAT binary)%s;", table, where);
+    len += snprintf(sql + len, sizeof sql - (size_t)len, " COPY %s%s FROM STDIN (FORMAT binary)%s;", table,
+                    shape == COPY_NO_FLAGS ? COLS4 : COLS, where);
   snprintf(sql + len, sizeof sql - (size_t)len, " SET LOCAL siox.links_counted = off");
   int ok = 1;
   for (PGresult *r = PQexec(c, sql); r; r = PQgetResult(c)) {
@@ -312,14 +318,11 @@ int main(int argc, char **argv) {
     for (int r = 0; r < rounds; r++) ratio[v][r] = cpu[v][r] / cpu[0][r], vs_single[v][r] = cpu[v][r] / cpu[SINGLE][r];
   for (size_t v = 0; rc == 0 && v < NV; v++) {
     if (!chosen(only, variants[v].name)) continue;
-    if (only) {
-      print("cpu_us", variants[v].name, cpu[v], rounds, 1e6 / (BATCHES * LINKS), "us");
-      continue;
-    }
     print("cpu_us", variants[v].name, cpu[v], rounds, 1e6 / (BATCHES * LINKS), "us");
-    print("cpu_ratio", variants[v].name, ratio[v], rounds, 1, "x");
-    print("wall_us", variants[v].name, wall[v], rounds, 1e6 / (BATCHES * LINKS), "us");
-    if (variants[v].shape >= COPY_SINGLE && v != SINGLE) print("cpu_ratio_vs_single", variants[v].name, vs_single[v], rounds, 1, "x");
+    if (!only) print("cpu_ratio", variants[v].name, ratio[v], rounds, 1, "x");
+    if (!only) print("wall_us", variants[v].name, wall[v], rounds, 1e6 / (BATCHES * LINKS), "us");
+    if (variants[v].shape >= COPY_SINGLE && v != SINGLE && chosen(only, "single"))
+      print("cpu_ratio_vs_single", variants[v].name, vs_single[v], rounds, 1, "x");
   }
   if (rc) fprintf(stderr, "bench: failed\n");
   if (c) PQfinish(c);
