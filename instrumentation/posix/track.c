@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "posix.h"
+#include "leaf.h"
 
 /* Makes a table entry for an fd this layer did not see open (inherited,
  * opened inside libc, stdin/out/err). Runs once per such fd. */
@@ -71,7 +72,31 @@ static void links(siox_aid aid, const struct sxp_ofd *o, uint32_t flags, uint64_
   }
 }
 
-void sxp__io_done(siox_aid aid, int fd, uint64_t req, int64_t off, int64_t r, int is_write) {
+/* The leaf's record (siox-client/src/leaf.h): fd, bytes asked, result and,
+ * when known, the offset, stored straight into the ring. */
+static inline __attribute__((always_inline)) void io_record(siox_type_id type, siox_aid aid, uint64_t t0, int fd,
+                                                            uint64_t req, int64_t r, uint64_t at, int32_t err) {
+  uint64_t now = siox__clock_now();
+  struct siox__thread *t = siox__self;
+  uint32_t n = at != SXP_POS_UNKNOWN ? 4 : 3;
+  struct siox__leaf w;
+  uint8_t *a = t ? siox__leaf_open(&w, t, type, aid, t0, now, err, n) : NULL;
+  if (SXP_LIKELY(a != NULL)) {
+    siox__leaf_attr(a, 0, SIOX_ATTR_POSIX_FD, SIOX_VT_I64, (uint64_t)(int64_t)fd);
+    siox__leaf_attr(a, 1, SIOX_ATTR_IO_BYTES, SIOX_VT_U64, req);
+    siox__leaf_attr(a, 2, SIOX_ATTR_IO_RESULT, SIOX_VT_I64, (uint64_t)r);
+    if (n == 4) siox__leaf_attr(a, 3, SIOX_ATTR_IO_OFFSET, SIOX_VT_U64, at);
+    siox__leaf_close(&w);
+  } else if (t) {
+    struct siox_attr attrs[4] = {{SIOX_ATTR_POSIX_FD, SIOX_VT_I64, {.i64 = fd}},
+                                 {SIOX_ATTR_IO_BYTES, SIOX_VT_U64, {.u64 = req}},
+                                 {SIOX_ATTR_IO_RESULT, SIOX_VT_I64, {.i64 = r}},
+                                 {SIOX_ATTR_IO_OFFSET, SIOX_VT_U64, {.u64 = at}}};
+    siox__leaf_slow(type, aid, t0, now, err, attrs, n);
+  }
+}
+
+void sxp__io_done(siox_type_id type, uint64_t t0, int fd, uint64_t req, int64_t off, int64_t r, int is_write) {
   int err = r < 0 ? errno : 0, clobbered = 0;
   struct sxp_fd *s = sxp_fd_peek(fd);
   /* Only the pointer: at an explicit offset the ofd is not touched. */
@@ -86,15 +111,13 @@ void sxp__io_done(siox_aid aid, int fd, uint64_t req, int64_t off, int64_t r, in
     if (SXP_UNLIKELY(sxp_ofd_pos(o) == SXP_POS_UNKNOWN) && !clobbered) err = errno, clobbered = 1; /* learn() */
     at = track(fd, o, r, is_write);
   }
-  struct siox_attr a[4] = {{SIOX_ATTR_POSIX_FD, SIOX_VT_I64, {.i64 = fd}},
-                           {SIOX_ATTR_IO_BYTES, SIOX_VT_U64, {.u64 = req}},
-                           {SIOX_ATTR_IO_RESULT, SIOX_VT_I64, {.i64 = r}},
-                           {SIOX_ATTR_IO_OFFSET, SIOX_VT_U64, {.u64 = at}}};
-  if (o && r > 0 && at != SXP_POS_UNKNOWN &&
-      SXP_UNLIKELY(sxp_fd_gluster(s) || sxp__mpiio_depth > 0 || sxp__mpiio_watch))
-    links(aid, o, sxp_ofd_flags(o), at, r);
-  /* One call into the client for the attributes, the error and the stop. */
-  siox_activity_stop_attrs(aid, a, at != SXP_POS_UNKNOWN ? 4 : 3, r < 0 ? err : 0);
+  int linked = o && r > 0 && at != SXP_POS_UNKNOWN &&
+               SXP_UNLIKELY(sxp_fd_gluster(s) || sxp__mpiio_depth > 0 || sxp__mpiio_watch);
+  siox_aid aid = 0; /* taken with the record, unless the links need it first */
+  if (SXP_UNLIKELY(linked) && (aid = siox__leaf_aid()) != 0) links(aid, o, sxp_ofd_flags(o), at, r);
+  /* Linked without an id (ids used up, or a signal handler inside the
+   * client: counted dropped): no record either. */
+  if (SXP_LIKELY(!linked) || aid) io_record(type, aid, t0, fd, req, r, at, r < 0 ? err : 0);
   sxp__guard = 0;
   if (SXP_UNLIKELY(clobbered || r < 0)) errno = err;
 }
