@@ -35,7 +35,8 @@
  *   USER_LONG=0 leaves the 1M-call loop out (an A/B on a machine so loaded
  *   that a bare 4 KiB pwrite takes 40 us: each 1M run then takes 40 s).
  *   USER_LOOPS=0 leaves both loops (and the daemon's CPU) out: the start
- *   figures alone, for an A/B of the process start.
+ *   figures alone, for an A/B of the process start. USER_START=0 leaves
+ *   the start figures out (an A/B of the loops alone).
  *   USER_BASE_SO=LIB (e.g. a saved copy of main's libsiox-posix.so): each
  *   loop round runs a third process under LIB, the three in an order
  *   rotating through all six permutations, and adds
@@ -313,9 +314,9 @@ int main(int argc, char **argv) {
     if (rc == 0 && d0 >= 0 && d1 >= 0)
       printf("daemon_cpu_ns_per_activity %.1f ns\n", (d1 - d0) / activities_total);
   }
-  if (rc == 0)
+  if (rc == 0 && !env_off("USER_START"))
     rc = start_bench(true_argv, rounds * 2, "process_start_overhead_ms", "process_start_cpu_overhead_ms", "", NULL);
-  if (rc == 0)
+  if (rc == 0 && !env_off("USER_START"))
     rc = start_bench(once_argv, rounds * 2, "process_start_overhead_ms_openwrite", "process_start_cpu_overhead_ms_openwrite",
                      "_openwrite", "daemon_cpu_ms_per_process_openwrite");
   unlink(path);

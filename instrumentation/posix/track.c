@@ -72,32 +72,56 @@ static void links(siox_aid aid, const struct sxp_ofd *o, uint32_t flags, uint64_
   }
 }
 
-/* The leaf's record (siox-client/src/leaf.h): fd, bytes asked, result and,
- * when known, the offset, stored straight into the ring. */
-static inline __attribute__((always_inline)) void io_record(siox_type_id type, siox_aid aid, uint64_t t0, int fd,
-                                                            uint64_t req, int64_t r, uint64_t at, int32_t err) {
-  uint64_t now = siox__clock_now();
-  struct siox__thread *t = siox__self;
-  uint32_t n = at != SXP_POS_UNKNOWN ? 4 : 3;
-  struct siox__leaf w;
-  uint8_t *a = t ? siox__leaf_open(&w, t, type, aid, t0, now, err, n) : NULL;
-  if (SXP_LIKELY(a != NULL)) {
-    siox__leaf_attr(a, 0, SIOX_ATTR_POSIX_FD, SIOX_VT_I64, (uint64_t)(int64_t)fd);
-    siox__leaf_attr(a, 1, SIOX_ATTR_IO_BYTES, SIOX_VT_U64, req);
-    siox__leaf_attr(a, 2, SIOX_ATTR_IO_RESULT, SIOX_VT_I64, (uint64_t)r);
-    if (n == 4) siox__leaf_attr(a, 3, SIOX_ATTR_IO_OFFSET, SIOX_VT_U64, at);
-    siox__leaf_close(&w);
-  } else if (t) {
-    struct siox_attr attrs[4] = {{SIOX_ATTR_POSIX_FD, SIOX_VT_I64, {.i64 = fd}},
-                                 {SIOX_ATTR_IO_BYTES, SIOX_VT_U64, {.u64 = req}},
-                                 {SIOX_ATTR_IO_RESULT, SIOX_VT_I64, {.i64 = r}},
-                                 {SIOX_ATTR_IO_OFFSET, SIOX_VT_U64, {.u64 = at}}};
-    siox__leaf_slow(type, aid, t0, now, err, attrs, n);
-  }
+/* io_record's record when the inline path declines it (leaf.h), or when
+ * its id was taken before (io_linked): out of line, so that its attribute
+ * array costs the common path no stack. */
+static __attribute__((noinline)) void io_record_slow(siox_type_id type, siox_aid aid, uint64_t t0, uint64_t now, int fd,
+                                                     uint64_t req, int64_t r, uint64_t at, int32_t err) {
+  struct siox_attr attrs[4] = {{SIOX_ATTR_POSIX_FD, SIOX_VT_I64, {.i64 = fd}},
+                               {SIOX_ATTR_IO_BYTES, SIOX_VT_U64, {.u64 = req}},
+                               {SIOX_ATTR_IO_RESULT, SIOX_VT_I64, {.i64 = r}},
+                               {SIOX_ATTR_IO_OFFSET, SIOX_VT_U64, {.u64 = at}}};
+  siox__leaf_slow(type, aid, t0, now, err, attrs, at != SXP_POS_UNKNOWN ? 4 : 3);
 }
 
-void sxp__io_done(siox_type_id type, uint64_t t0, int fd, uint64_t req, int64_t off, int64_t r, int is_write) {
-  int err = r < 0 ? errno : 0, clobbered = 0;
+/* The leaf's record (siox-client/src/leaf.h): fd, bytes asked, result and,
+ * when known, the offset, stored straight into the ring. */
+static inline __attribute__((always_inline)) void io_record(siox_type_id type, uint64_t t0, int fd, uint64_t req,
+                                                            int64_t r, uint64_t at, int32_t err) {
+  uint64_t now = siox__clock_now();
+  struct siox__thread *t = siox__self;
+  if (SXP_UNLIKELY(t == NULL)) return; /* only after a fork or exit inside the call: begin saw one */
+  uint32_t n = at != SXP_POS_UNKNOWN ? 4 : 3;
+  struct siox__leaf w;
+  uint8_t *a = siox__leaf_open(&w, t, type, 0, t0, now, err, n);
+  if (SXP_UNLIKELY(a == NULL)) {
+    io_record_slow(type, 0, t0, now, fd, req, r, at, err);
+    return;
+  }
+  siox__leaf_attr(a, 0, SIOX_ATTR_POSIX_FD, SIOX_VT_I64, (uint64_t)(int64_t)fd);
+  siox__leaf_attr(a, 1, SIOX_ATTR_IO_BYTES, SIOX_VT_U64, req);
+  siox__leaf_attr(a, 2, SIOX_ATTR_IO_RESULT, SIOX_VT_I64, (uint64_t)r);
+  if (n == 4) siox__leaf_attr(a, 3, SIOX_ATTR_IO_OFFSET, SIOX_VT_U64, at);
+  siox__leaf_close(&w);
+}
+
+/* A successful call with links to report (GlusterFS, MPI-IO): its id is
+ * taken first, for the descriptor records, then its record. Without an id
+ * (ids used up, or a signal handler inside the client: counted dropped)
+ * no record either. */
+static __attribute__((noinline, cold)) void io_linked(siox_type_id type, uint64_t t0, int fd, struct sxp_ofd *o,
+                                                      uint64_t req, int64_t r, uint64_t at) {
+  siox_aid aid = siox__leaf_aid();
+  if (aid == 0) return;
+  links(aid, o, sxp_ofd_flags(o), at, r);
+  io_record_slow(type, aid, t0, siox__clock_now(), fd, req, r, at, 0);
+}
+
+/* Not split into hot and cold parts: gcc moved the common return into
+ * .text.unlikely, a jump to another page and back on every call. */
+__attribute__((optimize("no-reorder-blocks-and-partition"))) void sxp__io_done(siox_type_id type, uint64_t t0, int fd, uint64_t req, int64_t off, int64_t r) {
+  int is_write = off == SXP_AT_POS_WRITE, err = r < 0 ? errno : 0, clobbered = 0;
+  if (is_write) off = SXP_AT_POS;
   struct sxp_fd *s = sxp_fd_peek(fd);
   /* Only the pointer: at an explicit offset the ofd is not touched. */
   struct sxp_ofd *o = s ? atomic_load_explicit(&s->ofd, memory_order_acquire) : NULL;
@@ -113,11 +137,8 @@ void sxp__io_done(siox_type_id type, uint64_t t0, int fd, uint64_t req, int64_t 
   }
   int linked = o && r > 0 && at != SXP_POS_UNKNOWN &&
                SXP_UNLIKELY(sxp_fd_gluster(s) || sxp__mpiio_depth > 0 || sxp__mpiio_watch);
-  siox_aid aid = 0; /* taken with the record, unless the links need it first */
-  if (SXP_UNLIKELY(linked) && (aid = siox__leaf_aid()) != 0) links(aid, o, sxp_ofd_flags(o), at, r);
-  /* Linked without an id (ids used up, or a signal handler inside the
-   * client: counted dropped): no record either. */
-  if (SXP_LIKELY(!linked) || aid) io_record(type, aid, t0, fd, req, r, at, r < 0 ? err : 0);
+  if (SXP_LIKELY(!linked)) io_record(type, t0, fd, req, r, at, r < 0 ? err : 0);
+  else io_linked(type, t0, fd, o, req, r, at);
   sxp__guard = 0;
   if (SXP_UNLIKELY(clobbered || r < 0)) errno = err;
 }

@@ -47,7 +47,7 @@ static size_t iov_bytes(const struct iovec *iov, int n) {
     }                                                                           \
     uint64_t t0 = siox__clock_now();                                            \
     ssize_t r = real args;                                                      \
-    sxp__io_done(type, t0, fd, req, SXP_AT_POS, r, is_write);                   \
+    sxp__io_done(type, t0, fd, req, (is_write) ? SXP_AT_POS_WRITE : SXP_AT_POS, r); \
     return r;                                                                   \
   }
 
@@ -60,7 +60,7 @@ static size_t iov_bytes(const struct iovec *iov, int n) {
     if (SXP_UNLIKELY(!type)) return real args;                                  \
     uint64_t t0 = siox__clock_now();                                            \
     ssize_t r = real args;                                                      \
-    sxp__io_done(type, t0, fd, req, (off) < 0 ? -2 : (int64_t)(off), r, 0);     \
+    sxp__io_done(type, t0, fd, req, (off) < 0 ? -2 : (int64_t)(off), r);        \
     return r;                                                                   \
   }
 
