@@ -121,21 +121,7 @@ static inline void sxp_end(siox_aid aid, int64_t result, int failed, int err) {
   errno = err;
 }
 
-/* ---- track.c: positions, descriptors and links of fd I/O ---------------- */
-/* `off` of sxp__io_done for calls that use the file position: a read, or a
- * write (which lands at the end under O_APPEND). */
-#define SXP_AT_POS ((int64_t)-1)
-#define SXP_AT_POS_WRITE ((int64_t)-3)
-/* Records a read/write-like call on fd, begun at clock t0 as a leaf
- * activity of type (wrap_io.c), that asked for req bytes and returned r
- * (errno holds the error when r < 0): at offset off >= 0 (pread, pwrite;
- * -2: a negative offset, recorded as unknown), or at the file position
- * (SXP_AT_POS, SXP_AT_POS_WRITE: read, write, readv, writev), which it
- * advances. Reports the GlusterFS send and the MPI-IO receive, then writes
- * the activity with errno as the call left it and lowers the guard. Six
- * arguments: all in registers. */
-SXP_HIDDEN void sxp__io_done(siox_type_id type, uint64_t t0, int fd, uint64_t req, int64_t off, int64_t r)
-    __attribute__((hot));
+/* ---- track.c: positions, descriptors and links of fd I/O (io_done.h) ---- */
 /* The tracked position of fd after the application moved it to pos. */
 SXP_HIDDEN void sxp__pos_set(int fd, int64_t pos);
 
