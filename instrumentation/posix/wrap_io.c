@@ -30,7 +30,11 @@ static inline __attribute__((always_inline)) siox_type_id sxp_leaf_begin(enum sx
 /* Not split into hot and cold parts: gcc moved the common return of the
  * inlined sxp_io_done into .text.unlikely, a jump there and back on every
  * call. */
+#if defined(__clang__)
+#define SXP_WRAPPER SXP_EXPORT __attribute__((hot)) /* clang has no such split to turn off */
+#else
 #define SXP_WRAPPER SXP_EXPORT __attribute__((hot, optimize("no-reorder-blocks-and-partition")))
+#endif
 
 static size_t iov_bytes(const struct iovec *iov, int n) {
   size_t sum = 0;
