@@ -91,7 +91,7 @@ mpi_per_call() {
   rm -f "/dev/shm/siox-bench-instr-mpi.$$"
   echo $(((d[1] - d[0]) / MN))
 }
-PAIRS=(${INSTR_MPI_SOS:-"$B/instrumentation/mpi/libsiox-mpi.so:$B/instrumentation/posix/libsiox-posix.so"})
+read -ra PAIRS <<<"${INSTR_MPI_SOS:-$B/instrumentation/mpi/libsiox-mpi.so:$B/instrumentation/posix/libsiox-posix.so}"
 for pair in "${PAIRS[@]}"; do
   [ ${#PAIRS[@]} -eq 1 ] || echo "# preload $pair"
   echo "mpiio_added_instructions_per_call_4k $(mpi_per_call "$pair") instructions"
