@@ -18,6 +18,15 @@
 # natively happens about once per 512 KiB), so the figure moved by +-40
 # between runs of one library. Limits: the kernel's part of the call is not
 # counted.
+# Then the MPI-IO layer the same way (INSTR_MPIIO=0 leaves it out): one
+# rank of `bench_mpiio --rank` (a singleton, no mpirun) writing 4 KiB with
+# MPI_File_write_at, both layers preloaded; callgrind's inclusive counts of
+# the layer's MPI_File_write_at less those of the PMPI_File_write_at it
+# calls (so the POSIX records beneath are not in it), N and 2N calls:
+#   mpiio_added_instructions_per_call_4k  the MPI-IO layer's own, per call
+# INSTR_MPI_SOS="MPI_SO:POSIX_SO ..." (default this build's pair): one
+# figure per pair, each after a "# preload" line (an A/B against a saved
+# copy of main's libraries).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${1:-$top/build}" && pwd)
@@ -58,4 +67,32 @@ for so in "${PRELOADS[@]}"; do
   main=$(per_call "$so")
   echo "posix_instructions_per_call_4k $main instructions"
   echo "posix_added_instructions_per_call_4k $((main - bare)) instructions"
+done
+
+[ "${INSTR_MPIIO:-1}" != 0 ] && [ -x "$B/bench/bench_mpiio" ] || exit 0
+command -v callgrind_annotate >/dev/null || { echo "bench_instr: callgrind_annotate not found" >&2; exit 2; }
+MN=${INSTR_MPIIO_CALLS:-5000}
+# Inclusive instructions of function $2 (its name's end) in run $1.
+incl() {
+  callgrind_annotate --inclusive=yes "$T/$1.out-01" 2>/dev/null |
+    awk -v f="$2" '$0 ~ (":" f " ") { gsub(",", "", $1); print $1; exit }'
+}
+# MPI-IO layer's instructions per MPI_File_write_at under preload $1.
+mpi_per_call() {
+  local n d=()
+  for n in "$MN" $((2 * MN)); do
+    rm -f "$T/m$n".out-* "/dev/shm/siox-bench-instr-mpi.$$"
+    env LD_PRELOAD="$1" BENCH_MPIIO_NO_AB=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+      valgrind --tool=callgrind --separate-threads=yes --toggle-collect=timed \
+      --callgrind-out-file="$T/m$n.out" "$B/bench/bench_mpiio" --rank "/dev/shm/siox-bench-instr-mpi.$$" 4096 "$n" \
+      >/dev/null 2>"$T/vg.log" || { cat "$T/vg.log" >&2; exit 1; }
+    d+=($(($(incl "m$n" MPI_File_write_at) - $(incl "m$n" PMPI_File_write_at))))
+  done
+  rm -f "/dev/shm/siox-bench-instr-mpi.$$"
+  echo $(((d[1] - d[0]) / MN))
+}
+read -ra PAIRS <<<"${INSTR_MPI_SOS:-$B/instrumentation/mpi/libsiox-mpi.so:$B/instrumentation/posix/libsiox-posix.so}"
+for pair in "${PAIRS[@]}"; do
+  [ ${#PAIRS[@]} -eq 1 ] || echo "# preload $pair"
+  echo "mpiio_added_instructions_per_call_4k $(mpi_per_call "$pair") instructions"
 done

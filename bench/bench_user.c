@@ -35,7 +35,17 @@
  *   USER_LONG=0 leaves the 1M-call loop out (an A/B on a machine so loaded
  *   that a bare 4 KiB pwrite takes 40 us: each 1M run then takes 40 s).
  *   USER_LOOPS=0 leaves both loops (and the daemon's CPU) out: the start
- *   figures alone, for an A/B of the process start.
+ *   figures alone, for an A/B of the process start. USER_START=0 leaves
+ *   the start figures out (an A/B of the loops alone).
+ *   USER_BASE_SO=LIB (e.g. a saved copy of main's libsiox-posix.so): each
+ *   loop round runs a third process under LIB, the three in an order
+ *   rotating through all six permutations, and adds
+ *     posix_base_{overhead,process_cpu_overhead}_ns_per_call_*  LIB's
+ *     posix_ab_overhead_ns_per_call_*     loop time, this library - LIB
+ *     posix_ab_process_cpu_ns_per_call_*  process CPU, this library - LIB
+ *   (median of the per-round differences, with the 95% interval): an
+ *   interleaved A/B of two libraries in one sitting (ROUNDS a multiple of
+ *   6 gives every order alike).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -72,13 +82,13 @@ struct run {
 
 /* Runs argv bare or traced; fills *o (loop_ns: the number the program
  * printed, 0 if none). Returns 0 or -1. */
-static int run_one(char *const argv[], int traced, struct run *o) {
+static int run_one_so(char *const argv[], const char *so, struct run *o) {
   char *env[512], pre[4200];
   int n = 0;
   for (char **e = environ; *e && n < 500; e++)
     if (strncmp(*e, "LD_PRELOAD=", 11) != 0) env[n++] = *e;
-  if (traced) {
-    snprintf(pre, sizeof pre, "LD_PRELOAD=%s", preload_so);
+  if (so) {
+    snprintf(pre, sizeof pre, "LD_PRELOAD=%s", so);
     env[n++] = pre;
   }
   env[n] = NULL;
@@ -113,6 +123,10 @@ static int run_one(char *const argv[], int traced, struct run *o) {
   o->vcsw = ru.ru_nvcsw;
   o->ivcsw = ru.ru_nivcsw;
   return 0;
+}
+
+static int run_one(char *const argv[], int traced, struct run *o) {
+  return run_one_so(argv, traced ? preload_so : NULL, o);
 }
 
 /* ---- statistics ------------------------------------------------------------ */
@@ -154,35 +168,72 @@ static double daemon_cpu_ns(void) {
 
 static double activities_total;
 
-/* ABBA rounds of the pwrite loop with `calls` calls; prints the figures
- * with suffix (e.g. "4k_200k"). */
+/* With USER_BASE_SO: a third process per round, the same loop under that
+ * library (e.g. a saved copy of main's), and the figures of this library
+ * against it, round by round: an interleaved A/B of two preloads in one
+ * sitting. The three run in an order that goes through all six
+ * permutations over the rounds, so that no library keeps a slot. */
+static const char *base_so;
+
+/* Prints the median of d (with its interval) under "PREFIX_SUFFIX". */
+static void print_named(const char *prefix, const char *suffix, double *d, int rounds) {
+  char name[160];
+  snprintf(name, sizeof name, "%s_%s", prefix, suffix);
+  print_est(name, median_ci(d, rounds), "ns");
+}
+
+/* ABBA rounds of the pwrite loop with `calls` calls (with base_so, rounds
+ * of three in rotating order); prints the figures with suffix (e.g.
+ * "4k_200k"). */
 static int loop_bench(long calls, int rounds, const char *suffix) {
   char cs[32], name[128];
   snprintf(cs, sizeof cs, "%ld", calls);
   char *argv[] = {(char *)pwrite_bin, "loop", path, cs, NULL};
   static double dloop[MAX_ROUNDS], dwall[MAX_ROUNDS], dcpu[MAX_ROUNDS], base[MAX_ROUNDS];
+  static double bloop[MAX_ROUNDS], bcpu[MAX_ROUNDS], abloop[MAX_ROUNDS], abcpu[MAX_ROUNDS];
+  static const int perm[6][3] = {{0, 1, 2}, {2, 1, 0}, {1, 2, 0}, {0, 2, 1}, {2, 0, 1}, {1, 0, 2}};
   for (int r = 0; r < rounds; r++) {
-    struct run b, t;
-    for (int k = 0; k < 2; k++) {
-      int traced = (k == 0) == (r % 2 == 1); /* ABBA: bare first in even rounds */
-      if (run_one(argv, traced, traced ? &t : &b) < 0) return -1;
+    struct run v[3]; /* bare, this library, base_so */
+    if (base_so) {
+      for (int k = 0; k < 3; k++) {
+        int which = perm[r % 6][k];
+        if (run_one_so(argv, which == 0 ? NULL : which == 1 ? preload_so : base_so, &v[which]) < 0) return -1;
+      }
+      activities_total += (double)calls + 2;
+      bloop[r] = (v[2].loop_ns - v[0].loop_ns) / (double)calls;
+      bcpu[r] = (v[2].cpu_ns - v[0].cpu_ns) / (double)calls;
+      abloop[r] = (v[1].loop_ns - v[2].loop_ns) / (double)calls;
+      abcpu[r] = (v[1].cpu_ns - v[2].cpu_ns) / (double)calls;
+    } else {
+      for (int k = 0; k < 2; k++) {
+        int traced = (k == 0) == (r % 2 == 1); /* ABBA: bare first in even rounds */
+        if (run_one(argv, traced, &v[traced]) < 0) return -1;
+      }
     }
+    struct run b = v[0], t = v[1];
     activities_total += (double)calls + 2; /* the pwrites, open, close */
     dloop[r] = (t.loop_ns - b.loop_ns) / (double)calls;
     dwall[r] = (t.wall_ns - b.wall_ns) / (double)calls;
     dcpu[r] = (t.cpu_ns - b.cpu_ns) / (double)calls;
     base[r] = b.loop_ns / (double)calls;
-    fprintf(stderr, "  %s round %d: bare %.0f traced %.0f ns/call (loop)\n", suffix, r, b.loop_ns / (double)calls,
+    fprintf(stderr, "  %s round %d: bare %.0f traced %.0f ns/call (loop)", suffix, r, b.loop_ns / (double)calls,
             t.loop_ns / (double)calls);
+    if (base_so) fprintf(stderr, " base %.0f; cpu traced-base %.0f", v[2].loop_ns / (double)calls, abcpu[r]);
+    fprintf(stderr, "\n");
   }
   snprintf(name, sizeof name, "posix_baseline_ns_per_call_%s", suffix);
   printf("%s %.1f ns\n", name, median_ci(base, rounds).median);
-  snprintf(name, sizeof name, "posix_overhead_ns_per_call_%s", suffix);
-  print_est(name, median_ci(dloop, rounds), "ns");
-  snprintf(name, sizeof name, "posix_process_overhead_ns_per_call_%s", suffix);
-  print_est(name, median_ci(dwall, rounds), "ns");
-  snprintf(name, sizeof name, "posix_process_cpu_overhead_ns_per_call_%s", suffix);
-  print_est(name, median_ci(dcpu, rounds), "ns"); /* with its interval: under load the wall figures are noise */
+  print_named("posix_overhead_ns_per_call", suffix, dloop, rounds);
+  print_named("posix_process_overhead_ns_per_call", suffix, dwall, rounds);
+  /* with its interval: under load the wall figures are noise */
+  print_named("posix_process_cpu_overhead_ns_per_call", suffix, dcpu, rounds);
+  if (base_so) {
+    /* The base library's own overheads, and this one's minus the base's. */
+    print_named("posix_base_overhead_ns_per_call", suffix, bloop, rounds);
+    print_named("posix_base_process_cpu_overhead_ns_per_call", suffix, bcpu, rounds);
+    print_named("posix_ab_overhead_ns_per_call", suffix, abloop, rounds);
+    print_named("posix_ab_process_cpu_ns_per_call", suffix, abcpu, rounds);
+  }
   fflush(stdout);
   return 0;
 }
@@ -244,6 +295,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   pwrite_bin = argv[1], preload_so = argv[2], daemon_pid = argv[3];
+  base_so = getenv("USER_BASE_SO") && *getenv("USER_BASE_SO") ? getenv("USER_BASE_SO") : NULL;
   int rounds = argc > 4 ? atoi(argv[4]) : 16;
   if (rounds < 6 || rounds * 2 > MAX_ROUNDS) return fprintf(stderr, "ROUNDS: 6 .. %d\n", MAX_ROUNDS / 2), 2;
   snprintf(path, sizeof path, "/dev/shm/siox-bench-user.%d", (int)getpid());
@@ -262,9 +314,9 @@ int main(int argc, char **argv) {
     if (rc == 0 && d0 >= 0 && d1 >= 0)
       printf("daemon_cpu_ns_per_activity %.1f ns\n", (d1 - d0) / activities_total);
   }
-  if (rc == 0)
+  if (rc == 0 && !env_off("USER_START"))
     rc = start_bench(true_argv, rounds * 2, "process_start_overhead_ms", "process_start_cpu_overhead_ms", "", NULL);
-  if (rc == 0)
+  if (rc == 0 && !env_off("USER_START"))
     rc = start_bench(once_argv, rounds * 2, "process_start_overhead_ms_openwrite", "process_start_cpu_overhead_ms_openwrite",
                      "_openwrite", "daemon_cpu_ms_per_process_openwrite");
   unlink(path);

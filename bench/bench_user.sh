@@ -13,6 +13,10 @@
 # blocks), each after a "# daemon" line: an A/B of the daemon in one sitting.
 # The slots are not alike: an A/A (one binary in both) favoured the first
 # daemon's figures (2026-12-07, bench/results.txt); run it both ways round.
+# USER_BASE_SO=LIB (bench_user.c): every loop round also runs LIB (e.g. a
+# saved copy of main's libsiox-posix.so), interleaved with bare and this
+# library, and prints posix_ab_* (this library - LIB) figures: the A/B of
+# two preloads in one sitting (ROUNDS a multiple of 6: every order alike).
 # USER_DAEMON=PATH runs that siox-daemon binary instead of BUILD_DIR's (an
 # A/B of the daemon's CPU per activity against a saved copy of main's).
 set -euo pipefail

@@ -50,6 +50,15 @@ static int etype_position(const struct siox_mpi_access *a, struct siox_mpi_file 
 }
 
 void siox__mpi_range(const struct siox_mpi_access *a, struct siox_mpi_file *f, struct siox_mpi_range *r) {
+  /* The bulk of IOR-like I/O first: MPI_BYTE at an explicit offset in a
+   * contiguous view, which the general steps below reach through a switch,
+   * a type test and a field at a time. */
+  if (a->pos == POS_EXPLICIT && a->type == MPI_BYTE && f && f->view_contig) {
+    r->bytes = r->span = a->count > 0 ? (uint64_t)a->count : 0;
+    r->offset = (uint64_t)(f->disp + a->offset * f->etype_size);
+    r->known = 1;
+    return;
+  }
   /* MPI_BYTE, the usual type of bulk I/O, needs no call into the library. */
   MPI_Count tsize = a->type == MPI_BYTE ? 1 : 0;
   MPI_Offset pos, start, end;

@@ -34,7 +34,7 @@ static const char *const call_names[CALL_COUNT] = {
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static atomic_int ready;
+atomic_int siox__mpi_ready;
 
 static int register_all(void) {
   char host[256] = "localhost";
@@ -59,11 +59,8 @@ static void layer_init(void) {
   siox__mpi.ok = register_all() == 0;
 }
 
-int siox__mpi_layer_ready(void) {
-  /* After the first call this is one acquire load, not a libc call. */
-  if (SIOX_MPI_UNLIKELY(!atomic_load_explicit(&ready, memory_order_acquire))) {
-    pthread_once(&once, layer_init);
-    atomic_store_explicit(&ready, 1, memory_order_release);
-  }
+int siox__mpi_layer_init(void) {
+  pthread_once(&once, layer_init);
+  atomic_store_explicit(&siox__mpi_ready, 1, memory_order_release);
   return siox__mpi.ok;
 }

@@ -7,6 +7,7 @@
 #define SIOX_MPI_LAYER_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include <siox/siox.h>
@@ -58,8 +59,15 @@ struct siox_mpi_layer {
 };
 extern struct siox_mpi_layer siox__mpi SIOX_MPI_HIDDEN;
 
-/* Registers nodes and types on first use; returns 1 when recording is on. */
-SIOX_MPI_HIDDEN int siox__mpi_layer_ready(void);
+/* Registers nodes and types on first use; returns 1 when recording is on.
+ * Inline: after the first call one acquire load (it was a call of its own
+ * on every recorded MPI call). */
+extern atomic_int siox__mpi_ready SIOX_MPI_HIDDEN;
+SIOX_MPI_HIDDEN int siox__mpi_layer_init(void) __attribute__((cold));
+static inline int siox__mpi_layer_ready(void) {
+  if (SIOX_MPI_UNLIKELY(!atomic_load_explicit(&siox__mpi_ready, memory_order_acquire))) return siox__mpi_layer_init();
+  return siox__mpi.ok;
+}
 
 /* Depth of MPI-IO wrappers on this thread: inner MPI-IO calls (an
  * implementation calling MPI_File_* itself) pass straight through, and the

@@ -121,15 +121,7 @@ static inline void sxp_end(siox_aid aid, int64_t result, int failed, int err) {
   errno = err;
 }
 
-/* ---- track.c: positions, descriptors and links of fd I/O ---------------- */
-/* Pass as `off` to sxp__io_done for calls that use the file position. */
-#define SXP_AT_POS ((int64_t)-1)
-/* Records a read/write-like call on fd that asked for req bytes at off (or
- * SXP_AT_POS) and returned r (errno holds the error when r < 0); advances
- * the tracked position; reports the GlusterFS send and the MPI-IO receive.
- * Then ends the activity with errno as the call left it. */
-SXP_HIDDEN void sxp__io_done(siox_aid aid, int fd, uint64_t req, int64_t off, int64_t r, int is_write)
-    __attribute__((hot));
+/* ---- track.c: positions, descriptors and links of fd I/O (io_done.h) ---- */
 /* The tracked position of fd after the application moved it to pos. */
 SXP_HIDDEN void sxp__pos_set(int fd, int64_t pos);
 

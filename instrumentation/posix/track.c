@@ -2,7 +2,9 @@
  * Offsets and links of fd I/O: after the real read/write returns, work out
  * where it landed from the tracked position (no lseek on the common path),
  * attach the attributes, and report the cross-layer links of
- * instrumentation/README.md (GlusterFS send, MPI-IO receive).
+ * instrumentation/README.md (GlusterFS send, MPI-IO receive): the rare
+ * steps, out of line; the common ones are io_done.h's, inline in the
+ * wrappers.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -10,11 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "posix.h"
+#include "io_done.h"
 
-/* Makes a table entry for an fd this layer did not see open (inherited,
- * opened inside libc, stdin/out/err). Runs once per such fd. */
-static struct sxp_ofd *adopt(int fd) {
+struct sxp_ofd *sxp__adopt(int fd) {
   char link[64], path[PATH_MAX];
   snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
   ssize_t n = readlink(link, path, sizeof path - 1);
@@ -27,8 +27,7 @@ static struct sxp_ofd *adopt(int fd) {
   return o;
 }
 
-/* Asks the kernel where fd is now; the next calls run on the tracked copy. */
-static uint64_t learn(int fd, struct sxp_ofd *o) {
+uint64_t sxp__learn(int fd, struct sxp_ofd *o) {
   off_t cur = SXP_REAL(lseek)(fd, 0, SEEK_CUR);
   if (cur < 0) {
     atomic_fetch_or(&o->flags, SXP_OFD_NOSEEK);
@@ -36,21 +35,6 @@ static uint64_t learn(int fd, struct sxp_ofd *o) {
   }
   sxp_ofd_set(o, (uint64_t)cur);
   return (uint64_t)cur;
-}
-
-/* The offset where r bytes were just moved on fd, or SXP_POS_UNKNOWN. */
-static uint64_t track(int fd, struct sxp_ofd *o, int64_t r, int is_write) {
-  uint32_t flags = sxp_ofd_flags(o);
-  if (flags & SXP_OFD_NOSEEK) return SXP_POS_UNKNOWN;
-  if (r <= 0) {
-    uint64_t p = sxp_ofd_pos(o);
-    return p != SXP_POS_UNKNOWN ? p : learn(fd, o);
-  }
-  /* An O_APPEND write lands at an end only the kernel knows. */
-  uint64_t p = (is_write && (flags & SXP_OFD_APPEND)) ? SXP_POS_UNKNOWN : sxp_ofd_advance(o, (uint64_t)r);
-  if (p != SXP_POS_UNKNOWN) return p;
-  p = learn(fd, o);
-  return p == SXP_POS_UNKNOWN ? p : p - (uint64_t)r;
 }
 
 /* The links of README.md: the bytes go down to a GlusterFS client when fd
@@ -71,36 +55,25 @@ static void links(siox_aid aid, const struct sxp_ofd *o, uint32_t flags, uint64_
   }
 }
 
-void sxp__io_done(siox_aid aid, int fd, uint64_t req, int64_t off, int64_t r, int is_write) {
-  int err = r < 0 ? errno : 0, clobbered = 0;
-  struct sxp_fd *s = sxp_fd_peek(fd);
-  /* Only the pointer: at an explicit offset the ofd is not touched. */
-  struct sxp_ofd *o = s ? atomic_load_explicit(&s->ofd, memory_order_acquire) : NULL;
-  if (SXP_UNLIKELY(!o) && r >= 0) {
-    err = errno, clobbered = 1; /* adopt() makes system calls */
-    o = adopt(fd);
-    s = o ? sxp_fd_peek(fd) : NULL; /* adopt attached it */
-  }
-  uint64_t at = off >= 0 ? (uint64_t)off : SXP_POS_UNKNOWN;
-  if (off == SXP_AT_POS && o) {
-    if (SXP_UNLIKELY(sxp_ofd_pos(o) == SXP_POS_UNKNOWN) && !clobbered) err = errno, clobbered = 1; /* learn() */
-    at = track(fd, o, r, is_write);
-  }
-  struct siox_attr a[4] = {{SIOX_ATTR_POSIX_FD, SIOX_VT_I64, {.i64 = fd}},
-                           {SIOX_ATTR_IO_BYTES, SIOX_VT_U64, {.u64 = req}},
-                           {SIOX_ATTR_IO_RESULT, SIOX_VT_I64, {.i64 = r}},
-                           {SIOX_ATTR_IO_OFFSET, SIOX_VT_U64, {.u64 = at}}};
-  if (o && r > 0 && at != SXP_POS_UNKNOWN &&
-      SXP_UNLIKELY(sxp_fd_gluster(s) || sxp__mpiio_depth > 0 || sxp__mpiio_watch))
-    links(aid, o, sxp_ofd_flags(o), at, r);
-  /* One call into the client for the attributes, the error and the stop. */
-  siox_activity_stop_attrs(aid, a, at != SXP_POS_UNKNOWN ? 4 : 3, r < 0 ? err : 0);
-  sxp__guard = 0;
-  if (SXP_UNLIKELY(clobbered || r < 0)) errno = err;
+void sxp__io_record_slow(siox_type_id type, siox_aid aid, uint64_t t0, uint64_t now, int fd,
+                                                     uint64_t req, int64_t r, uint64_t at, int32_t err) {
+  struct siox_attr attrs[4] = {{SIOX_ATTR_POSIX_FD, SIOX_VT_I64, {.i64 = fd}},
+                               {SIOX_ATTR_IO_BYTES, SIOX_VT_U64, {.u64 = req}},
+                               {SIOX_ATTR_IO_RESULT, SIOX_VT_I64, {.i64 = r}},
+                               {SIOX_ATTR_IO_OFFSET, SIOX_VT_U64, {.u64 = at}}};
+  siox__leaf_slow(type, aid, t0, now, err, attrs, at != SXP_POS_UNKNOWN ? 4 : 3);
+}
+
+void sxp__io_linked(siox_type_id type, uint64_t t0, int fd, struct sxp_ofd *o,
+                                                      uint64_t req, int64_t r, uint64_t at) {
+  siox_aid aid = siox__leaf_aid();
+  if (aid == 0) return;
+  links(aid, o, sxp_ofd_flags(o), at, r);
+  sxp__io_record_slow(type, aid, t0, siox__clock_now(), fd, req, r, at, 0);
 }
 
 void sxp__pos_set(int fd, int64_t pos) {
   struct sxp_ofd *o = sxp_fd_ofd(fd);
-  if (!o) o = adopt(fd);
+  if (!o) o = sxp__adopt(fd);
   if (o) sxp_ofd_set(o, (uint64_t)pos);
 }

@@ -1,14 +1,40 @@
 /*
  * Data wrappers on fds: read/write, pread/pwrite (+64, fortify), readv and
- * writev. The hot path: begin (guard, TLS, rdtsc), the real call, then
- * sxp__io_done (tracked offset, attributes, links, stop). No lseek, no
- * allocation, no lock per call.
+ * writev. The hot path: sxp_leaf_begin (guard, TLS, the clock), the real
+ * call, then sxp_io_done (tracked offset, attributes, links, the record).
+ * Each call is a leaf activity (siox-client/src/leaf.h): never on the
+ * thread's stack, written whole after the call. No lseek, no allocation,
+ * no lock per call.
  */
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "posix.h"
+#include "io_done.h"
+
+/* Returns the type of a leaf activity to record (guard raised; the caller
+ * then reads the clock, calls the real function and sxp_io_done), or 0:
+ * call the real function and record nothing. */
+static inline __attribute__((always_inline)) siox_type_id sxp_leaf_begin(enum sxp_type t) {
+  if (SXP_UNLIKELY(sxp__guard)) return 0;
+  if (SXP_UNLIKELY(atomic_load_explicit(&sxp__state, memory_order_acquire) != SXP_STATE_ON) &&
+      !sxp__setup())
+    return 0;
+  siox_type_id type = __atomic_load_n(&sxp__reg.type[t], __ATOMIC_ACQUIRE);
+  if (SXP_UNLIKELY(type == 0) && (type = sxp__type_slow(t)) == 0) return 0;
+  sxp__guard = 1; /* before the thread's first attach, which may do I/O */
+  if (SXP_UNLIKELY(siox__leaf_thread() == NULL)) return sxp__guard = 0;
+  return type;
+}
+
+/* Not split into hot and cold parts: gcc moved the common return of the
+ * inlined sxp_io_done into .text.unlikely, a jump there and back on every
+ * call. */
+#if defined(__clang__)
+#define SXP_WRAPPER SXP_EXPORT __attribute__((hot)) /* clang has no such split to turn off */
+#else
+#define SXP_WRAPPER SXP_EXPORT __attribute__((hot, optimize("no-reorder-blocks-and-partition")))
+#endif
 
 static size_t iov_bytes(const struct iovec *iov, int n) {
   size_t sum = 0;
@@ -18,29 +44,31 @@ static size_t iov_bytes(const struct iovec *iov, int n) {
 
 /* A call that moves the file position (read, write, readv, writev). */
 #define DEFINE_SEQ(name, T, is_write, params, args, fd, req, fallback)          \
-  SXP_EXPORT __attribute__((hot)) ssize_t name params {                         \
+  SXP_WRAPPER ssize_t name params {                                             \
     ssize_t(*real) params = SXP_REAL(name);                                     \
     if (SXP_UNLIKELY(!real)) return fallback;                                   \
-    siox_aid aid = sxp_begin(SXP_T_##T);                                        \
-    if (SXP_UNLIKELY(!aid)) {                                                   \
+    siox_type_id type = sxp_leaf_begin(SXP_T_##T);                              \
+    if (SXP_UNLIKELY(!type)) {                                                  \
       ssize_t r = real args;                                                    \
       sxp_pos_passthrough(fd, r, is_write);                                     \
       return r;                                                                 \
     }                                                                           \
+    uint64_t t0 = siox__clock_now();                                            \
     ssize_t r = real args;                                                      \
-    sxp__io_done(aid, fd, req, SXP_AT_POS, r, is_write);                 \
+    sxp_io_done(type, t0, fd, req, (is_write) ? SXP_AT_POS_WRITE : SXP_AT_POS, r);  \
     return r;                                                                   \
   }
 
 /* A call at an explicit offset (pread, pwrite): the position stays. */
 #define DEFINE_AT(name, T, params, args, fd, req, off, fallback)                \
-  SXP_EXPORT __attribute__((hot)) ssize_t name params {                         \
+  SXP_WRAPPER ssize_t name params {                                             \
     ssize_t(*real) params = SXP_REAL(name);                                     \
     if (SXP_UNLIKELY(!real)) return fallback;                                   \
-    siox_aid aid = sxp_begin(SXP_T_##T);                                        \
-    if (SXP_UNLIKELY(!aid)) return real args;                                   \
+    siox_type_id type = sxp_leaf_begin(SXP_T_##T);                              \
+    if (SXP_UNLIKELY(!type)) return real args;                                  \
+    uint64_t t0 = siox__clock_now();                                            \
     ssize_t r = real args;                                                      \
-    sxp__io_done(aid, fd, req, (off) < 0 ? -2 : (int64_t)(off), r, 0);   \
+    sxp_io_done(type, t0, fd, req, (off) < 0 ? -2 : (int64_t)(off), r);         \
     return r;                                                                   \
   }
 

@@ -168,11 +168,10 @@ static inline __attribute__((always_inline)) int put_direct(struct siox__thread 
   return 0;
 }
 
-/* Writes slot i of t's stack, ended at `now` and followed by the n extra
- * attributes at more, to the ring, and pops it. */
-static inline __attribute__((always_inline)) void stop_slot(struct siox__thread *t, int i, uint64_t now,
-                                                            const struct siox_attr *more, unsigned n) {
-  struct siox__open *o = &t->stack[i];
+/* Writes slot o of t's stack, ended at `now` and followed by the n extra
+ * attributes at more, to the ring (the caller pops it). */
+static inline __attribute__((always_inline)) void write_slot(struct siox__thread *t, struct siox__open *o, uint64_t now,
+                                                             const struct siox_attr *more, unsigned n) {
   int rc = put_direct(t, o, now, more, n);
   if (SIOX_UNLIKELY(rc != 0)) {
     uint32_t own = (uint32_t)(ACT_FIXED + o->act.nattr * sizeof(struct siox_cw_attr));
@@ -184,6 +183,12 @@ static inline __attribute__((always_inline)) void stop_slot(struct siox__thread 
   }
   if (rc == 0) siox__bump(&t->n_activities);
   siox__start_check(t, now);
+}
+
+/* Writes slot i of t's stack (see write_slot) and pops it. */
+static inline __attribute__((always_inline)) void stop_slot(struct siox__thread *t, int i, uint64_t now,
+                                                            const struct siox_attr *more, unsigned n) {
+  write_slot(t, &t->stack[i], now, more, n);
   /* Out-of-order stop (nonblocking I/O): close the gap. */
   if (SIOX_UNLIKELY((uint32_t)i != t->depth - 1))
     memmove(&t->stack[i], &t->stack[i + 1], (t->depth - 1 - (uint32_t)i) * sizeof t->stack[0]);
@@ -222,7 +227,10 @@ SIOX_HOT void siox_activity_stop_attrs(siox_aid aid, const struct siox_attr *att
   /* The wrappers' case: the activity on top, its attributes fit. */
   if (SIOX_LIKELY(top < SIOX_STACK_DEPTH && o->act.aid == aid && n <= SIOX_CW_MAX_ATTRS - o->act.nattr)) {
     if (err) o->act.err = err;
-    stop_slot(t, (int)top, now, attrs, n);
+    /* The top itself: the slot's address and the new depth are known
+     * (stop_slot would find them again from an index). */
+    write_slot(t, o, now, attrs, n);
+    t->depth = top;
   } else {
     stop_attrs_slow(t, aid, now, attrs, n, err);
   }

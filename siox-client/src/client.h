@@ -103,7 +103,7 @@ SIOX_HIDDEN void siox__clock_init(void);
 SIOX_HIDDEN void siox__clock_pair(uint64_t *tsc, int64_t *ns);
 SIOX_HIDDEN uint64_t siox__clock_slow(void);
 
-static inline uint64_t siox__clock_now(void) {
+static inline __attribute__((always_inline)) uint64_t siox__clock_now(void) {
 #if defined(__x86_64__)
   if (SIOX_LIKELY(siox__clock_tsc)) {
     uint32_t lo, hi;
@@ -138,13 +138,13 @@ SIOX_HIDDEN void siox__threads_after_fork_child(void);
 SIOX_HIDDEN void siox__stats_sum(uint64_t *activities, uint64_t *records, uint64_t *dropped);
 SIOX_HIDDEN void siox__count_drop_global(void);
 
-static inline void siox__bump(uint64_t *c) {
+static inline __attribute__((always_inline)) void siox__bump(uint64_t *c) {
   __atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
 }
 
 /* Takes the next activity id of t's block (refilling the block when used
  * up); returns 0 when the process has used up the 2^32 ids. */
-static inline siox_aid siox__aid_take(struct siox__thread *t) {
+static inline __attribute__((always_inline)) siox_aid siox__aid_take(struct siox__thread *t) {
   if (SIOX_UNLIKELY(t->aid_next == t->aid_end && siox__aid_refill(t) < 0)) return 0;
   return t->aid_next++;
 }
@@ -167,14 +167,14 @@ SIOX_HIDDEN void siox__start_due(void) __attribute__((cold));
 
 /* Called after each record of t written at `now`: one relaxed load and a
  * compare once the flusher runs. */
-static inline void siox__start_check(const struct siox__thread *t, uint64_t now) {
+static inline __attribute__((always_inline)) void siox__start_check(const struct siox__thread *t, uint64_t now) {
   uint64_t by = atomic_load_explicit(&siox__start_by, memory_order_relaxed);
   if (SIOX_UNLIKELY(by != 0) && (now >= by || t->head >= SIOX_START_BYTES)) siox__start_due();
 }
 
 /* Returns the calling thread's state, attaching it on first use; NULL when
  * recording is off (disabled, finalized, thread exiting, out of memory). */
-static inline struct siox__thread *siox__thread_get(void) {
+static inline __attribute__((always_inline)) struct siox__thread *siox__thread_get(void) {
   struct siox__thread *t = siox__self;
   if (SIOX_UNLIKELY(t == NULL)) t = siox__thread_attach();
   return t;
@@ -266,7 +266,7 @@ static inline int siox__ring_write(struct siox__thread *t, const void *rec, uint
 }
 
 /* Signal-safety guard around every per-thread write. */
-static inline int siox__enter(struct siox__thread *t) {
+static inline __attribute__((always_inline)) int siox__enter(struct siox__thread *t) {
   if (SIOX_UNLIKELY(t->busy)) {
     siox__bump(&t->n_dropped);
     return 0;
@@ -275,7 +275,7 @@ static inline int siox__enter(struct siox__thread *t) {
   atomic_signal_fence(memory_order_seq_cst);
   return 1;
 }
-static inline void siox__leave(struct siox__thread *t) {
+static inline __attribute__((always_inline)) void siox__leave(struct siox__thread *t) {
   atomic_signal_fence(memory_order_seq_cst);
   t->busy = 0;
 }
