@@ -36,10 +36,10 @@
 #      `siox run`, its workload extracted.
 #   2. per case, the workload is replayed (`siox replay`, traced) on the
 #      scenario's system, COPIES replays at once for load=K, CV_REPEAT times
-#      (default 3; the replay's files removed between repeats), after one
-#      warm-up repeat that is traced but not measured (CV_WARMUP=1, default;
-#      0: none, as before; capacity/README.md "The first run of a case": the
-#      recorded jobs ran on a warm testbed, a case's first run did not). The shared
+#      (default 3; the replay's files removed between repeats); CV_WARMUP=1
+#      runs one warm-up repeat first, traced but not measured (default 0: in
+#      two sittings the first run was no more often the slowest than the
+#      fastest; capacity/README.md "The first run of a case"). The shared
 #      file's replays on testbed A are placed on the slowed brick, as the
 #      recorded job's file is (a replay directory picked for it: DHT places
 #      by name and directory), so that healing it matters to them:
@@ -66,10 +66,10 @@
 #        4to2       testbed C, 2 bricks none slowed (heal=brick3+bricks=2)
 #        fpp_4to2, demo_4to2, shared_4to2  testbed C, file per process, the
 #                   demo's workload, the shared-file job's
-#        2to4       the other way: the model calibrated on the 4to2 runs'
-#                   window (testbed C, 2 bricks: every measured repeat of the
-#                   4to2 case, from the first's start to the last's end; its
-#                   first run's window alone before, the _first variant),
+#        2to4       the other way: the model calibrated on the 4to2 case's
+#                   first run's window (testbed C, 2 bricks; the _allruns
+#                   variant: every measured repeat of the 4to2 case, from the
+#                   first's start to the last's end),
 #                   bricks=4, checked against the healed runs (testbed
 #                   B: 4 bricks, none slowed, the same workload); needs both
 #                   cases, so it runs them
@@ -125,8 +125,8 @@
 # ..._<key>_kpooled; the client's read line over all its reads, the
 # ones queued behind another request to their brick too (--read-all, the rule before:
 # capacity/README.md "Reads queued behind another"): ..._<key>_readall; for the 2to4
-# cases, the model calibrated on the 4to2 case's first measured run alone (the rule
-# before): ..._2to4_<w>_first; the healthy reference's write line by least squares (--healthy-ls, the rule before: capacity/README.md
+# cases, the model calibrated on every measured repeat of the 4to2 case, not its first
+# run alone: ..._2to4_<w>_allruns; the healthy reference's write line by least squares (--healthy-ls, the rule before: capacity/README.md
 # "The healthy reference"): ..._<key>_healthyls; the model without the calibration job
 # (its window starts after it): ..._<key>_nocal; with CV_BASELINE_CLI=PATH (a `siox` built
 # from the commit to compare with), its validate on the same runs:
@@ -158,7 +158,7 @@
 # the measured runs spent their time (bench/capacity_run_ops.py).
 # CV_VARIANTS="PRE..." runs only those validate variants (v0 nocache, vd delays, vf flat,
 # vc conc, vo coll, vk kernel, vnocores, vnonodecpu, vpoll, vkmean, vkpool, vreadall, vhls,
-# vn nocal, vb baseline) besides the model itself; CV_VARIANTS= none (a diagnostic run:
+# vn nocal, vb baseline, vall allruns) besides the model itself; CV_VARIANTS= none (a diagnostic run:
 # the ~16 variants are most of a short bench's time). Unset: all, as before.
 # Where a run's CPU goes (capacity/README.md "The client node's CPU"):
 # bench/capacity_cpu_share.py sample LOG in the background during the
@@ -174,7 +174,6 @@ export SIOX_TESTBED=$top/testbed/siox-testbed SIOX_XLATOR_DIR=$B/instrumentation
 export OMPI_MCA_mpi_yield_when_idle=1
 export DELAY_US=${DELAY_US:-5000}
 export CV_REPEAT=${CV_REPEAT:-3}
-export CV_WARMUP=${CV_WARMUP:-1}
 CASES=${CV_CASES:-asis load2 ranks2 ranks8 fpp fpp_load2 healed fpp_healed 4to2 2to4 fpp_4to2 fpp_2to4 demo demo_load2 demo_healed demo_4to2 demo_2to4 shared shared_load2 shared_healed shared_4to2 shared_2to4}
 . "$top/tests/integration/lib.sh"
 skip_unless_fuse_testbed >&2
@@ -301,12 +300,11 @@ case_2to4() {
   [[ " $CASES " == *" $1 "* ]] || return 0
   { printf '%s\n' --case "$1" --scenario bricks=4 --workload "$4" --replay-dir "$MNT_B/${CV_DIR[$2]}" \
     --run-mount "$MNT_B"; grep -A1 -x -- --measured "$T/case-$2.args" | grep -vx -- --; } >"$T/case-$1.args"
-  # The model: every measured repeat of the 4to2 case (their window), not its first run alone
-  # (capacity/README.md "The first run of a case"); job-first-NAME.args: the first run's window, as
-  # before (the _first variant).
-  printf '%s\n' --job "$3-1" --prefix "$MNT/${CV_DIR[$3]}/" --mount "$MNT" >"$T/job-first-$1.args"
+  # The model: the 4to2 case's first measured run's window; job-all-NAME.args: every measured
+  # repeat's (the _allruns variant; capacity/README.md "The first run of a case").
+  printf '%s\n' --job "$3-1" --prefix "$MNT/${CV_DIR[$3]}/" --mount "$MNT" >"$T/job-$1.args"
   printf '%s\n' --job "$3-1" --prefix "$MNT/${CV_DIR[$3]}/" --mount "$MNT" \
-    --since "@${CV_T0[$3]}" --until "@${CV_T1[$3]}" >"$T/job-$1.args"
+    --since "@${CV_T0[$3]}" --until "@${CV_T1[$3]}" >"$T/job-all-$1.args"
   TWO_FOUR+=("$1")
 }
 TWO_FOUR=()
@@ -386,9 +384,9 @@ validate_variant vreadall --read-all
 validate_variant vhls --healthy-ls
 # The model's kernel part (robust, its standard error, the calls left out, the plain mean) on stderr.
 siox_cli capacity model --since "@$t0" --until "@$t1" | grep -A2 "kernel's part" >&2 || true
-# 2to4 with the model calibrated on the 4to2 case's first run alone (the rule before); its
-# other cases are v's (ONLY_2TO4: the variant is called for the 2to4 cases alone).
-[ ${#TWO_FOUR[@]} = 0 ] || ONLY_2TO4=1 JOBARGS=job-first validate_variant vfirst
+# 2to4 with the model calibrated on every measured repeat of the 4to2 case, not its first run
+# alone (ONLY_2TO4: the variant is called for the 2to4 cases alone).
+[ ${#TWO_FOUR[@]} = 0 ] || ONLY_2TO4=1 JOBARGS=job-all validate_variant vall
 # The model without the calibration job (its window starts after it): the model before it.
 [ "$tc" = "$t0" ] || ARGS_VAR=args_nocal validate_variant vn
 [ -z "${CV_BASELINE_CLI:-}" ] || CLI=$CV_BASELINE_CLI validate_variant vb
@@ -437,9 +435,9 @@ for n in names:
     print(f"capacity_measured_runs_{k} {c['repeats']} count")
     for pre, suf in (("v0", "nocache"), ("vd", "delays"), ("vf", "flat"), ("vc", "conc"), ("vo", "coll"), ("vk", "kernel"),
                      ("vn", "nocal"), ("vnocores", "nocores"), ("vnonodecpu", "nonodecpu"), ("vpoll", "poll"), ("vkmean", "kmean"), ("vkpool", "kpooled"),
-                     ("vreadall", "readall"), ("vhls", "healthyls"), ("vfirst", "first"),
+                     ("vreadall", "readall"), ("vhls", "healthyls"), ("vall", "allruns"),
                      ("vb", "baseline")):
-        if pre == "vfirst" and not n.endswith("2to4"):
+        if pre == "vall" and not n.endswith("2to4"):
             continue  # a 2to4 case's variant only
         c0 = case(pre, n)
         if c0 is not None:

@@ -74,11 +74,11 @@ cv_quiesce() {
 # so that the workload's file 0 lands on brick B (cv_pick_dir). Each mpirun
 # has its own TMPDIR: two starting at once once failed in Open MPI's
 # orte_init (mkdir /tmp/ompi.HOST.0: File exists). With CV_WARMUP=1
-# (default 0; the bench sets 1) a warm-up repeat runs first, traced as jobs
-# NAME-w-1..NAME-w-COPIES like the others but not measured: the first run in
-# a fresh directory, on a freshly started testbed, paid a transient the
-# recorded job (run after the calibration on a warm testbed) did not
-# (capacity/README.md "The first run of a case"). CV_T0[NAME], CV_T1[NAME]:
+# (default 0) a warm-up repeat runs first, traced as jobs
+# NAME-w-1..NAME-w-COPIES like the others but not measured: for a first run
+# in a fresh directory, on a freshly started testbed, that would pay a
+# transient the recorded job (run on a warm testbed) did not; not seen in
+# two sittings (capacity/README.md "The first run of a case"). CV_T0[NAME], CV_T1[NAME]:
 # the measured repeats' window (epoch s), for a model calibrated on them (2to4).
 declare -gA CV_T0 CV_T1
 cv_replay() {
