@@ -126,8 +126,8 @@
 # ones queued behind another request to their brick too (--read-all, the rule before:
 # capacity/README.md "Reads queued behind another"): ..._<key>_readall; for the 2to4
 # cases, the model calibrated on every measured repeat of the 4to2 case, not its first
-# run alone: ..._2to4_<w>_allruns; the healthy reference's write line by least squares (--healthy-ls, the rule before: capacity/README.md
-# "The healthy reference"): ..._<key>_healthyls; the model without the calibration job
+# run alone: ..._2to4_<w>_allruns; the healthy reference's write line by least squares
+# (--healthy-ls, the rule before: capacity/README.md "The healthy reference"): ..._<key>_healthyls; the model without the calibration job
 # (its window starts after it): ..._<key>_nocal; with CV_BASELINE_CLI=PATH (a `siox` built
 # from the commit to compare with), its validate on the same runs:
 # ..._<key>_baseline;
