@@ -36,7 +36,10 @@
 #      `siox run`, its workload extracted.
 #   2. per case, the workload is replayed (`siox replay`, traced) on the
 #      scenario's system, COPIES replays at once for load=K, CV_REPEAT times
-#      (default 3; the replay's files removed between repeats). The shared
+#      (default 3; the replay's files removed between repeats); CV_WARMUP=1
+#      runs one warm-up repeat first, traced but not measured (default 0: in
+#      two sittings the first run was no more often the slowest than the
+#      fastest; capacity/README.md "The first run of a case"). The shared
 #      file's replays on testbed A are placed on the slowed brick, as the
 #      recorded job's file is (a replay directory picked for it: DHT places
 #      by name and directory), so that healing it matters to them:
@@ -63,11 +66,13 @@
 #        4to2       testbed C, 2 bricks none slowed (heal=brick3+bricks=2)
 #        fpp_4to2, demo_4to2, shared_4to2  testbed C, file per process, the
 #                   demo's workload, the shared-file job's
-#        2to4       the other way: the model calibrated on the 4to2 run's
-#                   window (testbed C, 2 bricks: its replay is the recorded
-#                   job), bricks=4, checked against the healed run (testbed
+#        2to4       the other way: the model calibrated on the 4to2 case's
+#                   first run's window (testbed C, 2 bricks; the _allruns
+#                   variant: every measured repeat of the 4to2 case, from the
+#                   first's start to the last's end),
+#                   bricks=4, checked against the healed runs (testbed
 #                   B: 4 bricks, none slowed, the same workload); needs both
-#                   runs, so it runs them
+#                   cases, so it runs them
 #        fpp_2to4   the same for file per process (fpp_4to2's window, fpp_healed's runs)
 #        demo_2to4, shared_2to4  the same for the demo's and the shared-file
 #                   job's workloads
@@ -119,9 +124,10 @@
 # reads (--kernel-pooled, the rule before: capacity/README.md "The read-back's kernel part"):
 # ..._<key>_kpooled; the client's read line over all its reads, the
 # ones queued behind another request to their brick too (--read-all, the rule before:
-# capacity/README.md "Reads queued behind another"): ..._<key>_readall; the healthy
-# reference's write line by least squares (--healthy-ls, the rule before: capacity/README.md
-# "The healthy reference"): ..._<key>_healthyls; the model without the calibration job
+# capacity/README.md "Reads queued behind another"): ..._<key>_readall; for the 2to4
+# cases, the model calibrated on every measured repeat of the 4to2 case, not its first
+# run alone: ..._2to4_<w>_allruns; the healthy reference's write line by least squares
+# (--healthy-ls, the rule before: capacity/README.md "The healthy reference"): ..._<key>_healthyls; the model without the calibration job
 # (its window starts after it): ..._<key>_nocal; with CV_BASELINE_CLI=PATH (a `siox` built
 # from the commit to compare with), its validate on the same runs:
 # ..._<key>_baseline;
@@ -150,6 +156,10 @@
 # as before), and the warehouse runs at nice CV_SERVER_NICE (default 10; 0
 # as before). CV_OPS=1 prints, per case, repeat, rank and operation, where
 # the measured runs spent their time (bench/capacity_run_ops.py).
+# CV_VARIANTS="PRE..." runs only those validate variants (v0 nocache, vd delays, vf flat,
+# vc conc, vo coll, vk kernel, vnocores, vnonodecpu, vpoll, vkmean, vkpool, vreadall, vhls,
+# vn nocal, vb baseline, vall allruns) besides the model itself; CV_VARIANTS= none (a diagnostic run:
+# the ~16 variants are most of a short bench's time). Unset: all, as before.
 # Where a run's CPU goes (capacity/README.md "The client node's CPU"):
 # bench/capacity_cpu_share.py sample LOG in the background during the
 # bench, then capacity_cpu_share.py share LOG T0 T1 T over a run's window.
@@ -290,7 +300,11 @@ case_2to4() {
   [[ " $CASES " == *" $1 "* ]] || return 0
   { printf '%s\n' --case "$1" --scenario bricks=4 --workload "$4" --replay-dir "$MNT_B/${CV_DIR[$2]}" \
     --run-mount "$MNT_B"; grep -A1 -x -- --measured "$T/case-$2.args" | grep -vx -- --; } >"$T/case-$1.args"
+  # The model: the 4to2 case's first measured run's window; job-all-NAME.args: every measured
+  # repeat's (the _allruns variant; capacity/README.md "The first run of a case").
   printf '%s\n' --job "$3-1" --prefix "$MNT/${CV_DIR[$3]}/" --mount "$MNT" >"$T/job-$1.args"
+  printf '%s\n' --job "$3-1" --prefix "$MNT/${CV_DIR[$3]}/" --mount "$MNT" \
+    --since "@${CV_T0[$3]}" --until "@${CV_T1[$3]}" >"$T/job-all-$1.args"
   TWO_FOUR+=("$1")
 }
 TWO_FOUR=()
@@ -314,11 +328,15 @@ ALL_NAMES=("${CV_NAMES[@]}" "${TWO_FOUR[@]}")
 validate_variant() {
   local pre=$1 n
   shift
+  # CV_VARIANTS="v0 vd ...": only those variants besides v (the model itself); default all.
+  [ "$pre" = v ] || [ -z "${CV_VARIANTS+x}" ] || [[ " $CV_VARIANTS " == *" $pre "* ]] || return 0
   local -a cli=(siox_cli) one jargs
   [ -z "${CLI:-}" ] || cli=("$CLI" --data-dir "$SERVER_DIR")
   local names=("${CV_NAMES[@]}")
   local -n wargs=${ARGS_VAR:-args} # ARGS_VAR=args_nocal: the window without the calibration job
-  if "${cli[@]}" capacity validate "${wargs[@]}" "${CV_CASES[@]}" "$@" --json >"$T/$pre-all.json" 2>/dev/null; then
+  if [ -n "${ONLY_2TO4:-}" ]; then
+    names=()
+  elif "${cli[@]}" capacity validate "${wargs[@]}" "${CV_CASES[@]}" "$@" --json >"$T/$pre-all.json" 2>/dev/null; then
     names=()
   else
     rm -f "$T/$pre-all.json"
@@ -327,7 +345,7 @@ validate_variant() {
   for n in "${names[@]}"; do
     cv_case_args "$n" one
     jargs=("${wargs[@]}")
-    [ -f "$T/job-$n.args" ] && mapfile -t jargs <"$T/job-$n.args"
+    [ -f "$T/${JOBARGS:-job}-$n.args" ] && mapfile -t jargs <"$T/${JOBARGS:-job}-$n.args"
     if ! "${cli[@]}" capacity validate "${jargs[@]}" "${one[@]}" "$@" --json >"$T/$pre-$n.json" 2>"$T/$pre-$n.err"; then
       rm -f "$T/$pre-$n.json"
       [ "$pre" != v ] || { echo "$n" >>"$T/refused.names"; cat "$T/$pre-$n.err" >>"$T/refused"; }
@@ -366,6 +384,9 @@ validate_variant vreadall --read-all
 validate_variant vhls --healthy-ls
 # The model's kernel part (robust, its standard error, the calls left out, the plain mean) on stderr.
 siox_cli capacity model --since "@$t0" --until "@$t1" | grep -A2 "kernel's part" >&2 || true
+# 2to4 with the model calibrated on every measured repeat of the 4to2 case, not its first run
+# alone (ONLY_2TO4: the variant is called for the 2to4 cases alone).
+[ ${#TWO_FOUR[@]} = 0 ] || ONLY_2TO4=1 JOBARGS=job-all validate_variant vall
 # The model without the calibration job (its window starts after it): the model before it.
 [ "$tc" = "$t0" ] || ARGS_VAR=args_nocal validate_variant vn
 [ -z "${CV_BASELINE_CLI:-}" ] || CLI=$CV_BASELINE_CLI validate_variant vb
@@ -414,14 +435,17 @@ for n in names:
     print(f"capacity_measured_runs_{k} {c['repeats']} count")
     for pre, suf in (("v0", "nocache"), ("vd", "delays"), ("vf", "flat"), ("vc", "conc"), ("vo", "coll"), ("vk", "kernel"),
                      ("vn", "nocal"), ("vnocores", "nocores"), ("vnonodecpu", "nonodecpu"), ("vpoll", "poll"), ("vkmean", "kmean"), ("vkpool", "kpooled"),
-                     ("vreadall", "readall"), ("vhls", "healthyls"),
+                     ("vreadall", "readall"), ("vhls", "healthyls"), ("vall", "allruns"),
                      ("vb", "baseline")):
+        if pre == "vall" and not n.endswith("2to4"):
+            continue  # a 2to4 case's variant only
         c0 = case(pre, n)
         if c0 is not None:
             print(f"capacity_prediction_error_percent_{k}_{suf} {c0['error_pct']:.1f} %")
             alt.setdefault(suf, []).append(c0["error_pct"])
             print(f"capacity_predicted_io_time_ms_{k}_{suf} {c0['predicted_io_time_ns'] / 1e6:.1f} ms")
-        elif (pre != "vb" or os.environ.get("CV_BASELINE_CLI")) and (pre != "vn" or os.environ.get("CV_CAL_MIB", "32") != "0"):
+        elif (pre != "vb" or os.environ.get("CV_BASELINE_CLI")) and (pre != "vn" or os.environ.get("CV_CAL_MIB", "32") != "0") \
+                and ("CV_VARIANTS" not in os.environ or pre in os.environ["CV_VARIANTS"].split()):
             # that variant's validate failed: said, and its median below is left out
             print(f"capacity_validate_refused_{n}_{suf} 1 bool")
 # The replay against the job it replays, on the same testbed (A, brick 3

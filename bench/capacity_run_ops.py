@@ -11,7 +11,8 @@ For each case, each measured job's trace is extracted (`siox workload
 extract --prefix REPLAY_DIR/`, as validate measures it) and summed per rank
 and OP (the workload file's DUR_NS); printed per OP: the slowest rank's
 (by I/O time) part and rank 0's part, per repeat, in ms, with the spread
-(max - min) over the repeats.
+(max - min) over the repeats. A case run with a warm-up (CV_WARMUP=1) lists
+the warm-up's jobs (NAME-w-K) first: not measured, shown for the transient.
 """
 import collections
 import os
@@ -23,8 +24,12 @@ CASES = sys.argv[4:]
 
 
 def case_args(name):
+    """The case's jobs, its warm-up's first (not measured: case-NAME.warmup), and its replay dir."""
     a = open(os.path.join(T, f"case-{name}.args")).read().split("\n")
     jobs = [a[i + 1] for i, x in enumerate(a) if x == "--measured"]
+    w = os.path.join(T, f"case-{name}.warmup")
+    if os.path.exists(w):
+        jobs = open(w).read().split() + jobs
     rdir = a[a.index("--replay-dir") + 1]
     return jobs, rdir
 

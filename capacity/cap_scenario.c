@@ -224,6 +224,21 @@ static int place(const siox_cap_model *mm, const siox_workload *w, const struct 
   return 0;
 }
 
+/* A brick of the predicted volume that never served reads or writes in the
+ * window (a 2-brick run's idle brick, asked for under bricks=4) would serve
+ * them free in the simulation (a class it never served is no stage): it
+ * gets the healthy bricks' line for that class instead, as a new brick
+ * does (README "A brick that never served a class"). */
+static void price_unserved(siox_cap_model *mm, const siox_cap_model *m, const struct volume *v) {
+  static const int data[] = {SIOX_CAP_READ, SIOX_CAP_WRITE};
+  for (size_t i = 0; i < v->nb; i++) {
+    struct siox_cap_comp *c = &mm->comp[v->bricks[i]];
+    if (c->synthetic) continue;
+    for (size_t k = 0; k < sizeof data / sizeof data[0]; k++)
+      if (!c->fit[data[k]].n) siox_cap_model_healthy(m, data[k], &c->fit[data[k]]);
+  }
+}
+
 static int sim(const siox_cap_model *mm, const siox_workload *w, const int32_t *brick_of, uint32_t copies,
                int no_gaps, const int64_t *local, struct siox_cap_run *run, char *err, size_t errlen) {
   struct siox_cap_sim_opts o = {.copies = copies, .brick_of = brick_of, .client = siox_cap_model_main_client(mm), .no_gaps = no_gaps,
@@ -287,6 +302,7 @@ int siox_cap_predict(const siox_cap_model *m, const siox_workload *w, const stru
   if (!(brick_of = calloc((size_t)v->copies * (siox_wl_nfiles(w) ? siox_wl_nfiles(w) : 1), sizeof(*brick_of))))
     goto fail;
   if ((rc = place(mm, w, v, o, brick_of)) < 0) goto fail;
+  price_unserved(mm, m, v);
   if ((rc = sim(mm, w, brick_of, v->copies, o->no_gaps, local, &out->run, err, errlen)) < 0) goto fail;
   /* The time of one copy alone, for the saturation load. */
   int64_t t1 = out->run.makespan_ns;

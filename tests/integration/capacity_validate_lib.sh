@@ -73,20 +73,31 @@ cv_quiesce() {
 # copies in a row) for validate. With CV_ON_BRICK=B, the directory is picked
 # so that the workload's file 0 lands on brick B (cv_pick_dir). Each mpirun
 # has its own TMPDIR: two starting at once once failed in Open MPI's
-# orte_init (mkdir /tmp/ompi.HOST.0: File exists).
+# orte_init (mkdir /tmp/ompi.HOST.0: File exists). With CV_WARMUP=1
+# (default 0) a warm-up repeat runs first, traced as jobs
+# NAME-w-1..NAME-w-COPIES like the others but not measured: for a first run
+# in a fresh directory, on a freshly started testbed, that would pay a
+# transient the recorded job (run on a warm testbed) did not; not seen in
+# two sittings (capacity/README.md "The first run of a case"). CV_T0[NAME], CV_T1[NAME]:
+# the measured repeats' window (epoch s), for a model calibrated on them (2to4).
+declare -gA CV_T0 CV_T1
 cv_replay() {
-  local name=$1 wl=$2 copies=$3 spec=$4 k j pids=() ranks dir jobs=() job
+  local name=$1 wl=$2 copies=$3 spec=$4 k j pids=() ranks dir jobs=() job first=1 all=()
   ranks=$(awk '$1 == "ranks" { print $2; exit }' "$wl")
   dir="r-$name"
   [ -z "${CV_ON_BRICK:-}" ] || dir=$(cv_pick_dir "$name" "$wl" "$CV_ON_BRICK")
   mkdir -p "$MNT/$dir"
-  for j in $(seq "${CV_REPEAT:-1}"); do
-    [ "$j" = 1 ] || rm -f "$MNT/$dir"/*
+  [ "${CV_WARMUP:-0}" = 1 ] && first=0
+  for j in $(seq "$first" "${CV_REPEAT:-1}"); do
+    [ "$j" = "$first" ] || rm -f "$MNT/$dir"/*
     cv_quiesce
+    [ "$j" != 1 ] || CV_T0[$name]=$(date +%s)
     pids=()
     for k in $(seq "$copies"); do
       job="$name-$k" && [ "$j" = 1 ] || job="$name-r$j-$k"
-      jobs+=("$job")
+      [ "$j" != 0 ] || job="$name-w-$k"
+      all+=("$job")
+      [ "$j" = 0 ] || jobs+=("$job")
       mkdir -p "$T/tmp-$job"
       TMPDIR="$T/tmp-$job" LD_PRELOAD=$ASAN_RT SIOX_JOB_ID="$job" "$SIOX_CLI" run --layers posix,mpi \
         --socket "$SIOX_SOCKET" -- "$SIOX_CLI" replay "$wl" --dir "$MNT/$dir" \
@@ -94,17 +105,20 @@ cv_replay() {
       pids+=($!)
     done
     for k in "${!pids[@]}"; do
-      job=${jobs[$((${#jobs[@]} - copies + k))]}
+      job=${all[$((${#all[@]} - copies + k))]}
       wait "${pids[$k]}" || { cat "$T/replay-$job.out" >&2; fail "replay $job failed"; }
     done
   done
-  for job in "${jobs[@]}"; do wait_finalized "$job" "$ranks" 300; done
+  CV_T1[$name]=$(($(date +%s) + 1))
+  for job in "${all[@]}"; do wait_finalized "$job" "$ranks" 300; done
   local -a c=(--case "$name" --scenario "$spec" --workload "$wl" --replay-dir "$MNT/$dir" --run-mount "$MNT")
   for job in "${jobs[@]}"; do c+=(--measured "$job"); done
   CV_CASES+=("${c[@]}")
   CV_NAMES+=("$name")
   CV_DIR[$name]=$dir
   printf '%s\n' "${c[@]}" >"$T/case-$name.args" # one case alone: cv_case_args NAME
+  # the warm-up's jobs, not measured (bench/capacity_run_ops.py shows them first)
+  if [ "$first" = 0 ]; then printf '%s\n' "${all[@]:0:$copies}" >"$T/case-$name.warmup"; fi
 }
 
 # cv_case_args NAME ARRAY: ARRAY gets case NAME's validate options.

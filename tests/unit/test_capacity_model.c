@@ -335,6 +335,30 @@ static void test_residual(void **state) {
 
 /* ---- what-if ---------------------------------------------------------------- */
 
+/* A brick that never served writes in the window (b2: lookups only), given
+ * files by DHT: its writes cost the healthy brick's line (b1's), not nothing. */
+static void test_unserved_brick(void **state) {
+  (void)state;
+  siox_cap_model *m = toy_model(2, 0);
+  m->comp[1].fit[SIOX_CAP_WRITE] = (struct siox_cap_fit){0};
+  siox_workload *w = fpp(8, 6, 1);
+  char err[256] = "";
+  struct siox_cap_predict_opts po = {.no_gaps = 1};
+  struct siox_cap_answer a;
+  uint32_t on2 = 0;
+  for (uint32_t f = 0; f < 8; f++) on2 += siox_cap_dht_place_path(siox_wl_file_name(w, f), NULL, 2) == 1;
+  assert_true(on2 > 0 && on2 < 8);
+  assert_int_equal(siox_cap_predict(m, w, NULL, 0, &po, &a, err, sizeof err), 0);
+  assert_int_equal(a.run.stat[1].bytes_written, (uint64_t)on2 * 6 * 131072);
+  /* 6 writes of 128 KiB per file at b1's 1 ms + 1 ns/B, one server */
+  double want = on2 * 6 * (1e6 + 131072.0);
+  assert_true(fabs(a.run.stat[1].demand_ns - want) < 1e-6 * want);
+  assert_true(m->comp[1].fit[SIOX_CAP_WRITE].n == 0); /* the model given is not changed */
+  siox_cap_answer_free(&a);
+  siox_wl_free(w);
+  siox_cap_model_free(m);
+}
+
 static void test_scenarios(void **state) {
   (void)state;
   siox_cap_model *m = toy_model(4, 3);
@@ -438,7 +462,7 @@ int main(void) {
       cmocka_unit_test(test_dm_hash_matches_glusterfs), cmocka_unit_test(test_dht_ranges),
       cmocka_unit_test(test_fit_line),                  cmocka_unit_test(test_model_fit),
       cmocka_unit_test(test_md1_mean_wait),             cmocka_unit_test(test_sim_exact),
-      cmocka_unit_test(test_sim_deadlock_and_charact),  cmocka_unit_test(test_scenarios),
+      cmocka_unit_test(test_sim_deadlock_and_charact),  cmocka_unit_test(test_scenarios), cmocka_unit_test(test_unserved_brick),
       cmocka_unit_test(test_residual),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
