@@ -6,7 +6,7 @@
 #            collective, strided, nonblocking, split-collective and ordered
 #            MPI-IO on one shared file, barriers)
 #   strided  examples/siox-strided-writes (the hint loop's job: 64 strided
-#            4 KiB blocks per write, 8 writes per rank, one shared file,
+#            4 KiB blocks per write, REPLAY_REPEAT writes per rank, one shared file,
 #            read back; barriers around the write phase)
 #   fpp      the same job with --file-per-process: each rank its own file
 #            (MPI_File_open on MPI_COMM_SELF, contiguous 256 KiB writes),
@@ -15,7 +15,7 @@
 #            twice (mpi_close: Bad file descriptor), fixed by format version 2
 #            (workload/README.md); kept so that the figures stay comparable;
 #            the file-per-process job (mpiio and strided are the shared-file ones)
-#   shared   the same job with --segmented: one shared file, each rank's 8
+#   shared   the same job with --segmented: one shared file, each rank's REPLAY_REPEAT
 #            contiguous 256 KiB writes in its own segment of it (IOR's
 #            segmented layout), read back: the shared-file job of
 #            bench_capacity_validate.sh (its _shared cases)
@@ -32,11 +32,15 @@
 #   replay_error_percent_W_charact  the same for the characterization's replay
 #   replay_job_io_time_ms_W, replay_exact_io_time_ms_W, replay_charact_io_time_ms_W
 #   replay_bytes_per_file_equal_W   1 when every replay moved the job's bytes per file
-#   [ROUNDS=3] [REPLAY_WORKLOADS="mpiio strided fpp shared"] bench/bench_replay.sh [BUILD_DIR]
+#   [ROUNDS=3] [REPLAY_REPEAT=64] [REPLAY_WORKLOADS="mpiio strided fpp shared"] bench/bench_replay.sh [BUILD_DIR]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${1:-$top/build}" && pwd)
 ROUNDS=${ROUNDS:-3}
+# Calls per rank of the strided/fpp/shared jobs: 8 made jobs of ~50 ms of
+# I/O, where start-up and scheduling jitter (4 ranks on 2 cores) moved a
+# run's time 10x between rounds; 64 make them ~0.5-1 s.
+REPEAT=${REPLAY_REPEAT:-64}
 WORKLOADS=${REPLAY_WORKLOADS:-mpiio strided fpp shared}
 export SIOX_SERVER=$B/siox-server/siox-server SIOX_DAEMON=$B/siox-daemon/siox-daemon SIOX_CLI=$B/siox-cli/siox
 export SIOX_REPLAY=$B/workload/siox-replay
@@ -63,11 +67,11 @@ job() { # WORKLOAD RUN
   case "$1" in
     mpiio) traced "$2" mpirun --oversubscribe -np 4 "$B/tests/mpi_io_workload" "$D/$2/data" "$T/$2.manifest" ;;
     strided) traced "$2" mpirun --oversubscribe -np 4 "$B/examples/siox-strided-writes" "$D/$2/data" \
-      --blocks 64 --block 4096 --repeat 8 ;;
+      --blocks 64 --block 4096 --repeat $REPEAT ;;
     fpp) traced "$2" mpirun --oversubscribe -np 4 "$B/examples/siox-strided-writes" "$D/$2/data" \
-      --blocks 64 --block 4096 --repeat 8 --read-back --no-verify --file-per-process ;;
+      --blocks 64 --block 4096 --repeat $REPEAT --read-back --no-verify --file-per-process ;;
     shared) traced "$2" mpirun --oversubscribe -np 4 "$B/examples/siox-strided-writes" "$D/$2/data" \
-      --blocks 64 --block 4096 --repeat 8 --read-back --segmented ;;
+      --blocks 64 --block 4096 --repeat $REPEAT --read-back --segmented ;;
     *) fail "unknown workload $1" ;;
   esac
 }

@@ -37,6 +37,9 @@ struct rank_st {
   size_t ngap, capg, gi;   /* their count, capacity, the current one */
   uint64_t gleft;          /* bytes of the current part not yet requested */
   uint64_t cached;         /* bytes of the operation the page cache serves */
+  size_t sieve_reads;      /* the first parts of gap that are data sieving's read of the span */
+  uint64_t span_hi;        /* the file byte after the operation's last (its span under a view) */
+  const struct siox_wl_rec **view; /* [nfiles]: the rank's view of each file (its mpi_view), NULL: bytes */
   int waiting;             /* 1 while held at a synchronization point */
   struct cap_slots *slot;  /* the file's slots of the current request's class it holds, NULL: none */
   double slot_asked;       /* when it asked for a slot (waiting for one) */
@@ -64,6 +67,7 @@ struct sim {
   uint64_t unmatched;     /* synchronization points released without their whole group */
   uint32_t polling;       /* ranks waiting in MPI now: at a synchronization point, or done (mpi_polling) */
   uint32_t *done;         /* [copies]: ranks of the copy that finished their operations */
+  uint64_t *size;          /* [copies * nfiles]: how far each copy's file reaches so far (sieving reads to there) */
   struct sync_st *sync;   /* [copies * (1 + nfiles)]: group 0 all ranks, 1 + f the MPI ranks of file f */
   size_t nfiles;
   struct cap_cache cache; /* the client node's page cache: one node runs every rank and copy */
@@ -110,7 +114,9 @@ static int op_requests(const struct sim *s, const struct rank_st *r, const struc
   }
 }
 
-static int req_class(const struct siox_wl_rec *rec, int i) {
+static int req_class(const struct rank_st *r, const struct siox_wl_rec *rec) {
+  int i = r->req;
+  if (r->gi < r->sieve_reads) return SIOX_CAP_READ; /* a data sieving write reads its span first */
   switch (rec->op) {
   case SIOX_WL_OPEN: case SIOX_WL_MPI_OPEN: return i == 0 ? SIOX_CAP_LOOKUP : SIOX_CAP_OPEN;
   case SIOX_WL_CLOSE: case SIOX_WL_MPI_CLOSE: return SIOX_CAP_CLOSE;
@@ -136,24 +142,57 @@ static struct sync_st *group(struct sim *s, const struct rank_st *r, const struc
 
 static int step(struct sim *s, uint32_t id);
 
+/* Adds the part [lo, hi) to r's parts. */
+static int add_part(struct rank_st *r, uint64_t lo, uint64_t hi) {
+  if (r->ngap == r->capg) {
+    size_t cap = r->capg ? 2 * r->capg : 2;
+    struct cap_gap *g = realloc(r->gap, cap * sizeof(*g));
+    if (!g) return -ENOMEM;
+    r->gap = g, r->capg = cap;
+  }
+  r->gap[r->ngap++] = (struct cap_gap){lo, hi};
+  return 0;
+}
+
+/* Whether ROMIO sieves this access: an independent MPI-IO access under a
+ * view with holes is one read of its whole span (a write then changes its
+ * blocks and writes the span back, under a lock), not requests for its
+ * bytes (workload/README.md, "Views"). Collective accesses are two-phase
+ * I/O: the aggregators' file domains hold the ranks' bytes. */
+static const struct siox_wl_rec *sieve_view(const struct rank_st *r, const struct siox_wl_rec *rec) {
+  if (rec->op != SIOX_WL_MPI_READ && rec->op != SIOX_WL_MPI_WRITE) return NULL;
+  const struct siox_wl_rec *v = r->view ? r->view[rec->fid] : NULL;
+  return siox_wl_view_strided(v) ? v : NULL;
+}
+
 /* The parts of a read/write that become requests: a read of a file on the
  * volume asks the brick only for what the client's page cache lacks (the
- * rest costs the cache's read time), anything else all of its bytes. */
+ * rest costs the cache's read time), anything else all of its bytes; a
+ * sieved access reads its span (and a write writes it back). */
 static int plan_data(struct sim *s, struct rank_st *r, const struct siox_wl_rec *rec) {
   uint64_t lo = rec->offset, hi = rec->offset + rec->bytes;
-  r->ngap = r->gi = 0;
+  r->ngap = r->gi = r->sieve_reads = 0;
   r->gleft = r->cached = 0;
   if (!is_data((int)rec->op) || !rec->bytes) return 0;
-  if (siox_wl_op_is_read((int)rec->op) && brick_of(s, r, rec->fid) >= 0) {
+  const struct siox_wl_rec *v = sieve_view(r, rec);
+  if (v) hi = siox_wl_view_end(v, lo, rec->bytes);
+  r->span_hi = hi;
+  /* Sieving reads stop at the end of the file (a growing file: the span
+   * past it reads nothing); other reads are taken whole. */
+  uint64_t rhi = v && hi > s->size[(size_t)r->copy * s->nfiles + rec->fid] ? s->size[(size_t)r->copy * s->nfiles + rec->fid] : hi;
+  int reads = (siox_wl_op_is_read((int)rec->op) || v) && rhi > lo;
+  if (reads && brick_of(s, r, rec->fid) >= 0) {
     uint64_t missing;
-    if (cap_cache_lookup(&s->cache, r->copy, rec->fid, lo, hi, &r->gap, &r->ngap, &r->capg, &missing) < 0)
+    if (cap_cache_lookup(&s->cache, r->copy, rec->fid, lo, rhi, &r->gap, &r->ngap, &r->capg, &missing) < 0)
       return -ENOMEM;
-    r->cached = rec->bytes - missing;
-  } else {
-    if (!r->capg && !(r->gap = malloc(sizeof(*r->gap)))) return -ENOMEM;
-    r->capg = r->capg ? r->capg : 1;
-    r->gap[0] = (struct cap_gap){lo, hi};
-    r->ngap = 1;
+    r->cached = rhi - lo - missing;
+  } else if (reads && add_part(r, lo, rhi) < 0) {
+    return -ENOMEM;
+  }
+  if (!siox_wl_op_is_read((int)rec->op) && !v && add_part(r, lo, hi) < 0) return -ENOMEM;
+  if (v && !siox_wl_op_is_read((int)rec->op)) {
+    r->sieve_reads = r->ngap;
+    if (add_part(r, lo, hi) < 0) return -ENOMEM;
   }
   if (r->ngap) r->gleft = r->gap[0].hi - r->gap[0].lo;
   return 0;
@@ -237,7 +276,7 @@ static int request_done(struct sim *s, uint32_t id, int cls) {
 static int issue(struct sim *s, uint32_t id) {
   struct rank_st *r = &s->r[id];
   const struct siox_wl_rec *rec = cur(s, r);
-  int cls = req_class(rec, r->req);
+  int cls = req_class(r, rec);
   uint64_t bytes = 0;
   if (cls == SIOX_CAP_READ || cls == SIOX_CAP_WRITE) bytes = req_bytes(s, r);
   int32_t b = brick_of(s, r, rec->fid);
@@ -282,7 +321,7 @@ static int stage_done(struct sim *s, uint32_t id) {
     return issue(s, id);
   }
   const struct siox_wl_rec *rec = cur(s, r);
-  if (request_done(s, id, req_class(rec, r->req)) < 0) return -ENOMEM;
+  if (request_done(s, id, req_class(r, rec)) < 0) return -ENOMEM;
   return step(s, id);
 }
 
@@ -291,9 +330,11 @@ static int stage_done(struct sim *s, uint32_t id) {
 static int end_op(struct sim *s, struct rank_st *r) {
   const struct siox_wl_rec *rec = cur(s, r);
   if (is_data((int)rec->op) && rec->bytes && brick_of(s, r, rec->fid) >= 0 &&
-      cap_cache_insert(&s->cache, r->copy, rec->fid, rec->offset, rec->offset + rec->bytes,
+      cap_cache_insert(&s->cache, r->copy, rec->fid, rec->offset, r->span_hi,
                        !siox_wl_op_is_read((int)rec->op)) < 0)
     return -ENOMEM;
+  uint64_t *size = rec->fid != SIOX_WL_NOFILE ? &s->size[(size_t)r->copy * s->nfiles + rec->fid] : NULL;
+  if (size && is_data((int)rec->op) && !siox_wl_op_is_read((int)rec->op) && r->span_hi > *size) *size = r->span_hi;
   r->io_ns += (int64_t)(s->q.now - r->op_start);
   if (r->copy == 0 && s->rec_ns) s->rec_ns[r->recs[r->pos]] = (int64_t)(s->q.now - r->op_start);
   r->pos++;
@@ -308,6 +349,33 @@ static void finish(struct sim *s, const struct rank_st *r) {
   uint32_t ranks = siox_wl_ranks(s->w);
   if (++s->done[r->copy] < ranks) s->polling++;
   else s->polling -= ranks - 1;
+}
+
+/* The rank's view of rec's file is rec's from now on. */
+static int see_view(struct sim *s, struct rank_st *r, const struct siox_wl_rec *rec) {
+  if (!r->view && !(r->view = calloc(s->nfiles ? s->nfiles : 1, sizeof(*r->view)))) return -ENOMEM;
+  r->view[rec->fid] = rec;
+  return 0;
+}
+
+/* A file the workload reads past its writes was there before (the
+ * replay extends it so: workload/README.md, "siox-replay"); the others grow
+ * as they are written. Extents without views: an upper bound that is
+ * enough to tell the two apart. */
+static int initial_sizes(struct sim *s) {
+  size_t nf = s->nfiles ? s->nfiles : 1;
+  uint64_t *ext = calloc(2 * nf, sizeof(*ext)); /* [f]: reads' end, [nf + f]: writes' */
+  if (!ext) return -ENOMEM;
+  for (size_t i = 0; i < siox_wl_nrecs(s->w); i++) {
+    const struct siox_wl_rec *r = siox_wl_rec(s->w, i);
+    if (r->fid == SIOX_WL_NOFILE || !is_data((int)r->op)) continue;
+    uint64_t *x = &ext[(siox_wl_op_is_read((int)r->op) ? 0 : nf) + r->fid];
+    if (r->offset + r->bytes > *x) *x = r->offset + r->bytes;
+  }
+  for (uint32_t c = 0; c < s->o->copies; c++)
+    for (size_t f = 0; f < s->nfiles; f++) s->size[(size_t)c * s->nfiles + f] = ext[f] > ext[nf + f] ? ext[f] : 0;
+  free(ext);
+  return 0;
 }
 
 /* Moves rank id on from where it stands until it waits for something. */
@@ -326,6 +394,8 @@ static int step(struct sim *s, uint32_t id) {
       if (!s->o->no_gaps && rec->gap_ns > 0) return cap_evq_push(&s->q, s->q.now + (double)rec->gap_ns, EV_WAKE, id, 0);
       break;
     case PH_PRE_SYNC:
+      if (rec->op == SIOX_WL_MPI_VIEW && see_view(s, r, rec) < 0) return -ENOMEM;
+      if (rec->op == SIOX_WL_MPI_OPEN && r->view) r->view[rec->fid] = NULL; /* an open starts with the byte view */
       r->op_start = s->q.now;
       r->req = 0;
       r->stage = 0;
@@ -568,7 +638,9 @@ int siox_cap_simulate(const siox_cap_model *m, const siox_workload *w, const str
   s.bytes_w = calloc(nc, sizeof(*s.bytes_w));
   s.rec_ns = calloc(siox_wl_nrecs(w) ? siox_wl_nrecs(w) : 1, sizeof(*s.rec_ns));
   s.done = calloc(o->copies, sizeof(*s.done));
-  if (!(s.st = calloc(nc, sizeof(*s.st))) || !s.bytes_r || !s.bytes_w || !s.rec_ns || !s.done) goto out;
+  s.size = calloc((size_t)o->copies * (s.nfiles ? s.nfiles : 1), sizeof(*s.size));
+  if (!(s.st = calloc(nc, sizeof(*s.st))) || !s.bytes_r || !s.bytes_w || !s.rec_ns || !s.done || !s.size) goto out;
+  if (initial_sizes(&s) < 0) goto out;
   for (size_t c = 0; c < m->ncomp; c++) s.st[c].servers = siox_cap_comp_servers(m, (uint32_t)c);
   set_cpu(&s);
   s.cache.limit = m->client_cache_bytes;
@@ -585,7 +657,8 @@ out:
   free(s.bytes_w);
   free(s.rec_ns);
   free(s.done);
-  for (uint32_t i = 0; s.r && i < s.nr; i++) free(s.r[i].recs), free(s.r[i].gap);
+  free(s.size);
+  for (uint32_t i = 0; s.r && i < s.nr; i++) free(s.r[i].recs), free(s.r[i].gap), free(s.r[i].view);
   cap_cache_free(&s.cache);
   for (size_t i = 0; s.slots && i < s.nfiles * SIOX_CAP_NCLASS; i++) cap_slots_free(&s.slots[i]);
   free(s.slots);

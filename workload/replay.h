@@ -13,6 +13,7 @@ struct replay_plan {
   size_t nfiles;
   char **path;           /* where file fid is replayed: DIR/f<fid>-<base name> */
   uint64_t *read_extent; /* bytes the file must hold for its reads to be whole */
+  uint64_t *write_extent; /* the end of the furthest write (under a view, of its last block) */
   MPI_Comm *comm;        /* ranks that MPI-open the file; MPI_COMM_NULL elsewhere */
   size_t *mine;          /* this rank's record indices, in stream order */
   size_t nmine;
@@ -25,8 +26,21 @@ struct replay_plan {
 int replay_plan_build(struct replay_plan *p, const siox_workload *w, const char *dir, int rank, char *err,
                       size_t errlen);
 void replay_plan_free(struct replay_plan *p);
-/* Rank 0 creates each file and extends it to its read extent (not timed). */
+/* Rank 0 creates each file, and extends one whose reads reach past its
+ * writes to its read extent (not timed; README.md, "siox-replay"). */
 int replay_prepare_files(const struct replay_plan *p, char *err, size_t errlen);
+
+/* MPI_File_set_view to the view of mpi_view record v (NULL: the byte
+ * view), collective over the file's communicator (replay_view.c). 0, -EIO,
+ * -EINVAL. */
+int replay_view_set(MPI_File fh, const struct siox_wl_rec *v);
+/* Every rank's current view per file, as a pass over all records meets
+ * their mpi_view records (which must outlive the table). set: 0 or -ENOMEM;
+ * get: NULL (the byte view) when none. */
+struct replay_views *replay_views_new(size_t nfiles);
+int replay_views_set(struct replay_views *t, const struct siox_wl_rec *mpi_view);
+const struct siox_wl_rec *replay_views_get(const struct replay_views *t, const struct siox_wl_rec *r);
+void replay_views_free(struct replay_views *t);
 
 struct replay_result {
   uint64_t *bytes_read, *bytes_written; /* per fid */

@@ -41,6 +41,12 @@ static int split_comms(struct replay_plan *p, int rank) {
   return 0;
 }
 
+/* Where an access ends in the file: under an MPI-IO view, past the holes. */
+static uint64_t data_end(const struct replay_views *views, const struct siox_wl_rec *r) {
+  if (r->op < SIOX_WL_MPI_OPEN) return r->offset + r->bytes;
+  return siox_wl_view_end(replay_views_get(views, r), r->offset, r->bytes);
+}
+
 int replay_plan_build(struct replay_plan *p, const siox_workload *w, const char *dir, int rank, char *err,
                       size_t errlen) {
   memset(p, 0, sizeof(*p));
@@ -49,24 +55,32 @@ int replay_plan_build(struct replay_plan *p, const siox_workload *w, const char 
   size_t n = siox_wl_nrecs(w), nf = p->nfiles ? p->nfiles : 1;
   p->path = calloc(nf, sizeof(*p->path));
   p->read_extent = calloc(nf, sizeof(*p->read_extent));
+  p->write_extent = calloc(nf, sizeof(*p->write_extent));
   p->comm = calloc(nf, sizeof(*p->comm));
   p->mine = malloc((n + 1) * sizeof(*p->mine));
-  if (!p->path || !p->read_extent || !p->comm || !p->mine) return -ENOMEM;
+  if (!p->path || !p->read_extent || !p->write_extent || !p->comm || !p->mine) return -ENOMEM;
   for (size_t f = 0; f < p->nfiles; f++)
     if (!(p->path[f] = replay_path(dir, f, siox_wl_file_name(w, (uint32_t)f)))) return -ENOMEM;
-  for (size_t i = 0; i < n; i++) {
+  struct replay_views *views = replay_views_new(nf);
+  if (!views) return -ENOMEM;
+  int rc = 0;
+  for (size_t i = 0; !rc && i < n; i++) {
     const struct siox_wl_rec *r = siox_wl_rec(w, i);
     if (siox_wl_op_is_data((int)r->op) && r->op >= SIOX_WL_MPI_OPEN && r->bytes > INT_MAX) {
       snprintf(err, errlen, "record %zu: an MPI-IO access of %llu bytes is more than one MPI call can count", i,
                (unsigned long long)r->bytes);
-      return -EINVAL;
+      rc = -EINVAL;
+      break;
     }
-    if (r->bytes > p->max_bytes) p->max_bytes = r->bytes;
-    if (siox_wl_op_is_read((int)r->op) && r->offset + r->bytes > p->read_extent[r->fid])
-      p->read_extent[r->fid] = r->offset + r->bytes;
+    if (r->op == SIOX_WL_MPI_VIEW) rc = replay_views_set(views, r);
+    if (r->op != SIOX_WL_MPI_VIEW && r->bytes > p->max_bytes) p->max_bytes = r->bytes;
+    uint64_t end = siox_wl_op_is_data((int)r->op) ? data_end(views, r) : 0;
+    uint64_t *ext = siox_wl_op_is_read((int)r->op) ? p->read_extent : p->write_extent;
+    if (end > ext[r->fid]) ext[r->fid] = end;
     if (r->rank == (uint32_t)rank) p->mine[p->nmine++] = i;
   }
-  return split_comms(p, rank);
+  replay_views_free(views);
+  return rc ? rc : split_comms(p, rank);
 }
 
 void replay_plan_free(struct replay_plan *p) {
@@ -75,6 +89,7 @@ void replay_plan_free(struct replay_plan *p) {
     if (p->comm[f] != MPI_COMM_NULL) MPI_Comm_free(&p->comm[f]);
   free(p->path);
   free(p->read_extent);
+  free(p->write_extent);
   free(p->comm);
   free(p->mine);
 }
@@ -86,7 +101,11 @@ int replay_prepare_files(const struct replay_plan *p, char *err, size_t errlen) 
     int fd = (int)syscall(SYS_openat, AT_FDCWD, p->path[f], O_RDWR | O_CREAT, 0644);
     struct stat sb;
     int rc = fd < 0 || syscall(SYS_fstat, fd, &sb) ? -errno : 0;
-    if (!rc && (uint64_t)sb.st_size < p->read_extent[f] && syscall(SYS_ftruncate, fd, (off_t)p->read_extent[f]))
+    /* Only a file read past what the workload writes: extending one it
+     * writes would turn the job's reads past the end of the file (ROMIO's
+     * data sieving of a growing file) into reads of the brick. */
+    uint64_t need = p->read_extent[f] > p->write_extent[f] ? p->read_extent[f] : 0;
+    if (!rc && (uint64_t)sb.st_size < need && syscall(SYS_ftruncate, fd, (off_t)need))
       rc = -errno;
     if (fd >= 0) syscall(SYS_close, fd);
     if (rc) {

@@ -19,6 +19,7 @@ struct rank_state {
   const struct replay_plan *p;
   int *fd;
   MPI_File *fh;
+  const struct siox_wl_rec **view; /* per fid: the last mpi_view's record, NULL: the byte view */
   char *buf;
   struct replay_result *res;
 };
@@ -89,8 +90,10 @@ static int posix_op(struct rank_state *s, const struct siox_wl_rec *r) {
 static int mpi_data(struct rank_state *s, const struct siox_wl_rec *r) {
   MPI_File fh = s->fh[r->fid];
   MPI_Status st;
-  MPI_Offset off = (MPI_Offset)r->offset;
+  uint64_t pos;
   int cnt = (int)r->bytes, rc;
+  if (siox_wl_view_pos(s->view[r->fid], r->offset, &pos)) return -EINVAL; /* the workload contradicts its view */
+  MPI_Offset off = (MPI_Offset)pos;
   switch (r->op) {
   case SIOX_WL_MPI_READ: rc = MPI_File_read_at(fh, off, s->buf, cnt, MPI_BYTE, &st); break;
   case SIOX_WL_MPI_WRITE: rc = MPI_File_write_at(fh, off, s->buf, cnt, MPI_BYTE, &st); break;
@@ -109,12 +112,17 @@ static int mpi_op(struct rank_state *s, const struct siox_wl_rec *r) {
   MPI_File *fh = &s->fh[r->fid];
   if (r->op == SIOX_WL_MPI_OPEN) {
     if (s->p->comm[r->fid] == MPI_COMM_NULL) return -EINVAL;
+    s->view[r->fid] = NULL; /* an open starts with the byte view */
     return MPI_File_open(s->p->comm[r->fid], s->p->path[r->fid], MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL,
                          fh) == MPI_SUCCESS ? 0 : -EIO;
   }
   if (*fh == MPI_FILE_NULL) return -EBADF; /* the workload uses an MPI file it never opened */
   if (r->op == SIOX_WL_MPI_CLOSE) return MPI_File_close(fh) == MPI_SUCCESS ? 0 : -EIO;
   if (r->op == SIOX_WL_MPI_SYNC) return MPI_File_sync(*fh) == MPI_SUCCESS ? 0 : -EIO;
+  if (r->op == SIOX_WL_MPI_VIEW) {
+    s->view[r->fid] = r;
+    return replay_view_set(*fh, r);
+  }
   return mpi_data(s, r);
 }
 
@@ -154,8 +162,9 @@ int replay_run(const struct replay_plan *p, int gaps, struct replay_result *res,
   struct rank_state s = {.p = p, .res = res};
   s.fd = malloc(nf * sizeof(*s.fd));
   s.fh = malloc(nf * sizeof(*s.fh));
+  s.view = calloc(nf, sizeof(*s.view));
   s.buf = malloc(p->max_bytes ? p->max_bytes : 1);
-  int rc = s.fd && s.fh && s.buf ? 0 : -ENOMEM;
+  int rc = s.fd && s.fh && s.view && s.buf ? 0 : -ENOMEM;
   if (rc) snprintf(err, errlen, "out of memory (buffer of %llu bytes)", (unsigned long long)p->max_bytes);
   for (size_t f = 0; !rc && f < nf; f++) {
     s.fd[f] = -1;
@@ -171,6 +180,7 @@ int replay_run(const struct replay_plan *p, int gaps, struct replay_result *res,
   }
   free(s.fd);
   free(s.fh);
+  free(s.view);
   free(s.buf);
   return rc;
 }

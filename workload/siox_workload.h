@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define SIOX_WL_VERSION 2 /* the format version this library writes (and every one up to it, read) */
+#define SIOX_WL_VERSION 3 /* the format version this library writes (and every one up to it, read) */
 
 typedef struct siox_workload siox_workload;
 
@@ -35,6 +35,7 @@ enum siox_wl_op {
   SIOX_WL_OPEN, SIOX_WL_CLOSE, SIOX_WL_READ, SIOX_WL_WRITE, SIOX_WL_FSYNC, SIOX_WL_SEEK, SIOX_WL_STAT,
   SIOX_WL_MPI_OPEN, SIOX_WL_MPI_CLOSE, SIOX_WL_MPI_READ, SIOX_WL_MPI_WRITE, SIOX_WL_MPI_READ_ALL,
   SIOX_WL_MPI_WRITE_ALL, SIOX_WL_MPI_SYNC, SIOX_WL_BARRIER,
+  SIOX_WL_MPI_VIEW, /* version 3: MPI_File_set_view, collective like mpi_open (README.md) */
   SIOX_WL_NOPS
 };
 
@@ -56,7 +57,17 @@ struct siox_wl_rec {
   uint64_t bytes;  /* bytes asked (data); 0 otherwise */
   int64_t gap_ns;  /* compute time since the rank's previous operation ended */
   int64_t dur_ns;  /* how long the operation took in the recorded job */
+  uint64_t extent; /* mpi_view: the tile step (offset: first data byte, bytes: the block; 0: contiguous) */
 };
+
+/* Views (README.md, "Views"; wl_view.c). v is an mpi_view record, or NULL
+ * for the byte view. strided: 1 when v has holes (0 < block < extent).
+ * pos: the view position of file byte off, 0 or -EINVAL when off is no data
+ * byte of v. end: the file byte after the last one an access of bytes at off
+ * reaches (off + bytes under the byte view). */
+int siox_wl_view_strided(const struct siox_wl_rec *v);
+int siox_wl_view_pos(const struct siox_wl_rec *v, uint64_t off, uint64_t *pos);
+uint64_t siox_wl_view_end(const struct siox_wl_rec *v, uint64_t off, uint64_t bytes);
 
 /* Darshan-like counters of one (rank, file) pair. */
 #define SIOX_WL_HIST_BINS 10 /* access sizes: <100, <1K, <10K, <100K, <1M, <4M, <10M, <100M, <1G, >=1G */

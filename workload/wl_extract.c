@@ -21,7 +21,7 @@ static void decode(const struct siox_wh_job_rows *rows, size_t i, struct wlx_act
   siox_wh_job_row(rows, i, &r);
   *a = (struct wlx_act){.aid = r.aid, .parent = r.parent, .proc = r.proc, .swid = r.swid, .name = r.name,
                         .start_ns = r.start_ns, .end_ns = r.end_ns, .err = r.err, .offset = r.offset,
-                        .bytes = r.bytes, .result = r.result, .fd = r.fd, .coll = r.coll, .rank = r.rank,
+                        .bytes = r.bytes, .result = r.result, .fd = r.fd, .coll = r.coll, .rank = r.rank, .view_block = r.view_block, .view_extent = r.view_extent,
                         .stdio = r.stdio, .path = r.path, .sent_path = r.sent_path};
 }
 

@@ -14,6 +14,7 @@ struct wlx_act {
   int proc, err;
   const char *swid, *name, *path, *sent_path; /* path, sent_path: NULL when absent */
   int64_t offset, bytes, result, fd, coll, rank, stdio;
+  int64_t view_block, view_extent; /* MPI_File_set_view's shape (WLX_NONE: absent) */
   int inner;   /* below an MPI-IO call */
   int no_rank; /* of a process without an MPI rank in an MPI job (mpirun) */
 };

@@ -202,6 +202,23 @@ static void mpi_closed(struct wlx *x, int proc, int64_t fid) {
     }
 }
 
+/* MPI_File_set_view as an mpi_view record (workload/README.md, "Views"):
+ * its first data byte, block and step. A view of another shape has block
+ * 0 (the replay places its bytes contiguously); a trace from before views
+ * were recorded (no mpi/view_extent) has no record; a failed call changed
+ * nothing. */
+static int view_op(struct wlx *x, const struct wlx_act *a, int64_t fid) {
+  if (a->err || a->view_extent == WLX_NONE) return x->st->other++, 0;
+  if (a->path && (fid = file_id(x, a->path)) == -ENOMEM) return -ENOMEM;
+  if (fid == FID_UNKNOWN) fid = only_mpi_file(x, a->proc);
+  if (fid == FID_UNKNOWN) fid = FID_PENDING;
+  int64_t block = a->view_block > 0 && a->view_block <= a->view_extent ? a->view_block : 0;
+  size_t n = x->nrecs;
+  int rc = emit(x, a, SIOX_WL_MPI_VIEW, fid, a->offset, block);
+  if (!rc && x->nrecs > n) x->recs[n].r.extent = block ? (uint64_t)a->view_extent : 0;
+  return rc;
+}
+
 static int mpiio_op(struct wlx *x, const struct wlx_act *a) {
   const char *n = a->name;
   if (a->inner) return 0; /* post/complete parts of a nonblocking call */
@@ -216,6 +233,7 @@ static int mpiio_op(struct wlx *x, const struct wlx_act *a) {
     if (fid == -ENOMEM) return -ENOMEM;
   }
   uint32_t op;
+  if (strcmp(n, "MPI_File_set_view") == 0) return view_op(x, a, fid);
   if (strcmp(n, "MPI_File_close") == 0) op = SIOX_WL_MPI_CLOSE;
   else if (strcmp(n, "MPI_File_sync") == 0) op = SIOX_WL_MPI_SYNC;
   else if (strstr(n, "_end")) return x->st->other++, 0; /* split collective: the data is in _begin */

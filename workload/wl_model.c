@@ -16,7 +16,7 @@ static const char *const op_names[SIOX_WL_NOPS] = {
     [SIOX_WL_MPI_CLOSE] = "mpi_close", [SIOX_WL_MPI_READ] = "mpi_read",
     [SIOX_WL_MPI_WRITE] = "mpi_write", [SIOX_WL_MPI_READ_ALL] = "mpi_read_all",
     [SIOX_WL_MPI_WRITE_ALL] = "mpi_write_all", [SIOX_WL_MPI_SYNC] = "mpi_sync",
-    [SIOX_WL_BARRIER] = "barrier",
+    [SIOX_WL_BARRIER] = "barrier",   [SIOX_WL_MPI_VIEW] = "mpi_view",
 };
 
 const char *siox_wl_op_name(int op) { return op >= 0 && op < SIOX_WL_NOPS ? op_names[op] : NULL; }

@@ -167,8 +167,13 @@ static int read_file_line(struct rd *r, char *p) {
 static int read_rec(struct rd *r, char *p) {
   struct siox_wl_rec x = {0};
   char *rank = tok(&p), *op = tok(&p), *fid = tok(&p), *off = tok(&p), *by = tok(&p), *gap = tok(&p), *dur = tok(&p);
-  if (!dur || p) return fail(r, "a record has 7 fields: r RANK OP FID OFFSET BYTES GAP_NS DUR_NS");
-  int o = siox_wl_op_parse(op);
+  int o = siox_wl_op_parse(op ? op : "");
+  if (o == SIOX_WL_MPI_VIEW && r->version < 3) return fail(r, "operation 'mpi_view' is new in format version 3");
+  char *ext = o == SIOX_WL_MPI_VIEW ? tok(&p) : dur;
+  if (!dur || !ext || p)
+    return fail(r, o == SIOX_WL_MPI_VIEW ? "an mpi_view record has 8 fields: r RANK mpi_view FID FIRST BLOCK GAP_NS "
+                                           "DUR_NS EXTENT"
+                                         : "a record has 7 fields: r RANK OP FID OFFSET BYTES GAP_NS DUR_NS");
   if (o < 0) return fail(r, "unknown operation '%s'", op);
   x.op = (uint32_t)o;
   if (to_u32(rank, &x.rank) || x.rank >= r->w->ranks)
@@ -183,6 +188,9 @@ static int read_rec(struct rd *r, char *p) {
     return fail(r, "bad offset or size");
   if (to_i64(gap, &x.gap_ns) || to_i64(dur, &x.dur_ns) || x.gap_ns < 0 || x.dur_ns < 0)
     return fail(r, "bad gap or duration (nanoseconds >= 0)");
+  if (o == SIOX_WL_MPI_VIEW && (to_u64(ext, &x.extent) || (int64_t)x.extent < 0 || x.bytes > x.extent ||
+                                (x.bytes == 0) != (x.extent == 0)))
+    return fail(r, "bad view: BLOCK and EXTENT are both 0, or 0 < BLOCK <= EXTENT");
   return siox_wl_add_rec(r->w, &x);
 }
 

@@ -17,6 +17,7 @@ struct file_use {
   uint32_t nranks;
   uint8_t *seen;      /* [ranks] */
   uint64_t extent;
+  uint64_t view_block, view_step; /* the smallest block and the largest step of its strided views; 0: none */
 };
 
 static void uses_free(struct file_use *u, size_t nf) {
@@ -36,7 +37,22 @@ static struct file_use *uses_of(const siox_workload *w) {
     if (r->fid == SIOX_WL_NOFILE) continue;
     struct file_use *x = &u[r->fid];
     if (!x->seen[r->rank]) x->seen[r->rank] = 1, x->nranks++;
-    if (siox_wl_op_is_data((int)r->op) && r->offset + r->bytes > x->extent) x->extent = r->offset + r->bytes;
+    if (siox_wl_view_strided(r)) {
+      if (!x->view_block || r->bytes < x->view_block) x->view_block = r->bytes;
+      if (r->extent > x->view_step) x->view_step = r->extent;
+    }
+  }
+  /* An MPI-IO access under a strided view reaches past its bytes: over at
+   * most bytes / block + 2 steps (an upper bound from the file's smallest
+   * block and largest step: replicas of a shared file then lie apart,
+   * never over each other). */
+  for (size_t i = 0; i < siox_wl_nrecs(w); i++) {
+    const struct siox_wl_rec *r = siox_wl_rec(w, i);
+    struct file_use *x = r->fid == SIOX_WL_NOFILE ? NULL : &u[r->fid];
+    uint64_t reach = x && x->view_block && r->op >= SIOX_WL_MPI_OPEN
+                         ? (r->bytes / x->view_block + 2) * x->view_step
+                         : r->bytes;
+    if (x && siox_wl_op_is_data((int)r->op) && r->offset + reach > x->extent) x->extent = r->offset + reach;
   }
   return u;
 }
@@ -91,7 +107,7 @@ int siox_wl_scale_ranks(const siox_workload *w, uint32_t n, siox_workload **out,
       x.rank = r;
       if (x.fid != SIOX_WL_NOFILE) {
         /* A shared file's replicas write beside each other, not over each other. */
-        if (u[x.fid].nranks > 1 && (siox_wl_op_is_data((int)x.op) || x.op == SIOX_WL_SEEK))
+        if (u[x.fid].nranks > 1 && (siox_wl_op_is_data((int)x.op) || x.op == SIOX_WL_SEEK || x.op == SIOX_WL_MPI_VIEW))
           x.offset += (uint64_t)k * u[x.fid].extent;
         x.fid = (uint32_t)fid[(size_t)k * nf + x.fid];
       }

@@ -39,7 +39,9 @@ static void put_rec(FILE *f, const struct siox_wl_rec *r) {
     fputc('-', f);
   else
     fprintf(f, "%" PRIu32, r->fid);
-  fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 "\n", r->offset, r->bytes, r->gap_ns, r->dur_ns);
+  fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64, r->offset, r->bytes, r->gap_ns, r->dur_ns);
+  if (r->op == SIOX_WL_MPI_VIEW) fprintf(f, " %" PRIu64, r->extent);
+  fputc('\n', f);
 }
 
 static void put_dir(FILE *f, char d, const struct siox_wl_dir *x) {

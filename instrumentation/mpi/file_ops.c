@@ -68,27 +68,91 @@ int MPI_File_close(MPI_File *fh) {
  * extent equal to its size, yet the next tile starts an extent later;
  * taken for contiguous, its collective accesses sent the wrong ranges and
  * the server could not link them to the aggregator's pwrite. */
-static void remember_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype) {
+/* What the set_view activity records of the view, for a replay to set an
+ * equivalent one (workload/README.md, "mpi_view"): the file byte of its
+ * first data byte (io/offset), and, when its data lie in blocks of equal
+ * size at a fixed step, the block (mpi/view_block) and the step
+ * (mpi/view_extent). That covers IOR's strided layout and
+ * siox-strided-writes' view (a vector of N blocks of B every S, tiled at
+ * N x S: B every S). A view of another shape records block 0; the replay
+ * then places the bytes contiguously, as before views were recorded. */
+struct view_shape {
+  uint64_t first, block, extent;
+};
+
+static int byte_at(MPI_File fh, MPI_Offset pos, MPI_Offset *off) {
+  return PMPI_File_get_byte_offset(fh, pos, off) == MPI_SUCCESS ? 0 : -1;
+}
+
+/* Whether etype position p lands where "b etypes every step bytes from
+ * first" puts it. */
+static int on_pattern(MPI_File fh, MPI_Offset p, MPI_Offset first, MPI_Offset b, MPI_Offset step, int esize) {
+  MPI_Offset off;
+  return p < 0 || (byte_at(fh, p, &off) == 0 && off == first + p / b * step + p % b * esize);
+}
+
+/* The shape, found by asking MPI where etype positions land
+ * (MPI_File_get_byte_offset: local, no I/O; filetypes are monotone, so the
+ * first position past a contiguous run is found by bisection), then checked
+ * at positions around the block and tile edges of the first three tiles. */
+static void view_shape(MPI_File fh, int esize, MPI_Count fsize, struct view_shape *v) {
+  MPI_Offset n = (MPI_Offset)(fsize / esize), first, off;
+  if (n <= 0 || byte_at(fh, 0, &first)) return;
+  v->first = (uint64_t)first;
+  if (byte_at(fh, n, &off)) return;
+  if (off == first + n * esize) { /* tiles back to back: contiguous */
+    v->block = v->extent = (uint64_t)(n * esize);
+    return;
+  }
+  MPI_Offset lo = 1, hi = n; /* the first position off its contiguous run is in (lo - 1, hi] */
+  while (lo < hi) {
+    MPI_Offset mid = lo + (hi - lo) / 2;
+    if (byte_at(fh, mid, &off)) return;
+    if (off != first + mid * esize) hi = mid;
+    else lo = mid + 1;
+  }
+  MPI_Offset b = lo;
+  if (byte_at(fh, b, &off) || off - first <= b * esize) return;
+  MPI_Offset step = off - first;
+  const MPI_Offset probe[] = {b - 1, b + 1, 2 * b - 1, 2 * b, n - 1, n, n + b - 1, n + b, 2 * n - 1, 2 * n + n / 2, 3 * n - 1};
+  for (size_t i = 0; i < sizeof(probe) / sizeof(probe[0]); i++)
+    if (!on_pattern(fh, probe[i], first, b, step, esize)) return;
+  v->block = (uint64_t)(b * esize);
+  v->extent = (uint64_t)step;
+}
+
+static struct siox_mpi_file *remember_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                                           struct view_shape *v) {
   struct siox_mpi_file *f = siox__mpi_file_find(fh);
   MPI_Count esize = 0, fsize = 0, lb = 0, extent = 0, tlb = 0, textent = 0;
-  if (!f) return;
   PMPI_Type_size_x(etype, &esize);
   PMPI_Type_size_x(filetype, &fsize);
   PMPI_Type_get_extent_x(filetype, &lb, &extent);
   PMPI_Type_get_true_extent_x(filetype, &tlb, &textent);
+  view_shape(fh, esize > 0 ? (int)esize : 1, fsize, v);
+  if (!f) return NULL;
   f->etype_size = esize > 0 ? (int)esize : 1;
   f->view_contig = fsize == textent && tlb == 0 && fsize == extent && lb == 0;
   f->disp = disp;
+  return f;
 }
 
 int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
                       const char *datarep, MPI_Info info) {
   siox_aid aid = siox__mpi_call_start(CALL_SET_VIEW, NULL);
   int rc = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
-  if (rc == MPI_SUCCESS) remember_view(fh, disp, etype, filetype);
+  struct view_shape v = {(uint64_t)disp, 0, 0};
+  struct siox_mpi_file *f = rc == MPI_SUCCESS ? remember_view(fh, disp, etype, filetype, &v) : NULL;
   if (!aid) return rc;
-  siox_activity_attr_u64(aid, SIOX_ATTR_IO_OFFSET, (uint64_t)disp);
-  if (rc == MPI_SUCCESS) record_hints(aid, fh);
+  siox_activity_attr_u64(aid, SIOX_ATTR_IO_OFFSET, v.first);
+  /* Which file: a process may have several open, and a replay must set the
+   * view on the same one on every rank (the call is collective). */
+  if (f && f->path) siox_activity_attr_str(aid, SIOX_ATTR_POSIX_PATH, f->path);
+  if (rc == MPI_SUCCESS) {
+    siox_activity_attr_u64(aid, SIOX_ATTR_MPI_VIEW_BLOCK, v.block);
+    siox_activity_attr_u64(aid, SIOX_ATTR_MPI_VIEW_EXTENT, v.extent);
+    record_hints(aid, fh);
+  }
   return siox__mpi_call_stop(aid, rc);
 }
 

@@ -77,7 +77,7 @@ grep -q "^workload file size: trace [0-9]* bytes, characterization [0-9]* bytes"
   || fail "extract does not report the file size of both forms"
 siox_cli workload extract --job wl-orig --prefix "$D/orig/" --form characterization -o "$T/orig.wlc" 2>/dev/null \
   || fail "characterization extract failed"
-head -1 "$T/orig.wl" | grep -qx "siox-workload 2 trace" || fail "bad header: $(head -1 "$T/orig.wl")"
+head -1 "$T/orig.wl" | grep -qx "siox-workload 3 trace" || fail "bad header: $(head -1 "$T/orig.wl")"
 grep -q "^ranks 4$" "$T/orig.wl" || fail "the workload does not have 4 ranks"
 grep -q " mpi_write_all " "$T/orig.wl" || fail "no collective write in the trace: two-phase I/O would be lost"
 # mpi_io_workload's MPI_Barrier and MPI_Allreduce per rank are its
@@ -85,6 +85,15 @@ grep -q " mpi_write_all " "$T/orig.wl" || fail "no collective write in the trace
 for r in 0 1 2 3; do
   n=$(grep -c "^r $r barrier " "$T/orig.wl" || true)
   [ "$n" = 2 ] || fail "rank $r has $n barriers in the trace, want 2 (MPI_Barrier, MPI_Allreduce)"
+done
+
+# Its strided view (section 3 of mpi_io_workload: 8 blocks of 4 KiB every
+# 4 ranks x 4 KiB from 2 x 128 KiB + rank x 4 KiB) is kept as such, and the
+# byte view set after it as contiguous (block = step).
+for r in 0 1 2 3; do
+  grep -Eq "^r $r mpi_view [0-9]+ $((262144 + 4096 * r)) 4096 [0-9]+ [0-9]+ 16384$" "$T/orig.wl" \
+    || fail "rank $r's strided view is not in the trace: $(grep "^r $r mpi_view" "$T/orig.wl")"
+  grep -Eq "^r $r mpi_view [0-9]+ 0 1 [0-9]+ [0-9]+ 1$" "$T/orig.wl" || fail "rank $r's byte view is not in the trace"
 done
 
 log "bad input is refused before MPI starts"
@@ -101,6 +110,29 @@ cat "$T/replay.out"
 settle wl-replay
 siox_cli workload extract --job wl-replay --prefix "$D/replay/" -o "$T/replay.wl" 2>/dev/null \
   || fail "extracting the replay failed"
+
+# What ROMIO made of the accesses, below MPI-IO: the same POSIX reads and
+# writes at the same offsets (two-phase I/O's and data sieving's file
+# domains follow from the view; written contiguously, the strided
+# collective write had its aggregators write other ranges). ROMIO's 8-byte
+# shared-pointer I/O is left out: the replay does shared-pointer calls at
+# their recorded offsets.
+inner_io() { # JOB: offset bytes name of every POSIX data call inside an MPI-IO call, sorted
+  sql "SELECT t.name || ' ' || a.attr_vals[array_position(a.attr_ids, (SELECT id FROM ontology WHERE name = 'io/offset'))]
+              || ' ' || a.attr_vals[array_position(a.attr_ids, (SELECT id FROM ontology WHERE name = 'io/bytes'))]
+         FROM activities a JOIN processes p USING (proc_id) JOIN activity_types t USING (type_id)
+         JOIN nodes n ON n.node_id = a.node_id JOIN activities m ON m.aid = a.parent_aid
+         JOIN nodes mn ON mn.node_id = m.node_id
+        WHERE p.job = '$1' AND n.swid = 'POSIX' AND mn.swid = 'MPI-IO' AND (t.name LIKE 'pread%' OR t.name LIKE 'pwrite%')
+          AND a.attr_vals[array_position(a.attr_ids, (SELECT id FROM ontology WHERE name = 'io/bytes'))] >= 64
+        ORDER BY 1"
+}
+inner_io wl-orig >"$T/inner.orig"
+inner_io wl-replay >"$T/inner.replay"
+[ -s "$T/inner.orig" ] || fail "no POSIX call inside an MPI-IO call in the job"
+diff "$T/inner.orig" "$T/inner.replay" >"$T/inner.diff" \
+  || fail "the replay's POSIX calls under MPI-IO differ from the job's: $(head -20 "$T/inner.diff")"
+echo "same POSIX calls under MPI-IO: $(wc -l <"$T/inner.orig") (offset, size)"
 
 log "replay from the characterization"
 "$SIOX_CLI" replay "$T/orig.wlc" --dir "$D/charact" --no-gaps --mpirun "mpirun --oversubscribe" \

@@ -4,6 +4,8 @@ siox_unit_test(test_capacity_model SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capaci
 target_include_directories(test_capacity_model PRIVATE ${PROJECT_SOURCE_DIR}/capacity)
 # The client node's page cache in the simulation.
 siox_unit_test(test_capacity_cache SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capacity_cache.c LIBS siox-capacity m)
+# ROMIO's data sieving under strided views in the simulation.
+siox_unit_test(test_capacity_sieve SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capacity_sieve.c LIBS siox-capacity m)
 # The fit with disturbed samples left out.
 siox_unit_test(test_capacity_robust SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capacity_robust.c LIBS siox-capacity m)
 siox_unit_test(test_capacity_queued SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_capacity_queued.c LIBS siox-capacity m)

@@ -41,7 +41,7 @@ static siox_workload *workload(void) {
 }
 
 static void op(siox_workload *w, uint32_t op, uint32_t fid, uint64_t off, uint64_t bytes) {
-  struct siox_wl_rec rec = {0, op, fid, off, bytes, 0, 0};
+  struct siox_wl_rec rec = {0, op, fid, off, bytes, 0, 0, 0};
   assert_int_equal(siox_wl_add_rec(w, &rec), 0);
 }
 

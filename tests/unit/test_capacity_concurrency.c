@@ -73,7 +73,7 @@ static void run_two_writes(const siox_cap_model *m, uint32_t fa, uint32_t fb, st
   siox_workload *w = siox_wl_new(SIOX_WL_TRACE, "t", 2);
   siox_wl_add_file(w, "/a");
   siox_wl_add_file(w, "/b");
-  struct siox_wl_rec r0 = {0, SIOX_WL_WRITE, fa, 0, 131072, 0, 0}, r1 = {1, SIOX_WL_WRITE, fb, 131072, 131072, 0, 0};
+  struct siox_wl_rec r0 = {0, SIOX_WL_WRITE, fa, 0, 131072, 0, 0, 0}, r1 = {1, SIOX_WL_WRITE, fb, 131072, 131072, 0, 0, 0};
   assert_int_equal(siox_wl_add_rec(w, &r0), 0);
   assert_int_equal(siox_wl_add_rec(w, &r1), 0);
   static const int32_t on_brick[2] = {0, 0};
@@ -111,7 +111,7 @@ static void test_write_holds_place_for_call(void **state) {
   siox_cap_model *m = model();
   siox_workload *w = siox_wl_new(SIOX_WL_TRACE, "t", 2);
   siox_wl_add_file(w, "/a");
-  struct siox_wl_rec r0 = {0, SIOX_WL_WRITE, 0, 0, 262144, 0, 0}, r1 = {1, SIOX_WL_WRITE, 0, 262144, 262144, 0, 0};
+  struct siox_wl_rec r0 = {0, SIOX_WL_WRITE, 0, 0, 262144, 0, 0, 0}, r1 = {1, SIOX_WL_WRITE, 0, 262144, 262144, 0, 0, 0};
   assert_int_equal(siox_wl_add_rec(w, &r0), 0);
   assert_int_equal(siox_wl_add_rec(w, &r1), 0);
   static const int32_t on_brick[1] = {0};
@@ -145,7 +145,7 @@ static void test_copies_share_the_file(void **state) {
   siox_cap_model *m = model();
   siox_workload *w = siox_wl_new(SIOX_WL_TRACE, "t", 1);
   siox_wl_add_file(w, "/a");
-  struct siox_wl_rec r0 = {0, SIOX_WL_WRITE, 0, 0, 131072, 0, 0};
+  struct siox_wl_rec r0 = {0, SIOX_WL_WRITE, 0, 0, 131072, 0, 0, 0};
   assert_int_equal(siox_wl_add_rec(w, &r0), 0);
   static const int32_t on_brick[2] = {0, 0};
   struct siox_cap_sim_opts o = {.copies = 2, .brick_of = on_brick, .client = 1};
@@ -165,7 +165,7 @@ static siox_workload *job(void) {
   siox_workload *w = siox_wl_new(SIOX_WL_TRACE, "t", 2);
   siox_wl_add_file(w, "/f");
   for (uint32_t r = 0; r < 2; r++) {
-    struct siox_wl_rec o = {r, SIOX_WL_MPI_OPEN, 0, 0, 0, 0, 0}, c = {r, SIOX_WL_MPI_CLOSE, 0, 0, 0, 0, 0};
+    struct siox_wl_rec o = {r, SIOX_WL_MPI_OPEN, 0, 0, 0, 0, 0, 0}, c = {r, SIOX_WL_MPI_CLOSE, 0, 0, 0, 0, 0, 0};
     assert_int_equal(siox_wl_add_rec(w, &o), 0);
     assert_int_equal(siox_wl_add_rec(w, &c), 0);
   }

@@ -42,7 +42,7 @@ static int64_t fpp_job(const siox_cap_model *m) {
     snprintf(name, sizeof name, "/f%u", r);
     siox_wl_add_file(w, name);
     on_brick[r] = 0;
-    struct siox_wl_rec rec = {r, SIOX_WL_WRITE, r, 0, 4 * CHUNK, 0, 0};
+    struct siox_wl_rec rec = {r, SIOX_WL_WRITE, r, 0, 4 * CHUNK, 0, 0, 0};
     assert_int_equal(siox_wl_add_rec(w, &rec), 0);
   }
   struct siox_cap_sim_opts o = {.copies = 1, .brick_of = on_brick, .client = 1};

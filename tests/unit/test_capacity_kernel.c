@@ -67,7 +67,7 @@ static void test_request_pays_kernel_part(void **state) {
   m->chunk = 131072;
   siox_workload *w = siox_wl_new(SIOX_WL_TRACE, "t", 1);
   siox_wl_add_file(w, "/a");
-  struct siox_wl_rec r = {0, SIOX_WL_WRITE, 0, 0, 131072, 0, 0};
+  struct siox_wl_rec r = {0, SIOX_WL_WRITE, 0, 0, 131072, 0, 0, 0};
   assert_int_equal(siox_wl_add_rec(w, &r), 0);
   static const int32_t on_brick[1] = {0};
   struct siox_cap_sim_opts o = {.copies = 1, .brick_of = on_brick, .client = 1};
@@ -102,7 +102,7 @@ static void test_operation_pays_kernel_once(void **state) {
   m->cache_read = (struct siox_cap_fit){.n = 1}; /* a cached read costs 0 here */
   siox_workload *w = siox_wl_new(SIOX_WL_TRACE, "t", 1);
   siox_wl_add_file(w, "/a");
-  struct siox_wl_rec r = {0, SIOX_WL_WRITE, 0, 0, 1048576, 0, 0};
+  struct siox_wl_rec r = {0, SIOX_WL_WRITE, 0, 0, 1048576, 0, 0, 0};
   assert_int_equal(siox_wl_add_rec(w, &r), 0);
   static const int32_t on_brick[1] = {0};
   struct siox_cap_sim_opts o = {.copies = 1, .brick_of = on_brick, .client = 1};
@@ -113,7 +113,7 @@ static void test_operation_pays_kernel_once(void **state) {
   siox_cap_run_free(&run);
   r.offset = 1048576;
   assert_int_equal(siox_wl_add_rec(w, &r), 0);
-  r = (struct siox_wl_rec){0, SIOX_WL_READ, 0, 0, 1048576, 0, 0}; /* written just before: cached */
+  r = (struct siox_wl_rec){0, SIOX_WL_READ, 0, 0, 1048576, 0, 0, 0}; /* written just before: cached */
   assert_int_equal(siox_wl_add_rec(w, &r), 0);
   assert_int_equal(siox_cap_simulate(m, w, &o, &run, err, sizeof err), 0);
   assert_int_equal(run.job_io_ns[0], 2 * (8 * (100 * US + MS) + 500 * US));
@@ -193,7 +193,7 @@ static void test_simulation_pays_robust_part(void **state) {
   m->chunk = 131072;
   siox_workload *w = siox_wl_new(SIOX_WL_TRACE, "t", 1);
   siox_wl_add_file(w, "/a");
-  struct siox_wl_rec r = {0, SIOX_WL_WRITE, 0, 0, 1048576, 0, 0};
+  struct siox_wl_rec r = {0, SIOX_WL_WRITE, 0, 0, 1048576, 0, 0, 0};
   assert_int_equal(siox_wl_add_rec(w, &r), 0);
   static const int32_t on_brick[1] = {0};
   struct siox_cap_sim_opts o = {.copies = 1, .brick_of = on_brick, .client = 1};

@@ -205,11 +205,11 @@ static siox_workload *fpp(uint32_t ranks, int writes, int barrier) {
   }
   for (uint32_t r = 0; r < ranks; r++) {
     for (int i = 0; i < writes; i++) {
-      struct siox_wl_rec rec = {r, SIOX_WL_WRITE, r, (uint64_t)i * 131072, 131072, 1000000, 0};
+      struct siox_wl_rec rec = {r, SIOX_WL_WRITE, r, (uint64_t)i * 131072, 131072, 1000000, 0, 0};
       assert_int_equal(siox_wl_add_rec(w, &rec), 0);
     }
     if (barrier) {
-      struct siox_wl_rec b = {r, SIOX_WL_BARRIER, SIOX_WL_NOFILE, 0, 0, 0, 0};
+      struct siox_wl_rec b = {r, SIOX_WL_BARRIER, SIOX_WL_NOFILE, 0, 0, 0, 0, 0};
       assert_int_equal(siox_wl_add_rec(w, &b), 0);
     }
   }
@@ -269,7 +269,7 @@ static void test_sim_deadlock_and_charact(void **state) {
   siox_cap_model *m = toy_model(1, 0);
   char err[256] = "";
   siox_workload *w = siox_wl_new(SIOX_WL_TRACE, "t", 2);
-  struct siox_wl_rec b = {0, SIOX_WL_BARRIER, SIOX_WL_NOFILE, 0, 0, 0, 0}; /* rank 1 never comes */
+  struct siox_wl_rec b = {0, SIOX_WL_BARRIER, SIOX_WL_NOFILE, 0, 0, 0, 0, 0}; /* rank 1 never comes */
   siox_wl_add_rec(w, &b);
   struct siox_cap_sim_opts o = {.copies = 1, .client = -1};
   struct siox_cap_run run;
@@ -284,8 +284,8 @@ static void test_sim_deadlock_and_charact(void **state) {
   siox_wl_add_file(w, "/a");
   siox_wl_add_file(w, "/b");
   for (uint32_t r = 0; r < 2; r++) {
-    struct siox_wl_rec o1 = {r, SIOX_WL_MPI_OPEN, 0, 0, 0, 0, 0}, o2 = {r, SIOX_WL_MPI_OPEN, 1, 0, 0, 0, 0};
-    struct siox_wl_rec c = {r, SIOX_WL_MPI_CLOSE, r, 0, 0, 0, 0}, bar = {r, SIOX_WL_BARRIER, SIOX_WL_NOFILE, 0, 0, 0, 0};
+    struct siox_wl_rec o1 = {r, SIOX_WL_MPI_OPEN, 0, 0, 0, 0, 0, 0}, o2 = {r, SIOX_WL_MPI_OPEN, 1, 0, 0, 0, 0, 0};
+    struct siox_wl_rec c = {r, SIOX_WL_MPI_CLOSE, r, 0, 0, 0, 0, 0}, bar = {r, SIOX_WL_BARRIER, SIOX_WL_NOFILE, 0, 0, 0, 0, 0};
     siox_wl_add_rec(w, &o1);
     siox_wl_add_rec(w, &o2);
     siox_wl_add_rec(w, &c);
@@ -310,7 +310,7 @@ static void test_residual(void **state) {
   siox_workload *w = siox_wl_new(SIOX_WL_TRACE, "t", 1);
   siox_wl_add_file(w, "/out/r0");
   for (int i = 0; i < 5; i++) {
-    struct siox_wl_rec rec = {0, SIOX_WL_WRITE, 0, (uint64_t)i * 131072, 131072, 0, 20000000};
+    struct siox_wl_rec rec = {0, SIOX_WL_WRITE, 0, (uint64_t)i * 131072, 131072, 0, 20000000, 0};
     assert_int_equal(siox_wl_add_rec(w, &rec), 0);
   }
   char err[256] = "", dev[] = "device=all:100:1000";

@@ -56,7 +56,7 @@ static int64_t fpp_job_cpu(const siox_cap_model *m, uint32_t ranks, int32_t bric
     snprintf(name, sizeof name, "/f%u", r);
     siox_wl_add_file(w, name);
     on_brick[r] = brick;
-    struct siox_wl_rec rec = {r, SIOX_WL_WRITE, r, 0, CHUNK, 0, 0};
+    struct siox_wl_rec rec = {r, SIOX_WL_WRITE, r, 0, CHUNK, 0, 0, 0};
     assert_int_equal(siox_wl_add_rec(w, &rec), 0);
   }
   struct siox_cap_sim_opts o = {.copies = 1, .brick_of = on_brick, .client = 0};

@@ -45,10 +45,10 @@ static siox_cap_model *model(uint32_t cores) {
 static int64_t read_while_others_wait(const siox_cap_model *m, uint32_t ranks, int barrier) {
   siox_workload *w = siox_wl_new(SIOX_WL_TRACE, "t", ranks);
   siox_wl_add_file(w, "/f0");
-  struct siox_wl_rec rd = {0, SIOX_WL_READ, 0, 0, CHUNK, 0, 0};
+  struct siox_wl_rec rd = {0, SIOX_WL_READ, 0, 0, CHUNK, 0, 0, 0};
   assert_int_equal(siox_wl_add_rec(w, &rd), 0);
   for (uint32_t r = 0; barrier && r < ranks; r++) {
-    struct siox_wl_rec b = {r, SIOX_WL_BARRIER, SIOX_WL_NOFILE, 0, 0, 0, 0};
+    struct siox_wl_rec b = {r, SIOX_WL_BARRIER, SIOX_WL_NOFILE, 0, 0, 0, 0, 0};
     assert_int_equal(siox_wl_add_rec(w, &b), 0);
   }
   int32_t on_brick[1] = {1};

@@ -162,7 +162,7 @@ static void test_simulation_adds_the_delays(void **state) {
   m->chunk = 128 * 1024;
   siox_workload *w = siox_wl_new(SIOX_WL_TRACE, "t", 1);
   siox_wl_add_file(w, "/a");
-  struct siox_wl_rec rec = {0, SIOX_WL_WRITE, 0, 0, 128 * 1024, 0, 0};
+  struct siox_wl_rec rec = {0, SIOX_WL_WRITE, 0, 0, 128 * 1024, 0, 0, 0};
   assert_int_equal(siox_wl_add_rec(w, &rec), 0);
   static const int32_t on_brick[1] = {0};
   struct siox_cap_sim_opts o = {.copies = 1, .brick_of = on_brick, .client = c};

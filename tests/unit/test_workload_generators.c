@@ -19,7 +19,7 @@
 
 static void add(siox_workload *w, uint32_t rank, int op, uint32_t fid, uint64_t off, uint64_t bytes, int64_t gap,
                 int64_t dur) {
-  struct siox_wl_rec r = {rank, (uint32_t)op, fid, off, bytes, gap, dur};
+  struct siox_wl_rec r = {rank, (uint32_t)op, fid, off, bytes, gap, dur, 0};
   assert_int_equal(siox_wl_add_rec(w, &r), 0);
 }
 

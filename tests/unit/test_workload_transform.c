@@ -26,10 +26,10 @@ static siox_workload *two_ranks(void) {
   assert_int_equal(siox_wl_add_file(w, "/m/shared.dat"), 0);
   assert_int_equal(siox_wl_add_file(w, "/m/own.log"), 1);
   const struct siox_wl_rec recs[] = {
-      {0, SIOX_WL_MPI_OPEN, 0, 0, 0, 1, 10},     {0, SIOX_WL_MPI_WRITE, 0, 0, 100, 2, 20},
-      {0, SIOX_WL_WRITE, 1, 0, 50, 3, 7},        {0, SIOX_WL_BARRIER, SIOX_WL_NOFILE, 0, 0, 0, 3},
-      {1, SIOX_WL_MPI_OPEN, 0, 0, 0, 1, 11},     {1, SIOX_WL_MPI_WRITE, 0, 100, 100, 2, 21},
-      {1, SIOX_WL_BARRIER, SIOX_WL_NOFILE, 0, 0, 0, 4},
+      {0, SIOX_WL_MPI_OPEN, 0, 0, 0, 1, 10, 0},     {0, SIOX_WL_MPI_WRITE, 0, 0, 100, 2, 20, 0},
+      {0, SIOX_WL_WRITE, 1, 0, 50, 3, 7, 0},        {0, SIOX_WL_BARRIER, SIOX_WL_NOFILE, 0, 0, 0, 3, 0},
+      {1, SIOX_WL_MPI_OPEN, 0, 0, 0, 1, 11, 0},     {1, SIOX_WL_MPI_WRITE, 0, 100, 100, 2, 21, 0},
+      {1, SIOX_WL_BARRIER, SIOX_WL_NOFILE, 0, 0, 0, 4, 0},
   };
   for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) assert_int_equal(siox_wl_add_rec(w, &recs[i]), 0);
   return w;
@@ -69,6 +69,34 @@ static void more_ranks(void **state) {
   assert_int_equal(r->offset, 0);
   /* rank 4's shared-file write: 2 extents further */
   assert_int_equal(nth_of_rank(x, 4, 1)->offset, 400);
+  siox_wl_free(x);
+  siox_wl_free(w);
+}
+
+/* A shared file under strided views (2 ranks: 4 KiB blocks every 8 KiB
+ * from rank x 4 KiB, 64 KiB each): an access reaches 15 steps + a block past
+ * its first byte (rank 1 to 128 KiB), so the replica's views and accesses
+ * move by an extent past that, together, and never overlap the original. */
+static void more_ranks_with_views(void **state) {
+  (void)state;
+  siox_workload *w = siox_wl_new(SIOX_WL_TRACE, "j", 2), *x = NULL;
+  assert_int_equal(siox_wl_add_file(w, "/m/strided.dat"), 0);
+  for (uint32_t r = 0; r < 2; r++) {
+    const struct siox_wl_rec recs[] = {
+        {r, SIOX_WL_MPI_OPEN, 0, 0, 0, 1, 10, 0},
+        {r, SIOX_WL_MPI_VIEW, 0, r * 4096, 4096, 1, 10, 8192},
+        {r, SIOX_WL_MPI_WRITE, 0, r * 4096, 65536, 2, 20, 0},
+    };
+    for (size_t i = 0; i < 3; i++) assert_int_equal(siox_wl_add_rec(w, &recs[i]), 0);
+  }
+  assert_int_equal(siox_wl_scale_ranks(w, 4, &x, err, sizeof err), 0);
+  const struct siox_wl_rec *v = nth_of_rank(x, 2, 1), *a = nth_of_rank(x, 2, 2);
+  assert_int_equal(v->op, SIOX_WL_MPI_VIEW);
+  assert_int_equal(v->bytes, 4096);
+  assert_int_equal(v->extent, 8192);
+  assert_true(v->offset >= 128 * 1024); /* past rank 1's last block */
+  assert_int_equal(a->offset, v->offset); /* the access still starts at its view's first byte */
+  assert_int_equal(nth_of_rank(x, 3, 1)->offset, v->offset + 4096);
   siox_wl_free(x);
   siox_wl_free(w);
 }
@@ -119,6 +147,7 @@ static void characterization_refused(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(more_ranks),
+      cmocka_unit_test(more_ranks_with_views),
       cmocka_unit_test(fewer_ranks),
       cmocka_unit_test(file_per_process),
       cmocka_unit_test(characterization_refused),

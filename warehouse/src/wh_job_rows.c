@@ -19,7 +19,7 @@
  * selected). */
 enum col {
   C_AID, C_PARENT, C_PROC, C_ERR, C_SWID, C_NAME, C_START, C_END, C_OFFSET, C_BYTES, C_RESULT, C_FD, C_COLL,
-  C_RANK, C_STDIO, C_PATH, C_SENT_PATH, C_CALL_PATH, C_HINTS, C_IO_COMPONENT, C_N
+  C_RANK, C_STDIO, C_PATH, C_SENT_PATH, C_CALL_PATH, C_HINTS, C_IO_COMPONENT, C_VIEW_BLOCK, C_VIEW_EXTENT, C_N
 };
 
 struct siox_wh_job_rows {
@@ -34,7 +34,8 @@ static const char trace_sql[] =
     "       " ATTR("mpi/collective") ", " ATTR("mpi/rank") ", " ATTR("stdio/file") ","
     "       (SELECT x.value FROM activity_text_attrs x WHERE x.aid = a.aid AND x.attr_id = " PATH_ID " LIMIT 1),"
     "       (SELECT d.value FROM remote_calls r JOIN descriptors d ON d.desc_id = r.desc_id"
-    "         WHERE r.aid = a.aid AND r.kind = 'S' AND d.type = " PATH_ID " LIMIT 1)"
+    "         WHERE r.aid = a.aid AND r.kind = 'S' AND d.type = " PATH_ID " LIMIT 1),"
+    "       " ATTR("mpi/view_block") ", " ATTR("mpi/view_extent")
     "  FROM activities a"
     "  JOIN processes p ON p.proc_id = a.proc_id"
     "  JOIN nodes n ON n.node_id = a.node_id"
@@ -45,7 +46,7 @@ static const int trace_map[C_N] = {
     [C_AID] = 0,     [C_PARENT] = 1,  [C_PROC] = 2,   [C_SWID] = 3,      [C_NAME] = 4,        [C_START] = 5,
     [C_END] = 6,     [C_ERR] = 7,     [C_OFFSET] = 8, [C_BYTES] = 9,     [C_RESULT] = 10,     [C_FD] = 11,
     [C_COLL] = 12,   [C_RANK] = 13,   [C_STDIO] = 14, [C_PATH] = 15,     [C_SENT_PATH] = 16,  [C_CALL_PATH] = -1,
-    [C_HINTS] = -1,  [C_IO_COMPONENT] = -1};
+    [C_HINTS] = -1,  [C_IO_COMPONENT] = -1, [C_VIEW_BLOCK] = 17, [C_VIEW_EXTENT] = 18};
 
 static const char owners_sql[] = "SELECT string_agg(DISTINCT uid::text, ', ') FROM processes WHERE job = $1";
 
@@ -89,7 +90,7 @@ static const int analysis_map[C_N] = {
     [C_AID] = 0,    [C_PROC] = 1,      [C_PARENT] = 2, [C_SWID] = 3,    [C_NAME] = 4,       [C_START] = 5,
     [C_END] = 6,    [C_BYTES] = 7,     [C_OFFSET] = 8, [C_COLL] = 9,    [C_CALL_PATH] = 10, [C_PATH] = 11,
     [C_HINTS] = 12, [C_IO_COMPONENT] = 13, [C_ERR] = -1, [C_RESULT] = -1, [C_FD] = -1,      [C_RANK] = -1,
-    [C_STDIO] = -1, [C_SENT_PATH] = -1};
+    [C_STDIO] = -1, [C_SENT_PATH] = -1, [C_VIEW_BLOCK] = -1, [C_VIEW_EXTENT] = -1};
 
 static long run(PGconn *c, const char *what, const char *sql, const char *job, const int *map,
                 struct siox_wh_job_rows **out, char *err, size_t errlen) {
@@ -160,7 +161,8 @@ void siox_wh_job_row(const struct siox_wh_job_rows *r, size_t i, struct siox_wh_
       .bytes = num(r, n, C_BYTES),   .result = num(r, n, C_RESULT),  .fd = num(r, n, C_FD),
       .coll = num(r, n, C_COLL),     .rank = num(r, n, C_RANK),      .stdio = num(r, n, C_STDIO),
       .path = str(r, n, C_PATH),     .sent_path = str(r, n, C_SENT_PATH), .call_path = str(r, n, C_CALL_PATH),
-      .hints = str(r, n, C_HINTS),   .io_component = str(r, n, C_IO_COMPONENT)};
+      .hints = str(r, n, C_HINTS),   .io_component = str(r, n, C_IO_COMPONENT),
+      .view_block = num(r, n, C_VIEW_BLOCK), .view_extent = num(r, n, C_VIEW_EXTENT)};
 }
 
 void siox_wh_job_proc(const struct siox_wh_job_rows *r, size_t i, struct siox_wh_job_proc *p) {

@@ -29,6 +29,7 @@ struct siox_wh_job_row {
   const char *sent_path; /* the posix/path its remote call sent (collective MPI-IO accesses) */
   const char *call_path; /* the posix/path of any of its remote-call records (POSIX under MPI-IO) */
   const char *hints, *io_component; /* mpi/hints, mpi/io_component (MPI_File_open) */
+  int64_t view_block, view_extent;  /* mpi/view_block, mpi/view_extent (MPI_File_set_view) */
 };
 
 /* One process of a job, strings borrowed as above. */
