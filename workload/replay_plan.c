@@ -74,9 +74,10 @@ int replay_plan_build(struct replay_plan *p, const siox_workload *w, const char 
     }
     if (r->op == SIOX_WL_MPI_VIEW) rc = replay_views_set(views, r);
     if (r->op != SIOX_WL_MPI_VIEW && r->bytes > p->max_bytes) p->max_bytes = r->bytes;
-    uint64_t end = siox_wl_op_is_data((int)r->op) ? data_end(views, r) : 0;
-    uint64_t *ext = siox_wl_op_is_read((int)r->op) ? p->read_extent : p->write_extent;
-    if (end > ext[r->fid]) ext[r->fid] = end;
+    if (siox_wl_op_is_data((int)r->op)) {
+      uint64_t end = data_end(views, r), *ext = siox_wl_op_is_read((int)r->op) ? p->read_extent : p->write_extent;
+      if (end > ext[r->fid]) ext[r->fid] = end;
+    }
     if (r->rank == (uint32_t)rank) p->mine[p->nmine++] = i;
   }
   replay_views_free(views);
