@@ -38,7 +38,7 @@ command -v valgrind >/dev/null || { echo "bench_instr: valgrind not found" >&2; 
 T=$(mktemp -d /tmp/siox-bench-instr.XXXXXX)
 "$B/bench/bench_drain_serve" >"$T/sock" &
 DRAIN=$!
-trap 'kill "$DRAIN" 2>/dev/null; wait "$DRAIN" 2>/dev/null; rm -rf "$T" "/dev/shm/siox-bench-instr.$$"' EXIT
+trap 'kill "$DRAIN" 2>/dev/null; wait "$DRAIN" 2>/dev/null || true; rm -rf "$T" "/dev/shm/siox-bench-instr.$$"' EXIT
 for _ in $(seq 50); do [ -s "$T/sock" ] && break; sleep 0.1; done
 export SIOX_SOCKET=$(cat "$T/sock") SIOX_BUFFER_KB=65536
 
