@@ -98,13 +98,22 @@ SXP_HIDDEN siox_type_id sxp__type_slow(enum sxp_type t) __attribute__((cold));
  * sxp_begin returns the new activity (guard raised) or 0: then the wrapper
  * calls the real function and records nothing. Every non-zero begin is
  * followed by exactly one sxp_end (which lowers the guard). */
-static inline siox_aid sxp_begin(enum sxp_type t) {
+/* The type to record a call of kind t as, or 0 when this call records
+ * nothing (inside the layer, not set up, no type): the first step of
+ * sxp_begin and of the read/write wrappers' leaf path (wrap_io.c). */
+static inline __attribute__((always_inline)) siox_type_id sxp_type_to_record(enum sxp_type t) {
   if (SXP_UNLIKELY(sxp__guard)) return 0;
   if (SXP_UNLIKELY(atomic_load_explicit(&sxp__state, memory_order_acquire) != SXP_STATE_ON) &&
       !sxp__setup())
     return 0;
   siox_type_id type = __atomic_load_n(&sxp__reg.type[t], __ATOMIC_ACQUIRE);
   if (SXP_UNLIKELY(type == 0) && (type = sxp__type_slow(t)) == 0) return 0;
+  return type;
+}
+
+static inline siox_aid sxp_begin(enum sxp_type t) {
+  siox_type_id type = sxp_type_to_record(t);
+  if (type == 0) return 0;
   sxp__guard = 1;
   siox_aid aid = siox_activity_start(type); /* 0 inside libsiox-client too */
   if (SXP_UNLIKELY(aid == 0)) sxp__guard = 0;

@@ -16,12 +16,8 @@
  * then reads the clock, calls the real function and sxp_io_done), or 0:
  * call the real function and record nothing. */
 static inline __attribute__((always_inline)) siox_type_id sxp_leaf_begin(enum sxp_type t) {
-  if (SXP_UNLIKELY(sxp__guard)) return 0;
-  if (SXP_UNLIKELY(atomic_load_explicit(&sxp__state, memory_order_acquire) != SXP_STATE_ON) &&
-      !sxp__setup())
-    return 0;
-  siox_type_id type = __atomic_load_n(&sxp__reg.type[t], __ATOMIC_ACQUIRE);
-  if (SXP_UNLIKELY(type == 0) && (type = sxp__type_slow(t)) == 0) return 0;
+  siox_type_id type = sxp_type_to_record(t);
+  if (type == 0) return 0;
   sxp__guard = 1; /* before the thread's first attach, which may do I/O */
   if (SXP_UNLIKELY(siox__leaf_thread() == NULL)) return sxp__guard = 0;
   return type;
